@@ -1,0 +1,101 @@
+"""Rebuild the course notebooks from their jupytext sources and execute them.
+
+Each ``authoring/notebooks/NN_topic.py`` (jupytext percent format) becomes
+``notebooks/NN_topic.ipynb``, executed top to bottom in a fresh kernel with the
+working directory ``notebooks/``; outputs and widget state are stored.
+
+    python authoring/build.py            # every notebook
+    python authoring/build.py 02 05      # the notebooks whose names start with 02 or 05
+    python authoring/build.py --check    # only report sources whose notebook is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "authoring" / "notebooks"
+NOTEBOOKS = ROOT / "notebooks"
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {"name": "python"}
+
+
+def sources(prefixes=()) -> list[Path]:
+    """The jupytext sources, optionally only those whose names start with one of ``prefixes``."""
+    found = sorted(SOURCES.glob("[0-9][0-9]_*.py"))
+    if prefixes:
+        found = [p for p in found if any(p.name.startswith(x) for x in prefixes)]
+    return found
+
+
+def target(source: Path) -> Path:
+    return NOTEBOOKS / (source.stem + ".ipynb")
+
+
+def read_source(source: Path) -> nbformat.NotebookNode:
+    """The notebook a source describes, with clean metadata and no outputs."""
+    nb = jupytext.read(source, fmt="py:percent")
+    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags")
+        cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def cell_signature(nb) -> list[tuple]:
+    """What must agree between a source and its notebook: type, text and tags of every cell."""
+    return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ()))) for c in nb.cells]
+
+
+def build(source: Path) -> float:
+    """Execute one source in a fresh kernel and write its notebook; return seconds taken."""
+    nb = read_source(source)
+    start = time.perf_counter()
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+                            store_widget_state=True,
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute()
+    seconds = time.perf_counter() - start
+    # nbclient stamps no timing (record_timing=False); drop anything else machine-specific.
+    nb.metadata.pop("papermill", None)
+    nb.metadata["language_info"] = LANGUAGE_INFO
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nbformat.validate(nb)
+    nbformat.write(nb, target(source))
+    return seconds
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("prefixes", nargs="*", help="build only notebooks whose names start with these")
+    parser.add_argument("--check", action="store_true", help="report out-of-date notebooks, build nothing")
+    args = parser.parse_args(argv)
+    todo = sources(args.prefixes)
+    if not todo:
+        print(f"no sources match {args.prefixes}", file=sys.stderr)
+        return 2
+    if args.check:
+        stale = [s for s in todo if not target(s).exists()
+                 or cell_signature(read_source(s)) != cell_signature(nbformat.read(target(s), as_version=4))]
+        for s in stale:
+            print(f"out of date: {target(s).relative_to(ROOT)} (rebuild: python authoring/build.py {s.name[:2]})")
+        return 1 if stale else 0
+    for source in todo:
+        seconds = build(source)
+        print(f"built {target(source).relative_to(ROOT)} in {seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

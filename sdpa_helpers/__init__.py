@@ -1,0 +1,19 @@
+"""Helpers for the course "Why sqrt(d_k)?": the math, the figures and the explorers.
+
+Layers (imports go one way, down this list):
+
+- :mod:`sdpa_helpers.theory`, :mod:`sdpa_helpers.sampling`, :mod:`sdpa_helpers.attention`
+  -- the math, numpy only;
+- :mod:`sdpa_helpers.plots` -- matplotlib figures from arrays (``ax=None`` in, Axes/Figure out);
+- :mod:`sdpa_helpers.widgets` -- interactive explorers built from the two layers above;
+- :mod:`sdpa_helpers.exercises` -- self-checked exercises (uses the math layer).
+
+Importing the package loads only the math layer and changes no global state.
+"""
+
+from . import attention, sampling, theory
+from .sampling import make_rng
+
+__version__ = "1.0.0"
+
+__all__ = ["attention", "sampling", "theory", "make_rng", "__version__"]

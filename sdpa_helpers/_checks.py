@@ -1,0 +1,91 @@
+"""Input checks shared by the public functions: clear errors naming the parameter."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def positive_int(name: str, value) -> int:
+    """Return ``value`` as an int, or raise naming ``name`` unless it is a positive integer."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and float(value).is_integer() and not isinstance(value, bool):
+            raise TypeError(f"{name} must be a positive integer, got {value!r} (a float)")
+        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
+    return int(value)
+
+
+def real(name: str, value) -> float:
+    """Return ``value`` as a finite float, or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def non_negative(name: str, value) -> float:
+    """Return ``value`` as a finite float >= 0, or raise naming ``name``."""
+    value = real(name, value)
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, got {value}")
+    return value
+
+
+def positive(name: str, value) -> float:
+    """Return ``value`` as a finite float > 0, or raise naming ``name``."""
+    value = real(name, value)
+    if value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def real_array(name: str, x, *, min_ndim: int = 0, allow_neg_inf: bool = False,
+               shape_hint: str | None = None) -> np.ndarray:
+    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf."""
+    try:
+        arr = np.asarray(x)
+    except Exception as exc:  # ragged lists and the like
+        raise TypeError(f"{name} must be an array of real numbers: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real, got complex dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if arr.ndim < min_ndim:
+        hint = shape_hint or f"at least {min_ndim} dimension(s)"
+        raise ValueError(f"{name} must have shape {hint}, got shape {arr.shape}")
+    if allow_neg_inf:
+        bad = np.isnan(arr) | (arr == np.inf)
+        if bad.any():
+            raise ValueError(f"{name} contains NaN or +inf entries; only finite values and -inf are allowed")
+    elif not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite entries; expected finite numbers")
+    return arr
+
+
+def probabilities(name: str, p, axis: int = -1, atol: float = 1e-6) -> np.ndarray:
+    """Return ``p`` as an array of probability vectors along ``axis``, or raise naming ``name``."""
+    arr = real_array(name, p, min_ndim=1, shape_hint="(..., n)")
+    if arr.shape[axis] == 0:
+        raise ValueError(f"{name} must have at least one entry along axis {axis}")
+    if (arr < 0).any() or (arr > 1 + atol).any():
+        raise ValueError(f"{name} must hold probabilities in [0, 1]")
+    sums = arr.sum(axis=axis)
+    if not np.allclose(sums, 1.0, rtol=0, atol=atol):
+        worst = float(np.max(np.abs(sums - 1.0)))
+        raise ValueError(f"{name} must sum to 1 along axis {axis} (off by up to {worst:.3g})")
+    return arr
+
+
+def axis_index(name: str, axis, ndim: int) -> int:
+    """Return ``axis`` normalised to [0, ndim), or raise naming ``name``."""
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}={axis} is out of range for an array with {ndim} dimension(s)")
+    return int(axis) % ndim

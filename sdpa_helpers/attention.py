@@ -1,0 +1,309 @@
+"""The attention mechanism in numpy: softmax, its Jacobian, entropy, scores, SDPA, masks.
+
+This module offers:
+
+- :func:`softmax` -- numerically stable at any finite logits; ``-inf`` gets weight 0;
+- :func:`softmax_jacobian` -- ``diag(p) - p p^T``;
+- :func:`entropy` -- in nats, with ``0 log 0 = 0``;
+- :func:`attention_scores` -- ``scale * Q @ K^T`` (``scale`` defaults to ``1/sqrt(d_k)``);
+- :func:`scaled_dot_product_attention` -- ``softmax(scale * Q K^T, masked) @ V``;
+- :func:`causal_mask` -- True on and below the diagonal;
+- :func:`layer_norm` -- zero mean, unit variance along an axis (no learned gain/bias).
+
+Shapes follow the paper: ``Q`` is ``(..., n_q, d_k)``, ``K`` is ``(..., n_k, d_k)``,
+``V`` is ``(..., n_k, d_v)``; leading dimensions broadcast. A boolean ``mask`` uses
+PyTorch's ``attn_mask`` meaning: True means "may attend".
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from . import _checks
+
+__all__ = [
+    "softmax",
+    "softmax_jacobian",
+    "entropy",
+    "attention_scores",
+    "scaled_dot_product_attention",
+    "causal_mask",
+    "layer_norm",
+]
+
+
+def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+    """Softmax of ``x / temperature`` along ``axis``.
+
+    Subtracting the maximum first keeps every exponent <= 0, so no finite input
+    overflows (logits of 1e6 are fine). ``-inf`` entries get weight exactly 0; a
+    slice that is ``-inf`` throughout has no defined softmax and raises.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n)
+        Logits: finite numbers or ``-inf``.
+    axis : int
+        Axis to normalise over.
+    temperature : float
+        ``T > 0``; the softmax of ``x / T``. Large ``T`` flattens, small ``T`` sharpens.
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+        Non-negative, summing to 1 along ``axis``.
+
+    Examples
+    --------
+    >>> softmax([4.0, 5.0]).round(4).tolist()
+    [0.2689, 0.7311]
+    >>> softmax([1e6, 0.0]).tolist()
+    [1.0, 0.0]
+    >>> softmax([0.0, -np.inf]).tolist()
+    [1.0, 0.0]
+    """
+    x = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)")
+    axis = _checks.axis_index("axis", axis, x.ndim)
+    temperature = _checks.positive("temperature", temperature)
+    if x.shape[axis] == 0:
+        raise ValueError("x must have at least one entry along axis")
+    top = x.max(axis=axis, keepdims=True)
+    if np.isneginf(top).any():
+        raise ValueError("x has a slice that is -inf throughout; softmax needs at least one finite logit")
+    with np.errstate(over="ignore"):
+        z = (x - top) / temperature  # <= 0 everywhere; may round to -inf, which exp maps to 0
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_jacobian(p) -> np.ndarray:
+    """Jacobian of the softmax, ``J[i, j] = d p_i / d z_j = p_i (delta_ij - p_j)``.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n)
+        Probability vectors (the softmax output), each summing to 1.
+
+    Returns
+    -------
+    ndarray, shape (..., n, n)
+        ``diag(p) - p p^T``; symmetric, rows and columns sum to 0.
+
+    Examples
+    --------
+    >>> softmax_jacobian([0.5, 0.5]).tolist()
+    [[0.25, -0.25], [-0.25, 0.25]]
+    >>> softmax_jacobian([1.0, 0.0]).tolist()
+    [[0.0, 0.0], [0.0, 0.0]]
+    """
+    p = _checks.probabilities("p", p)
+    outer = p[..., :, None] * p[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
+    return np.einsum("...i,ij->...ij", p, np.eye(p.shape[-1])) - outer
+
+
+def entropy(p, axis: int = -1) -> np.ndarray:
+    """Shannon entropy ``-sum p log p`` in nats, with ``0 log 0 = 0``.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n)
+        Probability vectors along ``axis``.
+    axis : int
+        Axis holding the probabilities.
+
+    Returns
+    -------
+    ndarray or float, shape of ``p`` without ``axis``
+        Between 0 (one-hot) and ``log n`` (uniform).
+
+    Examples
+    --------
+    >>> float(entropy([1.0, 0.0]))
+    0.0
+    >>> bool(np.isclose(entropy([0.25] * 4), np.log(4)))
+    True
+    """
+    arr = _checks.real_array("p", p, min_ndim=1, shape_hint="(..., n)")
+    axis = _checks.axis_index("axis", axis, arr.ndim)
+    arr = _checks.probabilities("p", arr, axis=axis)
+    safe = np.where(arr > 0, arr, 1.0)  # log 1 = 0 makes 0 log 0 = 0
+    h = -(arr * np.log(safe)).sum(axis=axis)
+    return np.maximum(h, 0.0)
+
+
+def _matrices(Q, K, V=None):
+    Q = _checks.real_array("Q", Q, min_ndim=2, shape_hint="(..., n_q, d_k)")
+    K = _checks.real_array("K", K, min_ndim=2, shape_hint="(..., n_k, d_k)")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(f"Q has d_k={Q.shape[-1]} but K has d_k={K.shape[-1]}")
+    if Q.shape[-1] == 0:
+        raise ValueError("d_k must be a positive integer, got 0 (Q and K have no columns)")
+    if K.shape[-2] == 0:
+        raise ValueError("K must have at least one key (n_k >= 1)")
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
+    except ValueError:
+        raise ValueError(f"leading (batch) dimensions of Q {Q.shape[:-2]} and K {K.shape[:-2]} "
+                         "do not broadcast") from None
+    if V is None:
+        return Q, K
+    V = _checks.real_array("V", V, min_ndim=2, shape_hint="(..., n_k, d_v)")
+    if V.shape[-2] != K.shape[-2]:
+        raise ValueError(f"K has n_k={K.shape[-2]} rows but V has {V.shape[-2]}; "
+                         "each key needs one value")
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    except ValueError:
+        raise ValueError(f"leading (batch) dimensions of Q {Q.shape[:-2]}, K {K.shape[:-2]} and "
+                         f"V {V.shape[:-2]} do not broadcast") from None
+    return Q, K, V
+
+
+def _scale(scale, d_k: int) -> float:
+    if scale is None:
+        return 1.0 / np.sqrt(d_k)
+    return _checks.positive("scale", scale)
+
+
+def attention_scores(Q, K, scale=None) -> np.ndarray:
+    """The logits ``scale * Q @ K^T``: every query dotted with every key.
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., n_q, d_k)
+    K : array_like, shape (..., n_k, d_k)
+    scale : float > 0 or None
+        ``None`` means ``1 / sqrt(d_k)`` (scaled attention); ``1.0`` is unscaled.
+
+    Returns
+    -------
+    ndarray, shape (..., n_q, n_k)
+
+    Examples
+    --------
+    >>> Q = np.array([[1.0, 2.0, 3.0, 4.0]])
+    >>> K = np.array([[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
+    >>> attention_scores(Q, K, scale=1.0).tolist()
+    [[1.0, 10.0]]
+    >>> attention_scores(Q, K).tolist()  # divided by sqrt(4) = 2
+    [[0.5, 5.0]]
+    """
+    Q, K = _matrices(Q, K)
+    c = _scale(scale, Q.shape[-1])
+    return c * (Q @ np.swapaxes(K, -1, -2))  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+
+
+def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
+    """``softmax(scale * Q K^T, masked) @ V``: the paper's scaled dot-product attention.
+
+    Steps: MatMul (``Q K^T``), Scale, Mask (optional: disallowed logits become ``-inf``),
+    SoftMax over the keys, MatMul with ``V``.
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., n_q, d_k)
+    K : array_like, shape (..., n_k, d_k)
+    V : array_like, shape (..., n_k, d_v)
+    mask : bool array_like broadcastable to (..., n_q, n_k), optional
+        True where the query may attend to the key (PyTorch's boolean ``attn_mask``).
+        Every query must keep at least one key.
+    scale : float > 0 or None
+        ``None`` means ``1 / sqrt(d_k)``; ``1.0`` is unscaled.
+
+    Returns
+    -------
+    output : ndarray, shape (..., n_q, d_v)
+    weights : ndarray, shape (..., n_q, n_k)
+        Rows sum to 1; masked entries are exactly 0.
+
+    Examples
+    --------
+    >>> Q = np.zeros((2, 3)); K = np.ones((2, 3)); V = np.array([[1.0], [3.0]])
+    >>> out, w = scaled_dot_product_attention(Q, K, V)
+    >>> out.tolist(), w.tolist()
+    ([[2.0], [2.0]], [[0.5, 0.5], [0.5, 0.5]])
+    >>> out, w = scaled_dot_product_attention(Q, K, V, mask=causal_mask(2))
+    >>> out.tolist(), w.tolist()
+    ([[1.0], [2.0]], [[1.0, 0.0], [0.5, 0.5]])
+    """
+    Q, K, V = _matrices(Q, K, V)
+    logits = attention_scores(Q, K, scale=scale)  # (..., n_q, n_k)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != bool:
+            raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")
+        try:
+            mask = np.broadcast_to(mask, np.broadcast_shapes(mask.shape, logits.shape))
+            logits = np.broadcast_to(logits, mask.shape)
+        except ValueError:
+            raise ValueError(f"mask of shape {mask.shape} does not broadcast to the scores' shape "
+                             f"{logits.shape} (..., n_q, n_k)") from None
+        empty = ~mask.any(axis=-1)
+        if empty.any():
+            rows = np.argwhere(empty)[:5].tolist()
+            raise ValueError(f"mask leaves query row(s) {rows} with no key to attend to; "
+                             "every query needs at least one True in its mask row")
+        logits = np.where(mask, logits, -np.inf)
+    weights = softmax(logits, axis=-1)  # (..., n_q, n_k)
+    output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    return output, weights
+
+
+def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
+    """Boolean mask, True on and below the diagonal: query ``i`` may attend to keys ``j <= i``.
+
+    Parameters
+    ----------
+    n_q : int
+        Number of queries.
+    n_k : int, optional
+        Number of keys; defaults to ``n_q``.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_q, n_k)
+
+    Examples
+    --------
+    >>> causal_mask(3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    """
+    n_q = _checks.positive_int("n_q", n_q)
+    n_k = n_q if n_k is None else _checks.positive_int("n_k", n_k)
+    return np.tril(np.ones((n_q, n_k), dtype=bool))
+
+
+def layer_norm(x, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
+    """Normalise ``x`` to mean 0 and variance 1 along ``axis`` (no learned gain or bias).
+
+    ``(x - mean) / sqrt(var + eps)`` with the population variance, as in LayerNorm.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., d)
+    axis : int
+        Axis to normalise (the features).
+    eps : float >= 0
+        Added to the variance for stability.
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+
+    Examples
+    --------
+    >>> y = layer_norm([[1.0, 2.0, 3.0, 4.0]], eps=0.0)
+    >>> round(float(y.mean()), 12), round(float(y.var()), 12)
+    (0.0, 1.0)
+    """
+    x = _checks.real_array("x", x, min_ndim=1, shape_hint="(..., d)")
+    axis = _checks.axis_index("axis", axis, x.ndim)
+    eps = _checks.non_negative("eps", eps)
+    if x.shape[axis] == 0:
+        raise ValueError("x must have at least one entry along axis")
+    mean = x.mean(axis=axis, keepdims=True)
+    var = x.var(axis=axis, keepdims=True)
+    if eps == 0 and (var == 0).any():
+        raise ValueError("x has a constant slice and eps=0: its variance is 0, so it cannot be normalised")
+    return (x - mean) / np.sqrt(var + eps)

@@ -1,0 +1,170 @@
+"""Figures from arrays, in one consistent, colour-blind-safe style.
+
+This package offers the shared pieces every figure of the course uses:
+
+- :data:`OKABE_ITO` -- the Okabe-Ito palette; :data:`SCALED`, :data:`UNSCALED`,
+  :data:`INV_D` -- the fixed colour + line style of each scaling across the course;
+- :func:`style` -- a context manager with the course's rc settings (nothing changes on import);
+- :func:`new_figure` -- a white, opaque :class:`~matplotlib.figure.Figure` not managed by
+  pyplot (so explorers never leak figures or show twice);
+- :func:`get_axes` -- the ``ax=None`` convention: use the given Axes or make a figure;
+- :func:`set_d_k_axis` -- a log2 axis for d_k labelled 1, 4, 16, ..., 4096;
+- :func:`to_png` -- render a figure to PNG bytes.
+
+Topic modules add the figures of each notebook (for example :mod:`.derivation`);
+they take arrays or parameters, draw on ``ax`` (or a new figure) and return it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullLocator
+
+__all__ = [
+    "OKABE_ITO", "SCALED", "UNSCALED", "INV_D", "HEATMAP_CMAP",
+    "style", "new_figure", "get_axes", "set_d_k_axis", "to_png", "rgba_to_png",
+]
+
+#: The Okabe-Ito colour-blind-safe palette.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+
+#: Line properties of each scaling: the same colour *and* line style in every figure.
+UNSCALED = {"color": OKABE_ITO["vermillion"], "linestyle": "--", "marker": "o", "label": "unscaled"}
+SCALED = {"color": OKABE_ITO["blue"], "linestyle": "-", "marker": "s", "label": r"scaled by $1/\sqrt{d_k}$"}
+INV_D = {"color": OKABE_ITO["bluish_green"], "linestyle": ":", "marker": "^", "label": r"scaled by $1/d_k$"}
+
+#: Sequential colour map for heatmaps (perceptually uniform, colour-blind safe).
+HEATMAP_CMAP = "cividis"
+
+_RC = {
+    "axes.prop_cycle": mpl.cycler(color=[OKABE_ITO[c] for c in (
+        "blue", "vermillion", "bluish_green", "orange", "reddish_purple", "sky_blue", "black")]),
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "image.cmap": HEATMAP_CMAP,
+    "font.family": "DejaVu Sans",
+}
+
+
+@contextlib.contextmanager
+def style():
+    """Apply the course's matplotlib style inside a ``with`` block only.
+
+    >>> import matplotlib as mpl
+    >>> before = mpl.rcParams["axes.grid"]
+    >>> with style():
+    ...     mpl.rcParams["axes.grid"]
+    True
+    >>> mpl.rcParams["axes.grid"] == before
+    True
+    """
+    with mpl.rc_context(_RC):
+        yield
+
+
+def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.0, 4.0), dpi: float = 100, **subplot_kw):
+    """A white figure with a grid of Axes, drawn with the course style; not managed by pyplot.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    axes : Axes or ndarray of Axes (``squeeze=True`` as in ``plt.subplots``)
+
+    >>> fig, ax = new_figure()
+    >>> fig.get_facecolor()
+    (1.0, 1.0, 1.0, 1.0)
+    """
+    with style():
+        fig = Figure(figsize=figsize, dpi=dpi, facecolor="white", layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(nrows, ncols, **subplot_kw)
+    return fig, axes
+
+
+def get_axes(ax=None, figsize=(6.0, 4.0)):
+    """Return ``ax`` if given, else the single Axes of a new figure (the ``ax=None`` convention).
+
+    >>> ax = get_axes()
+    >>> ax.figure.get_facecolor()
+    (1.0, 1.0, 1.0, 1.0)
+    """
+    if ax is not None:
+        return ax
+    _, ax = new_figure(figsize=figsize)
+    return ax
+
+
+def set_d_k_axis(ax, which: str = "x", d_max: int = 4096, label: str = r"$d_k$"):
+    """Make ``ax``'s x (or y) axis a log2 axis for d_k with ticks 1, 4, 16, ..., ``d_max``.
+
+    >>> ax = get_axes()
+    >>> set_d_k_axis(ax).get_xscale()
+    'log'
+    """
+    ticks = [4**i for i in range(0, 8) if 4**i <= d_max]
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log", base=2)
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    (ax.set_xlabel if which == "x" else ax.set_ylabel)(label)
+    return ax
+
+
+def to_png(fig, dpi: float | None = None) -> bytes:
+    """Render ``fig`` to PNG bytes (opaque white background).
+
+    >>> fig, ax = new_figure(figsize=(2, 2))
+    >>> to_png(fig)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+    True
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi or fig.dpi, facecolor="white")
+    return buf.getvalue()
+
+
+def rgba_to_png(rgba) -> bytes:
+    """Encode an RGBA buffer (``canvas.buffer_rgba()``, shape (h, w, 4)) as PNG, fast.
+
+    Uses a low zlib level: explorers send a new frame per slider move, so encoding
+    speed matters more than a few kilobytes.
+
+    >>> rgba_to_png(np.full((2, 3, 4), 255, dtype=np.uint8))[:4] == b"\\x89PNG"
+    True
+    """
+    from PIL import Image  # matplotlib depends on Pillow
+
+    arr = np.asarray(rgba)
+    return _encode(Image.fromarray(arr[..., :3].copy(), mode="RGB"))
+
+
+def _encode(image) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()
