@@ -57,12 +57,16 @@ def make_rng(seed=None) -> np.random.Generator:
 def _shape(shape) -> tuple[int, ...]:
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
+    if isinstance(shape, (str, bytes)):
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}")
     try:
         shape = tuple(shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
     for n in shape:
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+            raise TypeError(f"shape must hold integers, got {shape!r}")
+        if n < 0:
             raise ValueError(f"shape must hold non-negative integers, got {shape!r}")
     return tuple(int(n) for n in shape)
 

@@ -104,6 +104,8 @@ def dot_product_moments(d_k: int, mean_q: float = 0.0, var_q: float = 1.0,
     Moments(mean=4.0, var=12.0)
     """
     d_k = _checks.positive_int("d_k", d_k)
+    mean_q, mean_k = _checks.real("mean_q", mean_q), _checks.real("mean_k", mean_k)
+    var_q, var_k = _checks.non_negative("var_q", var_q), _checks.non_negative("var_k", var_k)
     one = product_moments(mean_q, var_q, mean_k, var_k)
     return Moments(d_k * one.mean, d_k * one.var)
 

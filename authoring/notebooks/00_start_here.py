@@ -172,11 +172,12 @@ explorer
 # ## Exercises
 #
 # Each exercise is checked by `check(key, answer)`, which prints ✅ or ❌ with a hint.
+# The cells start with `answer = None`, so you see ❌ until you put in your answer.
 #
 # **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads. What is its $d_k$?
 
 # %%
-answer = 768 // 12  # your answer here
+answer = None  # replace None with your answer, then run the cell
 _ = check("00.bert_d_k", answer)
 
 # %% [markdown]
@@ -189,7 +190,7 @@ _ = check("00.bert_d_k", answer)
 # deviation of the *unscaled* dot product $q\cdot k$?
 
 # %%
-answer = np.sqrt(256)  # your answer here
+answer = None  # replace None with your answer, then run the cell
 _ = check("00.std_unscaled", answer)
 
 # %% [markdown]

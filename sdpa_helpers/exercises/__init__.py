@@ -80,6 +80,11 @@ def check(key: str, answer, *, quiet: bool = False) -> bool:
     error) counts as a wrong answer with the error in the feedback, never as a crash.
     """
     ex = _get(key)
+    if answer is None or answer is Ellipsis:
+        if not quiet:
+            print(f"❌ {key}: no answer yet. Replace None with your answer and run the cell again.")
+            print(f"   Hint: {ex.hint}")
+        return False
     try:
         ok, feedback = ex.checker(answer)
     except Exception as exc:  # the learner's answer broke the checker: report, don't crash

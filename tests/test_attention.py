@@ -1,0 +1,186 @@
+"""The attention module against naive loops, finite differences and hand-computed numbers."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from sdpa_helpers.attention import (attention_scores, causal_mask, entropy, layer_norm,
+                                    scaled_dot_product_attention, softmax, softmax_jacobian)
+from sdpa_helpers.sampling import make_rng
+
+
+# -- softmax -----------------------------------------------------------------------------
+def test_seed_numbers_from_the_notes():
+    assert np.round(100 * softmax([4.0, 5.0]), 2).tolist() == [26.89, 73.11]
+    assert np.round(100 * softmax([1.0, 10.0]), 2).tolist() == [0.01, 99.99]
+
+
+def test_softmax_matches_definition_for_moderate_logits():
+    x = make_rng(0).standard_normal((5, 7))
+    naive = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
+    assert np.allclose(softmax(x), naive)
+    assert np.allclose(softmax(x, axis=0), np.exp(x) / np.exp(x).sum(axis=0, keepdims=True))
+
+
+def test_softmax_huge_logits_and_neg_inf():
+    assert softmax([1e6, 0.0]).tolist() == [1.0, 0.0]
+    assert np.allclose(softmax([1e6, 1e6]), [0.5, 0.5])
+    assert np.allclose(softmax([-1e308, 1e308]), [0.0, 1.0])
+    assert softmax([0.0, -np.inf, 1.0])[1] == 0.0
+    assert np.allclose(softmax([0.0, -np.inf, 0.0]), [0.5, 0.0, 0.5])
+
+
+def test_temperature_divides_logits():
+    x = make_rng(1).standard_normal(6)
+    for t in (0.1, 1.0, 8.0):
+        assert np.allclose(softmax(x, temperature=t), softmax(x / t))
+
+
+finite = st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=finite))
+def test_softmax_properties(x):
+    p = softmax(x)
+    assert np.isfinite(p).all()
+    assert (p >= 0).all()
+    assert np.allclose(p.sum(axis=-1), 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6),
+                  elements=st.floats(-1e3, 1e3)),
+       st.floats(-1e3, 1e3))
+def test_softmax_shift_invariance(x, c):
+    assert np.allclose(softmax(x + c), softmax(x), atol=1e-12)
+
+
+# -- Jacobian ----------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_softmax_jacobian_matches_finite_differences(n):
+    z = make_rng(n).standard_normal(n) * 2
+    h = 1e-6
+    fd = np.empty((n, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = h
+        fd[:, j] = (softmax(z + e) - softmax(z - e)) / (2 * h)
+    # central differences: truncation O(h^2) ~ 1e-12, rounding ~ eps / h ~ 1e-10
+    assert np.allclose(softmax_jacobian(softmax(z)), fd, atol=1e-8)
+
+
+def test_softmax_jacobian_batched_and_naive():
+    p = softmax(make_rng(2).standard_normal((3, 4)))
+    J = softmax_jacobian(p)
+    assert J.shape == (3, 4, 4)
+    for b in range(3):
+        naive = [[p[b, i] * ((i == j) - p[b, j]) for j in range(4)] for i in range(4)]
+        assert np.allclose(J[b], naive)
+    assert np.allclose(J.sum(axis=-1), 0) and np.allclose(J, np.swapaxes(J, -1, -2))
+
+
+# -- entropy -----------------------------------------------------------------------------
+def test_entropy_values():
+    assert entropy([1.0, 0.0, 0.0]) == 0.0
+    assert entropy(np.full(8, 1 / 8)) == pytest.approx(math.log(8))
+    p = softmax(make_rng(3).standard_normal((4, 6)))
+    naive = [-sum(v * math.log(v) for v in row) for row in p]
+    assert np.allclose(entropy(p), naive)
+    assert np.allclose(entropy(p.T, axis=0), naive)
+
+
+# -- scores and attention ----------------------------------------------------------------
+def naive_attention(Q, K, V, mask, scale):
+    """Double loop over queries and keys: the reference."""
+    n_q, n_k = Q.shape[0], K.shape[0]
+    out = np.zeros((n_q, V.shape[1]))
+    weights = np.zeros((n_q, n_k))
+    for i in range(n_q):
+        logits = [scale * sum(Q[i, d] * K[j, d] for d in range(Q.shape[1])) if mask[i, j] else -math.inf
+                  for j in range(n_k)]
+        top = max(logits)
+        e = [math.exp(l - top) for l in logits]
+        for j in range(n_k):
+            weights[i, j] = e[j] / sum(e)
+            out[i] += weights[i, j] * V[j]
+    return out, weights
+
+
+def test_attention_scores_default_scale():
+    rng = make_rng(4)
+    Q, K = rng.standard_normal((3, 16)), rng.standard_normal((5, 16))
+    assert np.allclose(attention_scores(Q, K), Q @ K.T / 4)
+    assert np.allclose(attention_scores(Q, K, scale=1.0), Q @ K.T)
+
+
+@pytest.mark.parametrize("use_mask", [False, True])
+@pytest.mark.parametrize("scale", [None, 1.0, 0.3])
+def test_sdpa_matches_naive_loop(use_mask, scale):
+    rng = make_rng(5)
+    Q, K, V = rng.standard_normal((4, 8)), rng.standard_normal((6, 8)), rng.standard_normal((6, 3))
+    mask = causal_mask(4, 6) if use_mask else None
+    out, w = scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)
+    ref_out, ref_w = naive_attention(Q, K, V, mask if use_mask else np.ones((4, 6), bool),
+                                     8 ** -0.5 if scale is None else scale)
+    assert np.allclose(out, ref_out) and np.allclose(w, ref_w)
+    if use_mask:
+        assert (w[~mask] == 0).all()
+
+
+def test_sdpa_broadcasts_batch_dimensions():
+    rng = make_rng(6)
+    Q = rng.standard_normal((2, 3, 4, 8))  # (batch, heads, n_q, d_k)
+    K = rng.standard_normal((3, 5, 8))  # shared over the batch
+    V = rng.standard_normal((2, 1, 5, 2))  # shared over heads
+    mask = rng.random((4, 5)) < 0.7
+    mask[:, 0] = True
+    out, w = scaled_dot_product_attention(Q, K, V, mask=mask)
+    assert out.shape == (2, 3, 4, 2) and w.shape == (2, 3, 4, 5)
+    for b in range(2):
+        for h in range(3):
+            ref_out, ref_w = naive_attention(Q[b, h], K[h], V[b, 0], mask, 8 ** -0.5)
+            assert np.allclose(out[b, h], ref_out) and np.allclose(w[b, h], ref_w)
+
+
+@st.composite
+def attention_inputs(draw):
+    n_q, n_k, d_k, d_v = (draw(st.integers(1, 5)) for _ in range(4))
+    el = st.floats(-50, 50)
+    Q = draw(hnp.arrays(np.float64, (n_q, d_k), elements=el))
+    K = draw(hnp.arrays(np.float64, (n_k, d_k), elements=el))
+    V = draw(hnp.arrays(np.float64, (n_k, d_v), elements=el))
+    mask = draw(hnp.arrays(np.bool_, (n_q, n_k)))
+    mask[np.arange(n_q), draw(hnp.arrays(np.int64, (n_q,), elements=st.integers(0, n_k - 1)))] = True
+    return Q, K, V, mask
+
+
+@settings(max_examples=150, deadline=None)
+@given(attention_inputs())
+def test_attention_properties(inputs):
+    Q, K, V, mask = inputs
+    out, w = scaled_dot_product_attention(Q, K, V, mask=mask)
+    assert np.isfinite(out).all()
+    assert np.allclose(w.sum(axis=-1), 1.0)
+    assert (w[~mask] == 0.0).all()
+    # each output is a convex combination of the values
+    assert (out <= V.max(axis=0) + 1e-9).all() and (out >= V.min(axis=0) - 1e-9).all()
+
+
+def test_causal_mask():
+    assert causal_mask(3).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+    m = causal_mask(2, 4)
+    assert m.shape == (2, 4) and m.tolist() == [[True, False, False, False], [True, True, False, False]]
+
+
+def test_layer_norm():
+    x = make_rng(7).normal(3.0, 5.0, (4, 32))
+    y = layer_norm(x, eps=0.0)
+    assert np.allclose(y.mean(axis=-1), 0) and np.allclose(y.var(axis=-1), 1)
+    naive = [(row - row.mean()) / math.sqrt(row.var() + 1e-5) for row in x]
+    assert np.allclose(layer_norm(x), naive)
+    assert np.allclose(layer_norm(x.T, axis=0), np.array(naive).T)

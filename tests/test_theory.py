@@ -1,0 +1,95 @@
+"""Closed forms in sdpa_helpers.theory against exact enumeration and Monte Carlo."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from sdpa_helpers import theory
+from sdpa_helpers.sampling import DISTRIBUTIONS, sample_components
+
+# Small discrete distributions: (values, probabilities). Not symmetric, not zero-mean.
+DISCRETE = {
+    "coin": (np.array([-1.0, 1.0]), np.array([0.5, 0.5])),
+    "skewed": (np.array([0.0, 1.0, 3.0]), np.array([0.5, 0.3, 0.2])),
+    "shifted": (np.array([1.0, 2.0]), np.array([0.25, 0.75])),
+}
+
+
+def moments_of(values, probs):
+    mean = float(probs @ values)
+    return mean, float(probs @ (values - mean) ** 2)
+
+
+@pytest.mark.parametrize("x_name,y_name", list(itertools.product(DISCRETE, repeat=2)))
+def test_product_moments_match_exact_enumeration(x_name, y_name):
+    (xv, xp), (yv, yp) = DISCRETE[x_name], DISCRETE[y_name]
+    # Exact distribution of X*Y for independent X, Y: every pair, probability px*py.
+    prods = np.array([x * y for x in xv for y in yv])
+    probs = np.array([px * py for px in xp for py in yp])
+    exact = moments_of(prods, probs)
+    mx, vx = moments_of(xv, xp)
+    my, vy = moments_of(yv, yp)
+    got = theory.product_moments(mx, vx, my, vy)
+    assert got.mean == pytest.approx(exact[0], abs=1e-12)
+    assert got.var == pytest.approx(exact[1], abs=1e-12)
+
+
+@pytest.mark.parametrize("d_k", [1, 2, 3])
+@pytest.mark.parametrize("q_name,k_name", [("coin", "coin"), ("skewed", "shifted"), ("shifted", "skewed")])
+def test_dot_product_moments_match_exact_enumeration(d_k, q_name, k_name):
+    (qv, qp), (kv, kp) = DISCRETE[q_name], DISCRETE[k_name]
+    total_p = 0.0
+    dots, probs = [], []
+    # Enumerate every q in qv^d_k and every k in kv^d_k.
+    for qi in itertools.product(range(len(qv)), repeat=d_k):
+        for ki in itertools.product(range(len(kv)), repeat=d_k):
+            p = np.prod(qp[list(qi)]) * np.prod(kp[list(ki)])
+            dots.append(float(qv[list(qi)] @ kv[list(ki)]))
+            probs.append(p)
+            total_p += p
+    assert total_p == pytest.approx(1.0)
+    exact = moments_of(np.array(dots), np.array(probs))
+    got = theory.dot_product_moments(d_k, *moments_of(qv, qp), *moments_of(kv, kp))
+    assert got.mean == pytest.approx(exact[0], abs=1e-10)
+    assert got.var == pytest.approx(exact[1], abs=1e-10)
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_product_moments_match_monte_carlo(dist):
+    n = 400_000
+    mx, vx, my, vy = 0.5, 2.0, -1.0, 0.5
+    x = sample_components(n, dist, mx, vx, rng=1)
+    y = sample_components(n, dist, my, vy, rng=2)
+    xy = x * y
+    want = theory.product_moments(mx, vx, my, vy)
+    se_mean = xy.std() / math.sqrt(n)
+    # SE of the sample variance: sqrt((mu4 - var^2) / n), mu4 estimated from the sample.
+    se_var = math.sqrt((np.mean((xy - xy.mean()) ** 4) - xy.var() ** 2) / n)
+    assert abs(xy.mean() - want.mean) < 5 * se_mean
+    assert abs(xy.var() - want.var) < 5 * se_var
+
+
+def test_moments_std_and_unit_case():
+    m = theory.dot_product_moments(64)
+    assert m == (0.0, 64.0)
+    assert m.std == 8.0
+    assert theory.product_moments() == (0.0, 1.0)
+
+
+def test_scaled_moments():
+    m = theory.Moments(3.0, 16.0)
+    assert theory.scaled_moments(m, 0.5) == (1.5, 4.0)
+    assert theory.scaled_moments(m, -2.0) == (-6.0, 64.0)
+    for d_k in (1, 7, 64, 4096):
+        scaled = theory.scaled_moments(theory.dot_product_moments(d_k), d_k ** -0.5)
+        assert scaled.var == pytest.approx(1.0)
+        inv_d = theory.scaled_moments(theory.dot_product_moments(d_k), 1 / d_k)
+        assert inv_d.var == pytest.approx(1 / d_k)
+
+
+def test_general_formula_values():
+    # (var_x + mx^2)(var_y + my^2) - mx^2 my^2 with mx=1, vx=1, my=2, vy=3: 2*7 - 4 = 10
+    assert theory.product_moments(1.0, 1.0, 2.0, 3.0) == (2.0, 10.0)
+    assert theory.dot_product_moments(4, mean_q=1.0, mean_k=1.0) == (4.0, 12.0)
