@@ -227,11 +227,11 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None)
     Examples
     --------
     >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scaled=False, rng=0)
-    >>> c.max_weight.mean.round(1).tolist()  # unscaled: from spread out to nearly one-hot
-    [0.3, 1.0]
+    >>> c.max_weight.mean.round(2).tolist()  # unscaled: from spread out to nearly one-hot
+    [0.3, 0.98]
     >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scaled=True, rng=0)
-    >>> c.max_weight.mean.round(1).tolist()  # scaled: stays put
-    [0.3, 0.3]
+    >>> c.max_weight.mean.round(2).tolist()  # scaled: far from one-hot at every d_k
+    [0.3, 0.36]
     """
     d_ks = _check_d_ks(d_ks)
     n_keys = _checks.positive_int("n_keys", n_keys)
@@ -312,7 +312,7 @@ def logit_gradient(p, upstream) -> np.ndarray:
     --------
     >>> logit_gradient([0.5, 0.5], [1.0, 0.0]).tolist()
     [0.25, -0.25]
-    >>> logit_gradient([1.0, 0.0], [3.0, -2.0]).tolist()  # one-hot: nothing passes back
+    >>> (logit_gradient([1.0, 0.0], [3.0, -2.0]) + 0.0).tolist()  # one-hot: nothing passes back
     [0.0, 0.0]
     """
     p = _checks.probabilities("p", p)
