@@ -139,3 +139,225 @@ def scaled_moments(moments: Moments, scale: float) -> Moments:
     var = _checks.non_negative("moments.var", moments[1])
     scale = _checks.real("scale", scale)
     return Moments(scale * mean, scale**2 * var)
+
+
+# -- Sampling spread of a sample variance (notebooks 03 and 04) ------------------------------
+
+import numbers as _numbers  # noqa: E402  (kept with the functions that use it)
+
+__all__ += ["sample_variance_moments", "dot_product_excess_kurtosis", "matmul_sample_variance_moments",
+            "shared_row_square_covariance", "effective_sample_size"]
+
+
+def _ddof(m: int, ddof) -> int:
+    """``ddof`` as an int with ``0 <= ddof < m``, or raise naming it."""
+    if isinstance(ddof, bool) or not isinstance(ddof, _numbers.Integral):
+        raise TypeError(f"ddof must be a non-negative integer, got {ddof!r}")
+    if not 0 <= ddof < m:
+        raise ValueError(f"ddof must be >= 0 and smaller than the number of values m={m}, got {ddof}")
+    return int(ddof)
+
+
+def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0.0,
+                            ddof: int = 1) -> Moments:
+    """Mean and variance of the sample variance of ``m`` i.i.d. values.
+
+    The sample variance ``s2 = sum (x_i - xbar)^2 / (m - ddof)`` is itself random. With
+    ``ddof=1`` (the unbiased estimator) and ``sigma^2 = var``, ``kappa = excess_kurtosis``:
+
+    ``E[s2] = sigma^2`` and ``Var(s2) = sigma^4 (2 / (m - 1) + kappa / m)``.
+
+    Another ``ddof`` rescales ``s2`` by ``(m - 1) / (m - ddof)``: ``ddof=0`` (numpy's
+    default in ``np.var``) has mean ``sigma^2 (m - 1) / m``.
+
+    Parameters
+    ----------
+    m : int
+        Number of values, >= 2.
+    var : float
+        Variance of each value, >= 0.
+    excess_kurtosis : float
+        ``E[(x - mu)^4] / sigma^4 - 3`` of each value (0 for a normal), >= -2.
+    ddof : int
+        Delta degrees of freedom, ``0 <= ddof < m``.
+
+    Returns
+    -------
+    Moments
+        Mean and variance of ``s2``.
+
+    Examples
+    --------
+    >>> sample_variance_moments(101)  # 101 standard normal values
+    Moments(mean=1.0, var=0.02)
+    >>> sample_variance_moments(4, var=2.0, ddof=0).mean  # np.var of 4 values of variance 2
+    1.5
+    """
+    m = _checks.positive_int("m", m)
+    if m < 2:
+        raise ValueError(f"m must be >= 2 (a sample variance needs two values), got {m}")
+    var = _checks.non_negative("var", var)
+    excess_kurtosis = _checks.real("excess_kurtosis", excess_kurtosis)
+    if excess_kurtosis < -2:
+        raise ValueError(f"excess_kurtosis must be >= -2 (no distribution has less), got {excess_kurtosis}")
+    ddof = _ddof(m, ddof)
+    factor = (m - 1) / (m - ddof)
+    return Moments(var * factor, factor**2 * var**2 * (2 / (m - 1) + excess_kurtosis / m))
+
+
+def dot_product_excess_kurtosis(d_k: int, excess_kurtosis_q: float = 0.0,
+                                excess_kurtosis_k: float = 0.0) -> float:
+    """Excess kurtosis of ``q . k`` for ``d_k`` independent, mean-0 component pairs.
+
+    One product ``q_i k_i`` of independent mean-0 factors has fourth moment
+    ``E[q^4] E[k^4]``, so excess kurtosis ``(3 + kappa_q)(3 + kappa_k) - 3`` (6 for normals);
+    a sum of ``d_k`` i.i.d. terms divides the excess kurtosis by ``d_k``.
+
+    Parameters
+    ----------
+    d_k : int
+        Number of components, >= 1.
+    excess_kurtosis_q, excess_kurtosis_k : float
+        Excess kurtosis of each component of ``q`` and of ``k`` (0 for normal, -1.2 for
+        uniform, -2 for Rademacher, 3 for Laplace), each >= -2.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> dot_product_excess_kurtosis(2)  # normal components: 6 / d_k
+    3.0
+    >>> dot_product_excess_kurtosis(4, -2.0, -2.0)  # Rademacher: products are +-1
+    -0.5
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    kq = _checks.real("excess_kurtosis_q", excess_kurtosis_q)
+    kk = _checks.real("excess_kurtosis_k", excess_kurtosis_k)
+    for name, value in (("excess_kurtosis_q", kq), ("excess_kurtosis_k", kk)):
+        if value < -2:
+            raise ValueError(f"{name} must be >= -2 (no distribution has less), got {value}")
+    return ((3 + kq) * (3 + kk) - 3) / d_k
+
+
+def matmul_sample_variance_moments(n: int, d: int, p: int | None = None, ddof: int = 1) -> Moments:
+    """Mean and variance of the sample variance of the ``n * p`` entries of ``A @ B``.
+
+    ``A`` is ``(n, d)`` and ``B`` is ``(d, p)``, all entries independent standard normal.
+    Each entry of ``C = A @ B`` has mean 0 and variance ``d``, and the entries are
+    uncorrelated, so with ``m = n p`` the unbiased sample variance has ``E[s2] = d``. But the
+    entries are *not independent* (entries in one row share a row of ``A``, entries in one
+    column share a column of ``B``), and Isserlis' theorem gives
+
+    ``Var(s2) = 2 d^2 / (m - 1) + d (2 (n + p + 1)(n p - 2) + 6) / (m - 1)^2``
+
+    -- larger than the i.i.d. formula ``d^2 (2/(m-1) + 6/(d m))`` of
+    :func:`sample_variance_moments`. Another ``ddof`` rescales by ``(m - 1) / (m - ddof)``.
+
+    Parameters
+    ----------
+    n, d : int
+        ``A`` has shape ``(n, d)``; ``d`` is the inner (summed) dimension, ``d_k`` for ``Q K^T``.
+    p : int, optional
+        ``B`` has shape ``(d, p)``; defaults to ``n``.
+    ddof : int
+        Delta degrees of freedom, ``0 <= ddof < n p``.
+
+    Returns
+    -------
+    Moments
+        Mean and variance of ``s2``.
+
+    Examples
+    --------
+    >>> mv = matmul_sample_variance_moments(2, 2)  # the 2x2 experiment
+    >>> mv.mean, round(mv.var, 4)
+    (2.0, 8.4444)
+    >>> matmul_sample_variance_moments(2, 2, ddof=0).mean  # np.var: 2 * 3/4
+    1.5
+    """
+    n = _checks.positive_int("n", n)
+    d = _checks.positive_int("d", d)
+    p = n if p is None else _checks.positive_int("p", p)
+    m = n * p
+    if m < 2:
+        raise ValueError(f"A @ B must have at least 2 entries (n * p >= 2), got n={n}, p={p}")
+    ddof = _ddof(m, ddof)
+    factor = (m - 1) / (m - ddof)
+    var = 2 * d**2 / (m - 1) + d * (2 * (n + p + 1) * (n * p - 2) + 6) / (m - 1) ** 2
+    return Moments(d * factor, factor**2 * var)
+
+
+def shared_row_square_covariance(d_k: int, var_q: float = 1.0, var_k: float = 1.0,
+                                 excess_kurtosis_q: float = 0.0) -> float:
+    """``Cov(S_ij^2, S_ik^2)`` for two entries of ``S = Q K^T`` in the same row (``j != k``).
+
+    Given the shared query ``q_i``, ``S_ij`` and ``S_ik`` are independent with
+    ``E[S_ij^2 | q_i] = var_k |q_i|^2``, so the covariance of their squares is
+    ``var_k^2 Var(|q_i|^2) = d_k var_k^2 var_q^2 (2 + kappa_q)`` -- ``2 d_k`` for standard
+    normal components, although ``Cov(S_ij, S_ik) = 0``. Components have mean 0.
+
+    Parameters
+    ----------
+    d_k : int
+        Length of the query and key vectors, >= 1.
+    var_q, var_k : float
+        Variance of each component of ``q`` and ``k``, >= 0.
+    excess_kurtosis_q : float
+        Excess kurtosis of each component of ``q`` (0 for normal), >= -2.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> shared_row_square_covariance(64)
+    128.0
+    >>> shared_row_square_covariance(64, excess_kurtosis_q=-2.0)  # Rademacher q: |q|^2 = d_k
+    0.0
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    var_q = _checks.non_negative("var_q", var_q)
+    var_k = _checks.non_negative("var_k", var_k)
+    kq = _checks.real("excess_kurtosis_q", excess_kurtosis_q)
+    if kq < -2:
+        raise ValueError(f"excess_kurtosis_q must be >= -2 (no distribution has less), got {kq}")
+    return d_k * var_k**2 * var_q**2 * (2 + kq)
+
+
+def effective_sample_size(var_s2: float, var: float = 1.0, excess_kurtosis: float = 0.0) -> float:
+    """How many *independent* values give a sample variance as precise as one with ``Var(s2) = var_s2``.
+
+    Solves ``var^2 (2 / (m - 1) + kappa / m) = var_s2`` for ``m`` (the formula of
+    :func:`sample_variance_moments`): with ``v = var_s2 / var^2``,
+    ``m = (v + 2 + kappa + sqrt((v + 2 + kappa)^2 - 4 v kappa)) / (2 v)``.
+
+    Parameters
+    ----------
+    var_s2 : float
+        Variance of the (unbiased) sample variance, > 0.
+    var : float
+        Variance of each value, > 0.
+    excess_kurtosis : float
+        Excess kurtosis of each value, >= -2.
+
+    Returns
+    -------
+    float
+        The effective number of values (> 1; not necessarily an integer).
+
+    Examples
+    --------
+    >>> round(effective_sample_size(sample_variance_moments(50).var), 9)
+    50.0
+    >>> round(effective_sample_size(matmul_sample_variance_moments(2, 2).var, 2.0, 3.0), 2)
+    2.87
+    """
+    v = _checks.positive("var_s2", var_s2) / _checks.positive("var", var) ** 2
+    kappa = _checks.real("excess_kurtosis", excess_kurtosis)
+    if kappa < -2:
+        raise ValueError(f"excess_kurtosis must be >= -2 (no distribution has less), got {kappa}")
+    b = v + 2 + kappa
+    return (b + math.sqrt(b * b - 4 * v * kappa)) / (2 * v)

@@ -135,9 +135,15 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
         for label, args in zip(labels, cases):
             want = np.asarray(reference(*args), dtype=float)
             try:
-                got = np.asarray(fn(*args), dtype=float)
+                result = fn(*args)
             except Exception as exc:
                 return False, f"your function raised {type(exc).__name__} on {label}."
+            if result is None:
+                return False, f"your function returned None on {label}: did it forget `return`?"
+            try:
+                got = np.asarray(result, dtype=float)
+            except (TypeError, ValueError):
+                return False, f"on {label} your function returned {type(result).__name__}, not numbers."
             if got.shape != want.shape:
                 return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
             if not np.isfinite(got).all():

@@ -1,0 +1,52 @@
+"""Exercises of notebook 01 (dot products)."""
+
+import numpy as np
+
+from . import function_checker, numeric_checker, register
+
+
+def _rowwise_dot(A, B):
+    """Reference: the dot product of each row of A with the same row of B, shape (n,)."""
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    return np.einsum("ij,ij->i", A, B)  # (n, d), (n, d) -> (n,)
+
+
+_rng = np.random.default_rng(101)
+_CASES = [
+    (np.array([[1.0, 2.0], [8.0, 9.0]]), np.array([[2.0, 3.0], [10.0, 2.0]])),  # the hand examples
+    (_rng.standard_normal((3, 4)), _rng.standard_normal((3, 4))),  # more rows than one, not square
+    (_rng.standard_normal((4, 4)), _rng.standard_normal((4, 4))),  # square: Q @ K.T has the wrong shape
+    (_rng.standard_normal((1, 6)), _rng.standard_normal((1, 6))),  # a single row
+    (_rng.standard_normal((5, 1)), _rng.standard_normal((5, 1))),  # d = 1
+]
+_NAMES = ["the hand examples", "3 rows of length 4", "4 rows of length 4", "a single row", "rows of length 1"]
+
+register(
+    "01.hand_dot",
+    "Compute [2, -1, 3]·[4, 0, -2] by hand (then check it with numpy).",
+    "Multiply the components position by position, then add the three products.",
+    numeric_checker(2 * 4 + (-1) * 0 + 3 * (-2), what="the dot product"),
+)
+
+register(
+    "01.qk_shape",
+    "Q has shape (5, 64) and K has shape (7, 64). What is the shape of Q @ K.T? Answer as a tuple.",
+    "Write out the shapes of the product: (n_q, d_k) @ (d_k, n_k). Which dimension disappears?",
+    numeric_checker([5, 7], what="the shape"),
+)
+
+register(
+    "01.frobenius",
+    "For A = [[1, -2], [3, 0]] and B = [[2, 1], [-1, 5]], compute the Frobenius product <A, B>_F.",
+    "Multiply entry by entry (the Hadamard product), then add all four entries.",
+    numeric_checker(1 * 2 + (-2) * 1 + 3 * (-1) + 0 * 5, what="the Frobenius product"),
+)
+
+register(
+    "01.rowwise_dot",
+    "Write rowwise_dot(A, B): for A and B of shape (n, d), return the shape-(n,) array of the dot "
+    "products of row i of A with row i of B.",
+    "Start from the Hadamard product A * B: which axis do you sum over? Do not compute the full "
+    "table A @ B.T.",
+    function_checker(_rowwise_dot, _CASES, names=_NAMES),
+)

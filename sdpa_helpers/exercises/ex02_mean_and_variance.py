@@ -1,0 +1,33 @@
+"""Exercises of notebook 02 (mean and variance of q·k)."""
+
+from .. import theory
+from . import numeric_checker, register
+
+register(
+    "02.var_components_2",
+    "d_k = 64 and every component of q and of k has mean 0 and variance 2 (all independent). "
+    "What is Var(q·k)?",
+    "First find the variance of one product q_i k_i with the product formula, then add up the d_k terms.",
+    numeric_checker(theory.dot_product_moments(64, var_q=2.0, var_k=2.0).var, what="the variance"),
+)
+
+register(
+    "02.general",
+    "d_k = 32; each component of q has mean 1 and variance 2, each component of k has mean -1 and "
+    "variance 1 (all independent). Give (E[q·k], Var(q·k)) as a pair.",
+    "Use the general formula of notebook 02 (section 7): work out one product q_i k_i first, then multiply by d_k. "
+    "Mind the sign of the mean.",
+    numeric_checker(list(theory.dot_product_moments(32, mean_q=1.0, var_q=2.0, mean_k=-1.0, var_k=1.0)),
+                    what="(mean, variance)"),
+)
+
+_RADEMACHER_FOURTH_MOMENT = 1.0  # x = +-1, so x^4 = 1 always
+
+register(
+    "02.kurtosis_rademacher",
+    "With Rademacher components (+-1 with probability 1/2 each) and d_k = 8, what is the excess "
+    "kurtosis of q·k?",
+    "Find E[(q_i k_i)^4] for one product, subtract 3 to get its excess kurtosis, then use how the "
+    "excess kurtosis of a sum of d_k independent identical terms depends on d_k.",
+    numeric_checker((_RADEMACHER_FOURTH_MOMENT**2 - 3.0) / 8, what="the excess kurtosis"),
+)

@@ -1,0 +1,49 @@
+"""Exercises of notebook 03 (small experiments mislead)."""
+
+import numpy as np
+
+from .. import theory
+from . import function_checker, numeric_checker, register
+
+register(
+    "03.np_var_mean",
+    "You multiply two 3x3 matrices of independent standard normal numbers and call np.var (ddof=0) "
+    "on the 9 entries of the product. What is the expected value of the result?",
+    "First find the variance of one entry (how many products does it sum?). The entries are "
+    "uncorrelated; dividing by m instead of m - 1 scales the average by (m - 1) / m.",
+    numeric_checker(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean, rtol=1e-3,
+                    what="the expected value"),
+)
+
+
+def _reference_variance(x, ddof):
+    return np.var(np.asarray(x, dtype=float), ddof=ddof)
+
+
+_CASES = [
+    ([1.0, 2.0, 4.0, 7.0], 0),
+    ([1.0, 2.0, 4.0, 7.0], 1),
+    (np.array([0.5, -1.5]), 1),
+    (np.array([3.0, 3.0, 3.0]), 0),
+    (np.linspace(-2.0, 5.0, 9) ** 2, 1),
+]
+
+register(
+    "03.sample_variance",
+    "Write sample_variance(x, ddof) without np.var: the sum of squared deviations from the mean, "
+    "divided by len(x) - ddof. It must work for ddof=0 and ddof=1, on lists and 1-D arrays.",
+    "Convert x with np.asarray(x, dtype=float) first; subtract x.mean(), square, sum, and divide "
+    "by the number of values minus ddof.",
+    function_checker(_reference_variance, _CASES, rtol=1e-9,
+                     names=["[1, 2, 4, 7] with ddof=0", "[1, 2, 4, 7] with ddof=1", "two values, ddof=1",
+                            "three equal values, ddof=0", "nine squares, ddof=1"]),
+)
+
+register(
+    "03.shared_row_cov",
+    "For d_k = 64 and standard normal components, what is Cov(S_ij^2, S_ik^2) for two logits "
+    "S_ij = q_i . k_j and S_ik = q_i . k_k of the same query?",
+    "Given q_i, both squared logits have mean |q_i|^2, and they are independent. So the covariance "
+    "is the variance of |q_i|^2, a sum of d_k independent squares of standard normals.",
+    numeric_checker(theory.shared_row_square_covariance(64), rtol=1e-3, what="the covariance"),
+)

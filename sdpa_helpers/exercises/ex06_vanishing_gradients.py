@@ -1,0 +1,59 @@
+"""Exercises of notebook 06 (vanishing gradients)."""
+
+import numpy as np
+
+from ..attention import softmax
+from ..saturation import finite_difference_jacobian
+from . import numeric_checker, register
+
+register(
+    "06.jacobian_half",
+    "What is the Jacobian of the softmax (a 2x2 array) where p = [0.5, 0.5]?",
+    "J[i, j] = p_i (δ_ij − p_j): the diagonal holds p_i (1 − p_i), the rest −p_i p_j.",
+    numeric_checker([[0.25, -0.25], [-0.25, 0.25]], rtol=0, atol=1e-9, what="the Jacobian"),
+)
+
+register(
+    "06.largest_entry",
+    "For p = [0.7, 0.2, 0.1], what is the largest entry of the softmax Jacobian diag(p) − p pᵀ?",
+    "Off the diagonal every entry is negative; on it, p_i (1 − p_i). Compare the three.",
+    numeric_checker(0.21, rtol=1e-6, what="the largest entry"),
+)
+
+#: Logits at which the learner's Jacobian (a function of p = softmax(z)) is compared with
+#: central differences of the softmax itself.
+_LOGITS = [np.array([0.0, 0.0]), np.array([1.0, -0.5, 2.0]), np.array([0.3, -1.2, 0.8, 2.5, -0.1]),
+           np.array([12.0, 0.0, -3.0])]
+_NAMES = ["p = [0.5, 0.5]", "3 keys", "5 keys", "nearly one-hot p"]
+#: Central-difference step and tolerance: truncation <= h^2/48 (third derivatives of the
+#: softmax are at most 1/8), rounding about eps/h; 1e-8 covers both with a wide margin.
+_H, _TOL = 1e-5, 1e-8
+
+
+def _check_jacobian(fn):
+    if not callable(fn):
+        return False, f"expected a function, got {type(fn).__name__}"
+    for name, z in zip(_NAMES, _LOGITS):
+        p = softmax(z)
+        want = finite_difference_jacobian(softmax, z, h=_H)  # (n, n): d p_i / d z_j
+        try:
+            got = np.asarray(fn(p.copy()), dtype=float)
+        except Exception as exc:
+            return False, f"your function raised {type(exc).__name__} on {name}."
+        if got.shape != want.shape:
+            return False, f"on {name} your function returned shape {got.shape}, expected {want.shape}."
+        if not np.isfinite(got).all():
+            return False, f"on {name} your function returned NaN or inf."
+        if not np.allclose(got, want, rtol=0, atol=_TOL):
+            return False, f"on {name} your Jacobian differs from finite differences of the softmax."
+    return True, f"agrees with central finite differences on all {len(_LOGITS)} cases."
+
+
+register(
+    "06.softmax_jacobian",
+    "Write softmax_jacobian(p) returning the n x n matrix J[i, j] = ∂p_i/∂z_j for a probability "
+    "vector p = softmax(z) of shape (n,).",
+    "Start from J[i, j] = p_i (δ_ij − p_j) and split it into two matrices: one that is zero off the "
+    "diagonal, and one holding every product p_i p_j. Look up which numpy functions build each.",
+    _check_jacobian,
+)

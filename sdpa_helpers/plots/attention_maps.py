@@ -1,0 +1,175 @@
+"""Figures for notebook 07: attention-weight heatmaps, unscaled vs scaled, and per-head spreads.
+
+This module offers:
+
+- :func:`label_heatmap`, :func:`add_weights_colorbar` -- the shared heatmap furniture;
+- :func:`weights_heatmap` -- one matrix of attention weights on a fixed 0..1 colour scale;
+- :func:`weights_small_multiples` -- unscaled (top) vs scaled (bottom) heatmaps at a few d_k;
+- :func:`mask_and_weights` -- a boolean mask next to the weights it produces;
+- :func:`head_scale_histograms` -- one head's logits unscaled, scaled by 1/sqrt(d_k) and by
+  1/sqrt(d_model).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+
+from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
+
+__all__ = ["WEIGHTS_NORM", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples", "mask_and_weights",
+           "head_scale_histograms"]
+
+#: The fixed colour range of every attention-weight heatmap: 0 (no weight) to 1 (all of it).
+WEIGHTS_NORM = Normalize(vmin=0.0, vmax=1.0)
+
+
+def label_heatmap(ax, n_q: int, n_k: int) -> None:
+    """Label a heatmap's axes (keys across, queries down) with at most about 8 ticks each."""
+    ax.set(xlabel="key $j$", ylabel="query $i$")
+    step = max(1, int(np.ceil(max(n_q, n_k) / 8)))
+    ax.set_xticks(range(0, n_k, step))
+    ax.set_yticks(range(0, n_q, step))
+    ax.grid(False)
+
+
+def weights_heatmap(weights, ax=None, title: str | None = None, **imshow_kw):
+    """Heatmap of an attention-weight matrix, colours fixed to 0..1 (cividis).
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_q, n_k)
+        Rows are queries, columns keys; entries in [0, 1].
+    ax : Axes, optional
+    title : str, optional
+    **imshow_kw
+        Passed to :meth:`~matplotlib.axes.Axes.imshow` (e.g. ``animated=True``).
+
+    Returns
+    -------
+    Axes
+        The image is ``ax.images[-1]``.
+
+    >>> ax = weights_heatmap(np.full((3, 4), 0.25))
+    >>> ax.images[-1].get_clim(), ax.get_xlabel()
+    ((0.0, 1.0), 'key $j$')
+    """
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 2:
+        raise ValueError(f"weights must have shape (n_q, n_k), got shape {w.shape}")
+    ax = get_axes(ax, figsize=(4.0, 3.6))
+    with style():
+        ax.imshow(w, cmap=HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest", aspect="equal", **imshow_kw)
+        label_heatmap(ax, *w.shape)
+        if title:
+            ax.set_title(title)
+    return ax
+
+
+def add_weights_colorbar(fig, axes, label="attention weight"):
+    """One colour bar for the fixed 0..1 weight scale, shared by ``axes``."""
+    sm = ScalarMappable(norm=WEIGHTS_NORM, cmap=HEATMAP_CMAP)
+    return fig.colorbar(sm, ax=axes, shrink=0.85, label=label)
+
+
+def weights_small_multiples(weights_by_d_k: dict):
+    """Unscaled (top row) and scaled (bottom row) attention weights for each d_k.
+
+    Parameters
+    ----------
+    weights_by_d_k : dict int -> (ndarray, ndarray)
+        For each d_k, the ``(unscaled, scaled)`` weight matrices, each (n_q, n_k).
+
+    Returns
+    -------
+    Figure
+
+    >>> w = np.full((4, 4), 0.25)
+    >>> fig = weights_small_multiples({4: (w, w), 64: (w, w)})
+    >>> len(fig.axes)   # 4 heatmaps and the colour bar
+    5
+    """
+    d_ks = sorted(weights_by_d_k)
+    fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
+    for j, d_k in enumerate(d_ks):
+        unscaled, scaled = (np.asarray(w, dtype=float) for w in weights_by_d_k[d_k])
+        for row, (w, spec) in enumerate(((unscaled, UNSCALED), (scaled, SCALED))):
+            mean_max = w.max(axis=-1).mean()
+            weights_heatmap(w, ax=axes[row, j],
+                            title=f"{spec['label']}\n$d_k$ = {d_k}: mean max {mean_max:.2f}")
+            axes[row, j].title.set_color(spec["color"])
+    add_weights_colorbar(fig, axes)
+    return fig
+
+
+def mask_and_weights(mask, weights, title: str = "causal mask"):
+    """A boolean mask (True = may attend) next to the attention weights computed with it.
+
+    Parameters
+    ----------
+    mask : array_like of bool, shape (n_q, n_k)
+    weights : array_like, shape (n_q, n_k)
+    title : str
+        Title of the mask panel.
+
+    Returns
+    -------
+    Figure
+
+    >>> from sdpa_helpers.attention import causal_mask
+    >>> m = causal_mask(4)
+    >>> fig = mask_and_weights(m, m / m.sum(axis=1, keepdims=True))
+    >>> [ax.get_xlabel() for ax in fig.axes[:2]]
+    ['key $j$', 'key $j$']
+    """
+    mask = np.asarray(mask, dtype=bool)
+    fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(7.6, 3.5))
+    weights_heatmap(mask.astype(float), ax=ax_m, title=f"{title}: True (light) = may attend")
+    n_q, n_k = mask.shape
+    with style():
+        for i in range(n_q):
+            for j in range(n_k):
+                ax_m.text(j, i, "" if mask[i, j] else "−∞", ha="center", va="center",
+                          color="white", fontsize=8)
+    weights_heatmap(weights, ax=ax_w, title="weights after the softmax")
+    add_weights_colorbar(fig, [ax_m, ax_w])
+    return fig
+
+
+def head_scale_histograms(logits, d_k: int, d_model: int, ax=None):
+    """One head's dot products three ways: unscaled, times 1/sqrt(d_k), times 1/sqrt(d_model).
+
+    Parameters
+    ----------
+    logits : array_like, shape (n,)
+        Unscaled per-head dot products ``q_h . k_h`` (length-d_k pieces of length-d_model vectors).
+    d_k, d_model : int
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = head_scale_histograms(np.random.default_rng(0).normal(0, 8, 1000), 64, 512)
+    >>> ax.get_xlabel()
+    'logit of one head'
+    """
+    s = np.asarray(logits, dtype=float)
+    ax = get_axes(ax, figsize=(7.0, 3.6))
+    wrong = {"color": OKABE_ITO["reddish_purple"], "linestyle": "-."}
+    series = (
+        (s, UNSCALED, f"unscaled: std {s.std():.2f}"),
+        (s / np.sqrt(d_k), SCALED, rf"$\times 1/\sqrt{{d_k}}$ = 1/√{d_k}: std {s.std() / np.sqrt(d_k):.2f}"),
+        (s / np.sqrt(d_model), wrong,
+         rf"$\times 1/\sqrt{{d_\mathrm{{model}}}}$ = 1/√{d_model}: std {s.std() / np.sqrt(d_model):.2f}"),
+    )
+    bins = np.arange(-12.0, 12.001, 0.25)  # fixed range: the unscaled spread spills past it
+    with style():
+        for values, spec, label in series:
+            ax.hist(values, bins=bins, density=True, histtype="step", linewidth=1.6,
+                    color=spec["color"], linestyle=spec["linestyle"], label=label)
+        ax.set_xlim(bins[0], bins[-1])
+        ax.set(xlabel="logit of one head", ylabel="density",
+               title=f"one head of $d_k$ = {d_k} inside $d_\\mathrm{{model}}$ = {d_model}")
+        ax.legend(loc="upper right")
+    return ax

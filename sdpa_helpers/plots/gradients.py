@@ -1,0 +1,243 @@
+"""Figures for notebook 06: the softmax Jacobian as a heatmap, and gradient sizes against d_k.
+
+This module offers:
+
+- :data:`JACOBIAN_LIMIT` -- every entry of ``diag(p) - p p^T`` lies in [-1/4, 1/4];
+- :func:`jacobian_heatmap` -- one Jacobian, fixed colour limits +-1/4;
+- :func:`jacobian_small_multiples` -- the Jacobians of a few softmax outputs, one per d_k,
+  unscaled (top) and scaled (bottom);
+- :func:`norm_curves` -- mean (+-1 SE) and median of a Monte Carlo norm against d_k, log-log;
+- :func:`gradient_norms_figure` -- ``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k;
+- :func:`jacobian_bound_figure` -- ``||J||_F`` against ``1 - max p`` with the bound ``2 (1 - max p)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import LogLocator, NullFormatter
+
+from .. import _checks
+from ..attention import softmax_jacobian
+from ..saturation import jacobian_frobenius
+from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+
+__all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "jacobian_small_multiples", "format_norm", "format_norm_axis",
+           "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
+
+#: Colour limits of Jacobian heatmaps: ``p_i (1 - p_i) <= 1/4`` and ``p_i p_j <= 1/4``.
+JACOBIAN_LIMIT = 0.25
+
+#: y labels of the three gradient-size panels.
+NORM_LABELS = (r"$\|J\|_F$", r"$\|\partial L/\partial z\|$", r"$\|\partial L/\partial q\|$")
+
+
+def _spec(scaled: bool) -> dict:
+    return SCALED if scaled else UNSCALED
+
+
+def jacobian_heatmap(J, ax=None, title: str | None = None, colorbar: bool = True):
+    """The softmax Jacobian ``J[i, j] = d p_i / d z_j`` as a heatmap with fixed limits +-1/4.
+
+    Parameters
+    ----------
+    J : array_like, shape (n, n)
+    ax : Axes, optional
+    title : str, optional
+    colorbar : bool
+        Add a colour bar beside ``ax``.
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = jacobian_heatmap([[0.25, -0.25], [-0.25, 0.25]])
+    >>> tuple(map(float, ax.images[0].get_clim()))
+    (-0.25, 0.25)
+    """
+    J = np.asarray(J, dtype=float)
+    if J.ndim != 2 or J.shape[0] != J.shape[1] or J.size == 0:
+        raise ValueError(f"J must be a square matrix of shape (n, n), got {J.shape}")
+    ax = get_axes(ax)
+    n = J.shape[0]
+    with style():
+        image = ax.imshow(J, cmap=HEATMAP_CMAP, vmin=-JACOBIAN_LIMIT, vmax=JACOBIAN_LIMIT,
+                          interpolation="nearest", extent=(0.5, n + 0.5, n + 0.5, 0.5))
+        ax.grid(False)
+        ticks = np.arange(1, n + 1, max(1, n // 8))
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+        ax.set(xlabel="logit $z_j$", ylabel="weight $p_i$")
+        if title:
+            ax.set_title(title)
+        if colorbar:
+            ax.figure.colorbar(image, ax=ax, label=r"$\partial p_i/\partial z_j$", shrink=0.9)
+    return ax
+
+
+def jacobian_small_multiples(weights_by_d_k: dict):
+    """Softmax Jacobians at a few d_k: unscaled (top row), scaled (bottom row), one shared colour bar.
+
+    Takes the weights ``p`` rather than the Jacobians so that the ``||J||_F`` in each title is
+    computed accurately (:func:`~sdpa_helpers.saturation.jacobian_frobenius`) even when ``p`` is
+    so close to one-hot that ``J``'s largest diagonal entry ``p (1 - p)`` rounds to 0.
+
+    Parameters
+    ----------
+    weights_by_d_k : dict int -> (ndarray, ndarray), each shape (n,)
+        ``d_k -> (unscaled weights, scaled weights)``: softmax outputs.
+
+    Returns
+    -------
+    Figure
+
+    >>> fig = jacobian_small_multiples({1: ([0.5, 0.5], [0.5, 0.5]), 4: ([0.5, 0.5], [1.0, 0.0])})
+    >>> len(fig.axes)  # 4 panels + colour bar
+    5
+    """
+    if not isinstance(weights_by_d_k, dict) or not weights_by_d_k:
+        raise TypeError(f"weights_by_d_k must be a non-empty dict d_k -> (unscaled, scaled) weights, "
+                        f"got {type(weights_by_d_k).__name__}")
+    d_ks = sorted(weights_by_d_k)
+    fig, axes = new_figure(2, len(d_ks), figsize=(2.7 * len(d_ks) + 1.0, 5.6), squeeze=False)
+    for col, d_k in enumerate(d_ks):
+        for row, scaled in enumerate((False, True)):
+            p = _checks.probabilities("weights_by_d_k values", weights_by_d_k[d_k][row])
+            if p.ndim != 1:
+                raise ValueError(f"weights_by_d_k values must have shape (n,), got {p.shape} at d_k = {d_k}")
+            ax = jacobian_heatmap(softmax_jacobian(p), ax=axes[row, col], colorbar=False,
+                                  title=f"{_spec(scaled)['label']}\n$d_k$ = {d_k}: " + r"$\|J\|_F$"
+                                  + f" = {format_norm(jacobian_frobenius(p))}")
+            if col:
+                ax.set_ylabel("")
+    with style():
+        fig.colorbar(axes[0, 0].images[0], ax=axes, label=r"$\partial p_i/\partial z_j$", shrink=0.8)
+    return fig
+
+
+def format_norm(value: float) -> str:
+    """A norm for a title: two decimals from 0.01 up, scientific notation below.
+
+    >>> format_norm(0.3812), format_norm(0.0019), format_norm(0.0)
+    ('0.38', '1.9e-03', '0')
+    """
+    value = float(value)
+    if value == 0:
+        return "0"
+    return f"{value:.2f}" if value >= 0.01 else f"{value:.1e}"
+
+
+def format_norm_axis(ax, label: str, ylim=(1e-13, 10.0)):
+    """A log-log axis for a gradient size against d_k (1 ... 4096).
+
+    >>> format_norm_axis(get_axes(), "norm").get_yscale()
+    'log'
+    """
+    set_d_k_axis(ax)
+    ax.set_xlim(0.7, 4096 * 1.4)
+    ax.set_yscale("log")
+    ax.set_ylim(*ylim)
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylabel(label)
+    return ax
+
+
+def norm_curves(ax, d_ks, estimate, scaled: bool, median: bool = True):
+    """Mean (filled markers, +-1 SE bars) and median (hollow markers, thin) of a norm against d_k.
+
+    Parameters
+    ----------
+    ax : Axes
+    d_ks : array_like, shape (m,)
+    estimate : MCEstimate
+        Fields of shape (m,).
+    scaled : bool
+    median : bool
+        Also draw the median.
+
+    Returns
+    -------
+    Axes
+
+    >>> from sdpa_helpers.saturation import MCEstimate
+    >>> ax = norm_curves(get_axes(), [1, 2], MCEstimate(np.ones(2), np.zeros(2), np.ones(2)), False)
+    >>> len(ax.lines) >= 2
+    True
+    """
+    spec = _spec(scaled)
+    d_ks = np.asarray(d_ks, dtype=float)
+    ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
+                marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
+    if median:
+        ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=spec["linestyle"], linewidth=0.9,
+                marker=spec["marker"], markersize=5, markerfacecolor="white", alpha=0.9,
+                label=f"{spec['label']}: median")
+    return ax
+
+
+def gradient_norms_figure(unscaled, scaled):
+    """``||J||_F``, ``||dL/dz|| = ||J g||`` and ``||dL/dq||`` against d_k, unscaled vs scaled, log-log.
+
+    Parameters
+    ----------
+    unscaled, scaled : GradientCurves
+        From :func:`sdpa_helpers.saturation.gradient_curves`.
+
+    Returns
+    -------
+    Figure
+
+    >>> from sdpa_helpers.saturation import gradient_curves
+    >>> u = gradient_curves([1, 64], 4, 50, scaled=False, rng=0)
+    >>> s = gradient_curves([1, 64], 4, 50, scaled=True, rng=0)
+    >>> [ax.get_yscale() for ax in gradient_norms_figure(u, s).axes]
+    ['log', 'log', 'log']
+    """
+    fig, axes = new_figure(1, 3, figsize=(12.0, 3.9))
+    with style():
+        fields = ("jacobian_norm", "logit_grad_norm", "query_grad_norm")
+        titles = ("Jacobian of the softmax", "gradient reaching the logits $z$", "gradient reaching the query $q$")
+        for ax, field, label, title in zip(axes, fields, NORM_LABELS, titles):
+            format_norm_axis(ax, label)
+            norm_curves(ax, unscaled.d_k, getattr(unscaled, field), scaled=False)
+            norm_curves(ax, scaled.d_k, getattr(scaled, field), scaled=True)
+            ax.set_title(title)
+        axes[0].legend(loc="lower left")
+    return fig
+
+
+def jacobian_bound_figure(p, ax=None):
+    """``||J||_F`` against ``1 - max p`` for many probability vectors, with the bound ``2 (1 - max p)``.
+
+    Parameters
+    ----------
+    p : array_like, shape (m, n)
+        Probability vectors, one per row.
+    ax : Axes, optional
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = jacobian_bound_figure([[0.5, 0.5], [0.9, 0.1]])
+    >>> ax.get_xscale(), ax.get_yscale()
+    ('log', 'log')
+    """
+    p = np.asarray(p, dtype=float)
+    if p.ndim != 2:
+        raise ValueError(f"p must have shape (m, n), got {p.shape}")
+    ax = get_axes(ax, figsize=(5.5, 4.2))
+    fro = jacobian_frobenius(p)
+    gap = np.sort(p, axis=1)[:, :-1].sum(axis=1)  # 1 - max p, summed from the small entries
+    keep = (gap > 0) & (fro > 0)
+    with style():
+        x = np.geomspace(gap[keep].min(), gap[keep].max(), 50)
+        # neither scaling's colours: black dashed bound, reddish-purple points
+        ax.plot(x, 2 * x, color=OKABE_ITO["black"], linestyle="--", linewidth=1.0, zorder=1,
+                label=r"bound $2\,(1-p_{\max})$")
+        ax.scatter(gap[keep], fro[keep], s=10, alpha=0.6, color=OKABE_ITO["reddish_purple"], edgecolors="none",
+                   zorder=2, label=r"random $p$")
+        ax.set(xscale="log", yscale="log", xlabel=r"$1-p_{\max}$", ylabel=r"$\|J\|_F$",
+               title="the Jacobian vanishes as $p$ becomes one-hot")
+        ax.legend(loc="upper left")
+    return ax

@@ -1,0 +1,272 @@
+"""Figures for notebook 05: attention weights as bars, saturation curves against d_k, temperature.
+
+This module offers:
+
+- :func:`weight_bars` -- one query's attention weights as bars (y fixed to 0..1);
+- :func:`saturation_small_multiples` -- bars at a few d_k, unscaled (top) and scaled (bottom);
+- :func:`format_curve_axes` -- the fixed axes of the three saturation curves;
+- :func:`mc_curve` -- a Monte Carlo curve against d_k (mean with standard-error bars);
+- :func:`saturation_curves_figure` -- largest weight, entropy and ``exp(entropy)`` against d_k;
+- :func:`temperature_small_multiples` -- bars at a few temperatures, and the curves against T.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
+
+from ..attention import softmax
+from ..saturation import weight_stats
+from . import OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+
+__all__ = ["weight_bars", "saturation_small_multiples", "format_weight_axes", "format_curve_axes",
+           "mc_curve", "saturation_curves_figure", "format_temperature_axis", "temperature_small_multiples",
+           "CURVE_LABELS", "REFERENCE"]
+
+#: y-axis labels of the three saturation curves.
+CURVE_LABELS = (r"largest weight $p_{\max}$", r"entropy $H$ (nats)", r"effective keys $e^{H}$")
+
+#: Line properties of the one-hot / uniform reference lines.
+REFERENCE = {"color": OKABE_ITO["black"], "linestyle": ":", "linewidth": 1.0}
+
+
+def _spec(scaled: bool) -> dict:
+    return SCALED if scaled else UNSCALED
+
+
+def format_weight_axes(ax, n_keys: int, title: str | None = None):
+    """Fixed axes for the bars of ``n_keys`` weights: keys 1..n on x, weight 0..1 on y.
+
+    >>> ax = format_weight_axes(get_axes(), 8)
+    >>> tuple(map(float, ax.get_ylim()))
+    (0.0, 1.0)
+    """
+    ax.set_xlim(0.4, n_keys + 0.6)
+    ax.set_ylim(0.0, 1.0)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True, steps=[1, 2, 4, 5, 10]))
+    ax.set(xlabel="key $j$", ylabel="weight $p_j$")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def weight_bars(weights, scaled: bool, ax=None, title: str | None = None):
+    """One query's attention weights as bars, in the colour of its scaling, y fixed to 0..1.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n_keys,)
+        A softmax output.
+    scaled : bool
+        Which scaling produced them (sets the colour).
+    ax : Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = weight_bars([0.25, 0.75], scaled=False)
+    >>> len(ax.patches), tuple(map(float, ax.get_ylim()))
+    (2, (0.0, 1.0))
+    """
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"weights must have shape (n_keys,), got {w.shape}")
+    ax = get_axes(ax)
+    with style():
+        ax.bar(np.arange(1, w.size + 1), w, width=0.8, color=_spec(scaled)["color"])
+        format_weight_axes(ax, w.size, title)
+    return ax
+
+
+def saturation_small_multiples(weights_by_d_k: dict):
+    """Bars of one query's weights at a few d_k: unscaled (top row) and scaled (bottom row).
+
+    Parameters
+    ----------
+    weights_by_d_k : dict int -> (ndarray, ndarray), each shape (n_keys,)
+        ``d_k -> (unscaled weights, scaled weights)``.
+
+    Returns
+    -------
+    Figure
+
+    >>> fig = saturation_small_multiples({4: ([0.5, 0.5], [0.5, 0.5]), 16: ([1.0, 0.0], [0.6, 0.4])})
+    >>> len(fig.axes)
+    4
+    """
+    d_ks = sorted(weights_by_d_k)
+    fig, axes = new_figure(2, len(d_ks), figsize=(2.6 * len(d_ks), 4.8), squeeze=False)
+    for col, d_k in enumerate(d_ks):
+        unscaled, scaled = weights_by_d_k[d_k]
+        for row, (w, is_scaled) in enumerate(((unscaled, False), (scaled, True))):
+            ax = axes[row, col]
+            weight_bars(w, is_scaled, ax=ax,
+                        title=f"{_spec(is_scaled)['label']}, $d_k$ = {d_k}\nmax {np.max(w):.2f}")
+            if col:
+                ax.set_ylabel("")
+    return fig
+
+
+def format_curve_axes(ax_max, ax_entropy, ax_effective, n_max: int):
+    """Fixed axes for the three saturation curves against d_k (1 ... 4096), for up to ``n_max`` keys.
+
+    Largest weight on 0..1, entropy on 0..log(n_max), effective keys on a log2 axis 1..n_max.
+
+    >>> fig, axes = new_figure(1, 3)
+    >>> format_curve_axes(*axes, n_max=16)[2].get_yscale()
+    'log'
+    """
+    for ax, label in zip((ax_max, ax_entropy, ax_effective), CURVE_LABELS):
+        set_d_k_axis(ax)
+        ax.set_xlim(0.7, 4096 * 1.4)
+        ax.set_ylabel(label)
+    ax_max.set_ylim(0.0, 1.03)
+    ax_entropy.set_ylim(-0.05, 1.05 * np.log(n_max))
+    ax_effective.set_yscale("log", base=2)
+    ax_effective.set_ylim(0.9, n_max * 1.15)
+    ticks = [2**i for i in range(int(np.log2(n_max)) + 1)]
+    ax_effective.yaxis.set_major_locator(FixedLocator(ticks))
+    ax_effective.yaxis.set_minor_locator(NullLocator())
+    ax_effective.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    return ax_max, ax_entropy, ax_effective
+
+
+def mc_curve(ax, d_ks, estimate, scaled: bool, label: str | None = None):
+    """Draw a Monte Carlo curve (mean, with +-1 standard-error bars) against d_k in a scaling's style.
+
+    Parameters
+    ----------
+    ax : Axes
+    d_ks : array_like, shape (m,)
+    estimate : MCEstimate
+        ``mean`` and ``se`` of shape (m,).
+    scaled : bool
+    label : str, optional
+        Defaults to the scaling's label.
+
+    Returns
+    -------
+    Axes
+
+    >>> from sdpa_helpers.saturation import MCEstimate
+    >>> ax = mc_curve(get_axes(), [1, 2], MCEstimate(np.array([0.5, 0.6]), np.zeros(2), np.zeros(2)), True)
+    >>> len(ax.lines) >= 1
+    True
+    """
+    spec = _spec(scaled)
+    ax.errorbar(np.asarray(d_ks), estimate.mean, yerr=estimate.se, color=spec["color"],
+                linestyle=spec["linestyle"], marker=spec["marker"], markersize=4, capsize=2,
+                label=spec["label"] if label is None else label)
+    return ax
+
+
+def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None):
+    """Largest weight, entropy and ``exp(entropy)`` against d_k, averaged over random queries.
+
+    Parameters
+    ----------
+    unscaled, scaled : SaturationCurves
+        From :func:`sdpa_helpers.saturation.saturation_curves` with ``scaled=False`` / ``True``.
+    n_keys : int
+        Keys per query (sets the uniform reference lines: ``1/n``, ``log n``, ``n``).
+    iid_limit : tuple of 3 floats, optional
+        The three values for logits drawn i.i.d. N(0, 1), drawn as a wide grey band (grey: it is
+        neither scaling's colour).
+
+    Returns
+    -------
+    Figure
+
+    >>> from sdpa_helpers.saturation import saturation_curves
+    >>> u = saturation_curves([1, 64], 4, 50, scaled=False, rng=0)
+    >>> s = saturation_curves([1, 64], 4, 50, scaled=True, rng=0)
+    >>> [ax.get_xlabel() for ax in saturation_curves_figure(u, s, 4).axes]
+    ['$d_k$', '$d_k$', '$d_k$']
+    """
+    fig, axes = new_figure(1, 3, figsize=(12.0, 3.6))
+    with style():
+        format_curve_axes(*axes, n_max=n_keys)
+        one_hot = (1.0, 0.0, 1.0)
+        uniform = (1.0 / n_keys, np.log(n_keys), float(n_keys))
+        for i, (ax, field) in enumerate(zip(axes, ("max_weight", "entropy", "effective_keys"))):
+            ax.axhline(one_hot[i], **REFERENCE)
+            ax.axhline(uniform[i], **REFERENCE)
+            ax.text(1.0, one_hot[i], " one-hot", va="bottom" if i != 0 else "top", fontsize=8)
+            ax.text(1.0, uniform[i], f" uniform over {n_keys}", va="bottom" if i else "top", fontsize=8)
+            if iid_limit is not None:
+                ax.axhline(iid_limit[i], color=OKABE_ITO["black"], linewidth=5.0, alpha=0.2,
+                           label="logits i.i.d. $N(0, 1)$")
+            mc_curve(ax, unscaled.d_k, getattr(unscaled, field), scaled=False)
+            mc_curve(ax, scaled.d_k, getattr(scaled, field), scaled=True)
+        axes[0].legend(loc="center right")
+        fig.suptitle(f"one query against {n_keys} keys: averages over random queries (bars: ±1 SE)")
+    return fig
+
+
+def format_temperature_axis(ax, temperatures):
+    """A log2 x axis for the temperature ``T``, with ticks labelled as fractions (1/8, 1, 8).
+
+    >>> format_temperature_axis(get_axes(), [0.125, 1.0, 8.0]).get_xscale()
+    'log'
+    """
+    temperatures = np.asarray(temperatures, dtype=float)
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(temperatures.min() / 1.4, temperatures.max() * 1.4)
+    lo, hi = int(np.floor(np.log2(temperatures.min()))), int(np.ceil(np.log2(temperatures.max())))
+    ticks = [2.0**i for i in range(lo, hi + 1) if i % 2 == 0]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v >= 1 else f"1/{1 / v:g}"))
+    ax.set_xlabel("temperature $T$")
+    return ax
+
+
+def temperature_small_multiples(logits, temperatures, curve_temperatures):
+    """Bars of ``softmax(logits / T)`` at a few temperatures, then the largest weight and
+    ``exp(entropy)`` against ``T``.
+
+    Parameters
+    ----------
+    logits : array_like, shape (n,)
+    temperatures : sequence of float > 0
+        One bar panel each.
+    curve_temperatures : array_like of float > 0
+        Where the curves are evaluated (log-spaced).
+
+    Returns
+    -------
+    Figure
+
+    >>> fig = temperature_small_multiples([0.0, 1.0], [0.5, 2.0], [0.25, 0.5, 1, 2, 4])
+    >>> len(fig.axes)
+    4
+    """
+    z = np.asarray(logits, dtype=float)
+    temps = [float(t) for t in temperatures]
+    curve_t = np.asarray(curve_temperatures, dtype=float)
+    fig, axes = new_figure(1, len(temps) + 2, figsize=(2.7 * (len(temps) + 2), 3.3))
+    with style():
+        for i, (ax, t) in enumerate(zip(axes, temps)):
+            p = softmax(z, temperature=t)
+            name = f"{t:g}" if t >= 1 else f"1/{1 / t:g}"
+            ax.bar(np.arange(1, z.size + 1), p, width=0.8, color=OKABE_ITO["reddish_purple"])
+            format_weight_axes(ax, z.size, f"$T$ = {name}: max {p.max():.2f}")
+            if i:
+                ax.set_ylabel("")
+        stats = weight_stats(z[None, :] / curve_t[:, None])
+        ax_max, ax_eff = axes[-2], axes[-1]
+        ax_max.plot(curve_t, stats.max_weight, color=OKABE_ITO["reddish_purple"], marker=".")
+        ax_eff.plot(curve_t, stats.effective_keys, color=OKABE_ITO["reddish_purple"], marker=".")
+        for ax, label, top in ((ax_max, CURVE_LABELS[0], 1.03), (ax_eff, CURVE_LABELS[2], z.size + 0.3)):
+            format_temperature_axis(ax, curve_t)
+            ax.set_ylabel(label)
+            ax.set_ylim(0.0 if ax is ax_max else 0.7, top)
+            ax.axhline(1.0, **REFERENCE)
+        ax_max.axhline(1.0 / z.size, **REFERENCE)
+        ax_eff.axhline(z.size, **REFERENCE)
+        for t in temps:
+            for ax in (ax_max, ax_eff):
+                ax.axvline(t, color=OKABE_ITO["black"], linewidth=0.6, alpha=0.4)
+    return fig

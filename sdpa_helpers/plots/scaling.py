@@ -1,0 +1,239 @@
+"""Figures for notebook 04: three choices of scale -- none, 1/sqrt(d_k), 1/d_k.
+
+- :data:`SCALINGS` -- the three choices: name, line style and the exponent ``e`` in ``c = d_k**e``;
+- :func:`scale_of` -- the factor ``c`` of a scaling at a given d_k;
+- :func:`logit_std_vs_d_k` -- log-log: the logits' standard deviation against d_k, theory lines
+  (slopes 1/2, 0, -1/2) and simulation dots;
+- :func:`attention_vs_d_k` -- mean entropy and mean largest weight of the softmax against d_k;
+- :func:`sorted_weights` and :func:`weights_small_multiples` -- one query's softmax weights.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.ticker import FixedLocator, NullLocator
+
+from .. import _checks
+from . import INV_D, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+
+__all__ = ["SCALINGS", "scale_of", "set_power_of_two_axis", "logit_std_vs_d_k", "attention_vs_d_k",
+           "sorted_weights", "weights_small_multiples"]
+
+#: name -> (line properties, exponent e of the scale c = d_k**e).
+SCALINGS = {
+    "unscaled": (UNSCALED, 0.0),
+    "sqrt": (SCALED, -0.5),
+    "inv_d": (INV_D, -1.0),
+}
+
+
+def scale_of(name: str, d_k: int) -> float:
+    """The factor ``c`` that multiplies ``q . k`` for the scaling ``name`` at ``d_k``.
+
+    >>> scale_of("unscaled", 64), scale_of("sqrt", 64), scale_of("inv_d", 64)
+    (1.0, 0.125, 0.015625)
+    """
+    _check_name("name", name)
+    return float(_checks.positive_int("d_k", d_k)) ** SCALINGS[name][1]
+
+
+def _check_name(what: str, name) -> str:
+    if not isinstance(name, str) or name not in SCALINGS:
+        raise ValueError(f"{what} must be one of {', '.join(map(repr, SCALINGS))}; got {name!r}")
+    return name
+
+
+def _check_per_scaling(what: str, values: dict, n: int) -> None:
+    """``values`` maps scaling names to sequences of length ``n``, or raise naming ``what``."""
+    if not isinstance(values, dict):
+        raise TypeError(f"{what} must be a dict scaling name -> values, got {type(values).__name__}")
+    for name, v in values.items():
+        _check_name(f"the keys of {what}", name)
+        if len(v) != n:
+            raise ValueError(f"{what}[{name!r}] must have one value per d_k ({n}), got {len(v)}")
+
+
+def _power_label(v: float, _=None) -> str:
+    frac = Fraction(v).limit_denominator(1 << 16)
+    return f"{frac.numerator}" if frac.denominator == 1 else f"1/{frac.denominator}"
+
+
+def set_power_of_two_axis(ax, which: str = "y", lo: int = -6, hi: int = 6, label: str | None = None):
+    """A log2 axis with ticks at 2**lo ... 2**hi (every second power), labelled 1/64, 1/16, ..., 64.
+
+    >>> ax = set_power_of_two_axis(get_axes())
+    >>> ax.get_yscale(), [t.get_text() for t in ax.get_yticklabels()][:2]
+    ('log', ['1/64', '1/16'])
+    """
+    if which not in ("x", "y"):
+        raise ValueError(f"which must be 'x' or 'y', got {which!r}")
+    if not (isinstance(lo, int) and isinstance(hi, int) and lo < hi):
+        raise ValueError(f"lo and hi must be integers with lo < hi, got lo={lo!r}, hi={hi!r}")
+    ticks = [2.0**i for i in range(lo, hi + 1, 2)]
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log", base=2)
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(mpl.ticker.FuncFormatter(_power_label))
+    (ax.set_ylim if which == "y" else ax.set_xlim)(2.0 ** (lo - 0.5), 2.0 ** (hi + 0.5))
+    if label is not None:
+        (ax.set_ylabel if which == "y" else ax.set_xlabel)(label)
+    return ax
+
+
+def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int = 4096):
+    """Log-log: standard deviation of the logits ``c * q . k`` against d_k, for the three scalings.
+
+    Theory (lines): ``std = sqrt(d_k) * c = d_k**(1/2 + e)``, slopes 1/2, 0 and -1/2.
+
+    Parameters
+    ----------
+    d_ks : sequence of int, optional
+        d_k of the simulation dots.
+    sim_std : dict name -> ndarray, shape (len(d_ks),), optional
+        Simulated standard deviations per scaling name (keys of :data:`SCALINGS`).
+    ax : Axes, optional
+    d_max : int
+        Largest d_k of the theory lines.
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = logit_std_vs_d_k()
+    >>> [line.get_label() for line in ax.lines]
+    ['unscaled: slope 1/2', 'scaled by $1/\\\\sqrt{d_k}$: slope 0', 'scaled by $1/d_k$: slope -1/2']
+    """
+    d_max = _checks.positive_int("d_max", d_max)
+    if sim_std is not None:
+        if d_ks is None:
+            raise ValueError("d_ks must be given with sim_std")
+        _check_per_scaling("sim_std", sim_std, len(d_ks))
+    ax = get_axes(ax, figsize=(6.0, 4.2))
+    grid = 2.0 ** np.arange(0, int(np.log2(d_max)) + 1)
+    with style():
+        for name, (spec, e) in SCALINGS.items():
+            slope = Fraction(0.5 + e)
+            ax.plot(grid, grid ** (0.5 + e), color=spec["color"], linestyle=spec["linestyle"],
+                    label=f"{spec['label']}: slope {slope}")
+        if sim_std is not None:
+            for name, values in sim_std.items():
+                spec = SCALINGS[name][0]
+                ax.plot(d_ks, values, linestyle="none", marker=spec["marker"], color=spec["color"],
+                        markersize=5)
+        set_d_k_axis(ax, d_max=d_max)
+        set_power_of_two_axis(ax, "y", -6, 6, label=r"standard deviation of the logits $c\,q\cdot k$")
+        ax.legend(loc="upper left")
+    return ax
+
+
+def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
+    """Two panels against d_k: mean softmax entropy (left) and mean largest weight (right).
+
+    Parameters
+    ----------
+    d_ks : sequence of int
+    entropy, max_weight : dict name -> ndarray, shape (len(d_ks),)
+        Per scaling name (keys of :data:`SCALINGS`): the mean over queries.
+    n_keys : int
+        Number of keys: marks ``log n`` (uniform attention) and ``1/n``.
+
+    Returns
+    -------
+    Figure
+
+    >>> d = [1, 2]
+    >>> fig = attention_vs_d_k(d, {"sqrt": np.ones(2)}, {"sqrt": np.full(2, 0.5)}, n_keys=4)
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['mean entropy (nats)', 'mean largest weight']
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    _check_per_scaling("entropy", entropy, len(d_ks))
+    _check_per_scaling("max_weight", max_weight, len(d_ks))
+    fig, (ax_h, ax_m) = new_figure(1, 2, figsize=(10.0, 3.6))
+    with style():
+        for name in entropy:
+            spec = SCALINGS[name][0]
+            kw = dict(color=spec["color"], linestyle=spec["linestyle"], marker=spec["marker"], markersize=4,
+                      label=spec["label"])
+            ax_h.plot(d_ks, entropy[name], **kw)
+            ax_m.plot(d_ks, max_weight[name], **kw)
+        ref = dict(color=OKABE_ITO["black"], linewidth=1, linestyle=(0, (1, 3)))
+        x_right = max(d_ks)
+        ax_h.axhline(np.log(n_keys), **ref)
+        ax_h.annotate(f"uniform: log n = {np.log(n_keys):.2f}", (x_right, np.log(n_keys)), xytext=(0, 5),
+                      textcoords="offset points", fontsize=8, ha="right")
+        ax_m.axhline(1.0 / n_keys, **ref)
+        ax_m.annotate(f"uniform: 1/n = {1 / n_keys:.4g}", (x_right, 1.0 / n_keys), xytext=(0, -11),
+                      textcoords="offset points", fontsize=8, ha="right")
+        for ax in (ax_h, ax_m):
+            set_d_k_axis(ax, d_max=max(max(d_ks), 4))
+        ax_h.set(ylabel="mean entropy (nats)", ylim=(0, 1.15 * np.log(n_keys)),
+                 title=f"entropy of the weights, {n_keys} keys")
+        ax_m.set(ylabel="mean largest weight", ylim=(-0.02, 1.05), title=f"largest weight, {n_keys} keys")
+        ax_m.legend(loc="center left")
+    return fig
+
+
+def sorted_weights(weights: dict, ax=None, title: str = ""):
+    """One query's softmax weights per scaling, keys sorted from the largest ``q . k`` down.
+
+    Parameters
+    ----------
+    weights : dict name -> ndarray, shape (n_keys,)
+        Per scaling name, the weights of the same keys (sorted here by the first entry's order).
+    ax : Axes, optional
+    title : str
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = sorted_weights({"sqrt": np.array([0.2, 0.5, 0.3])})
+    >>> ax.lines[0].get_ydata().tolist()
+    [0.5, 0.3, 0.2]
+    """
+    if not isinstance(weights, dict) or not weights:
+        raise TypeError(f"weights must be a non-empty dict scaling name -> weights, got {weights!r}")
+    for name in weights:
+        _check_name("the keys of weights", name)
+    ax = get_axes(ax)
+    first = _checks.real_array("weights", next(iter(weights.values())), min_ndim=1, shape_hint="(n_keys,)")
+    order = np.argsort(-first, kind="stable")
+    ranks = np.arange(1, first.size + 1)
+    with style():
+        for name, w in weights.items():
+            spec = SCALINGS[name][0]
+            ax.plot(ranks, np.asarray(w, dtype=float)[order], color=spec["color"], linestyle=spec["linestyle"],
+                    marker=spec["marker"], markersize=4, label=spec["label"])
+        ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02), title=title)
+        ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+    return ax
+
+
+def weights_small_multiples(weights_by_d_k: dict):
+    """A row of :func:`sorted_weights` panels, one per d_k.
+
+    Parameters
+    ----------
+    weights_by_d_k : dict int -> dict name -> ndarray, shape (n_keys,)
+
+    Returns
+    -------
+    Figure
+
+    >>> fig = weights_small_multiples({4: {"sqrt": np.full(3, 1 / 3)}, 64: {"sqrt": np.full(3, 1 / 3)}})
+    >>> len(fig.axes)
+    2
+    """
+    if not isinstance(weights_by_d_k, dict) or not weights_by_d_k:
+        raise TypeError(f"weights_by_d_k must be a non-empty dict d_k -> weights, got {type(weights_by_d_k).__name__}")
+    d_ks = sorted(weights_by_d_k)
+    fig, axes = new_figure(1, len(d_ks), figsize=(3.4 * len(d_ks), 3.2), squeeze=False, sharey=True)
+    for ax, d_k in zip(axes[0], d_ks):
+        sorted_weights(weights_by_d_k[d_k], ax=ax, title=f"$d_k$ = {d_k}")
+    axes[0, 0].legend(loc="upper right")
+    return fig

@@ -1,0 +1,229 @@
+"""Figures for notebook 03: a sample variance is itself random, and small samples spread wide.
+
+- :func:`variance_histogram` -- histogram of many sample variances, true value and mean marked;
+- :func:`relative_spread_histograms` -- small multiples: ``s2 / n`` of ``n x n`` products for a few n;
+- :func:`spread_vs_n` -- log-log: spread of ``s2 / n`` against n, simulation vs exact and i.i.d. theory;
+- :func:`conditional_spread` -- two logits of one query: uncorrelated, yet their sizes move together.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _checks, theory
+from . import OKABE_ITO, SCALED, get_axes, new_figure, set_d_k_axis, style
+
+__all__ = ["REL_BINS", "bin_fractions", "variance_histogram", "relative_spread_histograms", "spread_vs_n",
+           "exact_relative_sd", "iid_relative_sd", "conditional_spread"]
+
+#: Bin edges for ``s2 / n`` (the sample variance over its true value): 80 bins over [0, 4].
+REL_BINS = np.linspace(0.0, 4.0, 81)
+
+TRUTH = {"color": OKABE_ITO["black"], "linestyle": "-", "linewidth": 1.5}
+EXACT = {"color": OKABE_ITO["blue"], "linestyle": "-", "label": "exact (entries share rows/columns)"}
+IID = {"color": OKABE_ITO["orange"], "linestyle": "--", "label": "i.i.d. formula"}
+
+
+def bin_fractions(values, bins) -> np.ndarray:
+    """Fraction of ``values`` in each bin (values outside the bins count in the total).
+
+    >>> bin_fractions([0.5, 1.5, 1.7, 9.0], [0.0, 1.0, 2.0]).tolist()
+    [0.25, 0.5]
+    """
+    counts, _ = np.histogram(values, bins=bins)
+    return counts / max(1, np.size(values))
+
+
+def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, label: str = "",
+                       xlabel: str = r"sample variance $s^2$"):
+    """Histogram (fraction per bin) of sample variances, with the true value and their mean marked.
+
+    Parameters
+    ----------
+    s2 : ndarray, shape (n_reps,)
+        One sample variance per repetition of the experiment.
+    true_var : float
+        The variance being estimated (a solid black line).
+    bins : ndarray, shape (n_bins + 1,), optional
+        Bin edges; default 48 bins over ``[0, 6 * true_var]``.
+    ax : Axes, optional
+    color : colour, optional
+        Of the bars and of the dashed line at the mean of ``s2``.
+    label : str
+        Names the estimator in the legend (e.g. ``"ddof=1"``).
+    xlabel : str
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = variance_histogram(np.array([1.0, 2.0, 3.0]), true_var=2.0)
+    >>> [float(v) for v in ax.get_xlim()]  # 6 x the true variance
+    [0.0, 12.0]
+    """
+    s2 = _checks.real_array("s2", s2, min_ndim=1, shape_hint="(n_reps,)")
+    true_var = _checks.positive("true_var", true_var)
+    bins = np.linspace(0.0, 6.0 * true_var, 49) if bins is None else _checks.real_array("bins", bins, min_ndim=1)
+    color = color or SCALED["color"]
+    ax = get_axes(ax)
+    with style():
+        ax.stairs(bin_fractions(s2, bins), bins, fill=True, color=color, alpha=0.55)
+        ax.axvline(true_var, **TRUTH, label=f"true variance {true_var:g}")
+        ax.axvline(s2.mean(), color=color, linestyle="--", linewidth=1.5,
+                   label=f"mean{' of ' + label if label else ''}: {s2.mean():.2f}")
+        ax.set_xlim(float(bins[0]), float(bins[-1]))
+        ax.set(xlabel=xlabel, ylabel="fraction of experiments")
+        ax.legend(loc="upper right")
+    return ax
+
+
+def exact_relative_sd(ns) -> np.ndarray:
+    """Exact standard deviation of ``s2 / n`` for the entries of an ``n x n`` product (ddof=1).
+
+    >>> exact_relative_sd([2]).round(3).tolist()
+    [1.453]
+    """
+    return np.array([theory.matmul_sample_variance_moments(n, n).std / n for n in ns])
+
+
+def iid_relative_sd(ns) -> np.ndarray:
+    """The i.i.d. formula's standard deviation of ``s2 / n`` for ``n^2`` values of variance n.
+
+    Uses the entries' own excess kurtosis ``6 / n`` but ignores that they share rows and columns.
+
+    >>> iid_relative_sd([2]).round(3).tolist()
+    [1.19]
+    """
+    return np.array([theory.sample_variance_moments(_checks.positive_int("n", n) ** 2, 1.0,
+                                                    theory.dot_product_excess_kurtosis(n)).std for n in ns])
+
+
+def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
+    """One histogram of ``s2 / n`` per n (a row of small multiples), the true value 1 marked.
+
+    Parameters
+    ----------
+    s2_by_n : dict int -> ndarray, shape (n_reps,)
+        Relative sample variances ``s2 / n`` of the entries of ``n x n`` products.
+    bins : ndarray
+        Common bin edges (fixed x axis, so the panels compare).
+
+    Returns
+    -------
+    Figure
+
+    >>> fig = relative_spread_histograms({2: np.ones(5), 8: np.ones(5)})
+    >>> len(fig.axes)
+    2
+    """
+    if not isinstance(s2_by_n, dict) or not s2_by_n:
+        raise TypeError(f"s2_by_n must be a non-empty dict n -> array, got {type(s2_by_n).__name__}")
+    ns = sorted(s2_by_n)
+    fig, axes = new_figure(1, len(ns), figsize=(3.0 * len(ns), 2.9), squeeze=False, sharex=True)
+    with style():
+        for ax, n, sd_theory in zip(axes[0], ns, exact_relative_sd(ns)):
+            r = np.asarray(s2_by_n[n], dtype=float)
+            ax.stairs(bin_fractions(r, bins), bins, fill=True, color=SCALED["color"], alpha=0.6)
+            ax.axvline(1.0, **TRUTH)
+            ax.set_xlim(float(bins[0]), float(bins[-1]))
+            ax.set(xlabel=r"$s^2 / n$", title=f"$n$ = {n}: SD {r.std(ddof=1):.3f} (theory {sd_theory:.3f})")
+        axes[0, 0].set_ylabel("fraction of experiments")
+    return fig
+
+
+def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256):
+    """Log-log: standard deviation of ``s2 / n`` against the matrix size n.
+
+    Draws the exact theory (:func:`exact_relative_sd`, solid) and the i.i.d. formula
+    (:func:`iid_relative_sd`, dashed) for n = 2 ... ``n_max``, and simulation dots if given.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        Matrix sizes of the simulation dots.
+    sim_sd : ndarray, shape (len(ns),), optional
+        Simulated standard deviations of ``s2 / n``.
+    ax : Axes, optional
+    n_max : int
+        Largest n of the theory lines.
+
+    Returns
+    -------
+    Axes
+
+    >>> ax = spread_vs_n([2, 4], [1.4, 0.6])
+    >>> ax.get_xscale(), ax.get_yscale()
+    ('log', 'log')
+    """
+    n_max = _checks.positive_int("n_max", n_max)
+    if sim_sd is not None and len(sim_sd) != len(ns):
+        raise ValueError(f"sim_sd must have one value per n: got {len(sim_sd)} values for {len(ns)} sizes")
+    ax = get_axes(ax)
+    grid = 2 ** np.arange(1, int(np.log2(n_max)) + 1)
+    with style():
+        ax.plot(grid, exact_relative_sd(grid), **EXACT)
+        ax.plot(grid, iid_relative_sd(grid), **IID)
+        if sim_sd is not None:
+            ax.plot(ns, sim_sd, linestyle="none", marker="o", color=OKABE_ITO["vermillion"], label="simulation")
+        set_d_k_axis(ax, d_max=n_max, label=r"matrix size $n$ ($n\times n$ @ $n\times n$)")
+        ax.set_xticks(grid)
+        ax.set_yscale("log")
+        ax.set(ylabel=r"standard deviation of $s^2/n$")
+        ax.legend(loc="lower left")
+    return ax
+
+
+def conditional_spread(s_ij, s_ik, d_k: int, ax=None, bins=None, color=None, min_count: int = 50):
+    """Root mean square of ``S_ik / sqrt(d_k)`` among pairs whose ``|S_ij| / sqrt(d_k)`` falls in each bin.
+
+    For two logits of one query (``S_ij = q_i . k_j``, ``S_ik = q_i . k_k``): if they were
+    independent, the curve would stay flat at 1 (drawn dashed). It rises because a long shared
+    ``q_i`` makes both large.
+
+    Parameters
+    ----------
+    s_ij, s_ik : ndarray, shape (n,)
+        Pairs of logits sharing a query.
+    d_k : int
+        Length of the vectors (the logits' standard deviation is ``sqrt(d_k)``).
+    ax : Axes, optional
+    bins : ndarray, optional
+        Edges for ``|S_ij| / sqrt(d_k)``; default 14 bins over [0, 3.5].
+    color : colour, optional
+    min_count : int
+        Bins with fewer pairs are left out (too noisy).
+
+    Returns
+    -------
+    Axes
+
+    >>> x = np.random.default_rng(0).standard_normal((2, 10_000))
+    >>> ax = conditional_spread(x[0], x[1], d_k=1)  # independent: flat near 1
+    >>> y = ax.lines[1].get_ydata()
+    >>> bool(np.all(np.abs(y - 1) < 0.2))
+    True
+    """
+    s_ij = _checks.real_array("s_ij", s_ij, min_ndim=1, shape_hint="(n,)")
+    s_ik = _checks.real_array("s_ik", s_ik, min_ndim=1, shape_hint="(n,)")
+    if s_ij.shape != s_ik.shape:
+        raise ValueError(f"s_ij and s_ik must have the same shape, got {s_ij.shape} and {s_ik.shape}")
+    d_k = _checks.positive_int("d_k", d_k)
+    bins = np.linspace(0.0, 3.5, 15) if bins is None else _checks.real_array("bins", bins, min_ndim=1)
+    ax = get_axes(ax)
+    x, y = np.abs(s_ij) / np.sqrt(d_k), s_ik / np.sqrt(d_k)
+    which = np.digitize(x, bins) - 1  # bin index of every pair
+    centres, rms = [], []
+    for b in range(len(bins) - 1):
+        sel = which == b
+        if sel.sum() >= min_count:
+            centres.append(0.5 * (bins[b] + bins[b + 1]))
+            rms.append(np.sqrt(np.mean(y[sel] ** 2)))
+    with style():
+        if not any(line.get_label() == "independent" for line in ax.lines):
+            ax.axhline(1.0, color=OKABE_ITO["black"], linestyle="--", linewidth=1, label="independent")
+        ax.plot(centres, rms, marker="o", markersize=4, color=color, label=f"$d_k$ = {d_k}")
+        ax.set_xlim(float(bins[0]), float(bins[-1]))
+        ax.set(xlabel=r"$|S_{ij}|/\sqrt{d_k}$ (size of one logit)",
+               ylabel=r"RMS of $S_{ik}/\sqrt{d_k}$ (the other logit)")
+        ax.legend(loc="upper left")
+    return ax

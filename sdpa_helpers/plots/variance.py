@@ -1,0 +1,319 @@
+"""Figures for notebook 02: the distribution of q·k against the normal N(0, d_k).
+
+This module offers:
+
+- :data:`BINS` -- histogram bin edges in units of the standard deviation (width 1/6 over ±4.5);
+- :data:`DIST_STYLE` -- one colour, line style and marker per component distribution;
+- :func:`histogram_edges` -- bin edges in units of ``q . k`` for a given ``d_k`` and distribution
+  (on the lattice of possible values for Rademacher components);
+- :func:`histogram_density` -- a histogram scaled to a density, on those edges;
+- :func:`normal_density` -- the density of ``N(mean, var)``;
+- :func:`dot_product_histogram` -- one histogram of ``q . k`` with the ``N(0, d_k)`` density on top;
+- :func:`histogram_grid` -- small multiples: one row per distribution, one column per ``d_k``;
+- :func:`covariance_heatmap` -- an annotated heatmap of a covariance matrix;
+- :func:`kurtosis_decay` -- ``|excess kurtosis|`` of ``q . k`` against ``d_k``, simulation and theory.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _checks
+from ..sampling import DISTRIBUTIONS
+from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+
+__all__ = ["BINS", "DIST_STYLE", "histogram_edges", "histogram_density", "normal_density",
+           "dot_product_histogram", "histogram_grid", "covariance_heatmap", "kurtosis_decay"]
+
+#: Bin edges in units of the standard deviation ``sqrt(d_k)``: 54 bins of width 1/6 over [-4.5, 4.5].
+BINS = np.linspace(-4.5, 4.5, 55)
+
+#: Colour, line style and marker of each component distribution (Okabe-Ito, none of the
+#: three colours reserved for the scalings).
+DIST_STYLE = {
+    "normal": {"color": OKABE_ITO["black"], "linestyle": "-", "marker": "o"},
+    "uniform": {"color": OKABE_ITO["orange"], "linestyle": "--", "marker": "s"},
+    "rademacher": {"color": OKABE_ITO["reddish_purple"], "linestyle": "-.", "marker": "D"},
+    "laplace": {"color": OKABE_ITO["sky_blue"], "linestyle": ":", "marker": "^"},
+}
+
+_NORMAL_LINE = {"color": OKABE_ITO["black"], "linewidth": 1.5}
+
+
+def _dist(dist) -> str:
+    if not isinstance(dist, str) or dist not in DISTRIBUTIONS:
+        raise ValueError(f"dist must be one of {', '.join(map(repr, DISTRIBUTIONS))}; got {dist!r}")
+    return dist
+
+
+def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
+    """Bin edges, in units of ``q . k``, for a histogram of ``q . k`` over about ±4.5 ``sqrt(d_k)``.
+
+    Continuous components get :data:`BINS` times ``sqrt(d_k)``. With Rademacher components
+    ``q . k`` is an integer of the parity of ``d_k`` (``-d_k, -d_k + 2, ..., d_k``); its bins
+    hold the same number ``m`` of these values each (``2m`` wide, ``m`` the smallest that is
+    at least the width of :data:`BINS`, odd when ``d_k`` is even) and no value sits on an
+    edge, so no bin is empty or doubled by aliasing.
+
+    Parameters
+    ----------
+    d_k : int
+        Number of components, >= 1.
+    dist : {"normal", "uniform", "rademacher", "laplace"}
+
+    Returns
+    -------
+    ndarray, shape (n_bins + 1,)
+
+    Examples
+    --------
+    >>> histogram_edges(4)[[0, -1]].tolist()
+    [-9.0, 9.0]
+    >>> histogram_edges(1, "rademacher").tolist()  # q·k = -1 or 1: one value per bin
+    [-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    sd = math.sqrt(d_k)
+    if _dist(dist) != "rademacher":
+        return BINS * sd
+    m = max(1, math.ceil((BINS[1] - BINS[0]) * sd / 2))
+    if d_k % 2 == 0 and m % 2 == 0:
+        m += 1
+    offset = 0.0 if d_k % 2 else float(m)  # edges on even numbers (odd d_k) or odd multiples of m
+    n_side = math.ceil((BINS[-1] * sd - offset) / (2 * m)) + 1
+    return offset + 2.0 * m * np.arange(-n_side - (1 if offset else 0), n_side + 1)
+
+
+def histogram_density(samples, edges) -> np.ndarray:
+    """Counts of ``samples`` in the bins ``edges``, divided by ``len(samples) * bin width``.
+
+    Samples outside the edges count in the total, so the bars integrate to the fraction
+    of samples inside.
+
+    Parameters
+    ----------
+    samples : array_like, shape (n,)
+    edges : array_like, shape (n_bins + 1,)
+        Increasing bin edges.
+
+    Returns
+    -------
+    ndarray, shape (n_bins,)
+
+    Examples
+    --------
+    >>> histogram_density([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
+    [0.25, 0.5]
+    """
+    samples = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    edges = _checks.real_array("edges", edges, min_ndim=1)
+    if edges.ndim != 1 or edges.size < 2 or not np.all(np.diff(edges) > 0):
+        raise ValueError("edges must be a 1-D increasing array of at least two bin edges")
+    if samples.size == 0:
+        raise ValueError("samples must not be empty")
+    counts, _ = np.histogram(samples, bins=edges)
+    return counts / samples.size / np.diff(edges)
+
+
+def normal_density(x, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
+    """Density of the normal distribution ``N(mean, var)`` at ``x``.
+
+    Examples
+    --------
+    >>> round(float(normal_density(0.0, var=64.0)), 5)  # 1 / sqrt(2 pi 64)
+    0.04987
+    """
+    x = _checks.real_array("x", x)
+    mean = _checks.real("mean", mean)
+    var = _checks.positive("var", var)
+    return np.exp(-0.5 * (x - mean) ** 2 / var) / math.sqrt(2 * math.pi * var)
+
+
+def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, title: str | None = None,
+                          xlabel: bool = True, ylabel: bool = True, legend: bool = True):
+    """Histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top.
+
+    The x axis spans ±4.5 ``sqrt(d_k)``, so the normal curve has the same shape at every
+    ``d_k``; only the numbers on the axis change.
+
+    Parameters
+    ----------
+    samples : array_like, shape (n,)
+        Dot products ``q . k``.
+    d_k : int
+        Their dimension (sets the reference ``N(0, d_k)`` and the axis).
+    dist : {"normal", "uniform", "rademacher", "laplace"}
+        The component distribution (sets the bins, see :func:`histogram_edges`).
+    ax : Axes, optional
+    title : str, optional
+        Defaults to the distribution, ``d_k`` and the sample variance.
+    xlabel, ylabel, legend : bool
+        Whether to label the axes and show the legend (off inside small multiples).
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> ax = dot_product_histogram(np.random.default_rng(0).standard_normal(1000) * 2, d_k=4)
+    >>> tuple(map(float, ax.get_xlim())), ax.get_xlabel()
+    ((-9.0, 9.0), '$q\\\\cdot k$')
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    samples = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    edges = histogram_edges(d_k, dist)
+    sd = math.sqrt(d_k)
+    ax = get_axes(ax)
+    with style():
+        ax.stairs(histogram_density(samples, edges), edges, fill=True, color=UNSCALED["color"], alpha=0.55,
+                  label=r"$q\cdot k$ (simulated)")
+        x = np.linspace(-4.5 * sd, 4.5 * sd, 301)
+        ax.plot(x, normal_density(x, 0.0, d_k), **_NORMAL_LINE, label=r"$N(0, d_k)$")
+        ax.set_xlim(-4.5 * sd, 4.5 * sd)
+        ax.set_ylim(0, None)
+        if xlabel:
+            ax.set_xlabel(r"$q\cdot k$")
+        if ylabel:
+            ax.set_ylabel("density")
+        if title is None:
+            title = f"{dist}, $d_k$ = {d_k}: variance {samples.var(ddof=1):.3g}"
+        ax.set_title(title)
+        if legend:
+            ax.legend(loc="upper right")
+    return ax
+
+
+def histogram_grid(samples: dict):
+    """Small multiples of :func:`dot_product_histogram`: one row per distribution, one column per ``d_k``.
+
+    Parameters
+    ----------
+    samples : dict dist -> dict d_k -> ndarray, shape (n,)
+        Dot products for each component distribution and each ``d_k`` (the same ``d_k`` in
+        every row).
+
+    Returns
+    -------
+    Figure
+        Row labels on the left (``dist`` and "density"), ``d_k`` on top, ``q . k`` below.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> fig = histogram_grid({"normal": {d: rng.standard_normal(500) * d**0.5 for d in (1, 16)}})
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (2, '$d_k$ = 1')
+    """
+    if not isinstance(samples, dict) or not samples:
+        raise TypeError("samples must be a non-empty dict dist -> {d_k: samples}")
+    dists = [_dist(d) for d in samples]
+    d_ks = sorted(samples[dists[0]])
+    for dist in dists:
+        if not isinstance(samples[dist], dict) or sorted(samples[dist]) != d_ks:
+            raise ValueError(f"every row needs the same d_k values {d_ks}; {dist!r} has "
+                             f"{sorted(samples[dist]) if isinstance(samples[dist], dict) else samples[dist]!r}")
+    fig, axes = new_figure(len(dists), len(d_ks), figsize=(2.6 * len(d_ks), 1.9 * len(dists) + 0.5),
+                           squeeze=False)
+    for i, dist in enumerate(dists):
+        for j, d_k in enumerate(d_ks):
+            ax = axes[i, j]
+            dot_product_histogram(samples[dist][d_k], d_k, dist, ax=ax,
+                                  title=f"$d_k$ = {d_k}" if i == 0 else "",
+                                  xlabel=i == len(dists) - 1, ylabel=False, legend=False)
+            if j == 0:
+                ax.set_ylabel(f"{dist}\ndensity")
+    with style():
+        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside upper center", ncol=2)
+    return fig
+
+
+def covariance_heatmap(C, ax=None, decimals: int = 2, row: str = "i", col: str = "j"):
+    """An annotated heatmap of a covariance matrix ``C`` (cividis; values printed in the cells).
+
+    Parameters
+    ----------
+    C : array_like, shape (d, d)
+    ax : Axes, optional
+    decimals : int
+    row, col : str
+        Index names of the rows and of the columns (axis labels "term i", "term j").
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> ax = covariance_heatmap(np.eye(2))
+    >>> [t.get_text() for t in ax.texts]
+    ['1.00', '0.00', '0.00', '1.00']
+    """
+    C = _checks.real_array("C", C, min_ndim=2, shape_hint="(d, d)")
+    if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] == 0:
+        raise ValueError(f"C must be a square matrix (d, d), got shape {C.shape}")
+    d = C.shape[0]
+    ax = get_axes(ax, figsize=(1.6 + 0.6 * d, 1.0 + 0.5 * d))
+    with style():
+        image = ax.imshow(C, cmap="cividis", vmin=min(0.0, C.min()), vmax=max(1.0, C.max()))
+        for (i, j), v in np.ndenumerate(C):
+            ax.text(j, i, f"{round(float(v), decimals) + 0.0:.{decimals}f}", ha="center", va="center",
+                    fontsize=8, color="black" if image.norm(v) > 0.55 else "white")
+        ax.grid(False)
+        ax.figure.colorbar(image, ax=ax, label="covariance")
+        ax.set_xticks(range(d), [str(i + 1) for i in range(d)])
+        ax.set_yticks(range(d), [str(i + 1) for i in range(d)])
+        ax.set(xlabel=f"term ${col}$", ylabel=f"term ${row}$")
+    return ax
+
+
+def kurtosis_decay(d_ks, sample: dict, se: dict, theory: dict, ax=None):
+    """``|excess kurtosis|`` of ``q . k`` against ``d_k`` on log-log axes: simulation and theory.
+
+    A line of slope -1 is a decay like ``1/d_k``. Negative values (Rademacher) are drawn
+    as their absolute value with hollow markers, and say so in the legend.
+
+    Parameters
+    ----------
+    d_ks : array_like of int, shape (m,)
+    sample, se, theory : dict dist -> array_like, shape (m,)
+        Simulated excess kurtosis, its standard error, and the closed form, per distribution.
+    ax : Axes, optional
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> ax = kurtosis_decay([1, 4], {"normal": [6.1, 1.4]}, {"normal": [0.2, 0.1]}, {"normal": [6.0, 1.5]})
+    >>> ax.get_yscale(), ax.get_xscale()
+    ('log', 'log')
+    """
+    d_arr = np.asarray([_checks.positive_int("d_k", d) for d in d_ks], dtype=float)
+    ax = get_axes(ax, figsize=(7.6, 4.0))
+    handles, labels = [], []
+    with style():
+        for dist in theory:
+            st = DIST_STYLE[_dist(dist)]
+            th = np.asarray(theory[dist], dtype=float)
+            sm = np.asarray(sample[dist], dtype=float)
+            er = np.asarray(se[dist], dtype=float)
+            if th.shape != d_arr.shape or sm.shape != d_arr.shape or er.shape != d_arr.shape:
+                raise ValueError(f"sample, se and theory for {dist!r} must each have {d_arr.size} values")
+            negative = th[0] < 0
+            (line,) = ax.plot(d_arr, np.abs(th), color=st["color"], linestyle=st["linestyle"])
+            bars = ax.errorbar(d_arr, np.abs(sm), yerr=2 * er, color=st["color"], linestyle="none",
+                               marker=st["marker"], markerfacecolor="white" if negative else st["color"],
+                               capsize=2)
+            handles.append((line, bars))
+            labels.append(f"{dist} (negative)" if negative else dist)
+        ax.set_yscale("log")
+        set_d_k_axis(ax, d_max=int(d_arr.max()))
+        ax.set(ylabel=r"$|$excess kurtosis of $q\cdot k|$",
+               title=r"the excess kurtosis falls like $1/d_k$")
+        ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.02, 0.5),
+                  title="lines: theory\nmarkers: simulation\n± 2 SE", title_fontsize=8)
+    return ax

@@ -1,0 +1,96 @@
+"""Explorer for notebook 06: the softmax Jacobian, unscaled vs scaled, as d_k grows.
+
+- :class:`JacobianExplorer` -- drag d_k: the Jacobian ``diag(p) - p p^T`` of one query's
+  softmax as two heatmaps (unscaled, scaled), and its Frobenius norm against the Monte Carlo
+  curves (mean and median over random queries).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .. import plots
+from ..attention import softmax, softmax_jacobian
+from ..plots import gradients as grad_plots
+from ..sampling import sample_components
+from ..saturation import gradient_curves, jacobian_frobenius
+from . import D_K_CHOICES, Explorer, d_k_slider, seed_slider
+
+__all__ = ["JacobianExplorer"]
+
+#: Queries averaged per d_k in the explorer's curves, and their seed.
+N_QUERIES = 4000
+CURVE_SEED = 2024
+#: Smallest norm shown on the log axis; smaller values sit on the bottom edge.
+NORM_FLOOR = 1e-16
+
+
+@lru_cache(maxsize=4)
+def _query_and_keys(seed: int, n_keys: int):
+    """One query (4096,) and ``n_keys`` keys (n_keys, 4096); prefixes give every smaller d_k."""
+    q = sample_components(max(D_K_CHOICES), rng=seed)
+    keys = sample_components((n_keys, max(D_K_CHOICES)), rng=seed + 1000)
+    return q, keys
+
+
+@lru_cache(maxsize=4)
+def _curves(n_keys: int):
+    """Monte Carlo ``||J||_F`` curves (unscaled, scaled): computed once, not per move."""
+    return tuple(gradient_curves(D_K_CHOICES, n_keys, N_QUERIES, scaled=s, rng=CURVE_SEED).jacobian_norm
+                 for s in (False, True))
+
+
+class JacobianExplorer(Explorer):
+    """The Jacobian of one query's softmax over ``n_keys`` keys, unscaled (left) and scaled (middle),
+    and its Frobenius norm against d_k (right: marker = this query, lines = mean and median)."""
+
+    figsize = (11.0, 3.7)
+    main = "d_k"
+    n_keys = 8
+
+    def _controls(self):
+        return {"d_k": d_k_slider(64), "seed": seed_slider(0)}
+
+    def _setup(self, fig):
+        grid = fig.add_gridspec(1, 3, width_ratios=(1.0, 1.0, 1.25))
+        self.ax_u, self.ax_s, self.ax_norm = (fig.add_subplot(grid[0, i]) for i in range(3))
+        n = self.n_keys
+        zeros = np.zeros((n, n))
+        self.images, self.titles = [], []
+        for ax in (self.ax_u, self.ax_s):
+            grad_plots.jacobian_heatmap(zeros, ax=ax, colorbar=False)
+            image = ax.images[0]
+            image.set_animated(True)
+            self.images.append(image)
+            self.titles.append(ax.set_title(" ", animated=True))
+        fig.colorbar(self.images[1], ax=self.ax_s, label=r"$\partial p_i/\partial z_j$", shrink=0.85)
+        grad_plots.format_norm_axis(self.ax_norm, grad_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
+        for curve, scaled in zip(_curves(n), (False, True)):
+            grad_plots.norm_curves(self.ax_norm, D_K_CHOICES, curve, scaled=scaled)
+        self.ax_norm.set_title(f"this query (star) vs {N_QUERIES} random queries")
+        self.ax_norm.legend(loc="lower left", fontsize=8)
+        self.markers = []
+        for spec in (plots.UNSCALED, plots.SCALED):
+            (marker,) = self.ax_norm.plot([], [], color=spec["color"], marker="*", markersize=13,
+                                          markeredgecolor="black", linestyle="none", animated=True)
+            self.markers.append(marker)
+
+    def _update(self, d_k, seed):
+        q, keys = _query_and_keys(seed, self.n_keys)
+        z = keys[:, :d_k] @ q[:d_k]  # (n, d_k) @ (d_k,) -> (n,)
+        norms = []
+        for i, (name, logits) in enumerate((("unscaled", z), ("scaled", z / np.sqrt(d_k)))):
+            p = softmax(logits)
+            J = softmax_jacobian(p)  # (n, n)
+            norm = float(jacobian_frobenius(p))  # accurate even where J's top diagonal entry rounds to 0
+            norms.append(norm)
+            self.images[i].set_data(J)
+            self.titles[i].set_text(f"{name}, $d_k$ = {d_k}: " + r"$\|J\|_F$" + f" = {grad_plots.format_norm(norm)}")
+            self.markers[i].set_data([d_k], [max(norm, NORM_FLOOR)])
+        floor = (f" (below the axis floor {NORM_FLOOR:.0e}: its star sits on the bottom edge)"
+                 if norms[0] < NORM_FLOOR else "")
+        return (f"d_k = {d_k}, {self.n_keys} keys, this query: ‖J‖_F = {norms[0]:.3g} unscaled{floor}, "
+                f"{norms[1]:.3g} scaled. The gradient reaching the logits is J·g, so it is at most "
+                f"‖J‖_F·‖g‖.")

@@ -1,0 +1,494 @@
+"""Machinery for the browser tests: a real JupyterLab / Voila server and headless Chromium.
+
+Used by ``tests/test_browser.py`` and by ``benchmarks/browser_latency.py``. It offers:
+
+- :func:`chromium_path` / :func:`chromium_skip_reason` -- where Chromium is (Debian's
+  ``/usr/bin/chromium``, or ``$SDPA_CHROMIUM``); never a browser download;
+- :func:`copy_notebooks` -- a scratch copy of ``notebooks/`` (with ``figures/``) to serve,
+  so nothing a test does can touch the committed notebooks;
+- :class:`Server` -- ``jupyter lab`` or ``voila`` on 127.0.0.1 and a free port, in its own
+  session, with scratch Jupyter config/runtime/data/settings dirs, stopped by its PID;
+- :func:`launch_chromium` -- headless Chromium through Playwright's sync API;
+- :func:`explorer_cells` -- which code cells of a stored notebook show an explorer;
+- :func:`run_all_in_lab`, :func:`page_problems`, :func:`sweep_main_control` -- what a user
+  does in the page, and what the tests check there.
+
+Where a latency is measured, it is measured in the page: from the ``keydown`` event's
+timestamp to the moment the explorer's ``<img>`` gets a new ``src`` (``src_ms``) and to the
+moment that new image is decoded and ready to paint (``image_ms``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--disable-dev-shm-usage"]
+#: What a page must never show (ipywidgets' message when the frontend lacks a model/extension).
+WIDGET_ERRORS = ("Error displaying widget", "model not found")
+#: Voila's messages for a cell that raised (with and without --show_tracebacks).
+VOILA_ERRORS = ("There was an error when executing cell", "Traceback (most recent call last)")
+
+
+def notebooks() -> list[Path]:
+    """The course notebooks, ``notebooks/NN_*.ipynb``, in order."""
+    return sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def chromium_path() -> str:
+    return os.environ.get("SDPA_CHROMIUM", DEFAULT_CHROMIUM)
+
+
+def chromium_skip_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    path = chromium_path()
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return (f"Chromium not found at {path}; install Debian's chromium "
+                "(apt-get install chromium) or set SDPA_CHROMIUM")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed (pip install -r requirements-test.txt)"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def copy_notebooks(dest: Path) -> Path:
+    """Copy ``notebooks/`` (notebooks and figures) to ``dest/notebooks``; return that directory."""
+    target = Path(dest) / "notebooks"
+    shutil.copytree(NOTEBOOK_DIR, target,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "*.pyc"))
+    return target
+
+
+# -- servers ------------------------------------------------------------------------------
+
+# JupyterLab user settings for the test session (JUPYTERLAB_SETTINGS_DIR): never autosave,
+# keep every cell in the DOM (no virtual scrolling), never fetch news or update checks.
+LAB_SETTINGS = {
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false",
+                                                                        "checkForUpdates": False},
+}
+
+
+def jupyter_env(home: Path) -> dict:
+    """Environment with scratch Jupyter dirs under ``home``.
+
+    Only the *user* dirs move: the venv's ``share/jupyter`` (labextensions such as
+    ``@jupyter-widgets/jupyterlab-manager``, the kernelspec) stays on the data path
+    because Jupyter always searches ``sys.prefix/share/jupyter``.
+    """
+    env = dict(os.environ)
+    dirs = {"JUPYTER_CONFIG_DIR": "config", "JUPYTER_RUNTIME_DIR": "runtime", "JUPYTER_DATA_DIR": "data",
+            "JUPYTERLAB_SETTINGS_DIR": "lab-settings", "JUPYTERLAB_WORKSPACES_DIR": "lab-workspaces",
+            "IPYTHONDIR": "ipython"}
+    for var, name in dirs.items():
+        path = home / name
+        path.mkdir(parents=True, exist_ok=True)
+        env[var] = str(path)
+    for rel, settings in LAB_SETTINGS.items():
+        path = home / "lab-settings" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
+    env.pop("JUPYTER_PATH", None)
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    env["JUPYTER_PLATFORM_DIRS"] = "1"
+    return env
+
+
+@dataclass
+class Server:
+    """A ``jupyter lab`` or ``voila`` process serving ``root``; use as a context manager."""
+
+    kind: str  # "lab" or "voila"
+    root: Path
+    home: Path
+    port: int = field(default_factory=free_port)
+    token: str = field(default_factory=lambda: secrets.token_hex(16))
+    process: subprocess.Popen | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.home / f"{self.kind}.log"
+
+    def command(self) -> list[str]:
+        if self.kind == "lab":
+            return [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
+                    "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={self.port}",
+                    "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
+                    f"--ServerApp.root_dir={self.root}",
+                    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                    "--LabApp.extension_manager=readonly"]
+        if self.kind == "voila":
+            return [sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1",
+                    f"--port={self.port}", "--Voila.port_retries=0", "--show_tracebacks=True",
+                    str(self.root)]
+        raise ValueError(f"kind must be 'lab' or 'voila', got {self.kind!r}")
+
+    def ready_url(self) -> str:
+        return f"{self.base}/api/status?token={self.token}" if self.kind == "lab" else f"{self.base}/"
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return "(no log)"
+
+    def start(self, timeout: float = 90.0) -> "Server":
+        env = jupyter_env(self.home)
+        self._log = open(self.log_path, "wb")
+        # A new session: the server and the kernels it starts form one process group.
+        self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.kind} exited with code {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.ready_url(), timeout=5) as r:
+                    if r.status == 200:
+                        return self
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"{self.kind} did not answer at {self.base} within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def stop(self) -> None:
+        """Terminate the server by its PID, wait, then kill its process group if needed."""
+        p = self.process
+        if p is None:
+            return
+        if p.poll() is None:
+            p.terminate()  # SIGTERM: the server shuts its kernels down
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=10)
+        try:  # kernels left behind by a server that had to be killed: same process group (= p.pid)
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._log.close()
+        self.process = None
+
+    def api(self, method: str, path: str):
+        """Call the Jupyter server's REST API (lab only); return the decoded JSON or None."""
+        req = urllib.request.Request(f"{self.base}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def shutdown_kernels(self) -> None:
+        """Shut down every kernel the Lab server runs (between notebooks, to free memory)."""
+        for kernel in self.api("GET", "/api/kernels") or []:
+            try:
+                self.api("DELETE", f"/api/kernels/{kernel['id']}")
+            except urllib.error.HTTPError:
+                pass
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# -- the browser --------------------------------------------------------------------------
+
+def launch_chromium(playwright):
+    """Headless Chromium from :func:`chromium_path` (Playwright gives it a fresh temp profile)."""
+    return playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+
+
+def new_page(browser, blocked: list):
+    """A page in a fresh context; requests off 127.0.0.1 are aborted and listed in ``blocked``."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+
+    def route(r):
+        if r.request.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "blob:", "data:")):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.sdpa_errors = []  # uncaught exceptions in the page
+    page.on("pageerror", lambda e: page.sdpa_errors.append(str(e)))
+    return page
+
+
+def close_page(page) -> None:
+    context = page.context
+    page.close(run_before_unload=False)
+    context.close()
+
+
+# -- what the stored notebook says ---------------------------------------------------------
+
+@dataclass
+class ExplorerCell:
+    """A code cell whose stored output is a widget; ``cls`` is its Explorer class if known."""
+
+    code_index: int  # index among the notebook's code cells
+    class_name: str | None
+    cls: type | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.class_name or 'widget'}@cell{self.code_index}"
+
+
+def explorer_cells(path: Path) -> list[ExplorerCell]:
+    """The code cells of a stored notebook that display a widget, with their Explorer class."""
+    from sdpa_helpers.widgets import all_explorers
+
+    known = {c.__name__: c for c in all_explorers()}
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    found = []
+    for i, cell in enumerate(code):
+        if any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", [])):
+            source = "".join(cell["source"])
+            names = [n for n in re.findall(r"\b([A-Z]\w*)\s*\(", source) if n in known]
+            name = names[-1] if names else None
+            found.append(ExplorerCell(i, name, known.get(name)))
+    return found
+
+
+_MAIN_INDEX: dict = {}
+
+
+def main_control(cls) -> tuple[int, str]:
+    """(position among the explorer's controls, name) of ``cls.main``."""
+    if cls not in _MAIN_INDEX:
+        names = list(cls().controls)
+        _MAIN_INDEX[cls] = (names.index(cls.main), cls.main)
+    return _MAIN_INDEX[cls]
+
+
+# -- what a user does in JupyterLab ---------------------------------------------------------
+
+_ALL_RAN = r"""() => {
+  const prompts = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+      .map(e => e.textContent.trim());
+  const indicator = document.querySelector('.jp-Notebook-ExecutionIndicator');
+  const idle = indicator && indicator.dataset.status === 'idle';
+  const running = prompts.some(p => p.includes('*'));
+  const done = prompts.length > 0 && prompts.every(p => /^\[\d+\]:$/.test(p));
+  const failed = document.querySelector(
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]') !== null;
+  const dialog = document.querySelector('.jp-Dialog') !== null;
+  return dialog || (idle && !running && (done || failed));
+}"""
+
+
+def lab_url(server: Server, name: str) -> str:
+    # `reset` starts from an empty workspace: only this notebook opens.
+    return f"{server.base}/lab/tree/{name}?token={server.token}&reset"
+
+
+def menu(page, top: str, item: str) -> None:
+    """Click ``top`` in JupyterLab's menu bar, then ``item`` in the menu it opens."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(rf"^{re.escape(top)}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).click()
+
+
+def open_in_lab(page, server: Server, name: str, timeout: float) -> None:
+    page.goto(lab_url(server, name))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout * 1000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout * 1000)
+
+
+def run_all_in_lab(page, timeout: float) -> float:
+    """Clear every output, then Kernel ▸ Restart Kernel and Run All Cells…; return the seconds it took.
+
+    Clearing first means that a finished run can be told from the stored outputs.
+    """
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+                                     .every(e => !/\\d/.test(e.textContent))""")
+    start = time.perf_counter()
+    menu(page, "Kernel", "Restart Kernel and Run All Cells…")
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for()
+    assert "Restart" in dialog.inner_text(), dialog.inner_text()
+    dialog.locator("button.jp-mod-accept").click()
+    dialog.wait_for(state="detached")
+    page.wait_for_function(_ALL_RAN, timeout=timeout * 1000, polling=250)
+    return time.perf_counter() - start
+
+
+def execution_counts(page) -> list[str]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
+                                  .map(e => e.textContent.trim())""")
+
+
+def page_problems(page, error_texts=WIDGET_ERRORS) -> list[str]:
+    """Error outputs, stderr outputs, widget errors, open dialogs and uncaught page errors."""
+    problems = []
+    for text in page.evaluate("""() => Array.from(document.querySelectorAll(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')).map(e => e.innerText)"""):
+        problems.append(f"error/stderr output:\n{text.strip()[:2000]}")
+    body = page.evaluate("() => document.body.innerText")
+    for needle in error_texts:
+        if needle.lower() in body.lower():
+            at = body.lower().index(needle.lower())
+            problems.append(f"page shows {needle!r}: ...{body[max(0, at - 200):at + 300]}...")
+    if page.locator(".jp-Dialog").count():
+        problems.append(f"a dialog is open: {page.locator('.jp-Dialog').first.inner_text()}")
+    problems += [f"uncaught error in the page: {e[:500]}" for e in page.sdpa_errors]
+    return problems
+
+
+def broken_images(page) -> list[str]:
+    """``<img>`` elements of the document that did not load (scrolled into view first: lazy loading)."""
+    return page.evaluate("""async () => {
+      const bad = [];
+      for (const img of Array.from(document.querySelectorAll('.jp-Notebook img, #rendered_cells img, body img'))) {
+        img.scrollIntoView({block: 'center'});
+        try { await img.decode(); } catch (e) {}
+        if (!img.complete || img.naturalWidth === 0) bad.push(img.getAttribute('src') || '(no src)');
+      }
+      return Array.from(new Set(bad));
+    }""")
+
+
+def lab_cell_output(page, code_index: int):
+    """The output area of the ``code_index``-th code cell in JupyterLab."""
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(code_index).locator(".jp-OutputArea")
+
+
+EXPLORER_BOX = ".jp-OutputArea-output .widget-vbox:has(> img.widget-image)"
+
+
+# -- moving the main control ----------------------------------------------------------------
+
+_WATCH = r"""(img) => {
+  const st = {t0: null, t1: null, t2: null, src0: img.src};
+  window.__sdpa = st;
+  const start = e => { if (st.t0 === null) st.t0 = e.timeStamp; };
+  document.addEventListener('keydown', start, {capture: true, once: true});
+  document.addEventListener('pointerdown', start, {capture: true, once: true});
+  const obs = new MutationObserver(() => {
+    if (img.src !== st.src0 && st.t1 === null) {
+      st.t1 = performance.now();
+      obs.disconnect();
+      img.decode().then(() => { st.t2 = performance.now(); }, () => { st.t2 = st.t1; });
+    }
+  });
+  obs.observe(img, {attributes: true, attributeFilter: ['src']});
+}"""
+
+
+def _control_kind(control) -> str:
+    for selector, kind in ((".noUi-handle", "slider"), ("select", "select"),
+                           (".widget-toggle-button", "toggle")):
+        if control.locator(selector).count():
+            return kind
+    return "unknown"
+
+
+def _state(control, kind):
+    if kind == "slider":
+        h = control.locator(".noUi-handle").first
+        return (float(h.get_attribute("aria-valuenow")), float(h.get_attribute("aria-valuemin")),
+                float(h.get_attribute("aria-valuemax")))
+    if kind == "select":
+        n, i = control.locator("select").evaluate("s => [s.options.length, s.selectedIndex]")
+        return float(i), 0.0, float(n - 1)
+    buttons = control.locator(".widget-toggle-button")
+    active = buttons.evaluate_all("bs => bs.findIndex(b => b.classList.contains('mod-active'))")
+    return float(active), 0.0, float(buttons.count() - 1)
+
+
+def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0) -> list[dict]:
+    """Move the explorer's main control ``steps`` positions one way and back, one step at a time.
+
+    ``box`` is the explorer's VBox (controls row, image, readout). Sliders are moved with the
+    keyboard (focus the handle, ArrowRight / ArrowLeft), dropdowns with ArrowDown / ArrowUp,
+    toggle buttons by a click. Each step asserts that the control's value changed and the
+    ``<img>`` got a new ``src``; it returns one record per step with the latencies in ms.
+    """
+    controls = box.locator(":scope > .widget-hbox").first.locator(":scope > *")
+    assert controls.count() > main_index, f"the explorer shows {controls.count()} controls"
+    control = controls.nth(main_index)
+    img = box.locator(":scope > img.widget-image").first
+    kind = _control_kind(control)
+    assert kind != "unknown", f"cannot move a main control rendered as {control.inner_html()[:300]}"
+    value, low, high = _state(control, kind)
+    n = int(min(steps, high - low))
+    assert n >= 1, "the main control has a single value"
+    forward = value + n <= high  # room to go up first, else go down first
+    plan = [+1 if forward else -1] * n + [-1 if forward else +1] * n
+    focus = {"slider": ".noUi-handle", "select": "select"}.get(kind)
+    if focus:
+        control.locator(focus).first.scroll_into_view_if_needed()
+        control.locator(focus).first.focus()
+    else:
+        control.scroll_into_view_if_needed()
+    records = []
+    for i, direction in enumerate(plan):
+        before, _, _ = _state(control, kind)
+        img.evaluate(_WATCH)
+        if kind == "slider":
+            page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
+        elif kind == "select":
+            page.keyboard.press("ArrowDown" if direction > 0 else "ArrowUp")
+        else:
+            control.locator(".widget-toggle-button").nth(int(before) + direction).click()
+        try:
+            page.wait_for_function("() => window.__sdpa.t2 !== null", timeout=timeout * 1000, polling="raf")
+        except Exception as exc:  # playwright TimeoutError
+            after, _, _ = _state(control, kind)
+            raise AssertionError(f"step {i + 1}: the control moved {before} -> {after} but the image "
+                                 f"did not change within {timeout:.0f} s") from exc
+        st = page.evaluate("window.__sdpa")
+        after, _, _ = _state(control, kind)
+        assert after == before + direction, f"step {i + 1}: the control went {before} -> {after}"
+        records.append({"step": i + 1, "from": before, "to": after, "first_visit": i < n,
+                        "src_ms": round(st["t1"] - st["t0"], 2), "image_ms": round(st["t2"] - st["t0"], 2)})
+    return records
+
+
+def screenshot(page, directory: Path, name: str) -> str:
+    path = Path(directory) / f"{name}.png"
+    try:
+        page.screenshot(path=str(path), full_page=False)
+    except Exception:  # a screenshot is a debugging aid, never the failure itself
+        return "(no screenshot)"
+    return str(path)

@@ -1,0 +1,207 @@
+"""The real client: every notebook in JupyterLab, every explorer in JupyterLab and in Voila.
+
+A real ``jupyter lab`` and a real ``voila`` serve a scratch copy of ``notebooks/`` (the
+committed notebooks are never opened for writing), and headless Chromium, driven by
+Playwright, does what a learner does:
+
+- JupyterLab: open the notebook, *Kernel ▸ Restart Kernel and Run All Cells…*, and find every
+  code cell executed in order, no error or stderr output, no "Error displaying widget",
+  every image loaded, and every explorer showing its controls and its figure;
+- every explorer: focus its main slider, press → / ← a few times, and see the figure's
+  ``<img>`` change each time; the key-press-to-new-image latency is measured in the page;
+- Voila (app mode): every notebook with an explorer renders without error, and its
+  explorers update on a slider move.
+
+The latencies go to ``$SDPA_BROWSER_LATENCY_JSON`` (``benchmarks/browser_latency.py`` reads
+it) or to a scratch directory. Screenshots of failures (and of every explorer when
+``$SDPA_BROWSER_SCREENSHOTS`` names a directory) help to see what went wrong.
+
+Chromium is Debian's ``/usr/bin/chromium`` or ``$SDPA_CHROMIUM``; it is never downloaded.
+Where it is missing these tests skip, saying so.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import browser_support as bs
+
+SKIP = bs.chromium_skip_reason()
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(SKIP is not None, reason=SKIP or "")]
+
+NOTEBOOKS = bs.notebooks()
+WITH_EXPLORERS = [p for p in NOTEBOOKS if any(c.cls for c in bs.explorer_cells(p))]
+#: Seconds allowed for one notebook to open and run (notebook 09 trains for up to two minutes).
+TIMEOUT = float(os.environ.get("SDPA_BROWSER_TIMEOUT", "300"))
+STEPS = 4  # slider steps each way
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    """A scratch directory holding a copy of notebooks/ (what the servers serve)."""
+    home = tmp_path_factory.mktemp("browser")
+    root = bs.copy_notebooks(home)
+    shots = Path(os.environ.get("SDPA_BROWSER_SCREENSHOTS") or home / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    return {"home": home, "root": root, "shots": shots}
+
+
+@pytest.fixture(scope="module")
+def lab(scratch):
+    server = bs.Server("lab", scratch["root"], scratch["home"] / "lab")
+    server.home.mkdir()
+    with server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def voila(scratch):
+    server = bs.Server("voila", scratch["root"], scratch["home"] / "voila")
+    server.home.mkdir()
+    with server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        chromium = bs.launch_chromium(playwright)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def latency_log(scratch, browser):
+    """Collects the slider records; written as JSON when the module ends."""
+    log = {"created": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+           "chromium": browser.version, "records": []}
+    yield log
+    target = Path(os.environ.get("SDPA_BROWSER_LATENCY_JSON") or scratch["home"] / "browser_latency.json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(log, indent=1))
+    print(f"\nbrowser latencies written to {target}")
+
+
+@pytest.fixture
+def page_for(browser, scratch, request):
+    """page_for(name) opens a page; it is closed after the test, with a screenshot on failure."""
+    opened, failures_before = [], request.session.testsfailed
+
+    def make(name):
+        page = bs.new_page(browser, [])
+        opened.append((name, page))
+        return page
+
+    yield make
+    failed = request.session.testsfailed > failures_before  # the call's report is already counted
+    for name, page in opened:
+        if failed:
+            print(f"screenshot: {bs.screenshot(page, scratch['shots'], 'failed-' + name)}")
+        bs.close_page(page)
+
+
+def record(log, mode, path, cell, control, steps):
+    log["records"].append({"mode": mode, "notebook": path.name, "explorer": cell.class_name,
+                           "cell": cell.code_index, "control": control, "steps": steps})
+
+
+def keep_screenshot(page, scratch, name):
+    if os.environ.get("SDPA_BROWSER_SCREENSHOTS"):
+        bs.screenshot(page, scratch["shots"], name)
+
+
+def test_chromium_is_found():
+    """Runs only where the others run: Chromium at the configured path answers with a version."""
+    import subprocess
+
+    out = subprocess.run([bs.chromium_path(), "--version"], capture_output=True, text=True, timeout=60)
+    assert "Chromium" in out.stdout or "Chrome" in out.stdout, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_in_jupyterlab(path, lab, page_for, latency_log, scratch):
+    cells = bs.explorer_cells(path)
+    page = page_for(f"lab-{path.stem}")
+    try:
+        bs.open_in_lab(page, lab, path.name, TIMEOUT)
+        seconds = bs.run_all_in_lab(page, TIMEOUT)
+        problems = bs.page_problems(page)
+        assert not problems, f"{path.name} in JupyterLab:\n" + "\n\n".join(problems)
+        counts = bs.execution_counts(page)
+        assert counts == [f"[{i}]:" for i in range(1, len(counts) + 1)], \
+            f"every code cell runs, in order, once: {counts}"
+        print(f"{path.name}: ran all cells in JupyterLab in {seconds:.1f} s")
+
+        # Every stored widget output is live again, and no other cell shows a widget.
+        with_widgets = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
+            .map((c, i) => c.querySelector('.jp-OutputArea-output .jupyter-widgets') ? i : -1).filter(i => i >= 0)""")
+        assert with_widgets == [c.code_index for c in cells], \
+            "the code cells showing widgets differ from the stored notebook (rebuild it?)"
+        for cell in cells:
+            out = bs.lab_cell_output(page, cell.code_index)
+            if cell.cls is None:
+                continue
+            box = out.locator(bs.EXPLORER_BOX)
+            box.first.wait_for()
+            assert box.count() == 1, f"{cell.label}: one explorer (controls + figure) per cell"
+            n_controls = box.locator(":scope > .widget-hbox > *").count()
+            assert n_controls == len(cell.cls().controls), f"{cell.label}: every control is shown"
+            img = box.locator(":scope > img.widget-image")
+            img.scroll_into_view_if_needed()
+            assert img.evaluate("i => i.complete && i.naturalWidth > 0"), f"{cell.label}: the figure shows"
+        assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
+
+        for cell in cells:
+            if cell.cls is None:
+                continue
+            index, control = bs.main_control(cell.cls)
+            box = bs.lab_cell_output(page, cell.code_index).locator(bs.EXPLORER_BOX)
+            steps = bs.sweep_main_control(page, box, index, steps=STEPS)
+            record(latency_log, "lab", path, cell, control, steps)
+            keep_screenshot(page, scratch, f"lab-{path.stem}-{cell.label}")
+        problems = bs.page_problems(page)
+        assert not problems, f"{path.name} after moving the sliders:\n" + "\n\n".join(problems)
+    finally:
+        try:
+            lab.shutdown_kernels()
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("path", WITH_EXPLORERS, ids=[p.stem for p in WITH_EXPLORERS])
+def test_explorers_in_voila(path, voila, page_for, latency_log, scratch):
+    cells = bs.explorer_cells(path)
+    explorers = [c for c in cells if c.cls is not None]
+    page = page_for(f"voila-{path.stem}")
+    start = time.perf_counter()
+    # Voila streams the page while it runs the notebook; "load" fires when every cell ran.
+    page.goto(f"{voila.base}/voila/render/{path.name}", timeout=TIMEOUT * 1000, wait_until="load")
+    page.wait_for_function(f"() => document.querySelectorAll('{bs.EXPLORER_BOX}').length >= {len(explorers)}",
+                           timeout=TIMEOUT * 1000, polling=250)
+    print(f"{path.name}: rendered by Voila in {time.perf_counter() - start:.1f} s")
+    problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)
+    assert not problems, f"{path.name} in Voila:\n" + "\n\n".join(problems)
+    assert page.locator(".jp-OutputArea-output:has(.jupyter-widgets)").count() >= len(cells)
+    boxes = page.locator(bs.EXPLORER_BOX)
+    assert boxes.count() == len(explorers), "one figure per explorer"
+    assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
+    for k, cell in enumerate(explorers):
+        index, control = bs.main_control(cell.cls)
+        steps = bs.sweep_main_control(page, boxes.nth(k), index, steps=STEPS)
+        record(latency_log, "voila", path, cell, control, steps)
+        keep_screenshot(page, scratch, f"voila-{path.stem}-{cell.label}")
+    problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)
+    assert not problems, f"{path.name} in Voila after moving the sliders:\n" + "\n\n".join(problems)

@@ -1,0 +1,321 @@
+"""Notebooks 01 and 02: their figures, the variance explorer and the exercises, against independent references."""
+
+import itertools
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from sdpa_helpers.exercises import check  # noqa: E402
+from sdpa_helpers.plots import dot_products as dp  # noqa: E402
+from sdpa_helpers.plots import variance as vp  # noqa: E402
+from sdpa_helpers.sampling import DISTRIBUTIONS, sample_dot_products  # noqa: E402
+from sdpa_helpers.widgets import variance as wv  # noqa: E402
+
+
+def texts(ax):
+    return [t.get_text() for t in ax.texts]
+
+
+def labelled(ax):
+    return bool(ax.get_xlabel().strip()) and bool(ax.get_ylabel().strip())
+
+
+# -- plots.dot_products ---------------------------------------------------------------------------
+
+def test_score_table_cells_are_the_naive_double_loop():
+    rng = np.random.default_rng(0)
+    Q = rng.integers(-3, 4, (3, 4)).astype(float)
+    K = rng.integers(-3, 4, (5, 4)).astype(float)
+    naive = [[sum(Q[i, t] * K[j, t] for t in range(4)) for j in range(5)] for i in range(3)]
+    ax = dp.score_table(Q, K, decimals=0)
+    assert isinstance(ax, Axes) and labelled(ax) and ax.get_title()
+    assert texts(ax) == [f"{v:.0f}" for row in naive for v in row]  # row by row, as imshow shows them
+    assert "(3, 4) @ (4, 5)" in ax.get_title()
+
+
+def test_score_table_bad_input():
+    with pytest.raises(ValueError, match="Q has d_k=2 but K has d_k=3"):
+        dp.score_table(np.ones((2, 2)), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="Q"):
+        dp.score_table(np.ones(3), np.ones((2, 3)))
+    with pytest.raises(TypeError, match="K"):
+        dp.score_table(np.ones((2, 3)), [["a", "b", "c"]])
+
+
+def test_frobenius_nesting_panels_hold_hadamard_rowwise_and_total():
+    A = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, 1.0]])
+    B = np.array([[2.0, 1.0, 4.0], [-1.0, 5.0, 2.0]])
+    fig = dp.frobenius_nesting(A, B)
+    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    had, row, tot = fig.axes
+    assert texts(had) == [f"{A[i, j] * B[i, j] + 0.0:.1f}" for i in range(2) for j in range(3)]
+    assert texts(row) == [f"{sum(A[i, j] * B[i, j] for j in range(3)):.1f}" for i in range(2)]
+    assert texts(tot) == [f"{np.trace(A.T @ B):.1f}"]  # trace(Aᵀ B), computed another way
+    assert all(labelled(ax) for ax in fig.axes)
+    with pytest.raises(ValueError, match="same shape"):
+        dp.frobenius_nesting(A, B.T)
+
+
+def test_annotations_never_print_negative_zero():
+    fig = dp.frobenius_nesting([[-0.01, 1.0]], [[1.0, 0.0]], decimals=1)
+    assert "-0.0" not in texts(fig.axes[0])
+
+
+def test_spread_growth_plots_the_sample_standard_deviations():
+    rng = np.random.default_rng(1)
+    samples = {d: rng.standard_normal(500) * math.sqrt(d) for d in (1, 4, 64)}
+    fig = dp.spread_growth(samples)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2 and all(labelled(ax) for ax in fig.axes)
+    ax_std = fig.axes[1]
+    points = [line for line in ax_std.get_lines() if line.get_label() == "sample std"][0]
+    assert np.allclose(points.get_xdata(), [1, 4, 64])
+    assert np.allclose(points.get_ydata(), [np.std(samples[d], ddof=1) for d in (1, 4, 64)])
+    assert ax_std.get_xscale() == "log" and ax_std.get_yscale() == "log"
+
+
+def test_spread_growth_bad_input():
+    with pytest.raises(TypeError, match="samples_by_d_k"):
+        dp.spread_growth({4: np.ones(3)})
+    with pytest.raises(ValueError, match="d_k"):
+        dp.spread_growth({0: np.ones(3), 4: np.ones(3)})
+
+
+# -- plots.variance ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("d_k", [1, 2, 3, 4, 5, 8, 16, 64, 255, 256, 1024, 4096])
+def test_rademacher_bins_hold_the_same_number_of_lattice_values(d_k):
+    edges = vp.histogram_edges(d_k, "rademacher")
+    sd = math.sqrt(d_k)
+    values = np.arange(-d_k, d_k + 1, 2)  # every possible q·k
+    assert not np.isin(values, edges).any(), "no possible value sits on an edge"
+    assert edges[0] <= -4.5 * sd and edges[-1] >= 4.5 * sd, "the bins cover the axis"
+    assert np.allclose(edges, -edges[::-1]), "symmetric about 0"
+    widths = np.diff(edges)
+    assert np.allclose(widths, widths[0]) and widths[0] >= (vp.BINS[1] - vp.BINS[0]) * sd
+    counts, _ = np.histogram(values, edges)
+    inside = (edges[:-1] >= -d_k) & (edges[1:] <= d_k)
+    assert len(set(counts[inside].tolist())) <= 1, "every full bin holds the same number of values"
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "laplace"])
+def test_continuous_bins_are_standardised(dist):
+    assert np.allclose(vp.histogram_edges(16, dist), vp.BINS * 4)
+
+
+def test_histogram_density_matches_numpy_and_counts_outsiders():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(10_000)
+    edges = np.linspace(-2, 2, 21)
+    d = vp.histogram_density(x, edges)
+    counts, _ = np.histogram(x, edges)
+    assert np.allclose(d * np.diff(edges) * x.size, counts)
+    assert np.isclose((d * np.diff(edges)).sum(), np.mean(np.abs(x) <= 2))
+    inside = x[np.abs(x) < 2]
+    assert np.allclose(vp.histogram_density(inside, edges), np.histogram(inside, edges, density=True)[0])
+
+
+def test_normal_density_is_a_density():
+    for var in (1.0, 16.0, 4096.0):
+        x = np.linspace(-12 * math.sqrt(var), 12 * math.sqrt(var), 20_001)
+        f = vp.normal_density(x, 0.0, var)
+        assert np.isclose(np.trapezoid(f, x), 1.0, atol=1e-9)
+        assert np.isclose(np.trapezoid(x**2 * f, x), var, rtol=1e-6)
+    assert np.isclose(vp.normal_density(3.0, 3.0, 2.0), 1 / math.sqrt(4 * math.pi))
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: vp.histogram_edges(0), ValueError, "d_k"),
+    (lambda: vp.histogram_edges(2.0), TypeError, "d_k"),
+    (lambda: vp.histogram_edges(4, "cauchy"), ValueError, "dist must be one of"),
+    (lambda: vp.histogram_density([1.0], [1.0, 0.0]), ValueError, "edges"),
+    (lambda: vp.histogram_density([], [0.0, 1.0]), ValueError, "samples"),
+    (lambda: vp.normal_density(0.0, var=0.0), ValueError, "var"),
+    (lambda: vp.covariance_heatmap(np.ones((2, 3))), ValueError, "C must be a square"),
+    (lambda: vp.histogram_grid({"normal": {1: np.ones(3)}, "uniform": {2: np.ones(3)}}), ValueError, "same d_k"),
+    (lambda: vp.histogram_grid([]), TypeError, "samples"),
+    (lambda: vp.kurtosis_decay([1, 4], {"normal": [1.0]}, {"normal": [1.0]}, {"normal": [1.0]}),
+     ValueError, "normal"),
+])
+def test_variance_plots_bad_input(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_dot_product_histogram(dist):
+    s = sample_dot_products(16, 5000, dist=dist, rng=3)
+    ax = vp.dot_product_histogram(s, 16, dist)
+    assert labelled(ax) and ax.get_title()
+    assert ax.get_xlim() == (-18.0, 18.0)
+    (patch,) = ax.patches
+    values, edges, _ = patch.get_data()
+    assert np.isclose((values * np.diff(edges)).sum(), np.mean((s >= edges[0]) & (s < edges[-1])))
+    (curve,) = ax.get_lines()
+    assert np.allclose(curve.get_ydata(), vp.normal_density(curve.get_xdata(), 0.0, 16.0))
+
+
+def test_histogram_grid_labels_the_outer_axes():
+    samples = {dist: {d: sample_dot_products(d, 500, dist=dist, rng=4) for d in (1, 16)} for dist in DISTRIBUTIONS}
+    fig = vp.histogram_grid(samples)
+    axes = np.array(fig.axes).reshape(len(DISTRIBUTIONS), 2)
+    assert [ax.get_title() for ax in axes[0]] == ["$d_k$ = 1", "$d_k$ = 16"]
+    assert all(ax.get_xlabel() for ax in axes[-1]) and all(ax.get_ylabel() for ax in axes[:, 0])
+    assert [ax.get_ylabel().split("\n")[0] for ax in axes[:, 0]] == list(DISTRIBUTIONS)
+
+
+def test_covariance_heatmap_prints_the_matrix():
+    C = np.array([[1.0, -0.004], [-0.004, 0.98]])
+    ax = vp.covariance_heatmap(C)
+    assert texts(ax) == ["1.00", "0.00", "0.00", "0.98"] and labelled(ax)
+
+
+def test_kurtosis_decay_draws_absolute_values_on_log_axes():
+    ax = vp.kurtosis_decay([1, 4], {"rademacher": [-2.0, np.nan]}, {"rademacher": [0.01, 0.01]},
+                           {"rademacher": [-2.0, -0.5]})
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log" and labelled(ax)
+    theory_line = ax.get_lines()[0]
+    assert np.allclose(theory_line.get_ydata(), [2.0, 0.5])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["rademacher (negative)"]
+
+
+# -- the excess kurtosis behind the explorer's readout -------------------------------------------
+
+def _fourth_moment(dist):
+    """E[x^4] of a standardised component, by quadrature of its density (or exactly)."""
+    if dist == "rademacher":
+        return 1.0
+    x = np.linspace(-40, 40, 800_001)
+    if dist == "normal":
+        f = np.exp(-x**2 / 2) / math.sqrt(2 * math.pi)
+    elif dist == "uniform":
+        a = math.sqrt(3)
+        f = np.where(np.abs(x) <= a, 1 / (2 * a), 0.0)
+    else:
+        b = 1 / math.sqrt(2)
+        f = np.exp(-np.abs(x) / b) / (2 * b)
+    assert np.isclose(np.trapezoid(x**2 * f, x), 1.0, atol=1e-4)  # standardised
+    return float(np.trapezoid(x**4 * f, x))
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_component_excess_kurtosis_by_quadrature(dist):
+    assert math.isclose(_fourth_moment(dist) - 3, wv._COMPONENT_EXCESS_KURTOSIS[dist], abs_tol=1e-3)
+
+
+@pytest.mark.parametrize("d_k", [1, 2, 3, 4])
+def test_rademacher_dot_excess_kurtosis_by_exact_enumeration(d_k):
+    # With Rademacher components each product q_i k_i is itself +-1 with probability 1/2:
+    # enumerate all 2^d_k sign patterns of the products.
+    sums = np.array([sum(signs) for signs in itertools.product((-1.0, 1.0), repeat=d_k)])
+    exact = np.mean(sums**4) / np.mean(sums**2) ** 2 - 3
+    assert math.isclose(wv._dot_excess_kurtosis(d_k, "rademacher"), exact, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform"])
+def test_dot_excess_kurtosis_by_monte_carlo(dist):
+    # d_k = 4, 1.6 million pairs in 16 batches; tolerance 4 SE from the batch spread.
+    s = sample_dot_products(4, 1_600_000, dist=dist, rng=5)
+
+    def kurt(x):
+        c = x - x.mean()
+        return np.mean(c**4) / np.mean(c**2) ** 2 - 3
+
+    batches = [kurt(b) for b in s.reshape(16, -1)]
+    se = np.std(batches, ddof=1) / 4
+    assert abs(kurt(s) - wv._dot_excess_kurtosis(4, dist)) < 4 * se
+
+
+# -- widgets.variance ----------------------------------------------------------------------------
+
+def test_variance_explorer_defaults_and_controls():
+    e = wv.VarianceExplorer()
+    assert e.main == "d_k" and e.values == {"d_k": 16, "components": "normal"}
+    assert list(e.controls["components"].options) == list(DISTRIBUTIONS)
+    assert e.controls["components"].description == "components"
+    assert labelled(e.ax)
+
+
+def test_variance_explorer_shows_the_cached_samples_and_their_moments():
+    e = wv.VarianceExplorer(d_k=64, components="laplace")
+    s = sample_dot_products(64, e.n_samples, dist="laplace", rng=e.seed)  # an independent draw, same seed
+    values, edges, _ = e.bars.get_data()
+    counts, _ = np.histogram(s, vp.histogram_edges(64, "laplace"))
+    assert np.allclose(values * np.diff(edges) * s.size, counts)
+    # the axes are in standardised units: the N(0, d_k) density of q·k is N(0, 1) in z = q·k / 8
+    x, y = e.curve.get_data()
+    assert np.allclose(y, vp.normal_density(x)) and x.min() == -4.5 and x.max() == 4.5
+    assert tuple(map(float, e.ax.get_xlim())) == (-4.5, 4.5)
+    assert f"mean {s.mean():.2f}" in e.title.get_text()
+    assert f"variance {s.var(ddof=1):.2f}" in e.title.get_text() and "(theory 64)" in e.title.get_text()
+    assert f"{s.mean():.3f} ± {s.std(ddof=1) / math.sqrt(s.size):.3f}" in e.readout.value
+
+
+def test_variance_explorer_tick_labels_are_in_real_units():
+    e = wv.VarianceExplorer(d_k=64)
+    labels = e.x_ticks.texts()
+    values = [float(t.replace("\u2212", "-")) for t in labels]
+    assert "0" in labels and all(abs(v) <= 36 for v in values) and len(values) >= 5
+    positions = [t.get_position()[0] for t in e.x_ticks.labels if t.get_visible()]
+    assert np.allclose(np.array(positions) * 8, values)  # label = position * sqrt(d_k)
+    y_values = [float(t) for t in e.y_ticks.texts()]
+    y_positions = [t.get_position()[1] for t in e.y_ticks.labels if t.get_visible()]
+    assert np.allclose(np.array(y_positions) / 8, y_values)  # density of q·k = density of z / sqrt(d_k)
+    e.controls["d_k"].value = 4096
+    assert max(float(t.replace("\u2212", "-")) for t in e.x_ticks.texts()) >= 200
+
+
+def test_variance_explorer_changes_with_the_distribution():
+    e = wv.VarianceExplorer(d_k=4)
+    before = e.image.value
+    e.controls["components"].value = "rademacher"
+    assert e.image.value != before and "rademacher components" in e.title.get_text()
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_variance_explorer_bars_fit_under_the_y_limit(dist):
+    for d_k in (1, 2, 4, 8, 16, 64):
+        _, density, level, _ = wv._view(d_k, dist, wv.VarianceExplorer.n_samples, wv.VarianceExplorer.seed)
+        assert density.max() * math.sqrt(d_k) <= level, f"{dist}, d_k={d_k}: the tallest bar is cut off"
+
+
+def test_variance_explorer_cache_is_read_only():
+    s = wv._samples(4, "normal", 100, 0)
+    with pytest.raises(ValueError):
+        s[0] = 1.0
+
+
+# -- exercises -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key,right,wrongs", [
+    ("01.hand_dot", 2, [14, 8, -2]),
+    ("01.qk_shape", (5, 7), [(7, 5), (5, 64), 35]),
+    ("01.frobenius", -3, [3, 5, [[2, -2], [-3, 0]]]),
+    ("02.var_components_2", 64 * 2 * 2, [128, 64, 16]),
+    ("02.general", (32 * 1 * -1, 32 * ((2 + 1) * (1 + 1) - 1)), [(32, 160), (-32, 192), (-32, 96), 160]),
+    ("02.kurtosis_rademacher", (1 - 3) / 8, [-2, 0.25, 6 / 8]),
+])
+def test_numeric_exercises(key, right, wrongs, capsys):
+    assert check(key, right, quiet=True)
+    for wrong in wrongs:
+        assert not check(key, wrong, quiet=True), f"{key} accepted {wrong!r}"
+
+
+def test_rowwise_dot_exercise_accepts_correct_functions_and_rejects_lookalikes():
+    right = [lambda A, B: (np.asarray(A) * np.asarray(B)).sum(axis=1),
+             lambda A, B: np.einsum("ij,ij->i", A, B),
+             lambda A, B: np.array([np.dot(a, b) for a, b in zip(A, B)])]
+    wrong = [lambda A, B: np.asarray(A) @ np.asarray(B).T,         # the whole table
+             lambda A, B: np.sum(np.asarray(A) * np.asarray(B)),   # the Frobenius product
+             lambda A, B: (np.asarray(A) * np.asarray(B)).sum(axis=0),  # sums the wrong axis
+             lambda A, B: np.asarray(A).sum(axis=1) * np.asarray(B).sum(axis=1)]
+    for fn in right:
+        assert check("01.rowwise_dot", fn, quiet=True)
+    for fn in wrong:
+        assert not check("01.rowwise_dot", fn, quiet=True)
