@@ -405,20 +405,22 @@ def good_scores(Q, K):
     return Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
 
 
-@pytest.mark.parametrize("key,right,wrongs", [
-    ("03.np_var_mean", 8 / 3, [3.0, 2.0, 1.5]),
-    ("03.sample_variance", good_variance,
+@pytest.mark.parametrize("key,rights,wrongs", [
+    # the rounded values printed in the notebooks' solutions must be accepted too
+    ("03.np_var_mean", [8 / 3, 2.667, 2.67], [3.0, 2.0, 1.5, 2.25]),
+    ("03.sample_variance", [good_variance],
      [lambda x, ddof: np.var(x), lambda x, ddof: np.std(x, ddof=ddof),
       lambda x, ddof: ((np.asarray(x) - np.mean(x)) ** 2).sum() / (len(x) - 1)]),
-    ("03.shared_row_cov", 128.0, [64.0, 2.0, 0.0]),
-    ("04.wrong_d", math.sqrt(64 / 768), [1.0, math.sqrt(64 / 512), 64 / 768]),
-    ("04.split_scale", 64**-0.25, [1 / 8, 1 / 64, 8.0]),
-    ("04.scaled_scores", good_scores,
+    ("03.shared_row_cov", [128.0, 128], [64.0, 2.0, 0.0, 256.0]),
+    ("04.wrong_d", [math.sqrt(64 / 768), 0.289, 0.2887], [1.0, math.sqrt(64 / 512), 64 / 768, 1 / 12]),
+    ("04.split_scale", [64**-0.25, 0.354, 0.3536], [1 / 8, 1 / 64, 8.0, 0.5]),
+    ("04.scaled_scores", [good_scores],
      [lambda Q, K: Q @ np.swapaxes(K, -1, -2), lambda Q, K: Q @ np.swapaxes(K, -1, -2) / Q.shape[-1],
       lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1])]),
 ])
-def test_checkers_accept_the_answer_and_reject_wrong_ones(key, right, wrongs, capsys):
-    assert check(key, right) is True
+def test_checkers_accept_the_answer_and_reject_wrong_ones(key, rights, wrongs, capsys):
+    for right in rights:
+        assert check(key, right) is True
     for wrong in wrongs:
         assert check(key, wrong) is False
     capsys.readouterr()

@@ -154,6 +154,10 @@ for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):
 #
 # ## 3. How wide? The formula for independent values, and why it misses
 #
+# The main line of this section: the textbook formula for the spread of a sample variance
+# assumes independent values, and here it predicts a spread that is clearly too small. The
+# formulas are given so that you can check the numbers; the exact one has an optional derivation.
+#
 # For $m$ **independent** values with variance $\sigma^2$ and excess kurtosis
 # $\kappa = \mathbb{E}[(x-\mu)^4]/\sigma^4 - 3$, the unbiased sample variance has
 #
@@ -321,16 +325,23 @@ assert abs(s2 - 111) < 4 * exact.std and abs(s2_scaled - 1) < 4 * exact.std / 11
 #
 # In attention, $S = QK^\top$ and $S_{ij} = q_i\cdot k_j$. Two logits of the same query,
 # $S_{ij}$ and $S_{ik}$ ($j\ne k$), share $q_i$. Fix $q_i$ for a moment: then $S_{ij}$ and
-# $S_{ik}$ are independent (different keys), each with mean 0 and
-# $\mathbb{E}[S_{ij}^2 \mid q_i] = |q_i|^2$. Hence
+# $S_{ik}$ are independent (different keys), each with conditional mean 0 and
+# $\mathbb{E}[S_{ij}^2 \mid q_i] = |q_i|^2$. Now average over $q_i$ with the law of total
+# covariance, $\mathrm{Cov}(X, Y) = \mathbb{E}[\mathrm{Cov}(X, Y \mid q_i)]
+# + \mathrm{Cov}(\mathbb{E}[X\mid q_i], \mathbb{E}[Y\mid q_i])$; the first term is 0 by the
+# conditional independence. The results are *unconditional* covariances (over random queries
+# and keys):
 #
-# - $\mathrm{Cov}(S_{ij}, S_{ik}) = 0$: they are **uncorrelated**;
-# - $\mathrm{Cov}(S_{ij}^2, S_{ik}^2) = \mathrm{Var}(|q_i|^2) = d_k\,\mathrm{Var}(q^2) = 2d_k$ for
-#   standard normal components ($|q_i|^2$ is chi-square with $d_k$ degrees of freedom):
-#   they are **not independent**. A long query makes both logits large.
+# - $\mathrm{Cov}(S_{ij}, S_{ik}) = 0 + \mathrm{Cov}(0, 0) = 0$: they are **uncorrelated**;
+# - $\mathrm{Cov}(S_{ij}^2, S_{ik}^2) = 0 + \mathrm{Var}(|q_i|^2) = d_k\,\mathrm{Var}(z^2) = 2d_k$,
+#   where $z$ is one standard normal component of $q_i$ ($\mathrm{Var}(z^2) = \mathbb{E}[z^4] - 1 = 2$;
+#   $|q_i|^2$ is chi-square with $d_k$ degrees of freedom): they are **not independent**.
+#   A long query makes both logits large.
 #
-# Their correlation is $2d_k / \mathrm{Var}(S_{ij}^2) = 2d_k/(2d_k^2 + 6d_k) = 1/(d_k+3)$.
-# A simulation with 200 000 queries, each with two keys:
+# Their correlation divides by $\mathrm{Var}(S_{ij}^2) = \mathbb{E}[S_{ij}^4] - d_k^2
+# = (3 + 6/d_k)\,d_k^2 - d_k^2 = 2d_k^2 + 6d_k$ (section 3's fourth moment), so it is
+# $2d_k/(2d_k^2 + 6d_k) = 1/(d_k+3)$. A simulation with 200 000 queries, each with two keys
+# (the products below have known mean $\mathbb{E}[S^2] = d_k$, so their averages estimate the covariances):
 
 # %%
 n_pairs = 200_000
@@ -354,11 +365,14 @@ for d_k in (1, 4, 16):
 print("\n".join(lines))
 
 # %% [markdown]
-# Both covariances match (within 4 standard errors). To *see* the dependence, sort the pairs
+# Both covariances match (within 4 standard errors), and the correlations of the squares
+# are close to $1/(d_k+3)$. To *see* the dependence, sort the pairs
 # by the size of one logit, $|S_{ij}|$, and measure the spread (root mean square) of the
-# other logit $S_{ik}$ in each group. For independent logits it would stay flat at 1. It
+# other logit $S_{ik}$ in each group, both divided by $\sqrt{d_k}$ so that 1 is the overall
+# spread. For independent logits the curve would stay flat at 1. It
 # rises: a large $|S_{ij}|$ hints at a long shared $q_i$, which makes $S_{ik}$ large too. The
-# effect fades as $d_k$ grows (the length of $q_i$ varies less), but does not vanish.
+# effect fades as $d_k$ grows (the relative spread of $|q_i|^2$ is $\sqrt{2/d_k}$), but at
+# $d_k = 16$ it is still plain to see.
 
 # %%
 fig, ax = new_figure(figsize=(6.0, 3.8))
@@ -382,12 +396,13 @@ assert m_eff < m
 # ## Summary
 #
 # - A sample variance is a random number. For the 4 entries of a 2×2 product it spreads so
-#   widely that 1.6 (or 0.05, or 10.6) is an ordinary outcome; the theory value 2 is its
+#   widely that 1.6 (or 0.05, or 10.55) is an ordinary outcome; the theory value 2 is its
 #   *average* with `ddof=1`.
 # - `np.var` divides by $m$ (`ddof=0`), so on 4 uncorrelated values of variance 2 it averages
 #   $\frac34\cdot 2 = 1.5$; `ddof=1` averages 2.
 # - The spread shrinks like $1/n$ for $n\times n$ products, but the entries share rows and
-#   columns: they are uncorrelated yet dependent ($\mathrm{Cov}(S_{ij}^2, S_{ik}^2) = 2d_k$),
+#   columns: they are uncorrelated yet dependent ($\mathrm{Cov}(S_{ij}^2, S_{ik}^2) = 2d_k$ for two
+#   logits of one query),
 #   so they are worth fewer independent values, and the i.i.d. formula underestimates the spread.
 # - A large experiment (1111×111 @ 111×1111) gives about 111, and about 1 after dividing by
 #   $\sqrt{111}$: judge such results against a standard error, not by eye.
@@ -398,7 +413,7 @@ assert m_eff < m
 #
 # **Exercise 1.** You multiply two 3×3 matrices of independent standard normal numbers and
 # call `np.var` (default `ddof=0`) on the 9 entries of the product. What is the expected
-# value of the result?
+# value of the result? (Three significant figures are enough.)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -445,8 +460,9 @@ _ = check("03.shared_row_cov", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Given $q_i$, both squares have mean $|q_i|^2$, so the covariance is
-# $\mathrm{Var}(|q_i|^2) = 2d_k = 128$ (a chi-square with 64 degrees of freedom has variance 128).
+# Given $q_i$, the two logits are independent, and both squares have conditional mean $|q_i|^2$.
+# By the law of total covariance the covariance is $0 + \mathrm{Var}(|q_i|^2) = 2d_k = 128$
+# (a chi-square with 64 degrees of freedom has variance 128).
 # </details>
 #
 # ---

@@ -115,8 +115,9 @@ ax.figure
 # The markers sit on the lines. To check the slopes, fit a straight line to
 # $\log_2(\text{std})$ against $\log_2 d_k$. Each point's standard error in log units is
 # half the relative standard error of its sample variance, and the fitted slope's standard
-# error follows from the least-squares weights. (All three come from the same draws, so
-# their errors are the same.)
+# error follows from the least-squares weights. (All three use the same draws: their
+# $\log_2(\text{std})$ differ by exactly $e\log_2 d_k$, so the three fitted slopes differ by
+# exactly ½, and one standard error serves all three.)
 
 # %%
 log_d = np.log2(D_K_CHOICES)
@@ -158,15 +159,17 @@ fig = sc_plots.attention_vs_d_k(D_K_CHOICES, mean_entropy, mean_max, n_keys)
 fig
 
 # %% [markdown]
-# With $1/d_k$ (green, dotted) the entropy climbs to $\log 16 = 2.77$ and the largest
-# weight falls to $1/16$: uniform attention. With $1/\sqrt{d_k}$ (blue, solid) both stay in a
+# With $1/d_k$ (green, dotted) the entropy climbs to its maximum $\log 16 = 2.77$ and the
+# largest weight falls to $1/16 = 0.0625$: uniform attention (numbers printed below). With $1/\sqrt{d_k}$ (blue, solid) both stay in a
 # narrow band for every $d_k$ (the largest weight between about 0.18 and 0.25). Unscaled
 # (red, dashed), the largest weight heads for 1.
 #
-# How close to uniform? For small logits $z$, a Taylor expansion gives
-# $\log n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$, whose mean is
-# $\tfrac{n-1}{2n}\,\sigma_z^2 = \tfrac{n-1}{2n\,d_k}$ for $\sigma_z^2 = 1/d_k$. Checked within
-# 4 standard errors at the largest $d_k$:
+# How close to uniform? For small scaled logits $z_j$, a second-order Taylor expansion of
+# the entropy around uniform weights gives
+# $\log n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$. The $n$ logits of one
+# query are uncorrelated with variance $\sigma_z^2$ (notebook 03, section 6), so, as for `np.var`,
+# the mean of this is $\tfrac{n-1}{2n}\,\sigma_z^2 = \tfrac{n-1}{2n\,d_k}$ for $\sigma_z^2 = 1/d_k$.
+# Checked within 4 standard errors at the largest $d_k$:
 
 # %%
 for d_k in (256, 4096):
@@ -175,6 +178,7 @@ for d_k in (256, 4096):
     print(f"d_k = {d_k:4d}, scale 1/d_k: log n - entropy = {gap:.3e} ± {se:.1e} (1 SE), "
           f"predicted {predicted:.3e}")
 i = D_K_CHOICES.index(4096)
+print(f"d_k = 4096, scale 1/d_k: mean entropy {mean_entropy['inv_d'][i]:.3f}, log n = {np.log(n_keys):.3f}")
 print(f"d_k = 4096, scale 1/d_k: mean largest weight {mean_max['inv_d'][i]:.4f}, 1/n = {1 / n_keys:.4f}")
 print(f"d_k = 4096, unscaled   : mean largest weight {mean_max['unscaled'][i]:.3f}, "
       f"mean entropy {mean_entropy['unscaled'][i]:.3f}")
@@ -201,7 +205,7 @@ explorer = ScalingExplorer(d_k=64)
 explorer
 
 # %% [markdown]
-# ## 4. The same logits, spelled four ways
+# ## 4. The same logits, spelled five ways
 #
 # Code divides by $\sqrt{d_k}$ in several equivalent ways. All of these give the same logits:
 #
@@ -292,7 +296,8 @@ print(f"√(d_k / d_model) = {np.sqrt(d_k / d_model):.4f}")
 #
 # **Exercise 1.** A model has $d_\text{model} = 768$ and 12 heads, but its code divides each
 # head's logits by $\sqrt{d_\text{model}}$ instead of $\sqrt{d_k}$. With unit-variance
-# components, what is the standard deviation of one head's scaled logits?
+# components, what is the standard deviation of one head's scaled logits? (Three significant
+# figures are enough.)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -306,7 +311,8 @@ _ = check("04.wrong_d", answer)
 # </details>
 #
 # **Exercise 2.** Some codebases multiply $q$ and $k$ each by the same factor $c$ before the
-# dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$?
+# dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$? (Three
+# significant figures are enough.)
 
 # %%
 answer = None  # replace None with your answer, then run the cell

@@ -13,6 +13,10 @@
 # at initialisation (it depends on how $W_Q, W_K$ are initialised), and after training
 # (when $q$ and $k$ become correlated, it breaks — and that is why μP and QK-norm exist).
 #
+# **The main line:** sections 1–3 follow the variance through LayerNorm and the projections
+# at initialisation; section 5 shows what correlation does; sections 6–7 cover the fixes used
+# in practice. Paragraphs headed *Side note* go deeper and can be skipped on a first reading.
+#
 # **Learning goals**
 # - Trace unit variance through a real layer: LayerNorm gives $\mathrm{E}[x^2] = 1$, and the initialisation of $W_Q$ sets $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
 # - Work out $\mathrm{Var}(q\cdot k)$ when $q$ and $k$ come from the same token or from two tokens, and check it by simulation.
@@ -40,7 +44,7 @@ from sdpa_helpers import make_rng
 from sdpa_helpers.attention import layer_norm, softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import assumptions as assumption_plots
-from sdpa_helpers.widgets.assumptions import D_MODEL_CHOICES, CorrelationExplorer, InitExplorer
+from sdpa_helpers.widgets.assumptions import D_MODEL_CHOICES, CorrelationExplorer, InitExplorer, init_scaled_logits
 
 SEED = 0
 rng = make_rng(SEED)
@@ -72,9 +76,9 @@ assert np.allclose(x.mean(axis=1), 0.0, atol=1e-12) and np.allclose(x.var(axis=1
 assert np.array_equal(x, A.sample_tokens(4, d_model, rng=SEED))  # the helper used below: same recipe
 
 # %% [markdown]
-# After LayerNorm every token has mean 0 and variance 1 (up to $\varepsilon$), so the average
-# square of its components is $\mathrm{E}[x^2] = 1$ and its squared length is exactly
-# $|x|^2 = \sum_j x_j^2 = d_\text{model}$. `A.sample_tokens` makes tokens this way; we use it
+# After LayerNorm every token has mean 0 and variance 1 (up to $\varepsilon$: the last column
+# is $0.99998$, not 1), so the average square of its components is $\mathrm{E}[x^2] = 1$ and
+# its squared length is $|x|^2 = \sum_j x_j^2 = d_\text{model}$, the same for every token. `A.sample_tokens` makes tokens this way; we use it
 # from now on.
 
 # %% [markdown]
@@ -200,7 +204,7 @@ print(f"d_k/9 = {d_k}/9 = {d_k / 9:.2f}")
 # Same token or not, the variance is $d_k\,\mathrm{Var}(q_i)^2$: sharing $x$ does not
 # correlate $q$ with $k$, because the two matrices are drawn independently.
 #
-# **Where sharing $x$ does matter: tokens of different lengths.** The formula above has
+# *Side note — where sharing $x$ does matter: tokens of different lengths.* The formula above has
 # $|x|^2|x'|^2$ in it. Averaged over token pairs, a token with itself gives
 # $\mathrm{E}[|x|^4]$, two independent tokens give $\mathrm{E}[|x|^2]^2$, and
 # $\mathrm{E}[|x|^4] \ge \mathrm{E}[|x|^2]^2$ with equality only when every token has the same
@@ -225,7 +229,7 @@ print(f"ratio same / different: {results['same token'] / results['different toke
       f"(after LayerNorm: 1, since every |x|² = d_model)")
 
 # %% [markdown]
-# **Where $q$ and $k$ are truly dependent: tied weights.** If a model used one matrix for
+# *Side note — where $q$ and $k$ are truly dependent: tied weights.* If a model used one matrix for
 # both ($W_K = W_Q$), a token's query and key would be the *same* vector, and its logit with
 # itself $q\cdot q = |q|^2 \ge 0$, with mean $d_k\,\mathrm{Var}(q_i)$ instead of 0. That is
 # correlation $\rho = 1$, the extreme case of section 5.
@@ -241,8 +245,8 @@ print(f"tied W_K = W_Q, same token: every logit >= 0: {(logits >= 0).all()}; "
 # **What this means for $1/\sqrt{d_k}$.** The scaled logit $q\cdot k/\sqrt{d_k}$ has variance
 # $\mathrm{Var}(q_i)^2$: the scale removes the $d_k$, but not the initialisation's factor.
 # With PyTorch's default `nn.Linear` the scaled logits start with standard deviation
-# $\mathrm{Var}(q_i) = 1/3$ instead of 1 — attention starts closer to uniform, and training
-# has to grow the logits.
+# $\mathrm{Var}(q_i) = 1/3$ instead of 1 — attention starts closer to uniform, and the logits
+# must grow during training before any head can attend sharply.
 
 # %%
 for scheme, projection in cases:

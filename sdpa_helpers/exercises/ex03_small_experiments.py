@@ -8,10 +8,12 @@ from . import function_checker, numeric_checker, register
 register(
     "03.np_var_mean",
     "You multiply two 3x3 matrices of independent standard normal numbers and call np.var (ddof=0) "
-    "on the 9 entries of the product. What is the expected value of the result?",
-    "First find the variance of one entry (how many products does it sum?). The entries are "
-    "uncorrelated; dividing by m instead of m - 1 scales the average by (m - 1) / m.",
-    numeric_checker(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean, rtol=1e-3,
+    "on the 9 entries of the product. What is the expected value of the result (3 significant figures "
+    "are enough)?",
+    "First find the variance of one entry (how many products does it sum?). Then recall what "
+    "section 2 showed about dividing by m rather than m - 1.",
+    # rtol 5e-3 accepts any correct 3-significant-figure rounding (2.67) and rejects d = 3 or 2.
+    numeric_checker(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean, rtol=5e-3,
                     what="the expected value"),
 )
 
@@ -32,8 +34,8 @@ register(
     "03.sample_variance",
     "Write sample_variance(x, ddof) without np.var: the sum of squared deviations from the mean, "
     "divided by len(x) - ddof. It must work for ddof=0 and ddof=1, on lists and 1-D arrays.",
-    "Convert x with np.asarray(x, dtype=float) first; subtract x.mean(), square, sum, and divide "
-    "by the number of values minus ddof.",
+    "Convert x to a float array first, so that a list works too. Use x.size (or len(x)) for the "
+    "number of values.",
     function_checker(_reference_variance, _CASES, rtol=1e-9,
                      names=["[1, 2, 4, 7] with ddof=0", "[1, 2, 4, 7] with ddof=1", "two values, ddof=1",
                             "three equal values, ddof=0", "nine squares, ddof=1"]),
@@ -43,7 +45,7 @@ register(
     "03.shared_row_cov",
     "For d_k = 64 and standard normal components, what is Cov(S_ij^2, S_ik^2) for two logits "
     "S_ij = q_i . k_j and S_ik = q_i . k_k of the same query?",
-    "Given q_i, both squared logits have mean |q_i|^2, and they are independent. So the covariance "
-    "is the variance of |q_i|^2, a sum of d_k independent squares of standard normals.",
+    "Condition on the shared query q_i (law of total covariance): given q_i, are the two logits "
+    "still dependent? What is E[S_ij^2 | q_i]?",
     numeric_checker(theory.shared_row_square_covariance(64), rtol=1e-3, what="the covariance"),
 )

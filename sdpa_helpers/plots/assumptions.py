@@ -81,13 +81,18 @@ def scaled_logit_histogram(samples, theory_var: float, ax=None, title: str | Non
     return ax
 
 
-def init_small_multiples(samples_by_label: dict):
-    """One :func:`scaled_logit_histogram` per initialisation, side by side, shared y axis.
+def init_small_multiples(samples_by_label: dict, ncols: int = 3):
+    """One :func:`scaled_logit_histogram` per initialisation on a grid, shared axes, one legend.
+
+    Each panel's title gives its variance, theory and simulation; the legend (simulation,
+    theory, N(0, 1)) is drawn once, in a spare grid cell when there is one.
 
     Parameters
     ----------
     samples_by_label : dict str -> (ndarray, float)
         Panel title -> (scaled logits, theoretical variance).
+    ncols : int
+        Panels per row.
 
     Returns
     -------
@@ -98,12 +103,30 @@ def init_small_multiples(samples_by_label: dict):
     2
     """
     n = len(samples_by_label)
-    fig, axes = new_figure(1, n, figsize=(3.0 * n, 3.3), squeeze=False, sharey=True)
-    for ax, (label, (samples, theory_var)) in zip(axes[0], samples_by_label.items()):
-        scaled_logit_histogram(samples, theory_var, ax=ax, title=label)
-        ax.legend(loc="upper right", fontsize=7)
-    for ax in axes[0, 1:]:
-        ax.set_ylabel("")
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = new_figure(nrows, ncols, figsize=(3.4 * ncols, 3.0 * nrows + 0.2), squeeze=False,
+                           sharex=True, sharey=True)
+    flat = axes.ravel()
+    for ax, (label, (samples, theory_var)) in zip(flat, samples_by_label.items()):
+        s = np.asarray(samples, dtype=float)
+        scaled_logit_histogram(s, theory_var, ax=ax,
+                               title=f"{label}\nVar: theory {theory_var:.2f}, simulation {s.var():.2f}")
+        ax.title.set_fontsize(10)
+        handles, labels = ax.get_legend_handles_labels()
+        ax.get_legend().remove()
+        ax.xaxis.set_tick_params(labelbottom=True)
+    for ax in flat[n:]:
+        ax.axis("off")
+    with style():
+        labels = ["simulation (histogram)", "theory: N(0, Var)", "N(0, 1): the footnote"]
+        if n < flat.size:
+            flat[n].legend(handles, labels, loc="center", fontsize=10, frameon=False)
+        else:
+            flat[0].legend(handles, labels, loc="upper right", fontsize=8)
+    for i, ax in enumerate(flat[:n]):
+        if i % ncols:
+            ax.set_ylabel("")
     return fig
 
 
@@ -129,11 +152,14 @@ def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label
     """
     d_models = np.asarray(d_models, dtype=float)
     ax = get_axes(ax, figsize=(9.5, 4.2))
-    colours = [OKABE_ITO[c] for c in ("blue", "vermillion", "bluish_green", "orange", "reddish_purple", "sky_blue")]
-    styles = ["-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1))]
+    # Every curve here is a *scaled* logit, so the course's reserved looks for "unscaled"
+    # (vermillion, dashed) and "1/d_k" (green, dotted) are not used; LeCun, the footnote's case,
+    # gets the blue solid line of scaled attention.
+    colours = [OKABE_ITO[c] for c in ("blue", "orange", "reddish_purple", "sky_blue", "black", "yellow")]
+    styles = ["-", "-.", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (8, 2)), (0, (1, 2))]
     markers = ["s", "o", "^", "D", "v", "P"]
     with style():
-        ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
         for i, (label, theory) in enumerate(theory_by_label.items()):
             c, ls, m = colours[i % 6], styles[i % 6], markers[i % 6]
             ax.plot(d_models, theory, color=c, linestyle=ls, label=label)
@@ -304,6 +330,6 @@ def cosine_small_multiples(qk_norm_by_d_k: dict, scaled_by_d_k: dict):
                     linestyle=QK_NORM["linestyle"], label=rf"$\sqrt{{d_k}}\cos\theta$: Var {cos_logits.var():.2f}")
             ax.plot(x, normal_pdf(x), **REFERENCE)
             ax.set(xlabel="logit", title=f"$d_k$ = {d_k}", xlim=(-4.5, 4.5))
-            ax.legend(loc="upper right", fontsize=7)
+            ax.legend(loc="upper right", fontsize=8)
     axes[0, 0].set_ylabel("density")
     return fig

@@ -164,7 +164,7 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256):
         ax.plot(grid, exact_relative_sd(grid), **EXACT)
         ax.plot(grid, iid_relative_sd(grid), **IID)
         if sim_sd is not None:
-            ax.plot(ns, sim_sd, linestyle="none", marker="o", color=OKABE_ITO["vermillion"], label="simulation")
+            ax.plot(ns, sim_sd, linestyle="none", marker="o", color=OKABE_ITO["black"], label="simulation")
         set_d_k_axis(ax, d_max=n_max, label=r"matrix size $n$ ($n\times n$ @ $n\times n$)")
         ax.set_xticks(grid)
         ax.set_yscale("log")

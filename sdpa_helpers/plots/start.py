@@ -30,7 +30,7 @@ def spread_histogram(samples, d_k: int, scaled: bool, ax=None):
     Axes
 
     >>> ax = spread_histogram(np.zeros(10), d_k=4, scaled=False)
-    >>> ax.get_xlim()
+    >>> tuple(map(float, ax.get_xlim()))
     (-8.0, 8.0)
     """
     samples = np.asarray(samples, dtype=float)

@@ -38,6 +38,12 @@ def _reference_logits(d_model: int, family: str, d_k: int, seed: int) -> np.ndar
 def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = 64, seed: int = 0):
     """Simulated scaled logits ``q . k / sqrt(d_k)`` at initialisation, shape (8, 256); cached.
 
+    8 networks, 256 pairs of LayerNormed tokens. ``q . k`` is bilinear in ``(W_Q, W_K)``, so
+    one simulation per distribution family (normal: LeCun's; uniform: PyTorch's default) is
+    simulated and rescaled by ``Var(W_scheme) / Var(W_reference)``: weights ``c`` times
+    larger give logits ``c^2`` times larger. The static figures of notebook 08 use the same
+    samples as :class:`InitExplorer`.
+
     >>> s = init_scaled_logits("lecun", 512)
     >>> s.shape, round(float((s ** 2).mean()), 1)
     ((8, 256), 1.0)
@@ -90,11 +96,11 @@ class InitExplorer(Explorer):
         self.title_h = self.ax_h.set_title(" ", animated=True, fontsize=10)
 
         d_models = np.array(D_MODEL_CHOICES, dtype=float)
-        self.ax_v.axhline(1.0, color="black", linewidth=0.8, linestyle=":", label="assumed: 1")
+        self.ax_v.axhline(1.0, color="grey", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
         (self.theory_line,) = self.ax_v.plot(d_models, np.ones_like(d_models), color=spec["color"],
                                              linestyle=spec["linestyle"], animated=True, label="theory")
-        (self.sim_point,) = self.ax_v.plot([512], [1.0], "o", color=plots.OKABE_ITO["vermillion"], markersize=7,
-                                           animated=True, label="simulation")
+        (self.sim_point,) = self.ax_v.plot([512], [1.0], spec["marker"], color=spec["color"], markersize=7,
+                                           markeredgecolor="black", animated=True, label="simulation")
         plots.set_d_k_axis(self.ax_v, label=r"$d_\mathrm{model}$")
         self.ax_v.set_xticks(d_models, [f"{d:g}" for d in d_models])
         self.ax_v.set_xlim(48, 5400)

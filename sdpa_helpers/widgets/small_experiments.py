@@ -157,7 +157,7 @@ class VarianceSpreadExplorer(Explorer):
         self.title = self.ax_h.set_title(" ", animated=True)
         sx_plots.spread_vs_n(SIZES, None, ax=self.ax_s, n_max=max(SIZES))
         (self.marker,) = self.ax_s.plot([], [], linestyle="none", marker="o", markersize=9,
-                                        color=plots.OKABE_ITO["vermillion"], animated=True,
+                                        color=plots.OKABE_ITO["black"], animated=True,
                                         label="simulation at this $n$")
         self.ax_s.legend(loc="lower left")
         self.ax_s.set_title("spread of $s^2/n$ against $n$")
