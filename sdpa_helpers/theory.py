@@ -5,7 +5,13 @@ This module offers:
 - :class:`Moments` -- a ``(mean, var)`` pair with a ``std`` property;
 - :func:`product_moments` -- mean and variance of ``X * Y`` for independent ``X``, ``Y``;
 - :func:`dot_product_moments` -- mean and variance of ``q . k`` over ``d_k`` independent pairs;
-- :func:`scaled_moments` -- mean and variance of ``c * X``.
+- :func:`scaled_moments` -- mean and variance of ``c * X``;
+- :func:`sample_variance_moments` -- mean and variance of a sample variance of ``m`` i.i.d. values;
+- :func:`dot_product_excess_kurtosis` -- how fast ``q . k`` approaches a normal as ``d_k`` grows;
+- :func:`matmul_sample_variance_moments` -- the exact spread of the sample variance of the
+  entries of one random matrix product (entries share rows and columns);
+- :func:`shared_row_square_covariance` -- ``Cov(S_ij^2, S_ik^2)`` for two logits of one query;
+- :func:`effective_sample_size` -- how many i.i.d. values a pooled sample variance is worth.
 
 Everything is exact arithmetic on numbers (no sampling); :mod:`sdpa_helpers.sampling`
 checks it by Monte Carlo.

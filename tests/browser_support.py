@@ -211,8 +211,13 @@ class Server:
             body = r.read()
         return json.loads(body) if body else None
 
-    def shutdown_kernels(self) -> None:
-        """Shut down every kernel the Lab server runs (between notebooks, to free memory)."""
+    def shutdown_sessions(self) -> None:
+        """End every session (and its kernel) of the Lab server: between notebooks, to free memory."""
+        for session in self.api("GET", "/api/sessions") or []:
+            try:
+                self.api("DELETE", f"/api/sessions/{session['id']}")
+            except urllib.error.HTTPError:
+                pass
         for kernel in self.api("GET", "/api/kernels") or []:
             try:
                 self.api("DELETE", f"/api/kernels/{kernel['id']}")
@@ -307,7 +312,8 @@ _ALL_RAN = r"""() => {
   const prompts = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
       .map(e => e.textContent.trim());
   const indicator = document.querySelector('.jp-Notebook-ExecutionIndicator');
-  const idle = indicator && indicator.dataset.status === 'idle';
+  const idle = indicator && indicator.dataset.status === 'idle' && Array.from(
+      document.querySelectorAll('.jp-StatusBar-TextItem')).some(e => / \| Idle$/.test(e.textContent.trim()));
   const running = prompts.some(p => p.includes('*'));
   const done = prompts.length > 0 && prompts.every(p => /^\[\d+\]:$/.test(p));
   const failed = document.querySelector(
@@ -328,10 +334,32 @@ def menu(page, top: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$")).click()
 
 
+# The kernel is ready when the status bar says "<kernel name> | Idle". (The toolbar's execution
+# indicator says "idle" already while the status bar still reads "No Kernel | Initializing".)
+_KERNEL_IDLE = r"""() => {
+  const items = Array.from(document.querySelectorAll('.jp-StatusBar-TextItem')).map(e => e.textContent.trim());
+  const indicator = document.querySelector('.jp-Notebook-ExecutionIndicator');
+  return items.some(t => /^(?!No Kernel).+ \| Idle$/.test(t)) && indicator && indicator.dataset.status === 'idle';
+}"""
+
+
 def open_in_lab(page, server: Server, name: str, timeout: float) -> None:
+    """Open notebook ``name`` and wait until its kernel has started and is idle."""
     page.goto(lab_url(server, name))
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout * 1000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=timeout * 1000)
+    page.wait_for_function(_KERNEL_IDLE, timeout=timeout * 1000, polling=100)
+    wait_for_kernels_idle(server, timeout)
+
+
+def wait_for_kernels_idle(server: Server, timeout: float) -> None:
+    """Wait until the server reports at least one kernel and every kernel idle."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = [k.get("execution_state") for k in server.api("GET", "/api/kernels") or []]
+        if states and all(s == "idle" for s in states):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the kernel did not become idle within {timeout:.0f} s: {states}")
 
 
 def run_all_in_lab(page, timeout: float) -> float:

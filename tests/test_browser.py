@@ -22,6 +22,7 @@ Where it is missing these tests skip, saying so.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -39,6 +40,8 @@ NOTEBOOKS = bs.notebooks()
 WITH_EXPLORERS = [p for p in NOTEBOOKS if any(c.cls for c in bs.explorer_cells(p))]
 #: Seconds allowed for one notebook to open and run (notebook 09 trains for up to two minutes).
 TIMEOUT = float(os.environ.get("SDPA_BROWSER_TIMEOUT", "300"))
+#: Seconds allowed for widgets to appear once Voila has sent the executed page.
+RENDER_TIMEOUT = 120.0
 STEPS = 4  # slider steps each way
 
 
@@ -95,22 +98,20 @@ def latency_log(scratch, browser):
     print(f"\nbrowser latencies written to {target}")
 
 
-@pytest.fixture
-def page_for(browser, scratch, request):
-    """page_for(name) opens a page; it is closed after the test, with a screenshot on failure."""
-    opened, failures_before = [], request.session.testsfailed
-
-    def make(name):
-        page = bs.new_page(browser, [])
-        opened.append((name, page))
-        return page
-
-    yield make
-    failed = request.session.testsfailed > failures_before  # the call's report is already counted
-    for name, page in opened:
-        if failed:
-            print(f"screenshot: {bs.screenshot(page, scratch['shots'], 'failed-' + name)}")
+@contextlib.contextmanager
+def opened_page(browser, scratch, server, name):
+    """A fresh page; on failure a screenshot and the server's log join the error; always closed."""
+    page = bs.new_page(browser, [])
+    try:
+        yield page
+    except Exception as exc:
+        shot = bs.screenshot(page, scratch["shots"], f"failed-{name}")
+        raise AssertionError(f"{exc}\n\nscreenshot: {shot}\n--- end of the {server.kind} log ---\n"
+                             f"{server.log_tail()}") from exc
+    finally:
         bs.close_page(page)
+        if server.kind == "lab":
+            server.shutdown_sessions()
 
 
 def record(log, mode, path, cell, control, steps):
@@ -132,10 +133,9 @@ def test_chromium_is_found():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_in_jupyterlab(path, lab, page_for, latency_log, scratch):
+def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
     cells = bs.explorer_cells(path)
-    page = page_for(f"lab-{path.stem}")
-    try:
+    with opened_page(browser, scratch, lab, f"lab-{path.stem}") as page:
         bs.open_in_lab(page, lab, path.name, TIMEOUT)
         seconds = bs.run_all_in_lab(page, TIMEOUT)
         problems = bs.page_problems(page)
@@ -174,23 +174,25 @@ def test_notebook_in_jupyterlab(path, lab, page_for, latency_log, scratch):
             keep_screenshot(page, scratch, f"lab-{path.stem}-{cell.label}")
         problems = bs.page_problems(page)
         assert not problems, f"{path.name} after moving the sliders:\n" + "\n\n".join(problems)
-    finally:
-        try:
-            lab.shutdown_kernels()
-        except OSError:
-            pass
 
 
 @pytest.mark.parametrize("path", WITH_EXPLORERS, ids=[p.stem for p in WITH_EXPLORERS])
-def test_explorers_in_voila(path, voila, page_for, latency_log, scratch):
+def test_explorers_in_voila(path, voila, browser, latency_log, scratch):
     cells = bs.explorer_cells(path)
     explorers = [c for c in cells if c.cls is not None]
-    page = page_for(f"voila-{path.stem}")
+    with opened_page(browser, scratch, voila, f"voila-{path.stem}") as page:
+        check_voila(page, path, voila, cells, explorers, latency_log, scratch)
+
+
+def check_voila(page, path, voila, cells, explorers, latency_log, scratch):
     start = time.perf_counter()
     # Voila streams the page while it runs the notebook; "load" fires when every cell ran.
     page.goto(f"{voila.base}/voila/render/{path.name}", timeout=TIMEOUT * 1000, wait_until="load")
-    page.wait_for_function(f"() => document.querySelectorAll('{bs.EXPLORER_BOX}').length >= {len(explorers)}",
-                           timeout=TIMEOUT * 1000, polling=250)
+    # Wait for the explorers, or for an error that means they will never come.
+    page.wait_for_function(f"""() => document.querySelectorAll('{bs.EXPLORER_BOX}').length >= {len(explorers)}
+        || document.querySelector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+        || /Error displaying widget|There was an error when executing/.test(document.body.innerText)""",
+                           timeout=RENDER_TIMEOUT * 1000, polling=250)
     print(f"{path.name}: rendered by Voila in {time.perf_counter() - start:.1f} s")
     problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)
     assert not problems, f"{path.name} in Voila:\n" + "\n\n".join(problems)

@@ -423,3 +423,19 @@ def test_exercises_08():
     assert not check("08.cosine_logit", lambda q, k, g: g * np.dot(q, k), quiet=True)
     assert not check("08.cosine_logit", lambda q, k, g: np.dot(q, k) / (np.linalg.norm(q) * np.linalg.norm(k)),
                      quiet=True)
+
+
+def test_init_figures_keep_the_reserved_scaling_colours_free():
+    """Every curve of notebook 08's init figures is a *scaled* logit: no 'unscaled' or '1/d_k' look."""
+    from matplotlib.colors import to_hex
+
+    from sdpa_helpers import plots
+
+    reserved = {to_hex(plots.UNSCALED["color"]), to_hex(plots.INV_D["color"])}
+    theory = {label: [1.0, 1.0, 1.0] for label in "abcde"}
+    ax = AP.init_variance_vs_d_model([64, 128, 256], theory)
+    assert not {to_hex(line.get_color()) for line in ax.get_lines()} & reserved
+    rng = np.random.default_rng(3)
+    fig = AP.init_small_multiples({k: (rng.standard_normal(50), 1.0) for k in "abcde"})
+    assert len(fig.axes) == 6 and not fig.axes[5].axison and fig.axes[5].get_legend() is not None
+    assert all(labelled(a) for a in (fig.axes[0], fig.axes[3]))

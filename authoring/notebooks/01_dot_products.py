@@ -103,7 +103,8 @@ q2, k2 = np.array([1, 2]), np.array([2, 3])
 cos_theta = (q2 @ k2) / (np.linalg.norm(q2) * np.linalg.norm(k2))
 theta = np.arctan2(q2[1], q2[0]) - np.arctan2(k2[1], k2[0])  # the angle, from each vector's direction
 assert np.isclose(cos_theta, np.cos(theta))
-print(f"cos θ = 8 / (√5 · √13) = {cos_theta:.4f}; θ = {np.degrees(abs(theta)):.1f} degrees")
+print(f"cos θ = q·k / (‖q‖ ‖k‖) = {q2 @ k2} / (√{q2 @ q2} · √{k2 @ k2}) = {cos_theta:.4f}; "
+      f"θ = {np.degrees(abs(theta)):.1f} degrees")
 
 # %% [markdown]
 # ## 3. $QK^\top$: the table of every query–key dot product
@@ -245,8 +246,8 @@ print("diag(Q Kᵀ) = row-wise dot, trace(Q Kᵀ) = <Q, K>_F, and sample_dot_pro
 # %% [markdown]
 # ## 6. Random vectors: the spread grows with $d_k$
 #
-# In a model, $q$ and $k$ are not hand-picked. Think of their components as random
-# numbers with mean 0 and variance 1 (notebook 08 asks when that is true). For each $d_k$
+# In a model, $q$ and $k$ are not hand-picked. Think of their components as independent
+# random numbers with mean 0 and variance 1 (notebook 08 asks when that is true). For each $d_k$
 # from 1 to 4096, draw 1000 random pairs and measure the standard deviation of their dot
 # products.
 #
@@ -292,7 +293,7 @@ fig
 # - `np.dot` is `@` for 1-D and 2-D arrays; for stacks of matrices use `@`.
 # - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_i\sum_j (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$:
 #   Hadamard, then sum over columns (row-wise dot), then over rows (Frobenius).
-# - For random components of mean 0 and variance 1, the spread of $q\cdot k$ grows like $\sqrt{d_k}$.
+# - For independent random components of mean 0 and variance 1, the spread of $q\cdot k$ grows like $\sqrt{d_k}$.
 #
 # ## Exercises
 #

@@ -191,17 +191,18 @@ for i in range(d_k):
 # $$\mathrm{Var}\Big(\sum_i Z_i\Big) = \sum_i \mathrm{Var}(Z_i) + \sum_{i \ne j} \mathrm{Cov}(Z_i, Z_j).$$
 #
 # With $Z_i = q_i k_i$: for $i \ne j$ the pairs $(q_i, k_i)$ and $(q_j, k_j)$ are
-# independent, so $Z_i$ and $Z_j$ are too, and $\mathrm{Cov}(Z_i, Z_j) = 0$. Here is the
-# second use of independence, between **different terms**. The sample covariance matrix
+# independent, so $Z_i$ and $Z_j$ are too, and $\mathrm{Cov}(Z_i, Z_j) = 0$. This is a
+# second *kind* of independence: steps 2 and 3 needed it within one pair, this step needs it
+# between **different terms**. The sample covariance matrix
 # of the 8 columns of $P$ should be the identity: 1 on the diagonal (step 3), 0 off it.
-# The SE of each off-diagonal entry is the standard deviation of the products of the
-# centred columns over $\sqrt{n}$:
+# A sample covariance is a mean of products of centred columns, so its SE is the standard
+# deviation of those products over $\sqrt{n}$:
 
 # %%
 C = np.cov(P, rowvar=False)  # (d_k, d_k): covariance of the terms
-centred = P - P.mean(axis=0)
-se_cov = np.array([[np.std(centred[:, i] * centred[:, j], ddof=1) for j in range(d_k)]
-                   for i in range(d_k)]) / np.sqrt(n)
+centred = P - P.mean(axis=0)              # (n, d_k)
+products = centred[:, :, None] * centred[:, None, :]  # (n, d_k, d_k): every product of two centred terms
+se_cov = products.std(axis=0, ddof=1) / np.sqrt(n)   # (d_k, d_k)
 off = ~np.eye(d_k, dtype=bool)
 z_off = C[off] / se_cov[off]
 print(f"{off.sum()} off-diagonal covariances: largest |Cov| = {np.abs(C[off]).max():.4f}, "
@@ -240,16 +241,18 @@ for d in (1, 4, 16, 64, 256):
 # Three ways to break it, at $d_k = 64$, each keeping every component at mean 0 and
 # variance 1:
 #
-# - **$k = q$.** Step 2 fails: $E[q_i q_i] = E[q_i^2] = 1$, not 0. So
-#   $E[q\cdot q] = d_k$, and $\mathrm{Var}(q_i^2) = E[q_i^4] - 1 = 2$ for normal
-#   components gives $\mathrm{Var}(q\cdot q) = 2d_k$.
+# - **$k = q$.** The two factors of a term are the same number, so steps 2 and 3 fail:
+#   $E[q_i q_i] = E[q_i^2] = 1$, not 0, and $E[q_i^4] = 3 \ne E[q_i^2]^2$ for normal
+#   components. The terms $q_i^2$ are still independent of each other (step 4 holds), so
+#   $E[q\cdot q] = d_k$ and $\mathrm{Var}(q\cdot q) = d_k\,\mathrm{Var}(q_i^2) = d_k(3 - 1) = 2d_k$.
 # - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$ with fresh
-#   normal $z_i$ and $\rho = 0.5$. Then $E[q_ik_i] = \rho$ and
-#   $E[q_i^2k_i^2] = 3\rho^2 + (1 - \rho^2) = 1 + 2\rho^2$, so the mean is $\rho\, d_k$
+#   normal $z_i$ and $\rho = 0.5$. Steps 2 and 3 fail again: $E[q_ik_i] = \rho$ and
+#   $E[q_i^2k_i^2] = 3\rho^2 + (1 - \rho^2) = 1 + 2\rho^2$, so one term has variance
+#   $1 + 2\rho^2 - \rho^2 = 1 + \rho^2$. Step 4 still holds, so the mean is $\rho\, d_k$
 #   and the variance $(1 + \rho^2)\, d_k$.
 # - **the terms dependent**: one random number $x$ copied into every component of $q$,
 #   one $y$ into every component of $k$. Each pair is still independent within itself, so
-#   steps 2 and 3 hold; but every covariance is $\mathrm{Var}(xy) = 1$, so
+#   steps 2 and 3 hold; but step 4 fails: every covariance is $\mathrm{Var}(xy) = 1$, so
 #   $\mathrm{Var}(q\cdot k) = d_k + d_k(d_k - 1) = d_k^2$: the spread grows like $d_k$, not $\sqrt{d_k}$.
 
 # %%
@@ -270,8 +273,9 @@ for name, (s, mean_theory, var_theory) in cases.items():
     report(f"{name}: variance", *var_and_se(s), var_theory)
 
 # %% [markdown]
-# The mean of $q\cdot q$ is about 64, not 0, and correlated pairs give about 32. After
-# training, queries and keys *do* correlate; notebook 08 comes back to this.
+# The mean of $q\cdot q$ is about 64, not 0, correlated pairs give about 32, and copied
+# components a variance of about $4096 = 64^2$ instead of 64. After training, queries and
+# keys *do* correlate; notebook 08 comes back to this.
 #
 # ## 7. The general formula
 #
@@ -301,8 +305,8 @@ for mean_q, var_q, mean_k, var_k in params:
 # Two rows to notice. Components of variance 2 on both sides give $4d_k$: a factor 2 on
 # each side multiplies the variance by 4. And variance 2 for $q$ with 0.5 for $k$ gives
 # back $d_k$: only the product $\sigma_q^2\sigma_k^2$ matters when the means are 0. With
-# non-zero means, the *mean* of $q\cdot k$ also grows like $d_k$ — no scale factor
-# centres it again.
+# non-zero means, the *mean* $d_k\mu_q\mu_k$ grows like $d_k$: dividing by $\sqrt{d_k}$
+# still leaves a mean $\sqrt{d_k}\,\mu_q\mu_k$ that grows with $d_k$.
 #
 # ## 8. Not only Gaussians
 #
@@ -344,7 +348,7 @@ print("values of q·k with Rademacher components at d_k = 1:", np.unique(s).toli
 assert np.unique(s).tolist() == [-1.0, 1.0]
 
 # %% [markdown]
-# Now histograms of 5 000 dot products per panel (rows: component distribution;
+# Now histograms of 4 000 dot products per panel (as many as in the explorer below) (rows: component distribution;
 # columns: $d_k$ = 1, 4, 16, 256), each with the $N(0, d_k)$ density on top. The x axes
 # span $\pm 4.5\sqrt{d_k}$, so the normal curve has the same shape in every panel. For
 # Rademacher components $q\cdot k$ is an integer of the parity of $d_k$, so its bins are
@@ -352,7 +356,7 @@ assert np.unique(s).tolist() == [-1.0, 1.0]
 
 # %%
 grid_d_ks = (1, 4, 16, 256)
-grid = {dist: {d: sample_dot_products(d, 5000, dist=dist, rng=rng) for d in grid_d_ks} for dist in DISTRIBUTIONS}
+grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in grid_d_ks} for dist in DISTRIBUTIONS}
 fig = var_plots.histogram_grid(grid)
 fig
 
@@ -401,12 +405,13 @@ print("excess kurtosis of one product m_4² − 3:",
 # %% [markdown]
 # Now the excess kurtosis of $q\cdot k$ itself, at $d_k$ = 1, 4 and 16. A sample
 # kurtosis is a noisy, skewed estimate when the tails are heavy, so we spend the same
-# number of products on each $d_k$: $1\,600\,000/d_k$ pairs (1.6 million at $d_k = 1$,
-# 100 000 at $d_k = 16$). Its SE has no simple formula, so we estimate it by *batching*:
+# number of products on each $d_k$: $800\,000/d_k$ pairs (800 000 at $d_k = 1$,
+# 50 000 at $d_k = 16$). Its SE has no simple formula, so we estimate it by *batching*:
 # split the sample into 20 batches, compute $\kappa$ in each, and divide the spread of
-# the 20 values by $\sqrt{20}$. For the heavy-tailed Laplace rows this SE is itself rough
-# (rare extreme values dominate, and it tends to come out too small) — one more reason
-# for the generous 4-SE tolerance.
+# the 20 values by $\sqrt{20}$. This SE is itself uncertain (it comes from only 20
+# values), and for the heavy-tailed Laplace rows it is rough (rare extreme values
+# dominate, and it tends to come out too small); so 4 SE is a looser guarantee here
+# than in section 1.
 
 # %%
 def excess_kurtosis(x):
@@ -420,7 +425,7 @@ kurt = {dist: {"sample": [], "se": [], "theory": []} for dist in DISTRIBUTIONS}
 print(f"{'dist':<11} {'d_k':>4} {'theory':>8} {'simulation':>11} {'SE':>7}")
 for dist in DISTRIBUTIONS:
     for d in kurt_d_ks:
-        s = sample_dot_products(d, 1_600_000 // d, dist=dist, rng=rng)
+        s = sample_dot_products(d, 800_000 // d, dist=dist, rng=rng)
         batches = [excess_kurtosis(b) for b in s.reshape(20, -1)]
         value, se = excess_kurtosis(s), np.std(batches, ddof=1) / np.sqrt(20)
         expected = (fourth_moment[dist] ** 2 - 3) / d
@@ -463,17 +468,18 @@ ax.figure
 # Each exercise is checked by `check(key, answer)`. The cells start with `answer = None`.
 #
 # **Exercise 1.** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
-# variance 2 (all independent). What is $\mathrm{Var}(q\cdot k)$?
+# variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$?
 
 # %%
 answer = None  # replace None with your answer
-_ = check("02.var_components_2", answer)
+_ = check("02.var_components_3", answer)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# One product: $(2 + 0)(2 + 0) - 0 = 4$. Sum of 64 independent terms: $64 \cdot 4 = 256$.
-# Check: `theory.dot_product_moments(64, var_q=2.0, var_k=2.0).var`.
+# One product: $(3 + 0)(3 + 0) - 0 = 9$ (the variances multiply; they do not add). Sum of
+# 64 independent terms: $64 \cdot 9 = 576$.
+# Check: `theory.dot_product_moments(64, var_q=3.0, var_k=3.0).var`.
 # </details>
 #
 # **Exercise 2.** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
@@ -491,18 +497,19 @@ _ = check("02.general", answer)
 # $(2 + 1)(1 + 1) - 1\cdot 1 = 5$, so $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
 # </details>
 #
-# **Exercise 3.** With Rademacher components and $d_k = 8$, what is the excess kurtosis
+# **Exercise 3.** With Laplace components and $d_k = 8$, what is the excess kurtosis
 # of $q\cdot k$?
 
 # %%
 answer = None  # replace None with your answer
-_ = check("02.kurtosis_rademacher", answer)
+_ = check("02.kurtosis_laplace", answer)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $x^4 = 1$ for $x = \pm1$, so $m_4 = 1$ and one product has $\kappa = 1 - 3 = -2$ (it is
-# $\pm 1$: as flat as a distribution can be). The sum of 8 divides it by 8: $-2/8 = -0.25$.
+# From the table in section 8, $m_4 = E[x^4] = 6$. One product has $E[(q_ik_i)^4] = m_4^2 = 36$
+# and variance 1, so $\kappa(q_ik_i) = 36 - 3 = 33$ (not the component's own $6 - 3 = 3$).
+# The sum of 8 independent terms divides it by 8: $33/8 = 4.125$.
 # </details>
 #
 # ---

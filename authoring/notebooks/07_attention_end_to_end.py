@@ -192,8 +192,8 @@ with np.errstate(invalid="ignore"):
     print("exp of the row:", row, "| sum:", row.sum(), "| row / sum:", row / row.sum())
 
 # %% [markdown]
-# A query with nothing to look at is a bug in the mask, so the package refuses it with a
-# clear message instead of returning NaN:
+# A query with nothing to look at usually means the mask is wrong, so the package refuses it
+# with a clear message instead of returning NaN:
 
 # %%
 bad_mask = mask.copy()

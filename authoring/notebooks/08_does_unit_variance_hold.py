@@ -76,8 +76,8 @@ assert np.allclose(x.mean(axis=1), 0.0, atol=1e-12) and np.allclose(x.var(axis=1
 assert np.array_equal(x, A.sample_tokens(4, d_model, rng=SEED))  # the helper used below: same recipe
 
 # %% [markdown]
-# After LayerNorm every token has mean 0 and variance 1 (up to $\varepsilon$: the last column
-# is $0.99998$, not 1), so the average square of its components is $\mathrm{E}[x^2] = 1$ and
+# After LayerNorm every token has mean 0 and variance 1 (up to $\varepsilon$, which is why the
+# last column is a hair below 1), so the average square of its components is $\mathrm{E}[x^2] = 1$ and
 # its squared length is $|x|^2 = \sum_j x_j^2 = d_\text{model}$, the same for every token. `A.sample_tokens` makes tokens this way; we use it
 # from now on.
 
@@ -257,37 +257,39 @@ for scheme, projection in cases:
 # %% [markdown]
 # ## 4. Explore: initialisation, width and the scaled logits
 #
-# First the still version. Left: the scaled logits at $d_\text{model} = 512$, $d_k = 64$ (one
-# head's projection), for each initialisation, against the $N(0, 1)$ the footnote promises
-# (dotted). Below: $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = \mathrm{Var}(q_i)^2$ against
-# $d_\text{model}$, theory as lines and simulation as markers.
+# First the still version. The simulation: 8 networks, each scoring 256 pairs of
+# LayerNormed tokens, one head of $d_k = 64$. (To keep it fast, the 8 networks are
+# simulated once per weight distribution — normal, uniform — and rescaled: $q\cdot k$ is a product of a $W_Q$ and a
+# $W_K$ term, so weights with $c$ times the variance give logits with $c^2$ times the variance.
+# The explorer below uses exactly these samples.) First the scaled logits at
+# $d_\text{model} = 512$ for each initialisation, against the $N(0, 1)$ the footnote
+# promises (dotted):
 
 # %%
-g = make_rng(SEED)  # one stream for tokens and weights: they must be independent draws
-X_512, X2_512 = A.sample_tokens(256, 512, rng=g), A.sample_tokens(256, 512, rng=g)
 panels = {}
 for scheme in A.INITS:
-    logits = A.sample_projected_logits(scheme, d_k, X_512, X2_512, n_networks=16, rng=g)
-    panels[A.INIT_SHORT_LABELS[scheme]] = (logits / np.sqrt(d_k),
-                                           A.init_logit_moments(scheme, 512, d_k, scale=d_k ** -0.5).var)
+    s = init_scaled_logits(scheme, 512)  # (8 networks, 256 token pairs): q·k/√d_k
+    panels[A.INIT_SHORT_LABELS[scheme]] = (s, A.init_logit_moments(scheme, 512, d_k, scale=d_k ** -0.5).var)
 fig = assumption_plots.init_small_multiples(panels)
 fig
+
+# %% [markdown]
+# Then $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = \mathrm{Var}(q_i)^2$ against $d_\text{model}$, theory
+# as lines and simulation as markers (± 2 SE, with the per-network SE of section 2). Every
+# marker is checked against its line at 4 SE.
 
 # %%
 theory_curves, simulated = {}, {}
 for scheme in A.INITS:
-    theory_curves[A.INIT_LABELS[scheme]] = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var
-                                            for d in D_MODEL_CHOICES]
-    points = []
-    for d in D_MODEL_CHOICES:
-        Xd, X2d = A.sample_tokens(128, d, rng=g), A.sample_tokens(128, d, rng=g)
-        logits = A.sample_projected_logits(scheme, d_k, Xd, X2d, n_networks=8, rng=g) / np.sqrt(d_k)
-        points.append(A.cluster_mean(logits**2))
-    simulated[A.INIT_LABELS[scheme]] = np.array(points).T  # (2, len(D_MODEL_CHOICES)): estimates, SEs
+    theory = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in D_MODEL_CHOICES]
+    points = np.array([A.cluster_mean(init_scaled_logits(scheme, d) ** 2) for d in D_MODEL_CHOICES]).T
+    assert (np.abs(points[0] - theory) < 4 * points[1]).all()  # (2, len(D_MODEL_CHOICES)): estimates, SEs
+    theory_curves[A.INIT_LABELS[scheme]], simulated[A.INIT_LABELS[scheme]] = theory, points
 for scheme in ("xavier", "gpt2"):
     ends = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in (D_MODEL_CHOICES[0], D_MODEL_CHOICES[-1])]
     print(f"{scheme}: Var(q·k/√d_k) = {ends[0]:.4f} at d_model = {D_MODEL_CHOICES[0]}, "
           f"{ends[1]:.4f} at d_model = {D_MODEL_CHOICES[-1]}")
+print(f"GPT-2 passes 1 where 0.0004·d_model = 1: d_model = {1 / 0.0004:.0f}")
 ax = assumption_plots.init_variance_vs_d_model(D_MODEL_CHOICES, theory_curves, simulated)
 ax.figure
 
@@ -295,9 +297,9 @@ ax.figure
 # Flat lines are initialisations that scale with the width ($\mathrm{Var}(W) \propto
 # 1/\text{fan\_in}$); only LeCun's sits on 1. Xavier's per-head line rises from 1 (at
 # $d_\text{model} = d_k = 64$, a square matrix) towards 4 as $d_\text{model}$ outgrows $d_k$
-# ($\mathrm{Var}(q_i) \to 2$); GPT-2's fixed $0.02$ climbs like $d_\text{model}^2$, past 1 at the
-# largest widths. Now the live version: pick $d_\text{model}$, the initialisation
-# and the shape of the projection matrix.
+# ($\mathrm{Var}(q_i) \to 2$); GPT-2's fixed $0.02$ climbs like $d_\text{model}^2$ and passes 1
+# at $d_\text{model} = 2500$ — of the widths here, only at 4096. Now the live version: pick
+# $d_\text{model}$, the initialisation and the shape of the projection matrix.
 
 # %% tags=["nbval-ignore-output"]
 init_explorer = InitExplorer(d_model=512)
@@ -330,7 +332,7 @@ init_explorer
 #
 # $$\text{mean } \rho\sqrt{d_k} \quad (\text{still growing}), \qquad \text{variance } 1 + \rho^2 .$$
 #
-# (For components with another kurtosis $\kappa = \mathrm{E}[q_i^4]$,
+# (*Side note:* for components with another kurtosis $\kappa = \mathrm{E}[q_i^4]$,
 # $\mathrm{Var}(q_i k_i) = \rho^2(\kappa - 1) + 1 - \rho^2$.) The check, with $\rho = 0.5$ and
 # 20 000 pairs per $d_k$; the SE of a variance estimate is $\sqrt{(m_4 - s^4)/N}$:
 
@@ -348,7 +350,7 @@ for d in (1, 16, 256):
 print(f"per component: Var(q_i k_i) = 1 + ρ² = {1 + rho**2:.2f}")
 
 # %% [markdown]
-# The same check with uniform components ($\kappa = 1.8$), where the per-component variance
+# *Side note:* the same check with uniform components ($\kappa = 1.8$), where the per-component variance
 # is $0.8\rho^2 + 1 - \rho^2$:
 
 # %%
@@ -368,7 +370,8 @@ print(f"uniform q, d_k = {d}: Var(q·k) theory {theory.var:.2f} (= {d}·{theory.
 # all the weight again — the saturation of notebook 05, back through the correlation. With
 # a $1/d_k$ scale, the gap is $\rho$ whatever $d_k$ is, and the noise (std
 # $\sqrt{(1+\rho^2)/d_k}$) shrinks. The histograms, at $\rho = 0.5$ (top: $1/\sqrt{d_k}$;
-# bottom: $1/d_k$):
+# bottom: $1/d_k$; curves: normal densities with the theoretical mean and variance — at
+# $d_k = 4$ the sums are still visibly skewed):
 
 # %%
 by_d_k = {}
@@ -413,8 +416,8 @@ ax.figure
 # %% [markdown]
 # With $1/\sqrt{d_k}$ the weight on the matching key heads to 1 as $d_k$ grows (one-hot
 # again); with $1/d_k$ it settles at the same value for every large $d_k$. This is the
-# argument of **μP** (Yang et al., 2022, *Tensor Programs V*): once training has made $q$ and
-# $k$ correlated, $q\cdot k$ grows like $d_k$ (a law of large numbers), not like $\sqrt{d_k}$ (the
+# argument Yang et al. (2022, *Tensor Programs V*) give for the attention scale of **μP**: once
+# training has made $q$ and $k$ correlated, $q\cdot k$ grows like $d_k$ (a law of large numbers), not like $\sqrt{d_k}$ (the
 # central limit theorem behind the footnote), so μP divides by $d_k$ to keep attention logits
 # of the same size as models grow wider. The price shows at initialisation ($\rho = 0$): the
 # $1/d_k$ logits have standard deviation $1/\sqrt{d_k}$, so attention starts almost uniform.
@@ -442,8 +445,8 @@ correlation_explorer
 # and $v = k/|k|$. For Gaussian $q$, $u$ is uniform on the unit sphere; by symmetry its
 # $d_k$ squared components have the same mean, and they sum to 1, so $\mathrm{E}[u_i^2] =
 # 1/d_k$; flipping the sign of one component does not change the distribution, so
-# $\mathrm{E}[v_i v_j] = 0$ for $i \ne j$, and $\mathrm{E}[v v^\top] = I/d_k$. With $v$ independent
-# of $u$, $\mathrm{E}[\cos\theta] = 0$ and
+# $\mathrm{E}[u_i u_j] = 0$ for $i \ne j$. Together: $\mathrm{E}[u u^\top] = I/d_k$, and the same
+# holds for $v$. With $v$ independent of $u$, $\mathrm{E}[\cos\theta] = 0$ and
 #
 # $$\mathrm{Var}(\cos\theta) = \mathrm{E}[(u\cdot v)^2] = \mathrm{E}\big[u^\top\,\mathrm{E}[v v^\top]\,u\big]
 # = \mathrm{E}[u^\top u]/d_k = 1/d_k \quad\text{exactly.}$$
@@ -461,13 +464,14 @@ for d in (1, 2, 4, 16, 64, 256, 1024):
     d_cos2 = d * cos**2
     est, se = d_cos2.mean(), d_cos2.std(ddof=1) / np.sqrt(n_vec)
     theory = d * A.cosine_moments(d).var
-    assert abs(est - theory) < 4 * se or se == 0.0  # at d_k = 1, cos² = 1 exactly: no spread at all
+    assert abs(est - theory) < 4 * se or (se < 1e-12 and np.isclose(est, theory))  # d_k = 1: cos² = 1, no spread
     print(f"{d:4d} | {theory:23.3f}  {est:10.3f} ({se:.3f})")
 
 # %% [markdown]
 # ($d_k = 1$ is the extreme case: $\cos\theta = \pm 1$ always.) Side by side at a few $d_k$,
-# QK-norm logits $\sqrt{d_k}\cos\theta$ and scaled logits $q\cdot k/\sqrt{d_k}$ both sit on
-# $N(0, 1)$:
+# QK-norm logits $\sqrt{d_k}\cos\theta$ and scaled logits $q\cdot k/\sqrt{d_k}$ both have variance
+# 1 (printed in the legends). At $d_k = 4$ the QK-norm logits cannot leave $[-2, 2]$; as $d_k$
+# grows both histograms approach $N(0, 1)$:
 
 # %%
 qk_norm_logits, scaled_logits = {}, {}
@@ -497,11 +501,12 @@ for d in (4, 64, 1024):
           f"                        | {np.abs(normed).max():.2f} ≤ {gain:.0f}")
 
 # %% [markdown]
-# **LayerNorm on $q$ and $k$** ("QK-layernorm", used by the papers of the next section) is a
-# close cousin. LayerNorm (without its learned gain) centres a vector and rescales it to
+# *Side note:* **LayerNorm on $q$ and $k$** ("QK-layernorm", used by the papers of the next
+# section) is a close cousin. LayerNorm (without its learned gain) centres a vector and rescales it to
 # length $\sqrt{d_k}$, so $\mathrm{LN}(q)\cdot\mathrm{LN}(k)/\sqrt{d_k} = \sqrt{d_k}\cos\theta'$,
-# with $\theta'$ the angle between the centred $q$ and $k$: QK-norm with $g = \sqrt{d_k}$, and
-# the learned gains of the two LayerNorms in the role of $g$. Checked exactly ($\varepsilon = 0$):
+# with $\theta'$ the angle between the centred $q$ and $k$: QK-norm with $g = \sqrt{d_k}$, applied
+# to centred vectors. The LayerNorms' learned gains (one per component, not a single number)
+# then play a part like $g$'s. Checked exactly ($\varepsilon = 0$, no gains):
 
 # %%
 q, k = rng.standard_normal((5, 64)), rng.standard_normal((5, 64))
@@ -524,11 +529,12 @@ print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
 #   softmax function into regions where it has extremely small gradients." They note that
 #   additive attention outperforms dot-product attention *without scaling* for larger $d_k$,
 #   citing **Britz et al. (2017)**, a large study of neural machine translation architectures
-#   in which additive attention did better than unscaled multiplicative (dot-product) attention.
-# - **Dehghani et al. (2023)**, scaling Vision Transformers to 22 billion parameters, saw the
-#   training loss diverge, caused by extremely large attention logits that made the attention
-#   weights almost one-hot (near-zero entropy). Applying LayerNorm to the queries and keys
-#   before the dot product fixed it.
+#   in which additive attention did slightly but consistently better than multiplicative
+#   (dot-product) attention.
+# - **Dehghani et al. (2023)**, scaling Vision Transformers towards 22 billion parameters, saw
+#   the training loss diverge, caused by extremely large attention logits that made the
+#   attention weights almost one-hot (near-zero entropy). They applied LayerNorm to the
+#   queries and keys before the dot product, which stabilised training.
 # - **Zhai et al. (2023)** tracked the entropy of every attention head during training and
 #   found low attention entropy going together with unstable training (oscillating loss or
 #   divergence) across architectures and tasks; they call it *entropy collapse*. Their remedy,
@@ -559,8 +565,10 @@ print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
 #   logits' mean $\rho\sqrt{d_k}$ still grows and the softmax saturates again. μP divides by
 #   $d_k$ instead.
 # - QK-norm bounds every logit by a learned $g$; for random vectors $\mathrm{Var}(\cos\theta) =
-#   1/d_k$, so $g = \sqrt{d_k}$ matches scaled attention. Large models have diverged from
-#   attention-logit growth, and normalising $q$ and $k$ is a common fix.
+#   1/d_k$, so $g = \sqrt{d_k}$ matches scaled attention at initialisation.
+# - In real training runs the logits do grow: Dehghani et al. and Wortsman et al. report
+#   divergence from attention-logit growth, fixed by LayerNorm on $q$ and $k$; Zhai et al. link
+#   collapsing attention entropy to unstable training.
 #
 # ## Further reading
 #

@@ -36,7 +36,8 @@ register(
 register(
     "07.masked_softmax",
     "Write masked_softmax(logits, mask): the softmax over the last axis, with weight exactly 0 where mask is False.",
-    "Put -inf where the mask is False before a numerically stable softmax (subtract the row maximum first).",
+    "Which logit value makes exp(...) exactly 0? And what can you subtract from a row, without changing "
+    "its softmax, so that exp never overflows?",
     function_checker(_masked_softmax, _CASES,
                      names=["one row, last key masked", "a causal 3 x 3 mask", "a batch of 5 x 5 causal rows",
                             "huge logits (1e6) with a mask"]),
