@@ -297,9 +297,10 @@ def test_variance_explorer_cache_is_read_only():
     ("01.hand_dot", 2, [14, 8, -2]),
     ("01.qk_shape", (5, 7), [(7, 5), (5, 64), 35]),
     ("01.frobenius", -3, [3, 5, [[2, -2], [-3, 0]]]),
-    ("02.var_components_2", 64 * 2 * 2, [128, 64, 16]),
+    ("02.var_components_3", 64 * 3 * 3, [64 * (3 + 3), 64 * 3, 64, 9]),  # variances add? no: they multiply
     ("02.general", (32 * 1 * -1, 32 * ((2 + 1) * (1 + 1) - 1)), [(32, 160), (-32, 192), (-32, 96), 160]),
-    ("02.kurtosis_rademacher", (1 - 3) / 8, [-2, 0.25, 6 / 8]),
+    # 33: forgot to divide by d_k; 36/8: forgot the -3; 3/8: the component's (m4 - 3)/d_k, not the product's
+    ("02.kurtosis_laplace", (6**2 - 3) / 8, [33, 36 / 8, 3 / 8, -33 / 8]),
 ])
 def test_numeric_exercises(key, right, wrongs, capsys):
     assert check(key, right, quiet=True)

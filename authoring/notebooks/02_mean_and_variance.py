@@ -200,9 +200,9 @@ for i in range(d_k):
 
 # %%
 C = np.cov(P, rowvar=False)  # (d_k, d_k): covariance of the terms
-centred = P - P.mean(axis=0)              # (n, d_k)
-products = centred[:, :, None] * centred[:, None, :]  # (n, d_k, d_k): every product of two centred terms
-se_cov = products.std(axis=0, ddof=1) / np.sqrt(n)   # (d_k, d_k)
+centred = P - P.mean(axis=0)  # (n, d_k)
+se_cov = np.array([[np.std(centred[:, i] * centred[:, j], ddof=1) for j in range(d_k)]
+                   for i in range(d_k)]) / np.sqrt(n)  # (d_k, d_k)
 off = ~np.eye(d_k, dtype=bool)
 z_off = C[off] / se_cov[off]
 print(f"{off.sum()} off-diagonal covariances: largest |Cov| = {np.abs(C[off]).max():.4f}, "
@@ -405,8 +405,8 @@ print("excess kurtosis of one product m_4² − 3:",
 # %% [markdown]
 # Now the excess kurtosis of $q\cdot k$ itself, at $d_k$ = 1, 4 and 16. A sample
 # kurtosis is a noisy, skewed estimate when the tails are heavy, so we spend the same
-# number of products on each $d_k$: $800\,000/d_k$ pairs (800 000 at $d_k = 1$,
-# 50 000 at $d_k = 16$). Its SE has no simple formula, so we estimate it by *batching*:
+# number of products on each $d_k$: $1\,600\,000/d_k$ pairs (1.6 million at $d_k = 1$,
+# 100 000 at $d_k = 16$). Its SE has no simple formula, so we estimate it by *batching*:
 # split the sample into 20 batches, compute $\kappa$ in each, and divide the spread of
 # the 20 values by $\sqrt{20}$. This SE is itself uncertain (it comes from only 20
 # values), and for the heavy-tailed Laplace rows it is rough (rare extreme values
@@ -425,7 +425,7 @@ kurt = {dist: {"sample": [], "se": [], "theory": []} for dist in DISTRIBUTIONS}
 print(f"{'dist':<11} {'d_k':>4} {'theory':>8} {'simulation':>11} {'SE':>7}")
 for dist in DISTRIBUTIONS:
     for d in kurt_d_ks:
-        s = sample_dot_products(d, 800_000 // d, dist=dist, rng=rng)
+        s = sample_dot_products(d, 1_600_000 // d, dist=dist, rng=rng)
         batches = [excess_kurtosis(b) for b in s.reshape(20, -1)]
         value, se = excess_kurtosis(s), np.std(batches, ddof=1) / np.sqrt(20)
         expected = (fourth_moment[dist] ** 2 - 3) / d

@@ -4,11 +4,11 @@ from .. import theory
 from . import numeric_checker, register
 
 register(
-    "02.var_components_2",
-    "d_k = 64 and every component of q and of k has mean 0 and variance 2 (all independent). "
+    "02.var_components_3",
+    "d_k = 64 and every component of q and of k has mean 0 and variance 3 (all independent). "
     "What is Var(q·k)?",
     "First find the variance of one product q_i k_i with the product formula, then add up the d_k terms.",
-    numeric_checker(theory.dot_product_moments(64, var_q=2.0, var_k=2.0).var, what="the variance"),
+    numeric_checker(theory.dot_product_moments(64, var_q=3.0, var_k=3.0).var, what="the variance"),
 )
 
 register(
@@ -21,13 +21,13 @@ register(
                     what="(mean, variance)"),
 )
 
-_RADEMACHER_FOURTH_MOMENT = 1.0  # x = +-1, so x^4 = 1 always
+_LAPLACE_FOURTH_MOMENT = 6.0  # E[x^4] = 24 b^4 with b = 1/sqrt(2) (variance 2 b^2 = 1)
 
 register(
-    "02.kurtosis_rademacher",
-    "With Rademacher components (+-1 with probability 1/2 each) and d_k = 8, what is the excess "
-    "kurtosis of q·k?",
-    "Find E[(q_i k_i)^4] for one product, subtract 3 to get its excess kurtosis, then use how the "
-    "excess kurtosis of a sum of d_k independent identical terms depends on d_k.",
-    numeric_checker((_RADEMACHER_FOURTH_MOMENT**2 - 3.0) / 8, what="the excess kurtosis"),
+    "02.kurtosis_laplace",
+    "With Laplace components (mean 0, variance 1) and d_k = 8, what is the excess kurtosis of q·k?",
+    "Take E[x^4] of one component from the table in section 8. Work out E[(q_i k_i)^4] for one "
+    "product and its excess kurtosis, then use how the excess kurtosis of a sum of d_k independent "
+    "identical terms depends on d_k.",
+    numeric_checker((_LAPLACE_FOURTH_MOMENT**2 - 3.0) / 8, what="the excess kurtosis"),
 )
