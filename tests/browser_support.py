@@ -298,11 +298,16 @@ def explorer_cells(path: Path) -> list[ExplorerCell]:
 _MAIN_INDEX: dict = {}
 
 
-def main_control(cls) -> tuple[int, str]:
-    """(position among the explorer's controls, name) of ``cls.main``."""
+def main_control(cls) -> tuple[int, str, float]:
+    """(position among the explorer's controls, name, one step in the page's units) of ``cls.main``.
+
+    A selection slider or dropdown moves by one index; a numeric slider by its ``step``.
+    """
     if cls not in _MAIN_INDEX:
-        names = list(cls().controls)
-        _MAIN_INDEX[cls] = (names.index(cls.main), cls.main)
+        controls = cls().controls
+        control = controls[cls.main]
+        step = 1.0 if getattr(control, "options", None) else float(getattr(control, "step", 1) or 1)
+        _MAIN_INDEX[cls] = (list(controls).index(cls.main), cls.main, step)
     return _MAIN_INDEX[cls]
 
 
@@ -464,13 +469,15 @@ def _state(control, kind):
     return float(active), 0.0, float(buttons.count() - 1)
 
 
-def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0) -> list[dict]:
+def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
+                       step: float = 1.0) -> list[dict]:
     """Move the explorer's main control ``steps`` positions one way and back, one step at a time.
 
     ``box`` is the explorer's VBox (controls row, image, readout). Sliders are moved with the
     keyboard (focus the handle, ArrowRight / ArrowLeft), dropdowns with ArrowDown / ArrowUp,
     toggle buttons by a click. Each step asserts that the control's value changed and the
     ``<img>`` got a new ``src``; it returns one record per step with the latencies in ms.
+    ``step`` is one step of a numeric slider (the page reports its values, not indices).
     """
     controls = box.locator(":scope > .widget-hbox").first.locator(":scope > *")
     assert controls.count() > main_index, f"the explorer shows {controls.count()} controls"
@@ -479,9 +486,14 @@ def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: floa
     kind = _control_kind(control)
     assert kind != "unknown", f"cannot move a main control rendered as {control.inner_html()[:300]}"
     value, low, high = _state(control, kind)
-    n = int(min(steps, high - low))
+    if kind != "slider":
+        step = 1.0  # dropdowns and toggle buttons report indices
+    up, down = round((high - value) / step), round((value - low) / step)  # room, in steps
+    if up >= steps or down >= steps:
+        forward, n = up >= steps, steps
+    else:
+        forward, n = up >= down, max(up, down)
     assert n >= 1, "the main control has a single value"
-    forward = value + n <= high  # room to go up first, else go down first
     plan = [+1 if forward else -1] * n + [-1 if forward else +1] * n
     focus = {"slider": ".noUi-handle", "select": "select"}.get(kind)
     if focus:
@@ -507,7 +519,7 @@ def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: floa
                                  f"did not change within {timeout:.0f} s") from exc
         st = page.evaluate("window.__sdpa")
         after, _, _ = _state(control, kind)
-        assert after == before + direction, f"step {i + 1}: the control went {before} -> {after}"
+        assert (after - before) * direction > 0, f"step {i + 1}: the control went {before} -> {after}"
         records.append({"step": i + 1, "from": before, "to": after, "first_visit": i < n,
                         "src_ms": round(st["t1"] - st["t0"], 2), "image_ms": round(st["t2"] - st["t0"], 2)})
     return records

@@ -167,9 +167,9 @@ def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
         for cell in cells:
             if cell.cls is None:
                 continue
-            index, control = bs.main_control(cell.cls)
+            index, control, step = bs.main_control(cell.cls)
             box = bs.lab_cell_output(page, cell.code_index).locator(bs.EXPLORER_BOX)
-            steps = bs.sweep_main_control(page, box, index, steps=STEPS)
+            steps = bs.sweep_main_control(page, box, index, steps=STEPS, step=step)
             record(latency_log, "lab", path, cell, control, steps)
             keep_screenshot(page, scratch, f"lab-{path.stem}-{cell.label}")
         problems = bs.page_problems(page)
@@ -201,8 +201,8 @@ def check_voila(page, path, voila, cells, explorers, latency_log, scratch):
     assert boxes.count() == len(explorers), "one figure per explorer"
     assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
     for k, cell in enumerate(explorers):
-        index, control = bs.main_control(cell.cls)
-        steps = bs.sweep_main_control(page, boxes.nth(k), index, steps=STEPS)
+        index, control, step = bs.main_control(cell.cls)
+        steps = bs.sweep_main_control(page, boxes.nth(k), index, steps=STEPS, step=step)
         record(latency_log, "voila", path, cell, control, steps)
         keep_screenshot(page, scratch, f"voila-{path.stem}-{cell.label}")
     problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)

@@ -395,3 +395,23 @@ def test_exercise_lecun_variance():
     assert check("09.lecun_variance", 1 / 16, quiet=True)
     assert not check("09.lecun_variance", 1 / 4, quiet=True)
     assert not check("09.lecun_variance", 16, quiet=True)
+
+
+def test_figures_use_the_course_styles_for_the_two_scalings():
+    """Scaled: blue solid; unscaled: vermillion dashed -- in every figure of the notebook."""
+    from matplotlib.colors import to_hex
+
+    from sdpa_helpers.plots import SCALED, UNSCALED
+
+    def styles(ax):
+        return {(to_hex(line.get_color()), line.get_linestyle()) for line in ax.get_lines() if line.get_label()[0] != "_"}
+
+    expected = {(to_hex(spec["color"]), spec["linestyle"]) for spec in (SCALED, UNSCALED)}
+    runs = {(4, s): T.run(4, s, 1.0, steps=20) for s in (True, False)}
+    fig = P.training_small_multiples(runs, (4,))
+    assert all(styles(ax) == expected for ax in fig.axes)
+    assert styles(P.lr_sweep([0.1, 1.0], [50, 10], [80, None], max_steps=300, d_k=1024)) == expected
+    assert styles(P.best_steps([4, 1024], [15, 11], [18, 89])) == expected
+    ax = P.gradient_histogram(np.array([1.0, 2.0]), np.array([1e-6, 3.0]), d_k=1024)
+    medians = {(to_hex(line.get_color()), line.get_linestyle()) for line in ax.get_lines()}
+    assert medians == expected

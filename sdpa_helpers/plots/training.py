@@ -135,7 +135,7 @@ def training_small_multiples(runs: dict, d_ks, title: str = ""):
 def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
     """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled.
 
-    Dashed vertical lines mark each median.
+    A thin vertical line (in the scaling's colour and line style) marks each median.
 
     Parameters
     ----------
@@ -163,7 +163,7 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
             counts, _ = np.histogram(np.maximum(data, floor), bins=edges)
             ax.stairs(counts / data.size, edges, color=spec["color"], linestyle=spec["linestyle"], lw=1.6,
                       label=f"{spec['label']} (median {np.median(data):.1e})")
-            ax.axvline(np.median(data), color=spec["color"], lw=1.0, ls="--")
+            ax.axvline(np.median(data), color=spec["color"], lw=1.0, ls=spec["linestyle"], alpha=0.7)
         ax.set_xscale("log")
         ax.set(xlabel=r"per-example $\|\partial L_b/\partial W_Q\|$ (values $\leq 10^{-12}$ in the first bin)",
                ylabel="fraction of examples",
