@@ -20,7 +20,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
 app: $(STAMP)
-	$(BIN)/voila --no-browser=False notebooks/00_start_here.ipynb
+	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-cell-timeout=300 -p no:randomly

@@ -85,7 +85,9 @@ class Explorer:
         self.fig.clear()
         with plots.style():
             self._setup(self.fig)
-        self.image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
+        # A fixed CSS width equal to the PNG's pixel width: never stretched (blurry) in Lab or Voila.
+        width = f"{round(self.figsize[0] * self.dpi)}px"
+        self.image = W.Image(format="png", layout=W.Layout(width=width, max_width="100%", height="auto"))
         self.readout = W.HTML()
         self.renders = 0
         self._backgrounds: dict = {}
