@@ -72,3 +72,23 @@ def test_spread_small_multiples(d_ks):
     assert isinstance(fig, Figure) and len(fig.axes) == 2 * len(d_ks)
     for ax in fig.axes:
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
+
+
+def test_spread_explorer_fast_sampler_has_the_distribution_of_q_dot_k():
+    """The explorer's O(n) sampler against the closed form and against sample_dot_products."""
+    from sdpa_helpers.theory import dot_product_moments
+    from sdpa_helpers.widgets.start import _samples
+
+    n = 200_000
+    for d_k in (1, 16, 256):
+        fast = _samples(d_k, n, 3)
+        slow = sample_dot_products(d_k, n, rng=3)
+        var = dot_product_moments(d_k).var
+        # q.k for standard normals: fourth moment 3 d_k^2 + 6 d_k (excess kurtosis 6 / d_k)
+        mu4 = 3 * d_k**2 + 6 * d_k
+        se_var = np.sqrt((mu4 - var**2) / n)
+        for s in (fast, slow):
+            assert abs(s.mean()) < 5 * np.sqrt(var / n)
+            assert abs(s.var() - var) < 5 * se_var
+            # the shape too: the fourth moment, within 5 of its own standard errors
+            assert abs(np.mean(s**4) - mu4) < 5 * np.std(s**4) / np.sqrt(n)
