@@ -5,6 +5,8 @@ This module offers:
 - :func:`make_rng` -- a :class:`numpy.random.Generator` from ``None``, an int or a Generator;
 - :func:`sample_components` -- components with a chosen distribution, mean and variance;
 - :func:`sample_dot_products` -- ``scale * (q . k)`` for independent random ``q`` and ``k``;
+- :func:`sample_matmul_variances` -- the sample variance of the entries of ``A @ B`` for many
+  independent random ``A``, ``B`` (notebook 03's experiment, repeated);
 - :data:`DISTRIBUTIONS` -- the component distributions known here.
 
 Every ``rng`` parameter goes through :func:`make_rng`, so ``rng=5`` draws exactly what
@@ -19,13 +21,16 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["DISTRIBUTIONS", "make_rng", "sample_components", "sample_dot_products"]
+__all__ = ["DISTRIBUTIONS", "make_rng", "sample_components", "sample_dot_products",
+           "sample_matmul_variances"]
 
 #: Component distributions, each standardised to mean 0 and variance 1 before shifting.
 DISTRIBUTIONS = ("normal", "uniform", "rademacher", "laplace")
 
 # Largest number of float64 entries in one chunk of q (and one of k): 2**20 = 8 MiB each.
 _CHUNK_ENTRIES = 2**20
+# For sample_matmul_variances: float64 entries of A, B and A @ B together in one chunk.
+_MATMUL_CHUNK_ENTRIES = 2**21
 
 
 def make_rng(seed=None) -> np.random.Generator:
@@ -204,4 +209,52 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
         np.einsum("ij,ij->i", q, k, out=out[start:start + n])  # row-wise dot: (n, d_k) -> (n,)
     if scale != 1.0:
         out *= scale
+    return out
+
+
+def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | None = None,
+                            ddof: int = 1, rng=None) -> np.ndarray:
+    """Sample variance of the ``n * p`` entries of ``A @ B``, for ``n_reps`` independent pairs.
+
+    ``A`` is ``(n, d)`` and ``B`` is ``(d, p)`` with independent standard normal entries
+    (``d`` and ``p`` default to ``n``). The work goes in chunks of about 2**21 numbers, which
+    depend on the shapes only, so a seed gives the same numbers on every machine.
+
+    Parameters
+    ----------
+    n, d, p : int
+        Shapes: ``(n, d) @ (d, p) -> (n, p)``.
+    n_reps : int
+        Number of independent repetitions, >= 1.
+    ddof : int
+        Delta degrees of freedom of the variance (``np.var``'s default is 0).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (n_reps,)
+
+    Examples
+    --------
+    >>> s2 = sample_matmul_variances(2, 100_000, rng=0)  # the 2x2 experiment, repeated
+    >>> s2.shape, round(float(s2.mean()), 1)  # E[s2] = d = 2
+    ((100000,), 2.0)
+    >>> round(float(sample_matmul_variances(2, 100_000, ddof=0, rng=0).mean()), 1)  # 2 * 3/4
+    1.5
+    """
+    n = _checks.positive_int("n", n)
+    d = n if d is None else _checks.positive_int("d", d)
+    p = n if p is None else _checks.positive_int("p", p)
+    n_reps = _checks.positive_int("n_reps", n_reps)
+    if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or not 0 <= ddof < n * p:
+        raise ValueError(f"ddof must be an integer with 0 <= ddof < n * p = {n * p}, got {ddof!r}")
+    rng = make_rng(rng)
+    out = np.empty(n_reps)
+    rows = max(1, _MATMUL_CHUNK_ENTRIES // (n * d + d * p + n * p))
+    for start in range(0, n_reps, rows):
+        r = min(rows, n_reps - start)
+        A = rng.standard_normal((r, n, d))
+        B = rng.standard_normal((r, d, p))
+        C = A @ B  # (r, n, d) @ (r, d, p) -> (r, n, p)
+        out[start:start + r] = C.reshape(r, -1).var(axis=1, ddof=ddof)
     return out

@@ -10,6 +10,8 @@ import math
 
 import matplotlib
 import numpy as np
+
+from sdpa_helpers import sampling
 import pytest
 
 matplotlib.use("Agg")
@@ -147,7 +149,7 @@ def test_fourth_cumulant_of_one_entry_is_6d():
 @pytest.mark.parametrize("n,d,p,ddof", [(2, 2, 2, 1), (2, 2, 2, 0), (3, 5, 2, 1), (1, 4, 3, 1), (4, 1, 4, 1),
                                         (8, 8, 8, 1)])
 def test_matmul_formula_matches_monte_carlo(n, d, p, ddof):
-    s2 = sx_widgets.sample_matmul_variances(n, 100_000, d=d, p=p, ddof=ddof, rng=7)
+    s2 = sampling.sample_matmul_variances(n, 100_000, d=d, p=p, ddof=ddof, rng=7)
     want = theory.matmul_sample_variance_moments(n, d, p, ddof=ddof)
     mean, se_mean = mean_with_se(s2)
     v, se_v = variance_with_se(s2)
@@ -222,9 +224,9 @@ def test_effective_sample_size_of_square_products_is_about_a_third():
     (lambda: theory.effective_sample_size(0.0), ValueError, "var_s2"),
     (lambda: theory.effective_sample_size(1.0, var=0.0), ValueError, "var"),
     (lambda: theory.effective_sample_size(1.0, excess_kurtosis=-5), ValueError, "excess_kurtosis"),
-    (lambda: sx_widgets.sample_matmul_variances(0, 10), ValueError, "n"),
-    (lambda: sx_widgets.sample_matmul_variances(2, 10, ddof=4), ValueError, "ddof"),
-    (lambda: sx_widgets.sample_matmul_variances(2, 0), ValueError, "n_reps"),
+    (lambda: sampling.sample_matmul_variances(0, 10), ValueError, "n"),
+    (lambda: sampling.sample_matmul_variances(2, 10, ddof=4), ValueError, "ddof"),
+    (lambda: sampling.sample_matmul_variances(2, 0), ValueError, "n_reps"),
     (lambda: sc_plots.scale_of("half", 4), ValueError, "name"),
     (lambda: sc_plots.scale_of("sqrt", 0), ValueError, "d_k"),
     (lambda: sx_plots.variance_histogram([1.0, np.nan], 2.0), ValueError, "s2"),
@@ -252,7 +254,7 @@ def test_bad_input_names_the_parameter(call, exc, name):
 @pytest.mark.parametrize("n,d,p,ddof", [(2, 2, 2, 0), (3, 4, 2, 1)])
 def test_sample_matmul_variances_matches_a_naive_loop(n, d, p, ddof):
     reps = 50  # one chunk: the same draws as rng.standard_normal((reps, n, d)) then ((reps, d, p))
-    got = sx_widgets.sample_matmul_variances(n, reps, d=d, p=p, ddof=ddof, rng=9)
+    got = sampling.sample_matmul_variances(n, reps, d=d, p=p, ddof=ddof, rng=9)
     g = make_rng(9)
     A, B = g.standard_normal((reps, n, d)), g.standard_normal((reps, d, p))
     naive = [np.var(A[r] @ B[r], ddof=ddof) for r in range(reps)]
@@ -260,8 +262,8 @@ def test_sample_matmul_variances_matches_a_naive_loop(n, d, p, ddof):
 
 
 def test_sample_matmul_variances_is_seeded_and_chunked():
-    a = sx_widgets.sample_matmul_variances(64, 600, rng=1)  # several chunks
-    assert np.array_equal(a, sx_widgets.sample_matmul_variances(64, 600, rng=1))
+    a = sampling.sample_matmul_variances(64, 600, rng=1)  # several chunks
+    assert np.array_equal(a, sampling.sample_matmul_variances(64, 600, rng=1))
     assert not np.array_equal(a[:300], a[300:])
     mean, se = mean_with_se(a / 64)
     assert abs(mean - 1) < 4 * se
@@ -299,7 +301,7 @@ def labelled(ax):
 
 
 def test_variance_histogram_counts_fractions():
-    s2 = sx_widgets.sample_matmul_variances(2, 5000, rng=0)
+    s2 = sampling.sample_matmul_variances(2, 5000, rng=0)
     bins = np.linspace(0, 12, 49)
     ax = sx_plots.variance_histogram(s2, 2.0, bins=bins, label="ddof=1")
     assert isinstance(ax, Axes) and labelled(ax)

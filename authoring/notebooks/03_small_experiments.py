@@ -32,8 +32,8 @@ from sdpa_helpers import make_rng, theory
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import OKABE_ITO, new_figure
 from sdpa_helpers.plots import small_experiments as sx_plots
-from sdpa_helpers.widgets.small_experiments import (SIZES, VarianceSpreadExplorer, relative_sample_variances,
-                                                    sample_matmul_variances)
+from sdpa_helpers.sampling import sample_matmul_variances
+from sdpa_helpers.widgets.small_experiments import SIZES, VarianceSpreadExplorer, relative_sample_variances
 
 SEED = 0
 rng = make_rng(SEED)

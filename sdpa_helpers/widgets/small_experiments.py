@@ -1,7 +1,5 @@
 """Explorer for notebook 03: drag the matrix size n and watch the spread of a sample variance shrink.
 
-- :func:`sample_matmul_variances` -- the sample variance of the entries of ``A @ B`` for many
-  independent random ``A``, ``B`` (vectorised, seeded, memory-bounded);
 - :func:`relative_sample_variances` -- cached ``s2 / n`` for ``n x n`` products (what the
   explorer and its static twin show);
 - :class:`VarianceSpreadExplorer` -- histogram of ``s2 / n`` for the slider's n, and where its
@@ -17,19 +15,16 @@ import numpy as np
 
 from .. import _checks, plots
 from ..plots import small_experiments as sx_plots
-from ..sampling import make_rng
+from ..sampling import sample_matmul_variances
 from . import Explorer
 
-__all__ = ["SIZES", "SEED", "reps_for", "sample_matmul_variances", "relative_sample_variances",
+__all__ = ["SIZES", "SEED", "reps_for", "relative_sample_variances",
            "VarianceSpreadExplorer"]
 
 #: Matrix sizes n offered by the slider: powers of two, 2 ... 256.
 SIZES = tuple(2**i for i in range(1, 9))
 #: Seed of the cached simulations.
 SEED = 3
-# Largest number of float64 entries (A, B and the product together) drawn in one chunk.
-_CHUNK_ENTRIES = 2**21
-
 
 def reps_for(n: int) -> int:
     """Repetitions simulated for ``n x n`` products: many for small n, fewer for large n.
@@ -44,54 +39,6 @@ def reps_for(n: int) -> int:
     """
     n = _checks.positive_int("n", n)
     return int(min(20_000, max(48, 2**21 // (2 * n**2))))
-
-
-def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | None = None,
-                            ddof: int = 1, rng=None) -> np.ndarray:
-    """Sample variance of the ``n * p`` entries of ``A @ B``, for ``n_reps`` independent pairs.
-
-    ``A`` is ``(n, d)`` and ``B`` is ``(d, p)`` with independent standard normal entries
-    (``d`` and ``p`` default to ``n``). The work goes in chunks of about 2**21 numbers, which
-    depend on the shapes only, so a seed gives the same numbers on every machine.
-
-    Parameters
-    ----------
-    n, d, p : int
-        Shapes: ``(n, d) @ (d, p) -> (n, p)``.
-    n_reps : int
-        Number of independent repetitions, >= 1.
-    ddof : int
-        Delta degrees of freedom of the variance (``np.var``'s default is 0).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_reps,)
-
-    Examples
-    --------
-    >>> s2 = sample_matmul_variances(2, 100_000, rng=0)  # the 2x2 experiment, repeated
-    >>> s2.shape, round(float(s2.mean()), 1)  # E[s2] = d = 2
-    ((100000,), 2.0)
-    >>> round(float(sample_matmul_variances(2, 100_000, ddof=0, rng=0).mean()), 1)  # 2 * 3/4
-    1.5
-    """
-    n = _checks.positive_int("n", n)
-    d = n if d is None else _checks.positive_int("d", d)
-    p = n if p is None else _checks.positive_int("p", p)
-    n_reps = _checks.positive_int("n_reps", n_reps)
-    if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or not 0 <= ddof < n * p:
-        raise ValueError(f"ddof must be an integer with 0 <= ddof < n * p = {n * p}, got {ddof!r}")
-    rng = make_rng(rng)
-    out = np.empty(n_reps)
-    rows = max(1, _CHUNK_ENTRIES // (n * d + d * p + n * p))
-    for start in range(0, n_reps, rows):
-        r = min(rows, n_reps - start)
-        A = rng.standard_normal((r, n, d))
-        B = rng.standard_normal((r, d, p))
-        C = A @ B  # (r, n, d) @ (r, d, p) -> (r, n, p)
-        out[start:start + r] = C.reshape(r, -1).var(axis=1, ddof=ddof)
-    return out
 
 
 @lru_cache(maxsize=None)
