@@ -16,8 +16,11 @@ $(STAMP): $(REQS)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# Jupyter refuses to run as root unless told to (containers, CI machines): say so only then.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=. notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
 app: $(STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks
