@@ -1,0 +1,90 @@
+"""One-line checks for the notebooks' main line: print what was checked, fail loudly otherwise.
+
+- :func:`verify_close` -- a measured value against its theory, within a tolerance given as
+  standard errors (for Monte Carlo estimates) or as a relative/absolute tolerance (for exact ones);
+- :func:`verify` -- a claim that is true or false.
+
+Each prints one line that starts with a check mark and says what was checked, for example
+``✔ Var(q·k) at d_k=64: 64.31, theory 64, within 0.6 SE (limit 4)``, and raises
+:class:`AssertionError` with the same facts when the check fails.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _checks
+
+__all__ = ["verify_close", "verify"]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def verify_close(what: str, value, expected, *, se=None, n_se: float = 4.0,
+                 rtol: float | None = None, atol: float | None = None) -> None:
+    """Check ``value`` against ``expected`` and print one line saying so.
+
+    Give either ``se`` (the standard error of ``value``; passes when
+    ``|value - expected| <= n_se * se``) or ``rtol``/``atol`` (passes when
+    ``|value - expected| <= atol + rtol * |expected|``).
+
+    >>> verify_close("Var(q·k) at d_k=64", 64.31, 64, se=0.5)
+    ✔ Var(q·k) at d_k=64: 64.31, theory 64, within 0.62 SE (limit 4)
+    >>> verify_close("softmax([4, 5])[1]", 0.7310586, 0.7311, rtol=1e-3)
+    ✔ softmax([4, 5])[1]: 0.7311, theory 0.7311, relative error 5.7e-05 (limit 0.001)
+    >>> verify_close("mean", 3.0, 0.0, se=0.5)
+    Traceback (most recent call last):
+    ...
+    AssertionError: ✘ mean: 3, theory 0, off by 6 SE (limit 4)
+    """
+    if not isinstance(what, str):
+        raise TypeError(f"what must be a string saying what is checked, got {what!r}")
+    value = _checks.real("value", float(value) if hasattr(value, "__float__") else value)
+    expected = _checks.real("expected", float(expected) if hasattr(expected, "__float__") else expected)
+    gap = abs(value - expected)
+    head = f"{what}: {_fmt(value)}, theory {_fmt(expected)}"
+    if se is not None:
+        if rtol is not None or atol is not None:
+            raise ValueError("give either se or rtol/atol, not both")
+        se = _checks.positive("se", float(se))
+        n_se = _checks.positive("n_se", n_se)
+        k = gap / se
+        if k <= n_se:
+            print(f"✔ {head}, within {k:.2g} SE (limit {n_se:g})")
+            return
+        raise AssertionError(f"✘ {head}, off by {k:.2g} SE (limit {n_se:g})")
+    if rtol is None and atol is None:
+        raise ValueError("give se (a Monte Carlo estimate) or rtol/atol (an exact value)")
+    rtol = _checks.non_negative("rtol", 0.0 if rtol is None else rtol)
+    atol = _checks.non_negative("atol", 0.0 if atol is None else atol)
+    limit = atol + rtol * abs(expected)
+    if atol == 0 and expected != 0:
+        err, lim = gap / abs(expected), rtol
+        detail = f"relative error {err:.2g} (limit {lim:g})"
+    else:
+        detail = f"off by {gap:.2g} (limit {limit:.2g})"
+    if gap <= limit or math.isclose(gap, limit):
+        print(f"✔ {head}, {detail}")
+        return
+    raise AssertionError(f"✘ {head}, {detail}")
+
+
+def verify(claim: str, condition, detail: str = "") -> None:
+    """Check that ``condition`` holds and print ``✔ claim`` (with ``detail``), or raise.
+
+    >>> verify("the weights sum to 1 in every row", True, "max error 2e-16")
+    ✔ the weights sum to 1 in every row (max error 2e-16)
+    >>> verify("entropy falls as d_k grows", False)
+    Traceback (most recent call last):
+    ...
+    AssertionError: ✘ entropy falls as d_k grows
+    """
+    if not isinstance(claim, str):
+        raise TypeError(f"claim must be a string saying what is checked, got {claim!r}")
+    tail = f" ({detail})" if detail else ""
+    if bool(condition):
+        print(f"✔ {claim}{tail}")
+        return
+    raise AssertionError(f"✘ {claim}{tail}")
