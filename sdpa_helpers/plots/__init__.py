@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
 __all__ = [
-    "OKABE_ITO", "SCALED", "UNSCALED", "INV_D", "HEATMAP_CMAP",
+    "OKABE_ITO", "SCALED", "UNSCALED", "INV_D", "SCALING_STYLES", "HEATMAP_CMAP",
     "style", "new_figure", "get_axes", "set_d_k_axis", "to_png", "rgba_to_png",
 ]
 
@@ -47,6 +47,8 @@ OKABE_ITO = {
 UNSCALED = {"color": OKABE_ITO["vermillion"], "linestyle": "--", "marker": "o", "label": "unscaled"}
 SCALED = {"color": OKABE_ITO["blue"], "linestyle": "-", "marker": "s", "label": r"scaled by $1/\sqrt{d_k}$"}
 INV_D = {"color": OKABE_ITO["bluish_green"], "linestyle": ":", "marker": "^", "label": r"scaled by $1/d_k$"}
+#: The line style of each named scaling, keyed by the names of :data:`sdpa_helpers.scales.SCALINGS`.
+SCALING_STYLES = {"unscaled": UNSCALED, "sqrt": SCALED, "inv_d": INV_D}
 
 #: Sequential colour map for heatmaps (perceptually uniform, colour-blind safe).
 HEATMAP_CMAP = "cividis"
