@@ -1,0 +1,206 @@
+"""What real models do: published attention configurations, each with a source a learner can follow.
+
+- :class:`ModelConfig` -- one row: ``name, d_model, n_heads, head_dim, scale, scale_label,
+  notes, source``; ``head_dim`` is the length of each query and key (the paper's ``d_k``);
+  ``scale`` is the factor that multiplies ``q . k`` in the forward pass;
+- :data:`MODELS` -- the rows (original Transformer, BERT-base, GPT-2 small, T5 small to 11B,
+  Llama 2 7B, Gemma 7B, Gemma 2 2B/9B/27B, Gemma 3 27B), checked against each model's paper,
+  published configuration or reference code (the ``source`` of each row names the file);
+- :data:`TECHNIQUES` -- what recent models add against logit growth (soft-capping,
+  QK-norm, muP's 1/d scale with a zero-initialised W_Q), each with its source;
+- :func:`model`, :func:`counter_examples`, :func:`format_table` -- look-ups and a printable table.
+
+``head_dim = d_model / n_heads`` is a common configuration, not a rule: :func:`counter_examples`
+lists the rows where it fails (T5 3B and 11B, Gemma 7B, Gemma 2 2B/9B, Gemma 3 27B).
+
+The facts were read from the sources on 2026-11-23; the repositories' commits are given
+where a file was read, so a learner can open the same lines.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+__all__ = ["ModelConfig", "Technique", "MODELS", "TECHNIQUES", "GPT2_INIT_STD",
+           "SOFTCAP_GEMMA2", "MUP_BASE_HEAD_DIM", "model", "counter_examples", "format_table"]
+
+
+class ModelConfig(NamedTuple):
+    """One published attention configuration.
+
+    Attributes
+    ----------
+    name : str
+    d_model : int
+        Width of the residual stream (the tokens ``x``).
+    n_heads : int
+        Number of query heads.
+    head_dim : int
+        Length of each query and key: the ``d_k`` of the scale.
+    scale : float
+        The factor that multiplies ``q . k`` in the forward pass (1.0 for T5: no scale there).
+    scale_label : str
+        The same in words, e.g. ``"1/√64"``.
+    notes : str
+    source : str
+        Paper section and/or file in a public repository, with the line to read.
+    """
+
+    name: str
+    d_model: int
+    n_heads: int
+    head_dim: int
+    scale: float
+    scale_label: str
+    notes: str
+    source: str
+
+    @property
+    def d_model_over_h(self) -> float:
+        """``d_model / n_heads`` -- the common choice of ``head_dim``."""
+        return self.d_model / self.n_heads
+
+    @property
+    def head_dim_is_d_model_over_h(self) -> bool:
+        """Whether ``head_dim * n_heads == d_model`` for this model."""
+        return self.head_dim * self.n_heads == self.d_model
+
+    @property
+    def sqrt_scale_ratio(self) -> float:
+        """``scale * sqrt(head_dim)``: 1 for the paper's 1/sqrt(d_k), otherwise how far from it."""
+        return self.scale * math.sqrt(self.head_dim)
+
+
+class Technique(NamedTuple):
+    """A method that keeps attention logits in range, with where it is used and its source."""
+
+    name: str
+    what: str
+    used_by: str
+    source: str
+
+
+#: GPT-2's weight initialisation: every projection N(0, 0.02^2) (``conv1d(w_init_stdev=0.02)``).
+GPT2_INIT_STD = 0.02
+
+#: Gemma 2's attention-logit soft-cap: logits -> 50 tanh(logits / 50).
+SOFTCAP_GEMMA2 = 50.0
+
+#: The head dimension at which muP's reference scale 8/d equals the paper's 1/sqrt(d).
+MUP_BASE_HEAD_DIM = 64
+
+_T5_PAPER = ("Raffel et al. 2020, 'Exploring the Limits of Transfer Learning with a Unified "
+             "Text-to-Text Transformer', JMLR 21(140), §3.1 and §3.7 (arXiv:1910.10683, p. 36)")
+_T5_CODE = ("tensorflow/mesh mesh_tensorflow/transformer/attention.py (commit da90793), "
+            "AttentionParams.init_weights, lines 436-439: W_Q stddev = d_model**-0.5 * d_kv**-0.5 when "
+            "fold_scaling_into_initializer (default True, line 363); attention() line 77: logits = q.k, unscaled")
+_T5_NOTE = "1/√d_kv folded into W_Q's init"
+_GEMMA_CODE = "google-deepmind/gemma gemma/gm/nn/_gemma.py (commit 7691fd4)"
+_GEMMA2_SRC = (_GEMMA_CODE + ", class {cls}: query_pre_attn_norm={norm}, attn_logits_soft_cap=50.0; "
+               "_config.py query_pre_attn_scalar(); _modules.py: query * scalar, then 50 tanh(logits/50); "
+               "Gemma Team 2024, 'Gemma 2' (arXiv:2408.00118)")
+
+#: The published configurations (see each row's ``source``).
+MODELS: tuple[ModelConfig, ...] = (
+    ModelConfig("Transformer base (2017)", 512, 8, 64, 64**-0.5, "1/√64",
+                "d_k = d_v = d_model/h = 64",
+                "Vaswani et al. 2017, 'Attention Is All You Need', §3.2.1-3.2.2 and Table 3 (arXiv:1706.03762)"),
+    ModelConfig("BERT-base", 768, 12, 64, 64**-0.5, "1/√64",
+                "init N(0, 0.02²); mask adds -10000",
+                "Devlin et al. 2019, §3 (BERT_BASE: L=12, H=768, A=12; arXiv:1810.04805); google-research/bert "
+                "modeling.py: attention_scores * 1.0 / math.sqrt(float(size_per_head))"),
+    ModelConfig("GPT-2 small", 768, 12, 64, 64**-0.5, "1/√64",
+                "init N(0, 0.02²); LayerNorm first",
+                "openai/gpt-2 src/model.py (commit 122c55a): default_hparams n_embd=768, n_head=12; "
+                "conv1d(w_init_stdev=0.02); w = w * tf.rsqrt(v.shape[-1]); mask_attn_weights"),
+    ModelConfig("T5 small", 512, 8, 64, 1.0, "none (1)", _T5_NOTE, _T5_PAPER + "; " + _T5_CODE),
+    ModelConfig("T5 base", 768, 12, 64, 1.0, "none (1)", _T5_NOTE, _T5_PAPER + "; " + _T5_CODE),
+    ModelConfig("T5 large", 1024, 16, 64, 1.0, "none (1)", _T5_NOTE, _T5_PAPER + "; " + _T5_CODE),
+    ModelConfig("T5 3B", 1024, 32, 128, 1.0, "none (1)",
+                _T5_NOTE + "; 32·128 ≠ 1024", _T5_PAPER + "; " + _T5_CODE),
+    ModelConfig("T5 11B", 1024, 128, 128, 1.0, "none (1)",
+                _T5_NOTE + "; 128·128 ≠ 1024", _T5_PAPER + "; " + _T5_CODE),
+    ModelConfig("Llama 2 7B", 4096, 32, 128, 128**-0.5, "1/√128",
+                "RMSNorm, not LayerNorm",
+                "Touvron et al. 2023, LLaMA Table 2 (7B: dimension 4096, 32 heads; arXiv:2302.13971) and "
+                "Llama 2 §2.2 (same architecture; arXiv:2307.09288); meta-llama/llama llama/model.py: "
+                "head_dim = dim // n_heads, scores / math.sqrt(head_dim), RMSNorm"),
+    ModelConfig("Gemma 7B", 3072, 16, 256, 256**-0.5, "1/√256",
+                "16·256 ≠ 3072",
+                "Gemma Team 2024, Table 1 (arXiv:2403.08295); google-deepmind/gemma gemma/transformer.py "
+                "(commit c8fe239) TransformerConfig.gemma_7b: embed_dim=3072, num_heads=16, head_dim=256"),
+    ModelConfig("Gemma 2 2B", 2304, 8, 256, 256**-0.5, "1/√256",
+                "8·256 ≠ 2304; soft-cap 50",
+                _GEMMA2_SRC.format(cls="Gemma2_2B", norm="BY_ONE_OVER_SQRT_HEAD_DIM")),
+    ModelConfig("Gemma 2 9B", 3584, 16, 256, 256**-0.5, "1/√256",
+                "16·256 ≠ 3584; soft-cap 50",
+                _GEMMA2_SRC.format(cls="Gemma2_9B", norm="BY_ONE_OVER_SQRT_HEAD_DIM")),
+    ModelConfig("Gemma 2 27B", 4608, 32, 128, 144**-0.5, "1/√144",
+                "scale from d_model/h, not head_dim; soft-cap 50",
+                _GEMMA2_SRC.format(cls="Gemma2_27B", norm="BY_ONE_OVER_SQRT_EMBED_DIM_DIV_NUM_HEADS")),
+    ModelConfig("Gemma 3 27B", 5376, 32, 128, 168**-0.5, "1/√168",
+                "QK-norm instead of soft-cap",
+                _GEMMA_CODE + ", class Gemma3_27B: use_qk_norm=True, attn_logits_soft_cap=None, "
+                "query_pre_attn_norm=BY_ONE_OVER_SQRT_EMBED_DIM_DIV_NUM_HEADS; Gemma Team 2025, "
+                "'Gemma 3 Technical Report' (arXiv:2503.19786)"),
+)
+
+#: Methods against logit growth, with sources.
+TECHNIQUES: tuple[Technique, ...] = (
+    Technique("soft-capping", "logits s -> c tanh(s / c): every logit stays in (-c, c)",
+              "Gemma 2 (c = 50)",
+              _GEMMA_CODE.replace("_gemma.py", "_modules.py") + " lines 254-256; Gemma 2 report (arXiv:2408.00118)"),
+    Technique("QK-norm", "normalise q and k (LayerNorm/RMSNorm or to unit length) before the dot product, "
+              "so logits are bounded by the norms' learned gains",
+              "ViT-22B, OLMo 2, Gemma 3",
+              "Henry et al. 2020 (arXiv:2010.04245); Dehghani et al. 2023, ViT-22B §2 (arXiv:2302.05442); "
+              "Team OLMo 2024, 'OLMo 2' (arXiv:2501.00656); " + _GEMMA_CODE + " use_qk_norm=True (Gemma 3)"),
+    Technique("muP 1/d attention", "scale q.k by 1/d instead of 1/sqrt(d), and initialise W_Q to zero; the "
+              "reference code uses 8/d, equal to 1/sqrt(d) at d = 64",
+              "muP (Tensor Programs V), mutransformers",
+              "Yang et al. 2022, Tensor Programs V (arXiv:2203.03466); microsoft/mup README.md (commit 1981497) "
+              "lines 72-76 ('attention_scores = query @ key.T * 8 / d') and 227-229 ('initializing the query "
+              "matrix in a Transformer to 0')"),
+)
+
+
+def model(name: str) -> ModelConfig:
+    """The row of :data:`MODELS` called ``name``.
+
+    >>> model("GPT-2 small").head_dim
+    64
+    >>> model("Gemma 2 27B").scale_label
+    '1/√144'
+    """
+    for row in MODELS:
+        if row.name == name:
+            return row
+    raise ValueError(f"name must be one of {', '.join(repr(r.name) for r in MODELS)}; got {name!r}")
+
+
+def counter_examples() -> tuple[ModelConfig, ...]:
+    """The rows whose ``head_dim`` is not ``d_model / n_heads``.
+
+    >>> [r.name for r in counter_examples()][:3]
+    ['T5 3B', 'T5 11B', 'Gemma 7B']
+    """
+    return tuple(r for r in MODELS if not r.head_dim_is_d_model_over_h)
+
+
+def format_table(rows=None) -> str:
+    """A plain-text table of ``rows`` (default :data:`MODELS`): sizes, scale, notes.
+
+    >>> print(format_table([model("T5 3B")]).splitlines()[2])
+    T5 3B                      1024    32      128    32  none (1)  1/√d_kv folded into W_Q's init; 32·128 ≠ 1024
+    """
+    rows = MODELS if rows is None else tuple(rows)
+    for r in rows:
+        if not isinstance(r, ModelConfig):
+            raise TypeError(f"rows must hold ModelConfig rows, got {type(r).__name__}")
+    head = f"{'model':<24}{'d_model':>7}{'heads':>6}{'head_dim':>9}{'d/h':>6}  {'scale':<10}notes"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        dh = f"{r.d_model_over_h:g}"
+        lines.append(f"{r.name:<24}{r.d_model:>7}{r.n_heads:>6}{r.head_dim:>9}{dh:>6}  {r.scale_label:<10}{r.notes}")
+    return "\n".join(lines)
