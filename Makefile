@@ -1,16 +1,30 @@
-# The two commands: `make lab` and `make test`. Only python3 (>= 3.11) is assumed.
+# The two commands: `make lab` and `make test`. Only python3 (>= 3.11) and make are assumed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 REQS := requirements.txt requirements-test.txt binder/requirements.txt pyproject.toml
 
-.PHONY: lab test app bench notebooks check-notebooks clean
+# `make test-lowest`: the floor of every range, on Python 3.11 (Debian 12's python3.11 is 3.11.2).
+LOWEST_PYTHON ?= python3.11
+LOWEST_VENV := .venv-lowest
+LOWEST_STAMP := $(LOWEST_VENV)/.installed
+LOWEST_TOOLS := "pytest>=8" "hypothesis>=6.100" "nbval>=0.11" "nbclient>=0.10" "nbformat>=5.10" "jupytext>=1.16"
 
-# (Re)install only when a requirements file changed. Installs the exact tested pins
+PYTEST := $(BIN)/python -m pytest -p no:randomly
+
+.PHONY: lab test test-fast test-lowest lint app bench notebooks check-notebooks clean
+
+# The environment is built from scratch whenever a requirements file changes, so a requirement
+# removed from the files is gone from .venv too, and a set-up that was interrupted (no stamp:
+# say a venv without pip) is simply redone. Installs the exact tested pins
 # (binder/requirements.txt as constraints) plus the package, editable.
 $(STAMP): $(REQS)
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
+	  { echo "The course needs Python 3.11 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "'$(PYTHON) -m venv' failed. On Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c binder/requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
@@ -25,8 +39,35 @@ lab: $(STAMP)
 app: $(STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks
 
+# The whole suite, and the CI command: unit tests, doctests, lint and types, strict nbval,
+# notebook structure, Binder, the pinned set's resolution, and the browser tests.
 test: $(STAMP)
-	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-cell-timeout=300 -p no:randomly
+	$(PYTEST) --nbval --nbval-current-env --nbval-cell-timeout=300
+
+# The edit-test loop: no browser, no notebooks, no network.
+test-fast: $(STAMP)
+	$(PYTEST) -m "not browser and not slow and not network" tests sdpa_helpers
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+# The lowest versions the ranges claim, on Python 3.11: the unit tests, and every notebook
+# executed without error (nbval-lax: last digits may differ across versions, so no strict
+# comparison of outputs). The pinned set stays what `make test` and Binder use.
+$(LOWEST_STAMP): requirements.txt requirements-lowest.txt pyproject.toml
+	rm -rf $(LOWEST_VENV)
+	$(LOWEST_PYTHON) -m venv $(LOWEST_VENV) || { rm -rf $(LOWEST_VENV); \
+	  echo "'$(LOWEST_PYTHON) -m venv' failed: set LOWEST_PYTHON to a Python 3.11 (Debian: apt-get install python3.11-venv)"; exit 1; }
+	$(LOWEST_VENV)/bin/python -m pip install --quiet --upgrade "pip>=24"
+	$(LOWEST_VENV)/bin/python -m pip install --quiet -r requirements.txt -c requirements-lowest.txt $(LOWEST_TOOLS)
+	$(LOWEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	touch $(LOWEST_STAMP)
+
+test-lowest: $(LOWEST_STAMP)
+	$(LOWEST_VENV)/bin/python -c 'import sys, numpy, matplotlib, ipywidgets; print("Python", sys.version.split()[0], "numpy", numpy.__version__, "matplotlib", matplotlib.__version__, "ipywidgets", ipywidgets.__version__)'
+	$(LOWEST_VENV)/bin/python -m pytest -p no:randomly -m "not browser and not pinned and not network and not lint" tests sdpa_helpers
+	$(LOWEST_VENV)/bin/python -m pytest -p no:randomly --nbval-lax --nbval-current-env --nbval-cell-timeout=300 notebooks
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
@@ -38,4 +79,4 @@ check-notebooks: $(STAMP)
 	$(BIN)/python authoring/build.py --check
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LOWEST_VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -31,6 +31,7 @@ def test_runtime_is_python_3_11_or_newer():
     assert (major, minor) >= (3, 11)
 
 
+@pytest.mark.pinned
 def test_pins_satisfy_the_user_requirements_and_are_what_we_test():
     pinned = pins()
     for line in (ROOT / "requirements.txt").read_text().splitlines():
