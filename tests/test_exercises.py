@@ -1,6 +1,9 @@
 """The exercise mechanism and every registered exercise."""
 
 import re
+import signal
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +41,309 @@ def test_numeric_checker():
     assert not c("two")[0] and not c([2.0, 2.0])[0] and not c(float("nan"))[0]
 
 
+# --- one tolerance rule: three significant figures, integers exactly ---------------------------
+
+def test_default_rule_is_three_significant_figures():
+    c = numeric_checker(2 * 768 / (768 + 64))  # 1.846153...
+    assert c(1.85)[0] and c(1.846)[0] and c(1.8462)[0]  # every correct rounding passes
+    assert not c(1.83)[0] and not c(1.86)[0] and not c(2.0)[0]  # 0.9 %, 0.7 % off
+    exact = 4.125  # excess kurtosis of q.k with Laplace components at d_k = 8
+    c = numeric_checker(exact)
+    assert c(4.13)[0] and c(4.12)[0] and c(4.125)[0] and not c(4.2)[0]
+    c = numeric_checker(8 / 3)
+    assert c(2.67)[0] and c(2.66667)[0] and not c(2.65)[0]
+    # the limit is 0.5 % of the exact value: 1.005 rounds to 1.01 or 1.00, both within 0.5 %
+    c = numeric_checker(1.005)
+    assert c(1.01)[0] and c(1.00)[0] and not c(1.0105)[0] and not c(0.9999)[0]
+    c = numeric_checker(-0.0625)
+    assert c(-0.0625)[0] and c(-0.0627)[0] and not c(0.0625)[0]
+
+
+def test_integers_are_checked_exactly():
+    c = numeric_checker(768 / 12)
+    assert c(64)[0] and c(64.0)[0] and c(np.int64(64))[0]
+    assert not c(64.2)[0] and not c(63.9)[0]
+    c = numeric_checker([5, 7])
+    assert c((5, 7))[0] and not c((5, 7.02))[0]
+    c = numeric_checker([[0.25, -1.0], [0.0, 3.0]])  # integer entries exactly, the others to 3 s.f.
+    assert c([[0.2501, -1.0], [0.0, 3.0]])[0]
+    assert not c([[0.25, -1.001], [0.0, 3.0]])[0] and not c([[0.25, -1.0], [0.001, 3.0]])[0]
+
+
+# --- non-real answers and strings ---------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [np.complex128(64 + 5j), 64 + 0j, complex(64, 5), np.array([64 + 1j])])
+def test_complex_answers_are_rejected_with_a_hint(bad):
+    ok, feedback = numeric_checker(64.0, what="d_k")(np.ravel(bad)[0] if np.ndim(bad) else bad)
+    assert not ok and "complex" in feedback and "real" in feedback
+
+
+def test_complex_answer_does_not_pass_bert(capsys):
+    assert check("00.bert_d_k", np.complex128(64 + 5j)) is False
+    assert "complex" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("bad", ["64", "64.0", b"64", ["5", "7"], True, np.bool_(True)])
+def test_strings_and_booleans_are_rejected_with_a_hint(bad):
+    expected = [5, 7] if isinstance(bad, list) else 1.0 if isinstance(bad, (bool, np.bool_)) else 64.0
+    ok, feedback = numeric_checker(expected, what="d_k")(bad)
+    assert not ok
+    assert ("without quotes" in feedback) if not isinstance(bad, (bool, np.bool_)) else ("True/False" in feedback)
+
+
+def test_string_answer_does_not_pass(capsys):
+    assert check("00.bert_d_k", "64") is False
+    assert "without quotes" in capsys.readouterr().out
+
+
+def test_unusual_but_real_numbers_are_fine():
+    from fractions import Fraction
+    c = numeric_checker(8 / 3)
+    assert c(Fraction(8, 3))[0] and c(np.float32(8 / 3))[0] and c(np.array(8 / 3))[0]
+    assert not c(10**400)[0]  # too large for a float: a verdict, not an OverflowError
+
+
+# --- feedback is never garbled -------------------------------------------------------------------
+
+def test_shape_feedback_reads_well():
+    ok, feedback = numeric_checker([5, 7], what="the shape")([[5, 7], [1, 2]])
+    assert not ok and "with shape" not in feedback and "2 numbers" in feedback
+    ok, feedback = numeric_checker(64.0, what="d_k")([64, 64])
+    assert not ok and "one number" in feedback
+    ok, feedback = numeric_checker(np.zeros((2, 3)), what="the gradient")(np.zeros(6))
+    assert not ok and "(2, 3)" in feedback and "(6,)" in feedback
+
+
+def _stub(x):
+    ...  # your code
+
+
+def _stub_with_docstring(x):
+    """Return something."""
+    ...
+
+
+def _forgot_return(x):
+    y = np.asarray(x) * 2  # noqa: F841
+
+
+def test_untouched_stub_and_missing_return_are_told_apart():
+    c = function_checker(lambda x: np.asarray(x) * 2, [([1.0, 2.0],)])
+    for stub in (_stub, _stub_with_docstring):
+        ok, feedback = c(stub)
+        assert not ok and "stub" in feedback and "`...`" in feedback and "return" in feedback
+    ok, feedback = c(_forgot_return)
+    assert not ok and "forget `return`" in feedback and "stub" not in feedback
+    ok, feedback = c(lambda x: np.asarray(x).sort())  # sort() sorts in place and returns None
+    assert not ok and "forget `return`" in feedback
+
+
+def test_function_results_must_be_real_numbers():
+    c = function_checker(lambda x: np.asarray(x, dtype=float) * 2, [([1.0, 2.0],)])
+    assert c(lambda x: np.asarray(x, dtype=float) * 2)[0]
+    ok, feedback = c(lambda x: np.asarray(x, dtype=float) * 2 + 0j)
+    assert not ok and "complex" in feedback
+    ok, feedback = c(lambda x: ["2.0", "4.0"])
+    assert not ok and "string" in feedback
+
+
+# --- fresh copies: a learner's function that edits its input -------------------------------------
+
+def _inplace_softmax(x):
+    x -= x.max(-1, keepdims=True)  # correct, and it edits the caller's array
+    np.exp(x, out=x)
+    x /= x.sum(-1, keepdims=True)
+    return x
+
+
+def _inplace_rowwise_dot(A, B):
+    A *= B  # correct, and it edits the caller's array
+    return A.sum(axis=1)
+
+
+def _inplace_masked_softmax(logits, mask):
+    logits[...] = np.where(mask, logits, -np.inf)  # correct, and it edits the caller's array
+    return _inplace_softmax(logits)
+
+
+def _clobbering_rowwise_dot(A, B):
+    result = np.einsum("ij,ij->i", A, B)  # correct, then it wipes the caller's arrays
+    A[...] = 0.0
+    return result
+
+
+def _wrong_by_one(fn):
+    return lambda *args: np.asarray(fn(*args), dtype=float) + 1.0
+
+
+def _naive_softmax(x):
+    x = np.asarray(x, dtype=float)
+    return np.exp(x) / np.exp(x).sum(-1, keepdims=True)  # overflows at 1e6: wrong
+
+
+def _naive_masked_softmax(logits, mask):
+    return _naive_softmax(np.where(mask, logits, -np.inf))
+
+
+def _zeros_rowwise_dot(A, B):
+    return np.zeros(np.shape(A)[0])
+
+
+@pytest.mark.parametrize("key, mutating, wrong", [
+    ("05.stable_softmax", _inplace_softmax, _naive_softmax),
+    ("07.masked_softmax", _inplace_masked_softmax, _naive_masked_softmax),
+    ("01.rowwise_dot", _inplace_rowwise_dot, _zeros_rowwise_dot),
+    ("01.rowwise_dot", _clobbering_rowwise_dot, _zeros_rowwise_dot),
+])
+def test_a_function_that_edits_its_input_cannot_change_a_later_verdict(key, mutating, wrong, capsys):
+    cases = _attr(exercises.get(key).checker, "cases")
+    before = [[np.array(a, copy=True) for a in case] for case in cases or []]
+    with np.errstate(all="ignore"):
+        assert check(key, wrong) is False  # wrong before ...
+        assert check(key, mutating) is True  # an in-place answer is correct ...
+        assert check(key, mutating) is True  # ... twice
+        assert check(key, wrong) is False  # ... and the wrong answer is still wrong after it
+        assert check(key, _wrong_by_one(mutating)) is False
+    for case, saved in zip(cases or [], before):
+        for a, b in zip(case, saved):
+            assert np.array_equal(np.asarray(a), b, equal_nan=True)  # the stored cases are untouched
+    capsys.readouterr()
+
+
+def test_function_checker_gives_each_call_fresh_copies():
+    case = np.array([3.0, 1.0])
+    seen = []
+
+    def spy(x):
+        seen.append(x)
+        x[...] = 0.0
+        return np.array([3.0, 1.0])
+
+    c = function_checker(lambda x: np.asarray(x, dtype=float).copy(), [(case,)])
+    assert c(spy)[0] and c(spy)[0]
+    assert np.array_equal(case, [3.0, 1.0]) and seen[0] is not case and seen[1] is not seen[0]
+
+
+# --- a time limit on the learner's function ------------------------------------------------------
+
+def _endless(*args):
+    while True:
+        pass
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM on this platform")
+def test_a_looping_function_is_stopped_with_a_clear_message(capsys):
+    before = signal.getsignal(signal.SIGALRM)
+    t0 = time.perf_counter()
+    assert check("05.stable_softmax", _endless, time_limit=0.3) is False
+    assert time.perf_counter() - t0 < 60  # it returned at all (the loop is endless)
+    out = capsys.readouterr().out
+    assert "did not finish within 0.3 s" in out and "loop" in out
+    assert signal.getsignal(signal.SIGALRM) is before  # the handler is restored
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # no alarm left behind
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM on this platform")
+def test_time_limit_survives_a_learner_catching_exceptions(capsys):
+    def stubborn(x):
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:  # a learner's broad except must not swallow the time limit
+                pass
+
+    assert check("05.stable_softmax", stubborn, time_limit=0.3) is False
+    assert "did not finish" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no SIGALRM on this platform")
+def test_time_limit_keeps_an_outer_alarm():
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        assert check("05.stable_softmax", _inplace_softmax, quiet=True, time_limit=2.0)
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < remaining <= 30.0  # the outer alarm is still armed
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert not fired
+
+
+def test_off_the_main_thread_check_still_works():
+    results = []
+    thread = threading.Thread(target=lambda: results.append(check("05.stable_softmax", _inplace_softmax,
+                                                                  quiet=True)))
+    thread.start()
+    thread.join(60)
+    assert results == [True]
+
+
+def test_time_limit_is_documented():
+    doc = exercises.check.__doc__
+    assert "SIGALRM" in doc and "Kernel" in doc and "numpy" in doc and "Windows" in doc
+
+
+# --- the example key in the docs exists ------------------------------------------------------------
+
+def test_docstring_and_readme_examples_use_a_key_that_exists():
+    for text in (exercises.__doc__, (ROOT / "README.md").read_text()):
+        found = re.findall(r"check\(\s*\"(\d\d\.[a-z0-9_]+)\"", text)
+        assert found and all(k in KEYS for k in found), found
+
+
+# --- every registered exercise follows the rule ----------------------------------------------------
+
+def _attr(checker, name):
+    """An attribute of a checker, looking through wrappers made with functools.wraps."""
+    while not hasattr(checker, name) and hasattr(checker, "__wrapped__"):
+        checker = checker.__wrapped__
+    return getattr(checker, name, None)
+
+
+def _round_sig(x, sig=3):
+    return float(f"{x:.{sig}g}")
+
+
+NUMERIC = [k for k in KEYS if _attr(exercises.get(k).checker, "expected") is not None]
+FUNCTIONS = [k for k in KEYS if _attr(exercises.get(k).checker, "reference") is not None]
+
+
+def test_registry_exposes_expected_values_and_references():
+    assert NUMERIC and FUNCTIONS
+
+
+@pytest.mark.parametrize("key", NUMERIC)
+def test_numeric_exercise_accepts_three_significant_figures_and_rejects_wrong(key, capsys):
+    exact = np.asarray(_attr(exercises.get(key).checker, "expected"), dtype=float)
+    integer = exact == np.round(exact)
+    rounded = np.where(integer, exact, np.vectorize(_round_sig)(exact))
+    assert check(key, rounded.tolist() if exact.ndim else float(rounded)) is True
+    wrong = np.where(exact == 0, 1.0, exact * 1.02)  # 2 % off, or 1 where the answer is 0
+    assert check(key, wrong.tolist() if exact.ndim else float(wrong)) is False
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("key", NUMERIC)
+def test_numeric_question_states_the_rule(key):
+    exact = np.asarray(_attr(exercises.get(key).checker, "expected"), dtype=float)
+    q = exercises.question(key).lower()
+    if np.all(exact == np.round(exact)):
+        assert "integer" in q or "three significant figures" in q, q
+    else:
+        assert "three significant figures" in q, q
+
+
+@pytest.mark.parametrize("key", FUNCTIONS)
+def test_function_exercise_accepts_its_reference_and_rejects_a_wrong_one(key, capsys):
+    reference = _attr(exercises.get(key).checker, "reference")
+    assert check(key, reference) is True
+    assert check(key, _wrong_by_one(reference)) is False
+    capsys.readouterr()
+
+
 def test_function_checker_runs_hard_cases_and_survives_errors():
     c = function_checker(softmax, [([1.0, 2.0],), ([1e6, 0.0],)], names=["small", "huge logits 1e6"])
     assert c(softmax)[0]
@@ -66,3 +372,9 @@ def test_every_exercise_is_used_by_its_notebook_and_vice_versa():
         assert all(k.startswith(nb.name[:2] + ".") for k in found), f"{nb.name} checks another notebook's key"
         used |= found
     assert used == set(KEYS)
+
+
+def test_check_tells_an_untouched_stub_for_every_kind_of_checker(capsys):
+    for key in ("05.stable_softmax", "06.softmax_jacobian", "03.sample_variance"):
+        assert check(key, _stub) is False
+        assert "still the stub" in capsys.readouterr().out

@@ -1,28 +1,52 @@
-"""Self-checked exercises: ``check("02.variance", answer)`` prints a verdict and returns a bool.
+"""Self-checked exercises: ``check("00.bert_d_k", 64)`` prints a verdict and returns a bool.
 
 This package offers:
 
 - :func:`check` -- check an answer (a number, an array or a function) against the exercise;
   prints ``✅`` or ``❌`` with a hint that never gives the solution away; returns True/False;
 - :func:`hint` -- the hint of an exercise; :func:`question` -- its question;
+  :func:`get` -- the whole :class:`Exercise`;
 - :func:`keys` -- the registered exercise keys (``"NN.name"``, NN the notebook number);
 - :func:`register`, :func:`numeric_checker`, :func:`function_checker` -- how the exercise
   banks (modules ``ex*.py`` in this package, one per notebook) define their exercises.
+
+One tolerance rule, course-wide (:func:`numeric_checker`'s default): a numeric answer is
+checked to **three significant figures** -- accepted within 0.5 % (relative) of the exact
+value, which every correct rounding to three significant figures is -- and an exact integer
+is checked exactly. Each numeric question says "(three significant figures)" or "(an integer)".
+
+Answers must be real numbers: a complex number, a string such as ``"64"`` or a bool is
+refused with a hint (write ``64``, not ``"64"``). A learner's function gets fresh copies of
+the test arrays on every call (editing them in place is allowed) and runs under a time
+limit (see :func:`check`).
 
 Checkers use the math layer only (numpy, :mod:`sdpa_helpers.attention`, ...).
 """
 
 from __future__ import annotations
 
+import copy
+import dis
 import importlib
+import numbers
 import pkgutil
+import signal
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Exercise", "check", "hint", "question", "keys", "register",
-           "numeric_checker", "function_checker"]
+__all__ = ["Exercise", "check", "get", "hint", "question", "keys", "register",
+           "numeric_checker", "function_checker", "is_untouched_stub", "TIME_LIMIT", "RTOL"]
+
+#: Seconds a learner's answer may take to check before :func:`check` stops it (see there).
+TIME_LIMIT = 5.0
+#: The course-wide tolerance: three significant figures = within 0.5 % of the exact value.
+RTOL = 5e-3
+#: Integers are checked "exactly": only floating-point round-off is forgiven.
+_INTEGER_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -49,7 +73,8 @@ def register(key: str, question: str, hint: str, checker: Callable[[Any], tuple[
     return ex
 
 
-def _get(key) -> Exercise:
+def get(key: str) -> Exercise:
+    """The registered :class:`Exercise` ``key`` (KeyError listing the known keys otherwise)."""
     _load_banks()
     if key not in _REGISTRY:
         close = [k for k in sorted(_REGISTRY) if k.split(".")[0] == str(key).split(".")[0]]
@@ -65,28 +90,86 @@ def keys(prefix: str = "") -> list[str]:
 
 def hint(key: str) -> str:
     """The hint of exercise ``key``."""
-    return _get(key).hint
+    return get(key).hint
 
 
 def question(key: str) -> str:
     """The question of exercise ``key``."""
-    return _get(key).question
+    return get(key).question
 
 
-def check(key: str, answer, *, quiet: bool = False) -> bool:
+# --- the time limit ---------------------------------------------------------------------------
+
+class _TimeUp(BaseException):
+    """Raised inside a learner's code when the time limit is reached.
+
+    A BaseException, so that a learner's ``except Exception:`` cannot swallow it.
+    """
+
+
+def _can_alarm() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+def _run_limited(fn: Callable[[], Any], seconds: float):
+    """Call ``fn()``; raise :class:`_TimeUp` after ``seconds`` (where SIGALRM is available).
+
+    The previous SIGALRM handler is restored afterwards, and an alarm someone else had set
+    is re-armed with the time it had left.
+    """
+    if not _can_alarm():
+        return fn()
+
+    def on_alarm(signum, frame):
+        raise _TimeUp
+
+    old_handler = signal.signal(signal.SIGALRM, on_alarm)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - start), 1e-3),
+                             old_interval)
+
+
+def check(key: str, answer, *, quiet: bool = False, time_limit: float | None = None) -> bool:
     """Check ``answer`` for exercise ``key``; print a verdict with feedback; return True/False.
 
     A checker that fails on the answer (for example a learner's function raising an
     error) counts as a wrong answer with the error in the feedback, never as a crash.
+    ``quiet=True`` prints nothing.
+
+    **Time limit.** Checking may take at most ``time_limit`` seconds (default
+    :data:`TIME_LIMIT`, 5 s); a learner's function that runs longer (an endless loop) is
+    stopped and the answer counts as wrong, with a message saying so. Limits of this
+    guard: it uses SIGALRM, so it works on Linux and macOS when ``check`` runs on the
+    main thread (where a notebook runs its cells). It cannot interrupt one long call into
+    compiled code (a single huge numpy operation finishes first, then is stopped), nor
+    code that catches every exception with a bare ``except:``. On Windows (no SIGALRM)
+    or off the main thread there is no limit: use Kernel ▸ Interrupt to stop a check
+    that hangs.
     """
-    ex = _get(key)
+    ex = get(key)
     if answer is None or answer is Ellipsis:
         if not quiet:
-            print(f"❌ {key}: no answer yet. Replace None with your answer and run the cell again.")
+            print(f"❌ {key}: no answer yet. Replace the placeholder with your answer and run the cell again.")
             print(f"   Hint: {ex.hint}")
         return False
+    limit = TIME_LIMIT if time_limit is None else float(time_limit)
+    if not limit > 0:
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     try:
-        ok, feedback = ex.checker(answer)
+        if callable(answer) and is_untouched_stub(answer):
+            ok, feedback = False, STUB_FEEDBACK
+        else:
+            ok, feedback = _run_limited(lambda: ex.checker(answer), limit)
+    except _TimeUp:
+        ok, feedback = False, (f"checking your answer did not finish within {limit:g} s. Does your function "
+                               f"loop forever (a `while` whose condition never becomes False)?")
     except Exception as exc:  # the learner's answer broke the checker: report, don't crash
         ok, feedback = False, f"checking your answer raised {type(exc).__name__}: {exc}"
     ok = bool(ok)
@@ -99,25 +182,128 @@ def check(key: str, answer, *, quiet: bool = False) -> bool:
     return ok
 
 
-def numeric_checker(expected: float, *, rtol: float = 1e-6, atol: float = 0.0,
-                    what: str = "the value") -> Callable[[Any], tuple[bool, str]]:
-    """A checker for a number (or array): correct when ``isclose(answer, expected)``."""
+# --- turning an answer into real numbers -------------------------------------------------------
+
+def _kind_of_element(x) -> str | None:
+    """'string', 'complex', 'bool' or None (a plausible real number) for one element."""
+    if isinstance(x, (str, bytes, np.str_, np.bytes_)):
+        return "string"
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (complex, np.complexfloating)) or (
+            isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real)):
+        return "complex"
+    return None
+
+
+def _as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
+    """``(array of floats, "")`` for a real-valued answer, or ``(None, feedback)`` saying why not."""
+    try:
+        raw = np.asarray(answer)
+    except Exception:  # ragged nested lists and other shapes numpy cannot hold
+        return None, f"expected a number (or a list of numbers) for {what}, got {type(answer).__name__}."
+    kinds = set()
+    if raw.dtype.kind in "USa":
+        kinds.add("string")
+    elif raw.dtype.kind == "c":
+        kinds.add("complex")
+    elif raw.dtype.kind == "b":
+        kinds.add("bool")
+    elif raw.dtype.kind == "O":
+        kinds = {k for k in map(_kind_of_element, raw.ravel().tolist()) if k}
+    if "string" in kinds:
+        return None, (f"your answer for {what} is text (a string). Give a number without quotes: "
+                      f"write 64, not \"64\".")
+    if "complex" in kinds:
+        return None, (f"your answer for {what} is a complex number; the answer is a real number. "
+                      f"Check for a square root of a negative number, or pass the real value.")
+    if "bool" in kinds:
+        return None, f"your answer for {what} is True/False; give a number."
+    if raw.dtype.kind not in "iuf" and raw.dtype.kind != "O":
+        return None, f"expected a number for {what}, got {type(answer).__name__}."
+    try:
+        with np.errstate(all="ignore"):
+            arr = np.asarray(raw, dtype=float)
+    except Exception:
+        return None, f"expected a number (or a list of numbers) for {what}, got {type(answer).__name__}."
+    if not np.isfinite(arr).all():
+        return None, f"{what} should be a finite number, got {answer!r}."
+    return arr, ""
+
+
+def _shape_words(shape: tuple) -> str:
+    if shape == ():
+        return "one number"
+    if len(shape) == 1:
+        return f"{shape[0]} number{'s' if shape[0] != 1 else ''} (shape {shape})"
+    return f"an array of shape {shape}"
+
+
+def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
+    return bool(np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
+
+
+def numeric_checker(expected, *, what: str = "the value", rtol: float | None = None,
+                    atol: float = 0.0) -> Callable[[Any], tuple[bool, str]]:
+    """A checker for a number (or array of numbers).
+
+    Default: the course's one rule -- every entry within 0.5 % (relative) of the exact value
+    (three significant figures: every correct rounding passes), and every entry that is an
+    exact integer checked exactly (only floating-point round-off forgiven). Give ``rtol``
+    (and ``atol``) only for an exercise that states another rule in its question.
+
+    The returned checker carries ``.expected`` (the exact answer) for the tests.
+    """
     expected_arr = np.asarray(expected, dtype=float)
+    if not np.isfinite(expected_arr).all():
+        raise ValueError(f"expected must be finite, got {expected!r}")
+    integer = expected_arr == np.round(expected_arr)
+    if rtol is None:
+        rtols = np.where(integer, _INTEGER_RTOL, RTOL)
+        atols = np.where(expected_arr == 0, 1e-12, 0.0) + atol
+    else:
+        rtols, atols = np.full(expected_arr.shape, float(rtol)), np.full(expected_arr.shape, float(atol))
 
     def checker(answer):
-        try:
-            arr = np.asarray(answer, dtype=float)
-        except (TypeError, ValueError):
-            return False, f"expected a number for {what}, got {type(answer).__name__}"
+        arr, why = _as_real_array(answer, what)
+        if arr is None:
+            return False, why
         if arr.shape != expected_arr.shape:
-            return False, f"expected {what} with shape {expected_arr.shape}, got shape {arr.shape}"
-        if not np.isfinite(arr).all():
-            return False, f"{what} should be finite, got {answer!r}"
-        if np.allclose(arr, expected_arr, rtol=rtol, atol=atol):
+            return False, (f"expected {_shape_words(expected_arr.shape)} for {what}; your answer has "
+                           f"{'shape ' + str(arr.shape) if arr.shape else 'one number'}.")
+        if np.all(np.abs(arr - expected_arr) <= atols + rtols * np.abs(expected_arr)):
             return True, ""
         return False, f"{what} is off."
 
+    checker.expected = expected_arr
     return checker
+
+
+# --- a learner's function ----------------------------------------------------------------------
+
+def is_untouched_stub(fn) -> bool:
+    """True when ``fn``'s body does nothing (``...``, ``pass`` or only a docstring): not written yet.
+
+    Reads the bytecode: such a body compiles to "return None" and nothing else.
+
+    >>> def f(A, B):
+    ...     ...  # your code
+    >>> def g(A, B):
+    ...     return A
+    >>> is_untouched_stub(f), is_untouched_stub(g), is_untouched_stub(len)
+    (True, False, False)
+    """
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    ops = [(i.opname, i.argval) for i in dis.get_instructions(code)
+           if i.opname not in ("RESUME", "NOP", "CACHE", "COPY_FREE_VARS", "MAKE_CELL")]
+    return ops in ([("LOAD_CONST", None), ("RETURN_VALUE", None)], [("RETURN_CONST", None)])
+
+
+#: Feedback for an exercise stub whose body is still ``...``.
+STUB_FEEDBACK = ("your function returned None: it is still the stub. Replace `...` with your code, "
+                 "and `return` the result.")
 
 
 def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1e-7, atol: float = 1e-12,
@@ -126,46 +312,52 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
 
     Each case is a tuple of positional arguments; ``names`` labels the cases in feedback
     (e.g. ``"huge logits 1e6"``), so a learner sees which case failed, not its answer.
+    Every call (the learner's and the reference's) gets fresh deep copies of the case, so a
+    function that edits its input in place is judged fairly and cannot change a later
+    verdict. The returned checker carries ``.reference`` and ``.cases`` for the tests.
     """
     labels = names or [f"case {i + 1}" for i in range(len(cases))]
+    if len(labels) != len(cases):
+        raise ValueError(f"names has {len(labels)} labels for {len(cases)} cases")
 
     def checker(fn):
         if not callable(fn):
             return False, f"expected a function, got {type(fn).__name__}"
         for label, args in zip(labels, cases):
-            want = np.asarray(reference(*args), dtype=float)
+            want = np.asarray(reference(*copy.deepcopy(args)), dtype=float)
             try:
-                result = fn(*args)
+                result = fn(*copy.deepcopy(args))
             except Exception as exc:
-                return False, f"your function raised {type(exc).__name__} on {label}."
+                return False, f"your function raised {type(exc).__name__} on {label}: {exc}"
             if result is None:
+                if is_untouched_stub(fn):
+                    return False, STUB_FEEDBACK
                 return False, f"your function returned None on {label}: did it forget `return`?"
-            try:
-                got = np.asarray(result, dtype=float)
-            except (TypeError, ValueError):
-                return False, f"on {label} your function returned {type(result).__name__}, not numbers."
+            got, why = _as_real_array(result, "its result")
+            if got is None:
+                return False, f"on {label} your function returned something that is not real numbers: {why}"
             if got.shape != want.shape:
                 return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
-            if not np.isfinite(got).all():
-                return False, f"on {label} your function returned NaN or inf."
-            if not np.allclose(got, want, rtol=rtol, atol=atol):
+            if not _close(got, want, rtol, atol):
                 return False, f"on {label} your function returned a wrong value."
         return True, f"passed all {len(cases)} cases."
 
+    checker.reference = reference
+    checker.cases = cases
     return checker
 
 
 _LOADED = False
+_LOAD_LOCK = threading.Lock()
 
 
 def _load_banks() -> None:
     """Import every exercise bank (``ex*.py``) in this package once."""
     global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.name.startswith("ex"):
-            importlib.import_module(f"{__name__}.{info.name}")
-
-
+    with _LOAD_LOCK:
+        if _LOADED:
+            return
+        _LOADED = True
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+            if info.name.startswith("ex"):
+                importlib.import_module(f"{__name__}.{info.name}")
