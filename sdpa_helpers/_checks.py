@@ -44,6 +44,34 @@ def positive(name: str, value) -> float:
     return value
 
 
+def ddof(value, n_values: int, name: str = "ddof") -> int:
+    """Return ``value`` as an int with ``0 <= value < n_values``, or raise naming ``name``.
+
+    A wrong type (not an integer) raises TypeError; an integer out of range raises ValueError.
+    Callers check ``n_values >= 2`` themselves first, naming their own parameter.
+
+    >>> ddof(1, 10)
+    1
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
+    if not 0 <= value < n_values:
+        raise ValueError(f"{name} must be >= 0 and smaller than the number of values ({n_values}), got {value}")
+    return int(value)
+
+
+def excess_kurtosis(name: str, value) -> float:
+    """Return ``value`` as a finite float >= -2 (no distribution has less), or raise naming ``name``.
+
+    >>> excess_kurtosis("kappa", 3)
+    3.0
+    """
+    value = real(name, value)
+    if value < -2:
+        raise ValueError(f"{name} must be >= -2 (no distribution has less excess kurtosis), got {value}")
+    return value
+
+
 def real_array(name: str, x, *, min_ndim: int = 0, allow_neg_inf: bool = False,
                shape_hint: str | None = None) -> np.ndarray:
     """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf."""

@@ -7,7 +7,11 @@ This module offers:
 - :func:`sample_dot_products` -- ``scale * (q . k)`` for independent random ``q`` and ``k``;
 - :func:`sample_matmul_variances` -- the sample variance of the entries of ``A @ B`` for many
   independent random ``A``, ``B`` (notebook 03's experiment, repeated);
-- :data:`DISTRIBUTIONS` -- the component distributions known here.
+- :data:`DISTRIBUTIONS`, :func:`check_dist` -- the component distributions known here, and
+  the one check of a ``dist`` argument every module uses;
+- :data:`EXCESS_KURTOSIS` -- the excess kurtosis of each of them (the package's one table);
+- :data:`CHUNK_ENTRIES` -- the largest number of float64 entries one chunk of draws holds
+  (every chunked sampler of the package uses it).
 
 Every ``rng`` parameter goes through :func:`make_rng`, so ``rng=5`` draws exactly what
 ``rng=make_rng(5)`` draws. Nothing here seeds globally.
@@ -20,15 +24,22 @@ import numbers
 import numpy as np
 
 from . import _checks
+from .scales import scale_factor
 
-__all__ = ["DISTRIBUTIONS", "make_rng", "sample_components", "sample_dot_products",
-           "sample_matmul_variances"]
+__all__ = ["DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "check_dist", "make_rng",
+           "sample_components", "sample_dot_products", "sample_matmul_variances"]
 
 #: Component distributions, each standardised to mean 0 and variance 1 before shifting.
 DISTRIBUTIONS = ("normal", "uniform", "rademacher", "laplace")
 
-# Largest number of float64 entries in one chunk of q (and one of k): 2**20 = 8 MiB each.
-_CHUNK_ENTRIES = 2**20
+#: Excess kurtosis ``E[x^4] / Var(x)^2 - 3`` of each distribution of :data:`DISTRIBUTIONS`
+#: (U(-a, a): 9/5 - 3; +-1: 1 - 3; Laplace: 6 - 3). The fourth moment of a standardised
+#: component is ``3 + EXCESS_KURTOSIS[dist]``.
+EXCESS_KURTOSIS: dict[str, float] = {"normal": 0.0, "uniform": -1.2, "rademacher": -2.0, "laplace": 3.0}
+
+#: Largest number of float64 entries in one chunk of draws (2**20 = 8 MiB): one chunk of q
+#: (and one of k) in :func:`sample_dot_products`; read at call time, so tests may patch it.
+CHUNK_ENTRIES = 2**20
 # For sample_matmul_variances: float64 entries of A, B and A @ B together in one chunk.
 _MATMUL_CHUNK_ENTRIES = 2**21
 
@@ -92,10 +103,19 @@ def _standard(dist: str, shape: tuple[int, ...], rng: np.random.Generator) -> np
     return rng.laplace(0.0, np.sqrt(0.5), shape)
 
 
-def _check_dist(dist) -> str:
-    if not isinstance(dist, str) or dist not in DISTRIBUTIONS:
-        raise ValueError(f"dist must be one of {', '.join(map(repr, DISTRIBUTIONS))}; got {dist!r}")
-    return dist
+def check_dist(name: str, value) -> str:
+    """Return ``value`` if it names a distribution of :data:`DISTRIBUTIONS`, or raise naming ``name``.
+
+    >>> check_dist("dist", "laplace")
+    'laplace'
+    >>> check_dist("dist", "cauchy")
+    Traceback (most recent call last):
+    ...
+    ValueError: dist must be one of 'normal', 'uniform', 'rademacher', 'laplace'; got 'cauchy'
+    """
+    if not isinstance(value, str) or value not in DISTRIBUTIONS:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, DISTRIBUTIONS))}; got {value!r}")
+    return value
 
 
 def sample_components(shape, dist: str = "normal", mean: float = 0.0, var: float = 1.0,
@@ -129,7 +149,7 @@ def sample_components(shape, dist: str = "normal", mean: float = 0.0, var: float
     (2.0, 4.0)
     """
     shape = _shape(shape)
-    dist = _check_dist(dist)
+    dist = check_dist("dist", dist)
     mean = _checks.real("mean", mean)
     var = _checks.non_negative("var", var)
     out = _standard(dist, shape, make_rng(rng))
@@ -147,10 +167,12 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     """Draw ``scale * (q . k)`` for ``n_samples`` independent pairs of random vectors.
 
     Each pair draws ``q`` and ``k`` of length ``d_k`` with independent components
-    (see :func:`sample_components`). The work goes in chunks of at most 2**20 entries
-    per vector batch, so the peak memory stays near 16 MiB whatever ``d_k`` and
-    ``n_samples`` are; the chunking depends on ``d_k`` only, so a seed gives the same
-    numbers on every machine.
+    (see :func:`sample_components`). The work goes in chunks of at most
+    :data:`CHUNK_ENTRIES` (2**20) entries of ``q`` and as many of ``k``: whole rows while
+    ``d_k <= 2**20``, pieces of one row beyond. So the peak memory is the output
+    (``8 * n_samples`` bytes) plus at most three chunks (q, k and one temporary while
+    drawing: 24 MiB) whatever ``d_k`` is. The chunking depends on ``d_k`` only, so a seed
+    gives the same numbers on every machine.
 
     Parameters
     ----------
@@ -162,8 +184,9 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
         Family of every component.
     mean_q, var_q, mean_k, var_k : float
         Mean and variance of every component of ``q`` and of ``k``.
-    scale : float
-        Multiplies every dot product (``d_k ** -0.5`` for scaled attention).
+    scale : float > 0, a name from :data:`sdpa_helpers.scales.SCALINGS`, or None
+        Multiplies every dot product (:func:`sdpa_helpers.scales.scale_factor`); the default
+        1.0 is unscaled, ``"sqrt"`` (or ``None``) is scaled attention's ``d_k ** -0.5``.
     rng : None, int or numpy.random.Generator
         Randomness, through :func:`make_rng`.
 
@@ -184,20 +207,17 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     """
     d_k = _checks.positive_int("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
-    dist = _check_dist(dist)
+    dist = check_dist("dist", dist)
     mean_q = _checks.real("mean_q", mean_q)
     mean_k = _checks.real("mean_k", mean_k)
     std_q = np.sqrt(_checks.non_negative("var_q", var_q))
     std_k = np.sqrt(_checks.non_negative("var_k", var_k))
-    scale = _checks.real("scale", scale)
+    scale = scale_factor(scale, d_k)
     rng = make_rng(rng)
 
-    out = np.empty(n_samples)
-    rows = max(1, _CHUNK_ENTRIES // d_k)
-    for start in range(0, n_samples, rows):
-        n = min(rows, n_samples - start)
-        q = _standard(dist, (n, d_k), rng)  # (n, d_k)
-        k = _standard(dist, (n, d_k), rng)  # (n, d_k)
+    def draw(shape):
+        q = _standard(dist, shape, rng)
+        k = _standard(dist, shape, rng)
         if std_q != 1.0:
             q *= std_q
         if mean_q != 0.0:
@@ -206,7 +226,25 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
             k *= std_k
         if mean_k != 0.0:
             k += mean_k
-        np.einsum("ij,ij->i", q, k, out=out[start:start + n])  # row-wise dot: (n, d_k) -> (n,)
+        return q, k
+
+    out = np.empty(n_samples)
+    chunk = CHUNK_ENTRIES
+    if d_k <= chunk:  # whole rows: (rows, d_k) per chunk
+        rows = chunk // d_k
+        for start in range(0, n_samples, rows):
+            n = min(rows, n_samples - start)
+            q, k = draw((n, d_k))  # (n, d_k) each
+            np.einsum("ij,ij->i", q, k, out=out[start:start + n])  # row-wise dot: (n, d_k) -> (n,)
+            del q, k
+    else:  # one row at a time, in pieces of `chunk` components
+        for i in range(n_samples):
+            total = 0.0
+            for start in range(0, d_k, chunk):
+                q, k = draw((min(chunk, d_k - start),))
+                total += float(q @ k)
+                del q, k
+            out[i] = total
     if scale != 1.0:
         out *= scale
     return out
@@ -217,17 +255,18 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
     """Sample variance of the ``n * p`` entries of ``A @ B``, for ``n_reps`` independent pairs.
 
     ``A`` is ``(n, d)`` and ``B`` is ``(d, p)`` with independent standard normal entries
-    (``d`` and ``p`` default to ``n``). The work goes in chunks of about 2**21 numbers, which
+    (``d`` and ``p`` default to ``n``). The work goes in chunks of about 2**21 numbers (at
+    least one repetition: ``A``, ``B`` and ``A @ B`` of one repetition are held at once), which
     depend on the shapes only, so a seed gives the same numbers on every machine.
 
     Parameters
     ----------
     n, d, p : int
-        Shapes: ``(n, d) @ (d, p) -> (n, p)``.
+        Shapes: ``(n, d) @ (d, p) -> (n, p)``; ``n * p >= 2`` (a variance needs two entries).
     n_reps : int
         Number of independent repetitions, >= 1.
     ddof : int
-        Delta degrees of freedom of the variance (``np.var``'s default is 0).
+        Delta degrees of freedom of the variance (``np.var``'s default is 0), ``0 <= ddof < n p``.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -246,8 +285,10 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
     d = n if d is None else _checks.positive_int("d", d)
     p = n if p is None else _checks.positive_int("p", p)
     n_reps = _checks.positive_int("n_reps", n_reps)
-    if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or not 0 <= ddof < n * p:
-        raise ValueError(f"ddof must be an integer with 0 <= ddof < n * p = {n * p}, got {ddof!r}")
+    if n * p < 2:
+        raise ValueError(f"A @ B must have at least 2 entries for a sample variance (n * p >= 2), "
+                         f"got n={n}, p={p}")
+    ddof = _checks.ddof(ddof, n * p)
     rng = make_rng(rng)
     out = np.empty(n_reps)
     rows = max(1, _MATMUL_CHUNK_ENTRIES // (n * d + d * p + n * p))

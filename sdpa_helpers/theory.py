@@ -24,7 +24,16 @@ from typing import NamedTuple
 
 from . import _checks
 
-__all__ = ["Moments", "product_moments", "dot_product_moments", "scaled_moments"]
+__all__ = ["Moments", "product_moments", "dot_product_moments", "scaled_moments",
+           "sample_variance_moments", "dot_product_excess_kurtosis", "matmul_sample_variance_moments",
+           "shared_row_square_covariance", "effective_sample_size"]
+
+
+def _finite(value: float, what: str) -> float:
+    """``value`` if it is a finite float; else a ValueError saying which inputs overflow."""
+    if not math.isfinite(value):
+        raise ValueError(f"{what} overflows a float (the result is larger than 1.8e308)")
+    return value
 
 
 class Moments(NamedTuple):
@@ -40,7 +49,9 @@ class Moments(NamedTuple):
 
     @property
     def std(self) -> float:
-        """Standard deviation, ``sqrt(var)``."""
+        """Standard deviation, ``sqrt(var)``; a ValueError if ``var`` is negative or NaN."""
+        if not self.var >= 0:
+            raise ValueError(f"Moments.var must be >= 0 to have a standard deviation, got {self.var}")
         return math.sqrt(self.var)
 
 
@@ -51,7 +62,10 @@ def product_moments(mean_x: float = 0.0, var_x: float = 1.0,
     Independence gives ``E[XY] = E[X] E[Y]`` and ``E[X^2 Y^2] = E[X^2] E[Y^2]``, so
 
     ``mean = mu_x mu_y`` and
-    ``var = (var_x + mu_x^2)(var_y + mu_y^2) - mu_x^2 mu_y^2``.
+    ``var = (var_x + mu_x^2)(var_y + mu_y^2) - mu_x^2 mu_y^2
+    = var_x var_y + var_x mu_y^2 + var_y mu_x^2``; the last form is computed (a sum of
+    non-negative terms: no cancellation when the means are large). A variance beyond the
+    largest float raises ValueError.
 
     Parameters
     ----------
@@ -75,8 +89,9 @@ def product_moments(mean_x: float = 0.0, var_x: float = 1.0,
     mean_y = _checks.real("mean_y", mean_y)
     var_x = _checks.non_negative("var_x", var_x)
     var_y = _checks.non_negative("var_y", var_y)
-    mean = mean_x * mean_y
-    var = (var_x + mean_x**2) * (var_y + mean_y**2) - mean_x**2 * mean_y**2
+    what = f"the product moments of mean_x={mean_x}, var_x={var_x}, mean_y={mean_y}, var_y={var_y}"
+    mean = _finite(mean_x * mean_y, what)
+    var = _finite(var_x * var_y + var_x * (mean_y * mean_y) + var_y * (mean_x * mean_x), what)
     return Moments(mean, var)
 
 
@@ -113,7 +128,8 @@ def dot_product_moments(d_k: int, mean_q: float = 0.0, var_q: float = 1.0,
     mean_q, mean_k = _checks.real("mean_q", mean_q), _checks.real("mean_k", mean_k)
     var_q, var_k = _checks.non_negative("var_q", var_q), _checks.non_negative("var_k", var_k)
     one = product_moments(mean_q, var_q, mean_k, var_k)
-    return Moments(d_k * one.mean, d_k * one.var)
+    what = f"the dot-product moments at d_k={d_k}"
+    return Moments(_finite(d_k * one.mean, what), _finite(d_k * one.var, what))
 
 
 def scaled_moments(moments: Moments, scale: float) -> Moments:
@@ -144,25 +160,11 @@ def scaled_moments(moments: Moments, scale: float) -> Moments:
     mean = _checks.real("moments.mean", moments[0])
     var = _checks.non_negative("moments.var", moments[1])
     scale = _checks.real("scale", scale)
-    return Moments(scale * mean, scale**2 * var)
+    what = f"scaled_moments with scale={scale}"
+    return Moments(_finite(scale * mean, what), _finite(scale * scale * var, what))
 
 
 # -- Sampling spread of a sample variance (notebooks 03 and 04) ------------------------------
-
-import numbers as _numbers  # noqa: E402  (kept with the functions that use it)
-
-__all__ += ["sample_variance_moments", "dot_product_excess_kurtosis", "matmul_sample_variance_moments",
-            "shared_row_square_covariance", "effective_sample_size"]
-
-
-def _ddof(m: int, ddof) -> int:
-    """``ddof`` as an int with ``0 <= ddof < m``, or raise naming it."""
-    if isinstance(ddof, bool) or not isinstance(ddof, _numbers.Integral):
-        raise TypeError(f"ddof must be a non-negative integer, got {ddof!r}")
-    if not 0 <= ddof < m:
-        raise ValueError(f"ddof must be >= 0 and smaller than the number of values m={m}, got {ddof}")
-    return int(ddof)
-
 
 def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0.0,
                             ddof: int = 1) -> Moments:
@@ -203,12 +205,12 @@ def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0
     if m < 2:
         raise ValueError(f"m must be >= 2 (a sample variance needs two values), got {m}")
     var = _checks.non_negative("var", var)
-    excess_kurtosis = _checks.real("excess_kurtosis", excess_kurtosis)
-    if excess_kurtosis < -2:
-        raise ValueError(f"excess_kurtosis must be >= -2 (no distribution has less), got {excess_kurtosis}")
-    ddof = _ddof(m, ddof)
+    excess_kurtosis = _checks.excess_kurtosis("excess_kurtosis", excess_kurtosis)
+    ddof = _checks.ddof(ddof, m)
     factor = (m - 1) / (m - ddof)
-    return Moments(var * factor, factor**2 * var**2 * (2 / (m - 1) + excess_kurtosis / m))
+    what = f"sample_variance_moments with var={var}, excess_kurtosis={excess_kurtosis}"
+    spread = _finite(factor * var * (factor * var) * (2 / (m - 1) + excess_kurtosis / m), what)
+    return Moments(var * factor, spread)
 
 
 def dot_product_excess_kurtosis(d_k: int, excess_kurtosis_q: float = 0.0,
@@ -239,12 +241,10 @@ def dot_product_excess_kurtosis(d_k: int, excess_kurtosis_q: float = 0.0,
     -0.5
     """
     d_k = _checks.positive_int("d_k", d_k)
-    kq = _checks.real("excess_kurtosis_q", excess_kurtosis_q)
-    kk = _checks.real("excess_kurtosis_k", excess_kurtosis_k)
-    for name, value in (("excess_kurtosis_q", kq), ("excess_kurtosis_k", kk)):
-        if value < -2:
-            raise ValueError(f"{name} must be >= -2 (no distribution has less), got {value}")
-    return ((3 + kq) * (3 + kk) - 3) / d_k
+    kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)
+    kk = _checks.excess_kurtosis("excess_kurtosis_k", excess_kurtosis_k)
+    return _finite(((3 + kq) * (3 + kk) - 3) / d_k,
+                   f"dot_product_excess_kurtosis with excess_kurtosis_q={kq}, excess_kurtosis_k={kk}")
 
 
 def matmul_sample_variance_moments(n: int, d: int, p: int | None = None, ddof: int = 1) -> Moments:
@@ -289,10 +289,15 @@ def matmul_sample_variance_moments(n: int, d: int, p: int | None = None, ddof: i
     m = n * p
     if m < 2:
         raise ValueError(f"A @ B must have at least 2 entries (n * p >= 2), got n={n}, p={p}")
-    ddof = _ddof(m, ddof)
+    ddof = _checks.ddof(ddof, m)
     factor = (m - 1) / (m - ddof)
-    var = 2 * d**2 / (m - 1) + d * (2 * (n + p + 1) * (n * p - 2) + 6) / (m - 1) ** 2
-    return Moments(d * factor, factor**2 * var)
+    what = f"matmul_sample_variance_moments with n={n}, d={d}, p={p}"
+    try:  # exact integer arithmetic until the divisions; a quotient beyond a float raises OverflowError
+        var = 2 * d**2 / (m - 1) + d * (2 * (n + p + 1) * (n * p - 2) + 6) / (m - 1) ** 2
+        mean = d * factor
+    except OverflowError:
+        raise ValueError(f"{what} overflows a float (the result is larger than 1.8e308)") from None
+    return Moments(_finite(mean, what), _finite(factor**2 * var, what))
 
 
 def shared_row_square_covariance(d_k: int, var_q: float = 1.0, var_k: float = 1.0,
@@ -327,10 +332,9 @@ def shared_row_square_covariance(d_k: int, var_q: float = 1.0, var_k: float = 1.
     d_k = _checks.positive_int("d_k", d_k)
     var_q = _checks.non_negative("var_q", var_q)
     var_k = _checks.non_negative("var_k", var_k)
-    kq = _checks.real("excess_kurtosis_q", excess_kurtosis_q)
-    if kq < -2:
-        raise ValueError(f"excess_kurtosis_q must be >= -2 (no distribution has less), got {kq}")
-    return d_k * var_k**2 * var_q**2 * (2 + kq)
+    kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)
+    return _finite(d_k * (var_k * var_k) * (var_q * var_q) * (2 + kq),
+                   f"shared_row_square_covariance with d_k={d_k}, var_q={var_q}, var_k={var_k}")
 
 
 def effective_sample_size(var_s2: float, var: float = 1.0, excess_kurtosis: float = 0.0) -> float:
@@ -361,9 +365,20 @@ def effective_sample_size(var_s2: float, var: float = 1.0, excess_kurtosis: floa
     >>> round(effective_sample_size(matmul_sample_variance_moments(2, 2).var, 2.0, 3.0), 2)
     2.87
     """
-    v = _checks.positive("var_s2", var_s2) / _checks.positive("var", var) ** 2
-    kappa = _checks.real("excess_kurtosis", excess_kurtosis)
-    if kappa < -2:
-        raise ValueError(f"excess_kurtosis must be >= -2 (no distribution has less), got {kappa}")
-    b = v + 2 + kappa
-    return (b + math.sqrt(b * b - 4 * v * kappa)) / (2 * v)
+    var_s2 = _checks.positive("var_s2", var_s2)
+    var = _checks.positive("var", var)
+    kappa = _checks.excess_kurtosis("excess_kurtosis", excess_kurtosis)
+    what = f"effective_sample_size with var_s2={var_s2}, var={var}, excess_kurtosis={kappa}"
+    var2 = var * var
+    v = var_s2 / var2 if 0 < var2 < math.inf else math.nan
+    if 1e-150 < v < 1e150 and abs(kappa) < 1e150:
+        b = v + 2 + kappa
+        return _finite((b + math.sqrt(b * b - 4 * v * kappa)) / (2 * v), what)
+    # v = var_s2 / var^2 is not a safe float: use u = 1 / v, computed as (var / var_s2) * var.
+    # Dividing the root by v: m = B (1 + sqrt(1 - 4 kappa u / B^2)) / 2 with B = 1 + (2 + kappa) u.
+    u = (var / var_s2) * var
+    b = 1 + (2 + kappa) * u
+    if not (math.isfinite(u) and math.isfinite(b)):
+        raise ValueError(f"{what} overflows a float (the effective sample size is larger than 1.8e308)")
+    r = 4 * kappa * (u / b) / b
+    return _finite(b * (1 + math.sqrt(max(1 - r, 0.0))) / 2, what)

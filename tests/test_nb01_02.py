@@ -15,7 +15,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from sdpa_helpers.exercises import check  # noqa: E402
 from sdpa_helpers.plots import dot_products as dp  # noqa: E402
 from sdpa_helpers.plots import variance as vp  # noqa: E402
-from sdpa_helpers.sampling import DISTRIBUTIONS, sample_dot_products  # noqa: E402
+from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_dot_products  # noqa: E402
+from sdpa_helpers.theory import dot_product_excess_kurtosis  # noqa: E402
 from sdpa_helpers.widgets import variance as wv  # noqa: E402
 
 
@@ -206,7 +207,7 @@ def _fourth_moment(dist):
 
 @pytest.mark.parametrize("dist", DISTRIBUTIONS)
 def test_component_excess_kurtosis_by_quadrature(dist):
-    assert math.isclose(_fourth_moment(dist) - 3, wv._COMPONENT_EXCESS_KURTOSIS[dist], abs_tol=1e-3)
+    assert math.isclose(_fourth_moment(dist) - 3, EXCESS_KURTOSIS[dist], abs_tol=1e-3)
 
 
 @pytest.mark.parametrize("d_k", [1, 2, 3, 4])
@@ -215,7 +216,7 @@ def test_rademacher_dot_excess_kurtosis_by_exact_enumeration(d_k):
     # enumerate all 2^d_k sign patterns of the products.
     sums = np.array([sum(signs) for signs in itertools.product((-1.0, 1.0), repeat=d_k)])
     exact = np.mean(sums**4) / np.mean(sums**2) ** 2 - 3
-    assert math.isclose(wv._dot_excess_kurtosis(d_k, "rademacher"), exact, abs_tol=1e-12)
+    assert math.isclose(dot_product_excess_kurtosis(d_k, -2.0, -2.0), exact, abs_tol=1e-12)
 
 
 @pytest.mark.parametrize("dist", ["normal", "uniform"])
@@ -229,7 +230,7 @@ def test_dot_excess_kurtosis_by_monte_carlo(dist):
 
     batches = [kurt(b) for b in s.reshape(16, -1)]
     se = np.std(batches, ddof=1) / 4
-    assert abs(kurt(s) - wv._dot_excess_kurtosis(4, dist)) < 4 * se
+    assert abs(kurt(s) - dot_product_excess_kurtosis(4, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])) < 4 * se
 
 
 # -- widgets.variance ----------------------------------------------------------------------------

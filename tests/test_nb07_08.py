@@ -247,9 +247,32 @@ def test_parts_recombine_exactly():
     np.testing.assert_allclose(0.3 * qq + np.sqrt(1 - 0.09) * qz, np.einsum("nd,nd->n", q, k))
 
 
-def test_parts_chunking_is_memory_bounded_and_consistent():
-    qq, qz = A.correlated_dot_product_parts(2**19, 5, rng=0)  # 2 rows per chunk
-    assert qq.shape == (5,) and np.all(qq > 0)
+def test_parts_chunking_is_memory_bounded_and_consistent(monkeypatch):
+    import tracemalloc
+
+    from sdpa_helpers import sampling
+
+    # Memory: 16 rows at d_k = 2**19 are 64 MiB of q and 64 MiB of z in one piece; in chunks of
+    # CHUNK_ENTRIES (2 rows) q, z and the drawing temporaries stay under 4 chunks of 8 MiB.
+    tracemalloc.start()
+    qq, qz = A.correlated_dot_product_parts(2**19, 16, rng=0)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert qq.shape == qz.shape == (16,)
+    assert peak < 4 * sampling.CHUNK_ENTRIES * 8, f"peak {peak / 2**20:.1f} MiB"
+    # Consistency: with 3 rows a chunk (ragged last chunk), every row equals q.q and q.z of the
+    # same draws taken in one piece by a naive loop (q then z, chunk by chunk).
+    monkeypatch.setattr(sampling, "CHUNK_ENTRIES", 3 * 4)
+    qq, qz = A.correlated_dot_product_parts(4, 7, dist="laplace", rng=5)
+    rng = np.random.default_rng(5)
+    want_qq, want_qz = [], []
+    for rows in (3, 3, 1):
+        q = sampling.sample_components((rows, 4), dist="laplace", rng=rng)
+        z = rng.standard_normal((rows, 4))
+        want_qq += [sum(q[i, t] ** 2 for t in range(4)) for i in range(rows)]
+        want_qz += [sum(q[i, t] * z[i, t] for t in range(4)) for i in range(rows)]
+    np.testing.assert_allclose(qq, want_qq, rtol=1e-12)
+    np.testing.assert_allclose(qz, want_qz, rtol=1e-12)
 
 
 # --- notebook 08: QK-norm ----------------------------------------------------------------------

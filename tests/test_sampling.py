@@ -71,7 +71,7 @@ def test_scale_multiplies():
 
 
 def test_vectorised_matches_naive_loop_across_chunks(monkeypatch):
-    monkeypatch.setattr(sampling, "_CHUNK_ENTRIES", 10)  # d_k=3 -> 3 rows a chunk, 4 chunks
+    monkeypatch.setattr(sampling, "CHUNK_ENTRIES", 10)  # d_k=3 -> 3 rows a chunk, 4 chunks
     d_k, n = 3, 10
     got = sample_dot_products(d_k, n, dist="laplace", mean_q=1.0, var_q=2.0, rng=4)
     rng = make_rng(4)
@@ -92,3 +92,78 @@ def test_peak_memory_is_bounded():
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 40 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+
+def test_rows_longer_than_a_chunk_match_naive_loop(monkeypatch):
+    # d_k = 10 > CHUNK_ENTRIES = 4: each row is drawn in pieces of 4, 4 and 2 components (q then k).
+    monkeypatch.setattr(sampling, "CHUNK_ENTRIES", 4)
+    d_k, n = 10, 3
+    got = sample_dot_products(d_k, n, dist="uniform", mean_k=0.5, var_k=3.0, scale="sqrt", rng=8)
+    rng, a = make_rng(8), math.sqrt(3.0)
+    want = []
+    for _ in range(n):
+        total = 0.0
+        for size in (4, 4, 2):
+            q = rng.uniform(-a, a, size)
+            k = rng.uniform(-a, a, size) * math.sqrt(3.0) + 0.5
+            total += sum(q[j] * k[j] for j in range(size))
+        want.append(total / math.sqrt(d_k))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_peak_memory_is_bounded_at_huge_d_k(dist):
+    # d_k = 2**23 drawn in one piece would hold q and k of 64 MiB each (plus temporaries);
+    # the documented bound is the output plus three chunks of 8 MiB.
+    tracemalloc.start()
+    s = sample_dot_products(2**23, 2, dist=dist, rng=0)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert s.shape == (2,) and np.isfinite(s).all()
+    assert peak < 3 * sampling.CHUNK_ENTRIES * 8 + 2 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+
+def test_huge_d_k_has_the_right_variance(monkeypatch):
+    # The piecewise path is a correct sampler: Var(q . k) = d_k (checked at a small chunk size).
+    monkeypatch.setattr(sampling, "CHUNK_ENTRIES", 16)
+    n, d_k = 4000, 40
+    s = sample_dot_products(d_k, n, rng=9)
+    se_var = math.sqrt((np.mean((s - s.mean()) ** 4) - s.var() ** 2) / n)
+    assert abs(s.var() - d_k) < 4 * se_var
+
+
+def test_scale_accepts_the_scale_vocabulary():
+    a = sample_dot_products(64, 100, rng=3)
+    np.testing.assert_array_equal(sample_dot_products(64, 100, scale="sqrt", rng=3), a * 0.125)
+    np.testing.assert_array_equal(sample_dot_products(64, 100, scale="inv_d", rng=3), a / 64)
+    np.testing.assert_array_equal(sample_dot_products(64, 100, scale="unscaled", rng=3), a)
+    with pytest.raises(ValueError, match="scale"):
+        sample_dot_products(64, 100, scale="root")
+
+
+def test_check_dist_lists_the_known_distributions():
+    assert sampling.check_dist("components", "uniform") == "uniform"
+    with pytest.raises(ValueError) as info:
+        sampling.check_dist("components", "cauchy")
+    assert str(info.value).startswith("components must be one of")
+    assert all(repr(d) in str(info.value) for d in DISTRIBUTIONS)
+    assert set(sampling.EXCESS_KURTOSIS) == set(DISTRIBUTIONS)
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_excess_kurtosis_table_matches_monte_carlo(dist):
+    x = sample_components(2_000_000, dist, rng=12)
+    kurt = np.mean(x**4) / np.mean(x**2) ** 2 - 3
+    batches = [np.mean(b**4) / np.mean(b**2) ** 2 - 3 for b in x.reshape(20, -1)]
+    se = np.std(batches, ddof=1) / math.sqrt(20)
+    assert abs(kurt - sampling.EXCESS_KURTOSIS[dist]) < 4 * se + 1e-12
+
+
+def test_matmul_variances_blame_the_shape_not_ddof():
+    with pytest.raises(ValueError) as info:
+        sampling.sample_matmul_variances(1, 10)
+    assert "n=1" in str(info.value) and "ddof" not in str(info.value)
+    with pytest.raises(TypeError, match="ddof"):
+        sampling.sample_matmul_variances(2, 10, ddof=1.0)
+    with pytest.raises(ValueError, match="ddof"):
+        sampling.sample_matmul_variances(2, 10, ddof=4)

@@ -93,3 +93,77 @@ def test_general_formula_values():
     # (var_x + mx^2)(var_y + my^2) - mx^2 my^2 with mx=1, vx=1, my=2, vy=3: 2*7 - 4 = 10
     assert theory.product_moments(1.0, 1.0, 2.0, 3.0) == (2.0, 10.0)
     assert theory.dot_product_moments(4, mean_q=1.0, mean_k=1.0) == (4.0, 12.0)
+
+
+# -- extreme but finite input: a correct number or a clear ValueError, never a crash or a wrong number --
+
+def test_moments_std_of_a_negative_variance_is_a_clear_error():
+    with pytest.raises(ValueError, match="var must be >= 0"):
+        theory.Moments(0, -1).std
+    with pytest.raises(ValueError, match="var"):
+        theory.Moments(0, float("nan")).std
+
+
+@pytest.mark.parametrize("call", [
+    lambda: theory.product_moments(mean_x=1e200),
+    lambda: theory.product_moments(mean_x=1e200, mean_y=1e200, var_x=0, var_y=0),
+    lambda: theory.dot_product_moments(2, var_q=1e300, var_k=1e10),
+    lambda: theory.scaled_moments(theory.Moments(1.0, 1.0), 1e200),
+    lambda: theory.sample_variance_moments(10, var=1e200),
+    lambda: theory.shared_row_square_covariance(4, var_q=1e100, var_k=1e100),
+    lambda: theory.dot_product_excess_kurtosis(1, 1e200, 1e200),
+    lambda: theory.matmul_sample_variance_moments(2, 10**200),
+])
+def test_overflowing_results_raise_value_error(call):
+    with pytest.raises(ValueError, match="overflows a float"):
+        call()
+
+
+def test_product_variance_has_no_cancellation_at_large_means():
+    # (var_x + mx^2)(var_y + my^2) - mx^2 my^2 loses every digit at mx = my = 1e10;
+    # the exact answer is var_x var_y + var_x my^2 + var_y mx^2 = 1 + 2e20.
+    m = theory.product_moments(1e10, 1.0, 1e10, 1.0)
+    assert m.mean == 1e20 and m.var == pytest.approx(2e20, rel=1e-15)
+
+
+def test_effective_sample_size_at_extreme_scales():
+    # var = 1e-200: var^2 underflows; m solves 2/(m-1) = v with v = 1e400 -> m = 1 + 2e-400 ~ 1.
+    assert theory.effective_sample_size(1, var=1e-200) == pytest.approx(1.0)
+    # v = 1e-200 (tiny spread): m ~ (2 + kappa) / v
+    assert theory.effective_sample_size(1e-200, 1.0) == pytest.approx(2e200)
+    assert theory.effective_sample_size(1e-200, 1.0, 3.0) == pytest.approx(5e200)
+    # Rademacher (kappa = -2): Var(s2) = 2 / (m (m - 1)), so m ~ sqrt(2 / v)
+    assert theory.effective_sample_size(1e-300, 1.0, -2.0) == pytest.approx(math.sqrt(2e300))
+    # the safe branch agrees with the textbook branch where both work
+    for v in (1e-3, 0.5, 3.0, 1e5):
+        for kappa in (-2.0, -1.2, 0.0, 3.0):
+            m = theory.effective_sample_size(v, 1.0, kappa)
+            assert theory.sample_variance_moments(2, excess_kurtosis=kappa).var > 0
+            assert v == pytest.approx(2 / (m - 1) + kappa / m, rel=1e-9)
+    with pytest.raises(ValueError, match="overflows"):
+        theory.effective_sample_size(1e-300, 1e10)
+
+
+@pytest.mark.parametrize("call,error", [
+    (lambda: theory.sample_variance_moments(5, ddof=1.0), TypeError),
+    (lambda: theory.sample_variance_moments(5, ddof=True), TypeError),
+    (lambda: theory.sample_variance_moments(5, ddof=5), ValueError),
+    (lambda: theory.sample_variance_moments(5, ddof=-1), ValueError),
+    (lambda: theory.matmul_sample_variance_moments(2, 2, ddof="1"), TypeError),
+    (lambda: theory.matmul_sample_variance_moments(2, 2, ddof=4), ValueError),
+])
+def test_ddof_errors_one_check_one_meaning(call, error):
+    with pytest.raises(error, match="ddof"):
+        call()
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: theory.sample_variance_moments(5, excess_kurtosis=-2.5), "excess_kurtosis"),
+    (lambda: theory.dot_product_excess_kurtosis(4, -3.0), "excess_kurtosis_q"),
+    (lambda: theory.dot_product_excess_kurtosis(4, 0.0, -3.0), "excess_kurtosis_k"),
+    (lambda: theory.shared_row_square_covariance(4, excess_kurtosis_q=-2.1), "excess_kurtosis_q"),
+    (lambda: theory.effective_sample_size(1.0, excess_kurtosis=-4), "excess_kurtosis"),
+])
+def test_excess_kurtosis_below_minus_two_is_refused(call, name):
+    with pytest.raises(ValueError, match=f"^{name} must be >= -2"):
+        call()

@@ -11,23 +11,14 @@ from matplotlib.ticker import MaxNLocator
 
 from .. import plots
 from ..plots.variance import BINS, histogram_density, histogram_edges, normal_density
-from ..sampling import DISTRIBUTIONS, sample_dot_products
-from ..theory import dot_product_moments
+from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_dot_products
+from ..theory import dot_product_excess_kurtosis, dot_product_moments
 from . import Explorer, d_k_slider
 
 __all__ = ["VarianceExplorer"]
 
-#: Excess kurtosis E[x^4] - 3 of one standardised component of each distribution.
-_COMPONENT_EXCESS_KURTOSIS = {"normal": 0.0, "uniform": -1.2, "rademacher": -2.0, "laplace": 3.0}
-
 #: y-axis tops, in units of 1 / sqrt(d_k) (the N(0, 1) peak is 0.399): the smallest that fits.
 _Y_LEVELS = (0.5, 1.0, 1.6)
-
-
-def _dot_excess_kurtosis(d_k: int, dist: str) -> float:
-    """Excess kurtosis of q·k: ``(E[x^4]^2 - 3) / d_k`` for i.i.d. mean-0 variance-1 components."""
-    fourth = 3.0 + _COMPONENT_EXCESS_KURTOSIS[dist]
-    return (fourth**2 - 3.0) / d_k
 
 
 def _fmt(v: float) -> str:
@@ -163,7 +154,8 @@ class VarianceExplorer(Explorer):
         theory = dot_product_moments(d_k)
         self.title.set_text(f"{components} components, $d_k$ = {d_k}: mean {st['mean']:.2f} (theory 0), "
                             f"variance {_fmt(st['var'])} (theory {theory.var:g})")
-        kurt = _dot_excess_kurtosis(d_k, components)
+        kappa = EXCESS_KURTOSIS[components]
+        kurt = dot_product_excess_kurtosis(d_k, kappa, kappa)
         z_mean = st["mean"] / st["se_mean"]
         z_var = (st["var"] - theory.var) / st["se_var"]
         rows = [
