@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import _checks
-from ..sampling import DISTRIBUTIONS
+from ..sampling import check_dist
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["BINS", "DIST_STYLE", "histogram_edges", "histogram_density", "normal_density",
@@ -40,12 +40,6 @@ DIST_STYLE = {
 }
 
 _NORMAL_LINE = {"color": OKABE_ITO["black"], "linewidth": 1.5}
-
-
-def _dist(dist) -> str:
-    if not isinstance(dist, str) or dist not in DISTRIBUTIONS:
-        raise ValueError(f"dist must be one of {', '.join(map(repr, DISTRIBUTIONS))}; got {dist!r}")
-    return dist
 
 
 def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
@@ -76,7 +70,7 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     """
     d_k = _checks.positive_int("d_k", d_k)
     sd = math.sqrt(d_k)
-    if _dist(dist) != "rademacher":
+    if check_dist("dist", dist) != "rademacher":
         return BINS * sd
     m = max(1, math.ceil((BINS[1] - BINS[0]) * sd / 2))
     if d_k % 2 == 0 and m % 2 == 0:
@@ -209,7 +203,7 @@ def histogram_grid(samples: dict):
     """
     if not isinstance(samples, dict) or not samples:
         raise TypeError("samples must be a non-empty dict dist -> {d_k: samples}")
-    dists = [_dist(d) for d in samples]
+    dists = [check_dist("dist", d) for d in samples]
     d_ks = sorted(samples[dists[0]])
     for dist in dists:
         if not isinstance(samples[dist], dict) or sorted(samples[dist]) != d_ks:
@@ -297,7 +291,7 @@ def kurtosis_decay(d_ks, sample: dict, se: dict, theory: dict, ax=None):
     handles, labels = [], []
     with style():
         for dist in theory:
-            st = DIST_STYLE[_dist(dist)]
+            st = DIST_STYLE[check_dist("dist", dist)]
             th = np.asarray(theory[dist], dtype=float)
             sm = np.asarray(sample[dist], dtype=float)
             er = np.asarray(se[dist], dtype=float)
