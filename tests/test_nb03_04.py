@@ -25,12 +25,9 @@ from sdpa_helpers.exercises import check  # noqa: E402
 from sdpa_helpers.plots import get_axes  # noqa: E402
 from sdpa_helpers.plots import scaling as sc_plots  # noqa: E402
 from sdpa_helpers.plots import small_experiments as sx_plots  # noqa: E402
-from sdpa_helpers.sampling import make_rng, sample_components  # noqa: E402
+from sdpa_helpers.sampling import EXCESS_KURTOSIS, make_rng, sample_components  # noqa: E402
 from sdpa_helpers.widgets import scaling as sc_widgets  # noqa: E402
 from sdpa_helpers.widgets import small_experiments as sx_widgets  # noqa: E402
-
-#: Excess kurtosis of the standardised component distributions of sdpa_helpers.sampling.
-EXCESS_KURTOSIS = {"normal": 0.0, "uniform": -1.2, "rademacher": -2.0, "laplace": 3.0}
 
 
 def mean_with_se(values):
