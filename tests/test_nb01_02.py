@@ -50,18 +50,43 @@ def test_score_table_bad_input():
         dp.score_table(np.ones((2, 3)), [["a", "b", "c"]])
 
 
-def test_frobenius_nesting_panels_hold_hadamard_rowwise_and_total():
+def test_frobenius_nesting_panels_hold_a_b_hadamard_rowwise_and_total():
     A = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, 1.0]])
     B = np.array([[2.0, 1.0, 4.0], [-1.0, 5.0, 2.0]])
     fig = dp.frobenius_nesting(A, B)
-    assert isinstance(fig, Figure) and len(fig.axes) == 3
-    had, row, tot = fig.axes
+    assert isinstance(fig, Figure) and len(fig.axes) == 6  # five panels and one colourbar
+    a, b, had, row, tot, cbar = fig.axes
+    assert texts(a) == [f"{v:.1f}" for v in A.ravel()] and texts(b) == [f"{v:.1f}" for v in B.ravel()]
     assert texts(had) == [f"{A[i, j] * B[i, j] + 0.0:.1f}" for i in range(2) for j in range(3)]
     assert texts(row) == [f"{sum(A[i, j] * B[i, j] for j in range(3)):.1f}" for i in range(2)]
     assert texts(tot) == [f"{np.trace(A.T @ B):.1f}"]  # trace(Aᵀ B), computed another way
-    assert all(labelled(ax) for ax in fig.axes)
+    # one colour normalisation, symmetric about 0 and wide enough for every value shown
+    limits = {tuple(map(float, ax.images[0].get_clim())) for ax in (a, b, had, row, tot)}
+    bound = max(np.abs(A).max(), np.abs(B).max(), np.abs(A * B).max(), np.abs((A * B).sum(axis=1)).max(),
+                abs(np.trace(A.T @ B)))
+    assert limits == {(-bound, bound)}
+    assert cbar.get_ylabel()
+    assert all(ax.get_xlabel() for ax in (a, b, had, row, tot))
     with pytest.raises(ValueError, match="same shape"):
         dp.frobenius_nesting(A, B.T)
+
+
+def test_geometric_picture_draws_each_factor_as_a_density():
+    rng = np.random.default_rng(3)
+    parts = {d: {"norm": 1 + rng.standard_normal(4000) / np.sqrt(2 * d), "cos": rng.standard_normal(4000),
+                 "dot": rng.standard_normal(4000)} for d in (4, 64)}
+    fig = dp.geometric_picture(parts)
+    assert len(fig.axes) == 3 and all(labelled(ax) for ax in fig.axes)
+    for ax, key in zip(fig.axes, ("norm", "cos", "dot")):
+        for patch, d in zip(ax.patches, (4, 64)):
+            values, edges, _ = patch.get_data()
+            inside = np.mean((parts[d][key] >= edges[0]) & (parts[d][key] <= edges[-1]))
+            assert np.isclose((values * np.diff(edges)).sum(), inside)  # a density: integrates to the share inside
+    assert len(fig.axes[2].get_lines()) == 1  # the N(0, 1) reference
+    with pytest.raises(ValueError, match="keys"):
+        dp.geometric_picture({4: {"norm": [1.0]}})
+    with pytest.raises(TypeError, match="ratios_by_d_k"):
+        dp.geometric_picture({})
 
 
 def test_annotations_never_print_negative_zero():
@@ -307,6 +332,16 @@ def test_numeric_exercises(key, right, wrongs, capsys):
     assert check(key, right, quiet=True)
     for wrong in wrongs:
         assert not check(key, wrong, quiet=True), f"{key} accepted {wrong!r}"
+
+
+@pytest.mark.parametrize("answer,words", [
+    (np.ones((5, 7)), "looks like a matrix"), ([[5, 7], [7, 5]], "looks like a matrix"),
+    (35, "one integer per axis"), ((5, 7, 64), "2 entries"), ((5.5, 7), "whole number"), ((7, 5), "off"),
+])
+def test_qk_shape_feedback_talks_about_shapes(answer, words, capsys):
+    assert not check("01.qk_shape", answer)
+    out = capsys.readouterr().out
+    assert words in out and "with shape (2,)" not in out
 
 
 def test_rowwise_dot_exercise_accepts_correct_functions_and_rejects_lookalikes():

@@ -1,17 +1,15 @@
 # %% [markdown]
 # # Dot products and notation
 #
-# Attention starts with $QK^\top$: every query dotted with every key. Before we ask how big
-# these numbers get, this notebook makes sure we read the notation the same way — the dot
-# product, the table $QK^\top$, and three products that nest inside each other: the
-# Hadamard product, the row-wise dot product and the Frobenius product. Every identity is
-# checked in code.
+# Attention starts with $QK^\top$: every query dotted with every key. This notebook makes
+# sure we read that notation the same way, and then looks at how big the dot products of
+# random vectors get — by two routes that give the same answer.
 #
 # **Learning goals**
-# - Compute $q\cdot k$ as a sum of products, by hand and with numpy (`@` and `np.dot`).
+# - Compute $q\cdot k$ as a sum of products, by hand and with numpy (`@`).
 # - Read $QK^\top$ as the table of every query–key dot product, shapes included.
 # - Tell apart $A\circ B$, the row-wise dot product and $\langle A, B\rangle_F$, and see how they nest.
-# - See that the dot products of random vectors spread more as $d_k$ grows.
+# - See that the dot products of random vectors spread like $\sqrt{d_k}$, as a sum and as lengths times a cosine.
 #
 # **Prerequisites**
 # - [00 — Start here](00_start_here.ipynb).
@@ -29,9 +27,11 @@ import numpy as np
 
 import sdpa_helpers
 from sdpa_helpers import make_rng
+from sdpa_helpers.assumptions import cosine_moments
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import dot_products as dp_plots
 from sdpa_helpers.sampling import sample_components, sample_dot_products
+from sdpa_helpers.verify import verify, verify_close
 
 SEED = 1
 rng = make_rng(SEED)
@@ -45,136 +45,97 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$q\cdot k = \sum_{i=1}^{d_k} q_i k_i = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}.$$
 #
-# Multiply the matching components, add the products: the result is one number. In
-# numpy, `q @ k`, `np.dot(q, k)` and `np.sum(q * k)` all compute it. Check them against a
-# plain loop:
+# Multiply the matching components, add the products: one number. In numpy, `q @ k`
+# computes it (so do `np.dot(q, k)` and `np.sum(q * k)`). Against a plain loop:
 
 # %%
 q = np.array([1, 2, 3])
 k = np.array([4, -5, 6])
-
-by_loop = 0
-for i in range(len(q)):  # the definition, term by term
-    by_loop += q[i] * k[i]
-
-print("products q_i k_i:", (q * k).tolist())
-print("loop:", by_loop, "| q @ k:", q @ k, "| np.dot(q, k):", np.dot(q, k), "| np.sum(q * k):", np.sum(q * k))
-assert by_loop == q @ k == np.dot(q, k) == np.sum(q * k)
+by_loop = sum(q[i] * k[i] for i in range(len(q)))  # the definition, term by term
+print("products q_i k_i:", (q * k).tolist(), "| loop:", by_loop, "| q @ k:", q @ k)
+verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np.dot(q, k) == np.sum(q * k))
 
 # %% [markdown]
-# ## 2. Hand examples
+# Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\theta$ the angle
+# between the vectors: large when they point the same way, near 0 when they are nearly
+# perpendicular, negative when they point apart. That is why attention uses it to compare
+# a query with a key. Section 6 comes back to this picture.
 #
-# A few dot products to do on paper first, then in code. The helper below builds each
-# line from the arrays themselves, so the printed arithmetic is the arithmetic numpy did.
-# In 2 dimensions:
-
-# %%
-def spell_out(q, k):
-    """Write q·k out term by term, e.g. '[1, 2]·[2, 3] = 1·2 + 2·3 = 8', and check the sum."""
-    q, k = np.asarray(q), np.asarray(k)
-    terms = [a * b for a, b in zip(q.tolist(), k.tolist())]
-    assert sum(terms) == q @ k
-    products = " + ".join(f"{a}·{b}" for a, b in zip(q.tolist(), k.tolist()))
-    return f"{q.tolist()}·{k.tolist()} = {products} = {q @ k}"
-
-
-for q2, k2 in [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]:
-    print(spell_out(q2, k2))
-
-# %% [markdown]
-# In 3 dimensions there is one more product to add:
-
-# %%
-for q3, k3 in [([1, 2, 3], [3, 2, 1]), ([3, 4, 5], [6, 7, 8]), ([10, 9, 11], [8, 7, 6])]:
-    print(spell_out(q3, k3))
-
-# %% [markdown]
-# All these components are positive, so every product is positive and each extra
-# dimension can only add to the sum. The vectors of a real model have components of both
-# signs, so products partly cancel; section 6 looks at such vectors.
+# ## 2. The hand examples, and what they can show
 #
-# Why use a dot product to compare a query with a key? Geometrically
-# $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\theta$ the angle between
-# them: it is large when they point the same way. For $[1, 2]$ and $[2, 3]$ the angle is
-# small and $\cos\theta$ is close to 1:
+# The handwritten notes this course builds on work six examples by hand, three in 2
+# dimensions and three in 3, and compare how spread out the two sets of results are:
 
 # %%
-q2, k2 = np.array([1, 2]), np.array([2, 3])
-cos_theta = (q2 @ k2) / (np.linalg.norm(q2) * np.linalg.norm(k2))
-theta = np.arctan2(q2[1], q2[0]) - np.arctan2(k2[1], k2[0])  # the angle, from each vector's direction
-assert np.isclose(cos_theta, np.cos(theta))
-print(f"cos θ = q·k / (‖q‖ ‖k‖) = {q2 @ k2} / (√{q2 @ q2} · √{k2 @ k2}) = {cos_theta:.4f}; "
-      f"θ = {np.degrees(abs(theta)):.1f} degrees")
+hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
+hand_3d = [([1, 2, 3], [3, 2, 1]), ([3, 4, 5], [6, 7, 8]), ([10, 9, 11], [8, 7, 6])]
+dots_2d, dots_3d = (np.array([np.dot(a, b) for a, b in hand]) for hand in (hand_2d, hand_3d))
+print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.tolist()}, std {dots_3d.std(ddof=1):.1f}")
 
 # %% [markdown]
+# The 3-d set spreads about twice as much. But three hand-picked vectors are poor
+# evidence for "more dimensions, more spread": the 3-d examples simply use bigger numbers;
+# all their components are positive, so every product adds and the *mean* grows with
+# $d_k$ too (real queries and keys have both signs); and a standard deviation of three
+# numbers is itself very noisy. How noisy? Draw three random pairs in 2-d and three in
+# 3-d, many times over, and count how often the 3-d set comes out *less* spread:
+
+# %%
+reps = 20_000
+std_2d = sample_dot_products(2, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1)
+std_3d = sample_dot_products(3, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1)
+wrong_way = np.mean(std_3d < std_2d)
+print(f"3-d spread below the 2-d spread in {wrong_way:.1%} of {reps} tries")
+verify("three pairs each point the wrong way more than a third of the time", wrong_way > 1 / 3)
+
+# %% [markdown]
+# About two times in five, three random examples each would "show" the opposite. Section
+# 5 measures the spread properly, on thousands of random pairs.
+#
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
-# Stack $n_q$ queries as the rows of $Q$ and $n_k$ keys as the rows of $K$. Then entry
-# $(i, j)$ of $QK^\top$ is query $i$ dotted with key $j$:
+# Stack $n_q$ queries as the rows of $Q$ and $n_k$ keys as the rows of $K$. Entry $(i, j)$
+# of $QK^\top$ is query $i$ dotted with key $j$:
 #
 # $$(QK^\top)_{ij} = q_i\cdot k_j, \qquad
 # \underbrace{(n_q, d_k)}_{Q} \;@\; \underbrace{(d_k, n_k)}_{K^\top} \;\to\; (n_q, n_k).$$
 #
-# The inner dimension $d_k$ is summed away. Below, $n_q = 3$ queries and $n_k = 5$ keys of
-# length $d_k = 4$ (small integers, so you can redo any entry by hand), first with a
-# naive double loop over the definition, then with one `@`:
+# The inner dimension $d_k$ is summed away. Three queries and five keys of length 4, as
+# small integers so you can redo any entry by hand:
 
 # %%
 Q = rng.integers(-3, 4, size=(3, 4))  # (n_q, d_k)
 K = rng.integers(-3, 4, size=(5, 4))  # (n_k, d_k)
-n_q, d_k = Q.shape
-n_k = K.shape[0]
-
-table = np.zeros((n_q, n_k), dtype=Q.dtype)
-for i in range(n_q):
-    for j in range(n_k):
-        table[i, j] = Q[i] @ K[j]  # query i against key j
-
-scores = Q @ K.T  # (n_q, d_k) @ (d_k, n_k) -> (n_q, n_k)
-assert np.array_equal(table, scores)
-print(f"Q, shape {Q.shape}:", Q, f"K, shape {K.shape}:", K, sep="\n")
-print(f"Q @ K.T: {Q.shape} @ {K.T.shape} -> {scores.shape}; the double loop agrees:", np.array_equal(table, scores))
-print(scores)
+table = np.array([[Q[i] @ K[j] for j in range(len(K))] for i in range(len(Q))])  # the definition
+verify(f"Q @ K.T, {Q.shape} @ {K.T.shape} -> {(Q @ K.T).shape}, equals the double loop",
+       np.array_equal(table, Q @ K.T))
+dp_plots.score_table(Q, K, decimals=0).figure
 
 # %% [markdown]
-# The same table as a picture. Row $i$ holds query $i$ against every key — that is the row
-# the softmax will turn into attention weights (notebook 05).
+# Row $i$ holds query $i$ against every key — the row the softmax will turn into
+# attention weights (notebook 05). For 1-D and 2-D arrays `np.dot(Q, K.T)` is the same
+# operation as `Q @ K.T`; for stacks of matrices they differ (see the deep dive).
 
-# %%
-ax = dp_plots.score_table(Q, K, decimals=0)
-ax.figure
-
-# %% [markdown]
-# ## 4. `np.dot` is `@` for 2-D arrays
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: `np.dot` and `@` on stacks of matrices
 #
-# A frequent confusion: for vectors and matrices (1-D and 2-D arrays), `np.dot(A, B)` and
-# `A @ B` (also written `np.matmul(A, B)`) are the **same operation**:
-
-# %%
-assert np.array_equal(np.dot(Q, K.T), Q @ K.T)
-assert np.array_equal(np.matmul(Q, K.T), Q @ K.T)
-assert np.dot(q, k) == q @ k
-print("np.dot(Q, K.T) == Q @ K.T == np.matmul(Q, K.T):", np.array_equal(np.dot(Q, K.T), Q @ K.T))
-
-# %% [markdown]
 # They part ways only for stacks of matrices (3-D arrays and up, as with several heads at
-# once). `@` multiplies the stacks pair by pair; `np.dot` multiplies *every* matrix of
-# the first stack with *every* matrix of the second:
+# once). `@` multiplies the stacks pair by pair; `np.dot` multiplies *every* matrix of the
+# first stack with *every* matrix of the second:
 
-# %%
+# %% tags=["deep-dive"]
+verify("np.dot(Q, K.T) == np.matmul(Q, K.T) == Q @ K.T for 2-D arrays",
+       np.array_equal(np.dot(Q, K.T), Q @ K.T) and np.array_equal(np.matmul(Q, K.T), Q @ K.T))
 A3 = rng.standard_normal((2, 3, 4))  # a stack of two (3, 4) matrices
 B3 = rng.standard_normal((2, 4, 5))  # a stack of two (4, 5) matrices
 print("A3 @ B3       :", (A3 @ B3).shape, "  (pair by pair)")
 print("np.dot(A3, B3):", np.dot(A3, B3).shape, "(every pair of matrices)")
-for a in range(2):
-    assert np.allclose((A3 @ B3)[a], A3[a] @ B3[a])
-    for b in range(2):
-        assert np.allclose(np.dot(A3, B3)[a, :, b, :], A3[a] @ B3[b])
+verify("(A3 @ B3)[a] = A3[a] @ B3[a]", all(np.allclose((A3 @ B3)[a], A3[a] @ B3[a]) for a in range(2)))
+verify("np.dot(A3, B3)[a, :, b, :] = A3[a] @ B3[b]",
+       all(np.allclose(np.dot(A3, B3)[a, :, b, :], A3[a] @ B3[b]) for a in range(2) for b in range(2)))
 
 # %% [markdown]
-# So for the 2-D case of this course, read `np.dot` as `@`; in batched code, use `@`.
-#
-# ## 5. Hadamard, row-wise dot, Frobenius: how they nest
+# ## 4. Hadamard, row-wise dot, Frobenius: how they nest
 #
 # Take two matrices $A$, $B$ of the same shape $(n, d)$, with rows $a_i$ and $b_i$.
 #
@@ -182,124 +143,123 @@ for a in range(2):
 # |---|---|---|---|
 # | Hadamard product | $(A\circ B)_{ij} = A_{ij} B_{ij}$ | $(n, d)$ | `A * B` |
 # | row-wise dot product | $a_i\cdot b_i = \sum_j (A\circ B)_{ij}$ | $(n,)$ | `(A * B).sum(axis=1)` |
-# | Frobenius product | $\langle A, B\rangle_F = \sum_i a_i\cdot b_i$ | one number | `(A * B).sum()` |
+# | Frobenius product | $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \operatorname{trace}(A^\top B)$ | one number | `(A * B).sum()` |
 #
-# Each one is the previous one summed over one more axis:
-#
-# $$\langle A, B\rangle_F \;=\; \sum_{i} \underbrace{a_i\cdot b_i}_{\text{row-wise dot}}
-# \;=\; \sum_{i}\sum_{j} \underbrace{(A\circ B)_{ij}}_{\text{Hadamard}}
-# \;=\; \operatorname{trace}(A^\top B).$$
-#
-# The trace form holds because the diagonal of $A^\top B$ holds the dot products of the
-# *columns* of $A$ and $B$, and adding them up adds every product $A_{ij}B_{ij}$ once.
-# Each identity, checked on random $4\times 6$ matrices:
+# Each is the previous one summed over one more axis. A warning about notation: the
+# notation note among the course's sources writes the Frobenius product as $A\cdot B$ (one
+# number), while the handwritten notes write $Q\cdot K^\top$ for the *matrix* product
+# $QK^\top$ (a table). The same dot means two different things; this course writes
+# $\langle A, B\rangle_F$ and $QK^\top$. The nesting on small integer matrices, every panel
+# on one colour scale:
 
 # %%
-A = rng.standard_normal((4, 6))  # (n, d)
-B = rng.standard_normal((4, 6))  # (n, d)
-
-hadamard = A * B                           # (n, d)
-rowwise = hadamard.sum(axis=1)             # (n,): a_i · b_i
-frobenius = rowwise.sum()                  # one number
-
-assert hadamard.shape == A.shape and rowwise.shape == (4,)
-assert np.allclose(rowwise, [A[i] @ B[i] for i in range(4)])        # row-wise dot = a_i · b_i
-assert np.allclose(rowwise, np.einsum("ij,ij->i", A, B))            # the same, as numpy's einsum
-assert np.allclose(rowwise, np.diag(A @ B.T))                       # = the diagonal of A Bᵀ
-assert np.isclose(frobenius, hadamard.sum())                        # Σ_i Σ_j (A ∘ B)_ij
-assert np.isclose(frobenius, np.trace(A.T @ B))                     # = trace(Aᵀ B)
-assert np.isclose(frobenius, np.trace(A @ B.T))                     # = trace(A Bᵀ) too
-assert np.isclose(frobenius, A.ravel() @ B.ravel())                 # = dot of the flattened matrices
-print("row-wise dots a_i·b_i:", np.array2string(rowwise, precision=3))
-print(f"<A, B>_F = sum of row-wise dots = {frobenius:.3f} = trace(Aᵀ B) = {np.trace(A.T @ B):.3f}")
+A = rng.integers(-3, 4, size=(3, 4))
+B = rng.integers(-3, 4, size=(3, 4))
+print("A =", A.tolist(), "\nB =", B.tolist())
+verify("row-wise dots = the diagonal of A Bᵀ", np.array_equal((A * B).sum(axis=1), np.diag(A @ B.T)))
+verify("<A, B>_F = sum of A ∘ B = trace(Aᵀ B)", (A * B).sum() == np.trace(A.T @ B))
+dp_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
-# The nesting in a picture, on small integer matrices: sum each row of $A\circ B$ to get
-# the row-wise dots, then sum those to get $\langle A, B\rangle_F$.
-
-# %%
-A_small = rng.integers(-3, 4, size=(3, 4))
-B_small = rng.integers(-3, 4, size=(3, 4))
-fig = dp_plots.frobenius_nesting(A_small, B_small, decimals=0)
-fig
-
-# %% [markdown]
-# Two links to attention:
-# - With as many queries as keys, the diagonal of $QK^\top$ is the row-wise dot of $Q$
-#   and $K$ (query $i$ with key $i$), and its trace is $\langle Q, K\rangle_F$.
-# - The course's sampler `sample_dot_products` draws $n$ independent pairs $(q, k)$ as the
-#   rows of two $(n, d_k)$ matrices and returns their row-wise dot: $n$ dot products in one
-#   call. Both checked here:
-
-# %%
-Q_sq = rng.standard_normal((5, 8))  # (n, d_k)
-K_sq = rng.standard_normal((5, 8))  # (n, d_k)
-assert np.allclose(np.diag(Q_sq @ K_sq.T), np.einsum("ij,ij->i", Q_sq, K_sq))
-assert np.isclose(np.trace(Q_sq @ K_sq.T), np.sum(Q_sq * K_sq))
-
-g = make_rng(7)  # the same seed twice: the sampler draws q, then k, from it
-q_rows = sample_components((5, 8), rng=g)  # (n, d_k)
-k_rows = sample_components((5, 8), rng=g)  # (n, d_k)
-assert np.allclose(sample_dot_products(8, 5, rng=7), np.einsum("ij,ij->i", q_rows, k_rows))
-print("diag(Q Kᵀ) = row-wise dot, trace(Q Kᵀ) = <Q, K>_F, and sample_dot_products = row-wise dot: all checked")
-
-# %% [markdown]
-# ## 6. Random vectors: the spread grows with $d_k$
+# With as many queries as keys, the diagonal of $QK^\top$ is the row-wise dot of $Q$ and
+# $K$ (query $i$ with key $i$). The course's sampler `sample_dot_products` uses exactly this:
+# it draws $n$ pairs $(q, k)$ as the rows of two $(n, d_k)$ matrices and returns their
+# row-wise dot, $n$ dot products in one call.
+#
+# ## 5. Random vectors: the spread grows with $d_k$
 #
 # In a model, $q$ and $k$ are not hand-picked. Think of their components as independent
-# random numbers with mean 0 and variance 1 (notebook 08 asks when that is true). For each $d_k$
-# from 1 to 4096, draw 1000 random pairs and measure the standard deviation of their dot
-# products.
+# random numbers with mean 0 and variance 1 (notebook 08 asks when that is true).
 #
-# A standard deviation measured on 1000 samples is itself a little random. Its *standard
-# error* (SE) is about $\sqrt{(m_4 - s^4)/n}\,/\,(2s)$, with $s$ the sample standard
-# deviation and $m_4$ the sample fourth central moment (notebook 03 looks at this
-# sampling spread closely). The check below accepts the guess $\sqrt{d_k}$ when the
-# sample std is within 4 SE of it.
+# **Predict:** as $d_k$ goes from 1 to 4096, does the standard deviation of $q\cdot k$ grow
+# like $d_k$, like $\sqrt{d_k}$, or stay put?
+#
+# For each $d_k$, 1000 random pairs; the check accepts $\sqrt{d_k}$ when the sample
+# standard deviation is within 4 standard errors (SE) of it (the SE of a standard
+# deviation is $\sqrt{(m_4 - s^4)/n}\,/\,(2s)$; notebook 03 looks at it closely):
 
 # %%
 d_ks = [1, 4, 16, 64, 256, 1024, 4096]
 n_pairs = 1000
 dots = {d_k: sample_dot_products(d_k, n_pairs, rng=rng) for d_k in d_ks}  # (n_pairs,) each
-
-print(f"{'d_k':>6} {'sample std':>11} {'√d_k':>7} {'std / √d_k':>11} {'SE of std':>10}")
 for d_k, s in dots.items():
-    std = s.std(ddof=1)
-    m4 = np.mean((s - s.mean()) ** 4)
-    se_std = np.sqrt((m4 - std**4) / n_pairs) / (2 * std)
-    print(f"{d_k:>6} {std:>11.3f} {np.sqrt(d_k):>7.3f} {std / np.sqrt(d_k):>11.3f} {se_std:>10.3f}")
-    assert abs(std - np.sqrt(d_k)) < 4 * se_std
+    std, m4 = s.std(ddof=1), np.mean((s - s.mean()) ** 4)
+    verify_close(f"std of q·k at d_k = {d_k}", std, np.sqrt(d_k), se=np.sqrt((m4 - std**4) / n_pairs) / (2 * std))
+dp_plots.spread_growth(dots)
 
 # %% [markdown]
-# The standard deviation tracks $\sqrt{d_k}$: the ratio std$/\sqrt{d_k}$ stays close to 1
-# at every $d_k$ (within 4 standard errors), while $\sqrt{d_k}$ itself goes from 1 to 64.
-# On log axes that is a straight line of slope ½:
-
-# %%
-fig = dp_plots.spread_growth(dots)
-fig
-
-# %% [markdown]
-# Each of the $d_k$ products $q_i k_i$ is a random number of size about 1, with either
-# sign. Adding $d_k$ of them does not give something of size $d_k$ (they partly cancel),
-# but something of size $\sqrt{d_k}$. Notebook 02 proves it:
+# It grows like $\sqrt{d_k}$ — a straight line of slope ½ on log axes — not like $d_k$,
+# which many first guess. Each of the $d_k$ products $q_i k_i$ has size about 1 and either
+# sign; they partly cancel, like the steps of a random walk. Notebook 02 proves
 # $\mathrm{Var}(q\cdot k) = d_k$ exactly.
 #
+# ## 6. The same result, seen as lengths and an angle
+#
+# A second route, through $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$:
+# - $\lVert q\rVert^2 = \sum_i q_i^2$ has mean $d_k$, so $\lVert q\rVert \approx \sqrt{d_k}$, and so is $\lVert k\rVert$;
+# - two random directions in many dimensions are nearly perpendicular: $\cos\theta$ has mean 0 and variance exactly $1/d_k$;
+# - so $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k) = d_k\, N(0, 1/d_k)$, whose spread is $\sqrt{d_k}$.
+#
+# **Predict:** as $d_k$ grows, which of the three factors changes shape: the lengths
+# $\lVert q\rVert/\sqrt{d_k}$, the scaled cosine $\sqrt{d_k}\cos\theta$, or neither?
+
+# %%
+parts = {}
+for d_k in (4, 16, 256, 1024):
+    qs, ks = sample_components((20_000, d_k), rng=rng), sample_components((20_000, d_k), rng=rng)
+    norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)
+    cos = np.einsum("ij,ij->i", qs, ks) / (norm_q * norm_k)
+    parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos,
+                  "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
+verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof=1), 1024 * cosine_moments(1024).var,
+             se=np.sqrt(2 / 20_000))
+dp_plots.geometric_picture(parts)
+
+# %% [markdown]
+# Neither changes shape in the way that matters: the lengths concentrate at $\sqrt{d_k}$
+# (left: the curves narrow around 1), and the cosine shrinks like $1/\sqrt{d_k}$ (middle:
+# after multiplying by $\sqrt{d_k}$ its variance is exactly 1 at every $d_k$, and beyond
+# $d_k = 4$, where $\sqrt{4}\cos\theta$ cannot leave $[-2, 2]$, the curves lie on $N(0, 1)$).
+# The product keeps the spread $\sqrt{d_k}$ (right). The bigger $d_k$, the longer the
+# vectors and the closer to perpendicular; the two effects leave a product of spread
+# $\sqrt{d_k}$. Notebook 08 uses this picture: QK-norm divides out the lengths and keeps
+# only $\cos\theta$.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the angle over several seeds, and why the route is exact for normal components
+#
+# For components that are independent standard normal, the direction $q/\lVert q\rVert$
+# is uniform on the sphere and independent of the length $\lVert q\rVert$. So
+# $\mathrm{Var}(q\cdot k) = E\lVert q\rVert^2\,E\lVert k\rVert^2\,\mathrm{Var}(\cos\theta)
+# = d_k\cdot d_k\cdot \tfrac1{d_k} = d_k$ exactly, the same answer as notebook 02's sum of
+# products. The variance of $\sqrt{d_k}\cos\theta$ at $d_k = 256$, over five seeds:
+
+# %% tags=["deep-dive"]
+var_cos = []
+for seed in range(5):
+    g = make_rng(seed)
+    u, v = sample_components((10_000, 256), rng=g), sample_components((10_000, 256), rng=g)
+    cos = np.einsum("ij,ij->i", u, v) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+    var_cos.append(256 * cos.var(ddof=1))
+print(f"d_k·Var(cos θ) over 5 seeds: median {np.median(var_cos):.3f}, range {min(var_cos):.3f} to {max(var_cos):.3f}")
+verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
+             256 * cosine_moments(256).var, se=np.sqrt(2 / 10_000 / 5))
+
+# %% [markdown]
 # ## Summary
 #
-# - $q\cdot k = \sum_i q_i k_i$: multiply matching components, add. `q @ k` computes it.
-# - $QK^\top$ is the $(n_q, n_k)$ table of every query–key dot product:
-#   $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$.
-# - `np.dot` is `@` for 1-D and 2-D arrays; for stacks of matrices use `@`.
-# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_i\sum_j (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$:
-#   Hadamard, then sum over columns (row-wise dot), then over rows (Frobenius).
-# - For independent random components of mean 0 and variance 1, the spread of $q\cdot k$ grows like $\sqrt{d_k}$.
+# - $q\cdot k = \sum_i q_i k_i = \lVert q\rVert\,\lVert k\rVert\cos\theta$; `q @ k` computes it.
+# - $QK^\top$ is the $(n_q, n_k)$ table of every query–key dot product: $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$.
+# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$; the sources' "$A\cdot B$" and "$Q\cdot K^\top$" use one dot for two products.
+# - A handful of hand-picked, all-positive examples cannot show how a spread grows; thousands of random pairs can.
+# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$: lengths $\approx\sqrt{d_k}$, $\cos\theta \approx N(0, 1/d_k)$.
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`. The cells start with `answer = None`.
+# Each exercise is checked by `check(key, answer)`. Numbers are checked to three
+# significant figures (within 0.5 %), integers exactly.
 #
-# **Exercise 1.** Compute $[2, -1, 3]\cdot[4, 0, -2]$ by hand.
+# **Exercise 1.** Compute $[2, -1, 3]\cdot[4, 0, -2]$ by hand (an integer).
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -312,7 +272,7 @@ _ = check("01.hand_dot", answer)
 # </details>
 #
 # **Exercise 2.** $Q$ has shape $(5, 64)$ and $K$ has shape $(7, 64)$. What is the shape
-# of `Q @ K.T`? Answer as a tuple.
+# of `Q @ K.T`? Answer as a tuple of integers.
 
 # %%
 answer = None  # replace None with a tuple, e.g. (1, 2)
@@ -325,7 +285,7 @@ _ = check("01.qk_shape", answer)
 # </details>
 #
 # **Exercise 3.** For $A = \begin{bmatrix}1 & -2\\ 3 & 0\end{bmatrix}$ and
-# $B = \begin{bmatrix}2 & 1\\ -1 & 5\end{bmatrix}$, compute $\langle A, B\rangle_F$.
+# $B = \begin{bmatrix}2 & 1\\ -1 & 5\end{bmatrix}$, compute $\langle A, B\rangle_F$ (an integer).
 
 # %%
 answer = None  # replace None with your answer
@@ -339,8 +299,7 @@ _ = check("01.frobenius", answer)
 # </details>
 #
 # **Exercise 4.** Write `rowwise_dot(A, B)`: for $A$, $B$ of shape $(n, d)$ it returns the
-# $n$ dot products $a_i\cdot b_i$, shape $(n,)$. Do it without computing the full table
-# $AB^\top$.
+# $n$ dot products $a_i\cdot b_i$, shape $(n,)$, without computing the full table $AB^\top$.
 
 # %%
 def rowwise_dot(A, B):
@@ -358,6 +317,38 @@ _ = check("01.rowwise_dot", rowwise_dot)
 # ```
 # `np.einsum("ij,ij->i", A, B)` is the same. `np.diag(A @ B.T)` gives the same numbers
 # but computes all $n^2$ entries to keep $n$ of them.
+# </details>
+#
+# **Exercise 5 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
+# components. Without simulating: what is the standard deviation of $\cos\theta$, the
+# cosine of the angle between them (three significant figures)?
+
+# %%
+answer = None  # replace None with your answer
+_ = check("01.cos_spread", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{Var}(\cos\theta) = 1/d_k$, so the standard deviation is $1/\sqrt{256} = 1/16 = 0.0625$.
+# Check: the spread of $q\cdot k$ is $\sqrt{d_k} = 16$ and the lengths are about $16$ each,
+# so $\cos\theta$ spreads like $16 / (16\cdot 16)$.
+# </details>
+#
+# **Exercise 6 (explain).** A friend picks three pairs of vectors with components from 1
+# to 10 in 2 dimensions and three in 5 dimensions, and finds the 5-d dot products larger
+# and more spread out. Name two reasons this does not show that the spread of $q\cdot k$
+# grows like $\sqrt{d_k}$, and design a test that would.
+#
+# <details><summary>Solution</summary>
+#
+# (1) All-positive components make every product positive, so the *mean* grows like $d_k$
+# and the values grow for that reason alone; attention vectors have components of both
+# signs. (2) The standard deviation of three numbers is very noisy (section 2: with three
+# random pairs the comparison points the wrong way about two times in five), and
+# hand-picked numbers say more about the picker than about $d_k$. A test: draw thousands
+# of random pairs with mean-0 components at several $d_k$, measure the standard deviation
+# with its standard error, and compare with $\sqrt{d_k}$ (section 5).
 # </details>
 #
 # ---

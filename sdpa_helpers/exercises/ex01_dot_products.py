@@ -1,5 +1,7 @@
 """Exercises of notebook 01 (dot products)."""
 
+import numbers
+
 import numpy as np
 
 from . import function_checker, numeric_checker, register
@@ -9,6 +11,33 @@ def _rowwise_dot(A, B):
     """Reference: the dot product of each row of A with the same row of B, shape (n,)."""
     A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
     return np.einsum("ij,ij->i", A, B)  # (n, d), (n, d) -> (n,)
+
+
+def shape_checker(expected: tuple):
+    """A checker for an array shape given as a tuple of integers, with feedback about shapes only."""
+    expected = tuple(int(n) for n in expected)
+
+    def checker(answer):
+        if isinstance(answer, np.ndarray) and answer.ndim > 1 or (
+                isinstance(answer, (list, tuple)) and any(isinstance(a, (list, tuple, np.ndarray)) for a in answer)):
+            return False, ("that looks like a matrix; answer with the shape itself, a tuple of integers "
+                           "such as (1, 2) -- in numpy, `(Q @ K.T).shape`.")
+        if isinstance(answer, numbers.Number) or (isinstance(answer, np.ndarray) and answer.ndim == 0):
+            return False, f"a shape has one integer per axis; give a tuple of {len(expected)} integers, e.g. (1, 2)."
+        try:
+            values = list(answer)
+        except TypeError:
+            return False, f"expected a tuple of integers such as (1, 2), got {type(answer).__name__}."
+        if not all(isinstance(v, numbers.Integral) or (isinstance(v, float) and v.is_integer()) for v in values):
+            return False, "every entry of a shape is a whole number of rows or columns."
+        if len(values) != len(expected):
+            return False, f"this product has {len(expected)} axes, so its shape has {len(expected)} entries."
+        if tuple(int(v) for v in values) == expected:
+            return True, ""
+        return False, "the shape is off."
+
+    checker.expected = expected
+    return checker
 
 
 _rng = np.random.default_rng(101)
@@ -23,21 +52,21 @@ _NAMES = ["the hand examples", "3 rows of length 4", "4 rows of length 4", "a si
 
 register(
     "01.hand_dot",
-    "Compute [2, -1, 3]·[4, 0, -2] by hand (then check it with numpy).",
+    "Compute [2, -1, 3]·[4, 0, -2] by hand (an integer), then check it with numpy.",
     "Multiply the components position by position, then add the three products.",
     numeric_checker(2 * 4 + (-1) * 0 + 3 * (-2), what="the dot product"),
 )
 
 register(
     "01.qk_shape",
-    "Q has shape (5, 64) and K has shape (7, 64). What is the shape of Q @ K.T? Answer as a tuple.",
+    "Q has shape (5, 64) and K has shape (7, 64). What is the shape of Q @ K.T? Answer as a tuple of integers.",
     "Write out the shapes of the product: (n_q, d_k) @ (d_k, n_k). Which dimension disappears?",
-    numeric_checker([5, 7], what="the shape"),
+    shape_checker((5, 7)),
 )
 
 register(
     "01.frobenius",
-    "For A = [[1, -2], [3, 0]] and B = [[2, 1], [-1, 5]], compute the Frobenius product <A, B>_F.",
+    "For A = [[1, -2], [3, 0]] and B = [[2, 1], [-1, 5]], compute the Frobenius product <A, B>_F (an integer).",
     "Multiply entry by entry (the Hadamard product), then add all four entries.",
     numeric_checker(1 * 2 + (-2) * 1 + 3 * (-1) + 0 * 5, what="the Frobenius product"),
 )
@@ -49,4 +78,12 @@ register(
     "Start from the Hadamard product A * B: which axis do you sum over? Do not compute the full "
     "table A @ B.T.",
     function_checker(_rowwise_dot, _CASES, names=_NAMES),
+)
+
+register(
+    "01.cos_spread",
+    "Predict: q and k have d_k = 256 independent standard normal components. What is the standard "
+    "deviation of cos(theta), the cosine of the angle between them (three significant figures)?",
+    "q·k = |q| |k| cos(theta); |q| and |k| are each about sqrt(d_k), and q·k has standard deviation sqrt(d_k).",
+    numeric_checker(256 ** -0.5, what="the standard deviation of cos(theta)"),
 )

@@ -3,7 +3,9 @@
 This module offers:
 
 - :func:`score_table` -- the table ``Q K^T`` as an annotated heatmap, entry (i, j) = ``q_i . k_j``;
-- :func:`frobenius_nesting` -- Hadamard product -> row-wise dots -> Frobenius product, side by side;
+- :func:`frobenius_nesting` -- A, B, their Hadamard product -> row-wise dots -> Frobenius product,
+  side by side on one colour scale;
+- :func:`geometric_picture` -- ``q . k = |q| |k| cos(theta)``: lengths, angles and their product;
 - :func:`spread_growth` -- random dot products at growing ``d_k``: the cloud, and its standard
   deviation against ``sqrt(d_k)`` on log axes.
 """
@@ -16,7 +18,7 @@ from matplotlib.ticker import FuncFormatter
 from .. import _checks
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["score_table", "frobenius_nesting", "spread_growth"]
+__all__ = ["score_table", "frobenius_nesting", "geometric_picture", "spread_growth"]
 
 
 def _matrix(name: str, x) -> np.ndarray:
@@ -38,8 +40,8 @@ def _annotate(ax, values, decimals: int, cmap_image) -> None:
                 color="black" if luminance > 0.5 else "white")
 
 
-def _heatmap(ax, values, decimals: int, vmin=None, vmax=None):
-    image = ax.imshow(values, cmap="cividis", vmin=vmin, vmax=vmax, aspect="auto")
+def _heatmap(ax, values, decimals: int, vmin=None, vmax=None, cmap: str = "cividis"):
+    image = ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     _annotate(ax, values, decimals, image)
     ax.grid(False)
     return image
@@ -85,7 +87,11 @@ def score_table(Q, K, ax=None, decimals: int = 1):
 
 
 def frobenius_nesting(A, B, decimals: int = 1):
-    """Three panels: ``A ∘ B`` (n, d), its row sums ``a_i . b_i`` (n,), and their sum ``<A, B>_F``.
+    """Five panels: ``A``, ``B``, ``A ∘ B`` (n, d), its row sums ``a_i . b_i`` (n,), and ``<A, B>_F``.
+
+    Every panel shares one symmetric colour normalisation (a diverging map centred on 0,
+    one colourbar), so a colour means the same number in every panel; each cell also
+    prints its value.
 
     Parameters
     ----------
@@ -101,8 +107,10 @@ def frobenius_nesting(A, B, decimals: int = 1):
     Examples
     --------
     >>> fig = frobenius_nesting([[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]])
-    >>> [t.get_text() for t in fig.axes[2].texts]
+    >>> [t.get_text() for t in fig.axes[4].texts]
     ['5.0']
+    >>> len({tuple(im.get_clim()) for ax in fig.axes[:5] for im in ax.images})  # one normalisation
+    1
     """
     A, B = _matrix("A", A), _matrix("B", B)
     if A.shape != B.shape:
@@ -111,23 +119,86 @@ def frobenius_nesting(A, B, decimals: int = 1):
     rowwise = hadamard.sum(axis=1, keepdims=True)  # (n, 1)
     total = rowwise.sum(keepdims=True)  # (1, 1)
     n, d = A.shape
-    fig, axes = new_figure(1, 3, figsize=(2.4 + 0.7 * d, 1.2 + 0.5 * n),
-                           width_ratios=[d, 1.3, 1.3])
+    panels = [(A, rf"$A$, ({n}, {d})", "column $j$"), (B, rf"$B$, ({n}, {d})", "column $j$"),
+              (hadamard, rf"$A\circ B$, ({n}, {d})", "column $j$"),
+              (rowwise, rf"$a_i\cdot b_i$, ({n},)", r"sum over $j$"),
+              (total, r"$\langle A, B\rangle_F$", r"sum over $i$")]
+    bound = max(float(np.abs(v).max()) for v, _, _ in panels) or 1.0
+    fig, axes = new_figure(1, 6, figsize=(3.2 + 1.9 * d + 2.2, 1.5 + 0.5 * n),
+                           width_ratios=[d, d, d, 1.3, 1.3, 0.25])
     with style():
-        _heatmap(axes[0], hadamard, decimals)
-        axes[0].set_xticks(range(d), [str(j + 1) for j in range(d)])
-        axes[0].set_yticks(range(n), [str(i + 1) for i in range(n)])
-        axes[0].set(xlabel="column $j$", ylabel="row $i$",
-                    title=rf"$A\circ B$, shape ({n}, {d})")
-        _heatmap(axes[1], rowwise, decimals)
-        axes[1].set_xticks([])
-        axes[1].set_yticks(range(n), [str(i + 1) for i in range(n)])
-        axes[1].set(xlabel=r"sum over $j$", ylabel="row $i$", title=rf"$a_i\cdot b_i$, ({n},)")
-        _heatmap(axes[2], total, decimals)
-        axes[2].set_xticks([])
-        axes[2].set_yticks([])
-        axes[2].set(xlabel=r"sum over $i$", ylabel="one number",
-                    title=r"$\langle A, B\rangle_F$")
+        for ax, (values, title, xlabel) in zip(axes[:5], panels):
+            image = _heatmap(ax, values, decimals, vmin=-bound, vmax=bound, cmap="PuOr_r")
+            cols = values.shape[1]
+            ax.set_xticks(range(cols), [str(j + 1) for j in range(cols)] if cols > 1 else [""])
+            ax.set_yticks(range(values.shape[0]), [str(i + 1) for i in range(values.shape[0])]
+                          if values.shape[0] > 1 else [""])
+            ax.set(xlabel=xlabel, title=title)
+        axes[0].set_ylabel("row $i$")
+        axes[4].set_ylabel("one number")
+        fig.colorbar(image, cax=axes[5], label="value (every panel)")
+    return fig
+
+
+def geometric_picture(ratios_by_d_k: dict):
+    """Three panels of density histograms, one outline per ``d_k``: the geometric route to ``q . k``.
+
+    ``q . k = |q| |k| cos(theta)``; in standard units this is ``(|q| / sqrt(d_k)) (|k| / sqrt(d_k))
+    (sqrt(d_k) cos(theta))``. The left panel shows ``|q| / sqrt(d_k)`` concentrating at 1, the
+    middle ``sqrt(d_k) cos(theta)`` and the right ``q . k / sqrt(d_k)`` with the ``N(0, 1)``
+    density on top.
+
+    Parameters
+    ----------
+    ratios_by_d_k : dict int -> dict with keys ``"norm"``, ``"cos"``, ``"dot"``, each array_like (n,)
+        ``|q| / sqrt(d_k)``, ``sqrt(d_k) cos(theta)`` and ``q . k / sqrt(d_k)`` for that ``d_k``.
+
+    Returns
+    -------
+    Figure
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> fig = geometric_picture({4: {"norm": 1 + 0.3 * rng.standard_normal(200),
+    ...                              "cos": rng.standard_normal(200), "dot": rng.standard_normal(200)}})
+    >>> len(fig.axes), fig.axes[2].get_title()[:8]
+    (3, 'product:')
+    """
+    if not isinstance(ratios_by_d_k, dict) or not ratios_by_d_k:
+        raise TypeError("ratios_by_d_k must be a non-empty dict d_k -> {'norm', 'cos', 'dot'} arrays")
+    d_ks = sorted(_checks.positive_int("d_k", d) for d in ratios_by_d_k)
+    keys = ("norm", "cos", "dot")
+    data = {}
+    for d in d_ks:
+        entry = ratios_by_d_k[d]
+        if not isinstance(entry, dict) or set(entry) != set(keys):
+            raise ValueError(f"ratios_by_d_k[{d}] must be a dict with keys {keys}")
+        data[d] = {key: _checks.real_array(f"ratios_by_d_k[{d}][{key!r}]", entry[key], min_ndim=1).ravel()
+                   for key in keys}
+    colours = [OKABE_ITO[c] for c in ("sky_blue", "orange", "bluish_green", "vermillion", "blue", "black")]
+    fig, axes = new_figure(1, 3, figsize=(11.0, 3.5))
+    bins = {"norm": np.linspace(0.0, 2.0, 81), "cos": np.linspace(-4.5, 4.5, 55), "dot": np.linspace(-4.5, 4.5, 55)}
+    xlabels = {"norm": r"$|q|\,/\sqrt{d_k}$", "cos": r"$\sqrt{d_k}\,\cos\theta$",
+               "dot": r"$q\cdot k\,/\sqrt{d_k}$"}
+    titles = {"norm": r"lengths: $|q| \approx \sqrt{d_k}$",
+              "cos": r"angles: $\cos\theta \approx N(0, 1/d_k)$",
+              "dot": r"product: $q\cdot k \approx \sqrt{d_k}\,N(0, 1)$"}
+    z = np.linspace(-4.5, 4.5, 301)
+    with style():
+        for ax, key in zip(axes, keys):
+            for i, d in enumerate(d_ks):
+                density, edges = np.histogram(data[d][key], bins=bins[key], density=False)
+                density = density / data[d][key].size / np.diff(edges)
+                ax.stairs(density, edges, color=colours[i % len(colours)], linewidth=1.6,
+                          label=f"$d_k$ = {d}")
+            if key != "norm":
+                ax.plot(z, np.exp(-z**2 / 2) / np.sqrt(2 * np.pi), color=OKABE_ITO["black"], linestyle=":",
+                        linewidth=1.5, label="$N(0, 1)$")
+            ax.set(xlabel=xlabels[key], ylabel="density", title=titles[key])
+            ax.set_ylim(0, None)
+        axes[0].legend(loc="upper left", fontsize=8)
+        axes[2].legend(loc="upper right", fontsize=8)
     return fig
 
 
