@@ -11,7 +11,7 @@ import pytest
 
 from sdpa_helpers import exercises
 from sdpa_helpers.attention import softmax
-from sdpa_helpers.exercises import check, function_checker, numeric_checker
+from sdpa_helpers.exercises import check, choice_checker, function_checker, numeric_checker
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = exercises.keys()
@@ -378,3 +378,28 @@ def test_check_tells_an_untouched_stub_for_every_kind_of_checker(capsys):
     for key in ("05.stable_softmax", "06.softmax_jacobian", "03.sample_variance"):
         assert check(key, _stub) is False
         assert "still the stub" in capsys.readouterr().out
+
+
+def test_choice_checker():
+    c = choice_checker("b", {"a": "d_v", "b": "the variance of the components"})
+    assert c("b")[0] and c(" B ")[0]
+    ok, feedback = c("a")
+    assert not ok and "d_v" in feedback
+    for junk in ("z", 2, None, ["b"]):
+        ok, feedback = c(junk)
+        assert not ok and "'a', 'b'" in feedback
+    with pytest.raises(ValueError, match="correct"):
+        choice_checker("c", {"a": "x", "b": "y"})
+
+
+CHOICES = [k for k in KEYS if _attr(exercises.get(k).checker, "correct") is not None]
+
+
+@pytest.mark.parametrize("key", CHOICES)
+def test_choice_exercise_accepts_only_its_letter(key, capsys):
+    checker = exercises.get(key).checker
+    correct, options = _attr(checker, "correct"), _attr(checker, "options")
+    assert check(key, correct) is True
+    assert all(check(key, k) is False for k in options if k != correct)
+    assert all(f"({k})" in exercises.question(key) for k in options)  # the question lists every option
+    capsys.readouterr()

@@ -7,8 +7,9 @@ This package offers:
 - :func:`hint` -- the hint of an exercise; :func:`question` -- its question;
   :func:`get` -- the whole :class:`Exercise`;
 - :func:`keys` -- the registered exercise keys (``"NN.name"``, NN the notebook number);
-- :func:`register`, :func:`numeric_checker`, :func:`function_checker` -- how the exercise
-  banks (modules ``ex*.py`` in this package, one per notebook) define their exercises.
+- :func:`register`, :func:`numeric_checker`, :func:`function_checker`,
+  :func:`choice_checker` (a conceptual multiple-choice question) -- how the exercise banks
+  (modules ``ex*.py`` in this package, one per notebook) define their exercises.
 
 One tolerance rule, course-wide (:func:`numeric_checker`'s default): a numeric answer is
 checked to **three significant figures** -- accepted within 0.5 % (relative) of the exact
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["Exercise", "check", "get", "hint", "question", "keys", "register",
-           "numeric_checker", "function_checker", "is_untouched_stub", "TIME_LIMIT", "RTOL"]
+           "numeric_checker", "function_checker", "choice_checker", "is_untouched_stub", "TIME_LIMIT", "RTOL"]
 
 #: Seconds a learner's answer may take to check before :func:`check` stops it (see there).
 TIME_LIMIT = 5.0
@@ -277,6 +278,34 @@ def numeric_checker(expected, *, what: str = "the value", rtol: float | None = N
         return False, f"{what} is off."
 
     checker.expected = expected_arr
+    return checker
+
+
+def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tuple[bool, str]]:
+    """A checker for a multiple-choice question: the answer is one option's letter, e.g. ``"b"``.
+
+    ``options`` maps each letter to a short text (for the feedback when a letter is unknown);
+    ``correct`` is the right letter. Case and surrounding spaces are ignored. The checker
+    carries ``.correct`` and ``.options`` for the tests.
+
+    >>> c = choice_checker("b", {"a": "double n", "b": "quadruple n"})
+    >>> c("B")[0], c("a")[0], c("z")
+    (True, False, (False, "answer with one of the letters 'a', 'b' (as a string, e.g. answer = 'a')."))
+    """
+    options = {str(k).strip().lower(): v for k, v in options.items()}
+    correct = str(correct).strip().lower()
+    if correct not in options:
+        raise ValueError(f"correct must be one of the options {sorted(options)}, got {correct!r}")
+    letters = ", ".join(repr(k) for k in options)
+
+    def checker(answer):
+        if not isinstance(answer, str) or answer.strip().lower() not in options:
+            return False, f"answer with one of the letters {letters} (as a string, e.g. answer = 'a')."
+        if answer.strip().lower() == correct:
+            return True, ""
+        return False, f"not ({answer.strip().lower()}) {options[answer.strip().lower()]}."
+
+    checker.correct, checker.options = correct, options
     return checker
 
 

@@ -4,17 +4,16 @@ import numpy as np
 
 from .. import theory
 from ..attention import attention_scores
-from . import function_checker, numeric_checker, register
+from . import choice_checker, function_checker, numeric_checker, register
 
 register(
     "04.wrong_d",
     "A model has d_model = 768 and 12 heads, but its code divides each head's logits by sqrt(d_model) "
     "instead of sqrt(d_k). With unit-variance components, what is the standard deviation of one head's "
-    "scaled logits (3 significant figures are enough)?",
+    "scaled logits (three significant figures)?",
     "Find the per-head d_k first. The unscaled logits have variance d_k; multiplying by c multiplies "
     "the variance by c^2.",
-    # rtol 5e-3 accepts any correct 3-significant-figure rounding (0.289) and rejects the wrong d's.
-    numeric_checker(theory.scaled_moments(theory.dot_product_moments(768 // 12), 768**-0.5).std, rtol=5e-3,
+    numeric_checker(theory.scaled_moments(theory.dot_product_moments(768 // 12), 768**-0.5).std,
                     what="the standard deviation"),
 )
 
@@ -22,10 +21,30 @@ register(
     "04.split_scale",
     "Some codebases multiply q and k each by the same factor c before the dot product, instead of "
     "scaling the logits. For d_k = 64, which c > 0 gives (c q) . (c k) = q . k / sqrt(d_k) "
-    "(3 significant figures are enough)?",
+    "(three significant figures)?",
     "Pull both factors c out of the dot product: what multiplies q . k then?",
-    # rtol 5e-3 accepts any correct 3-significant-figure rounding (0.354) and rejects 1/8, 1/64.
-    numeric_checker(64**-0.25, rtol=5e-3, what="c"),
+    numeric_checker(64**-0.25, what="c"),
+)
+
+register(
+    "04.component_var",
+    "Every component of q and of k has mean 0 and variance 4 (all independent), and d_k = 64. "
+    "Which factor c makes the logits c q . k have variance 1 (three significant figures)?",
+    "Find Var(q . k) first (notebook 02: d_k times the variance of one product), then use "
+    "Var(cX) = c^2 Var(X).",
+    numeric_checker(1.0 / np.sqrt(theory.dot_product_moments(64, var_q=4.0, var_k=4.0).var), what="c"),
+)
+
+register(
+    "04.what_sets_scale",
+    "At initialisation, with independent mean-0 components, which of these changes the factor c that "
+    "gives unit-variance logits? (a) d_v, the length of the value vectors; (b) the number of keys; "
+    "(c) the variance of the components of q and k; (d) d_model, with d_k fixed. Answer with a letter.",
+    "Var(c q . k) depends only on what enters the dot product q . k.",
+    choice_checker("c", {"a": "d_v: the values never enter q . k",
+                         "b": "the number of keys: each logit involves one key",
+                         "c": "the variance of the components",
+                         "d": "d_model: only the per-head d_k enters q . k"}),
 )
 
 
