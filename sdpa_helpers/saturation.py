@@ -1,15 +1,19 @@
 """Softmax saturation and vanishing gradients, by Monte Carlo: numpy only.
 
 One query ``q`` meets ``n_keys`` keys ``k_j``; all components are independent N(0, 1).
-The logits are ``z_j = c * (q . k_j)`` with ``c = 1`` (unscaled) or ``c = 1/sqrt(d_k)``
-(scaled). This module measures how peaked ``softmax(z)`` is and how much gradient it
-passes back, as ``d_k`` grows.
+The logits are ``z_j = c * (q . k_j)`` with ``c`` given by a ``scale`` argument in the
+package's one vocabulary (:mod:`sdpa_helpers.scales`: ``None`` or ``"sqrt"`` is
+``1/sqrt(d_k)``, ``"unscaled"`` is 1, ``"inv_d"`` is ``1/d_k``, or a positive number). This
+module measures how peaked ``softmax(z)`` is and how much gradient it passes back, as ``d_k``
+grows.
 
 This module offers:
 
 - :class:`MCEstimate` -- a Monte Carlo mean with its standard error, and the median;
 - :func:`mc_estimate` -- that summary of a sample;
 - :func:`query_logits` -- exact draws of the logits of random queries against random keys;
+- :func:`prefix_logits` -- one query against ``n`` keys at growing ``d_k``, as if the same
+  long vectors were cut to their first ``d_k`` components (exact, without drawing them);
 - :class:`WeightStats`, :func:`weight_stats` -- largest weight, entropy and effective number
   of keys ``exp(entropy)`` of ``softmax(logits)``, computed stably from the logits;
 - :class:`SaturationCurves`, :func:`saturation_curves` -- those three, averaged over queries,
@@ -18,7 +22,14 @@ This module offers:
 - :func:`logit_gradient` -- ``J g``: the gradient reaching the logits from an upstream ``g``;
 - :class:`GradientCurves`, :func:`gradient_curves` -- Jacobian norm and gradient norms
   (to the logits and to ``q``) against ``d_k``;
-- :func:`finite_difference_jacobian` -- central differences, to check Jacobians.
+- :func:`finite_difference_jacobian` -- central differences, to check Jacobians;
+- :func:`entropy_closed_form`, :func:`effective_keys_closed_form` -- the entropy of the
+  softmax of ``n`` i.i.d. N(0, sigma^2) logits for large ``n`` and moderate ``sigma``,
+  ``H ~ ln n - sigma^2/2``, and ``exp(H)``;
+- :func:`saturation_onset` -- the logit variance ``ln n`` where that law says half the
+  entropy is gone (and where it stops holding);
+- :func:`iid_entropy` -- the same entropy by Monte Carlo, one mean per seed;
+- :func:`temperature_curves` -- ``softmax(z / T)`` and its weight statistics over temperatures.
 
 The draws use one exact shortcut. For a fixed query, ``q . k_j = ||q|| a_j`` where
 ``a_j = (q/||q||) . k_j`` are independent N(0, 1) (a unit vector dotted with a standard
@@ -35,12 +46,35 @@ import numpy as np
 
 from . import _checks
 from .sampling import make_rng
+from .scales import scale_factor
 
 __all__ = [
-    "MCEstimate", "mc_estimate", "query_logits", "WeightStats", "weight_stats",
+    "D_K_GRID", "KEY_COUNTS", "explorer_queries", "MCEstimate", "mc_estimate", "query_logits", "prefix_logits", "WeightStats", "weight_stats",
     "SaturationCurves", "saturation_curves", "jacobian_frobenius", "logit_gradient",
     "GradientCurves", "gradient_curves", "finite_difference_jacobian",
+    "entropy_closed_form", "effective_keys_closed_form", "saturation_onset", "iid_entropy",
+    "temperature_curves",
 ]
+
+
+#: The d_k values of the curves and sliders: powers of two from 1 to 4096.
+D_K_GRID = tuple(2**i for i in range(13))
+#: Numbers of keys (sequence lengths) offered by notebook 05's explorer.
+KEY_COUNTS = (4, 16, 64, 256, 1024)
+
+
+def explorer_queries(n_keys: int, budget: int = 16384) -> int:
+    """Queries per ``d_k`` for the explorer's curves at ``n_keys`` keys: ``budget // n`` (at least 32).
+
+    The work per curve point is ``n_queries * n_keys`` softmax entries, so every key count costs
+    the same; the entropy of many keys varies less from query to query, so its standard error
+    stays small.
+
+    >>> [explorer_queries(n) for n in KEY_COUNTS]
+    [4096, 1024, 256, 64, 32]
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    return max(32, _checks.positive_int("budget", budget) // n_keys)
 
 
 class MCEstimate(NamedTuple):
@@ -83,16 +117,6 @@ def mc_estimate(samples, axis: int = 0) -> MCEstimate:
     return MCEstimate(x.mean(axis=axis), x.std(axis=axis, ddof=1) / np.sqrt(n), np.median(x, axis=axis))
 
 
-def _scale(d_k: int, scaled: bool) -> float:
-    return 1.0 / np.sqrt(d_k) if scaled else 1.0
-
-
-def _check_scaled(scaled) -> bool:
-    if not isinstance(scaled, (bool, np.bool_)):
-        raise TypeError(f"scaled must be True (divide by sqrt(d_k)) or False (unscaled), got {scaled!r}")
-    return bool(scaled)
-
-
 def _check_d_ks(d_ks) -> np.ndarray:
     try:
         arr = np.asarray(d_ks)
@@ -101,6 +125,31 @@ def _check_d_ks(d_ks) -> np.ndarray:
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"d_ks must be a non-empty 1-D sequence of positive integers, got shape {arr.shape}")
     return np.array([_checks.positive_int("each entry of d_ks", d) for d in arr.tolist()])
+
+
+#: Largest d_k the samplers accept: chi^2(d_k) is drawn in floating point.
+MAX_D_K = 2**1000
+
+
+def _check_d_k(name: str, d_k) -> int:
+    d_k = _checks.positive_int(name, d_k)
+    if d_k > MAX_D_K:
+        raise ValueError(f"{name} must be at most 2**1000 (the chi-square draw of ||q||^2 is a float), got {d_k:.3e}")
+    return d_k
+
+
+def _curve_draws(d_ks, n_keys, n_queries, rng):
+    """The shared opening of the curves: checked arguments and the key directions ``a``."""
+    d_ks = _check_d_ks(d_ks)
+    for d_k in d_ks.tolist():
+        _check_d_k("each entry of d_ks", d_k)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    if n_queries < 2:
+        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
+    rng = make_rng(rng)
+    a = rng.standard_normal((n_queries, n_keys))  # key components along q, shared by every d_k
+    return d_ks, n_queries, rng, a
 
 
 def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | None = None, rng=None) -> np.ndarray:
@@ -118,8 +167,9 @@ def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | None = No
         Keys per query, >= 1.
     n_queries : int
         Independent queries, >= 1.
-    scale : float > 0 or None
-        ``None`` means ``1/sqrt(d_k)`` (scaled attention); ``1.0`` is unscaled.
+    scale : None, str or float > 0
+        ``None`` or ``"sqrt"`` means ``1/sqrt(d_k)`` (scaled attention); ``"unscaled"`` or
+        ``1.0`` is unscaled (see :func:`sdpa_helpers.scales.scale_factor`).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -129,20 +179,64 @@ def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | None = No
 
     Examples
     --------
-    >>> z = query_logits(64, 8, 50_000, scale=1.0, rng=0)
+    >>> z = query_logits(64, 8, 50_000, scale="unscaled", rng=0)
     >>> z.shape, round(float(z.var() / 64), 1)
     ((50000, 8), 1.0)
     >>> round(float(query_logits(64, 8, 50_000, rng=0).var()), 1)  # scaled: variance 1
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _check_d_k("d_k", d_k)
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
-    c = 1.0 / np.sqrt(d_k) if scale is None else _checks.positive("scale", scale)
+    c = scale_factor(scale, d_k)
     rng = make_rng(rng)
     a = rng.standard_normal((n_queries, n_keys))  # components of the keys along q/||q||
-    norm_q = np.sqrt(rng.chisquare(d_k, n_queries))  # (n_queries,)
+    norm_q = np.sqrt(rng.chisquare(float(d_k), n_queries))  # (n_queries,)
     return (c * norm_q)[:, None] * a
+
+
+def prefix_logits(d_ks, n_keys: int, rng=None) -> np.ndarray:
+    """Unscaled logits ``q[:d] . k_j[:d]`` of one query and ``n_keys`` keys, for each ``d`` in ``d_ks``.
+
+    The same query and keys throughout, cut to their first ``d`` components (all N(0, 1)), drawn
+    exactly without the vectors: between consecutive ``d`` the new components add
+    ``||q_block|| b_j`` to logit ``j``, with ``||q_block||^2 ~ chi^2(block length)`` and
+    ``b_j ~ N(0, 1)`` independent across keys and blocks (given ``q``, the block's dot products
+    are independent normals with variance ``||q_block||^2``). Cost: ``len(d_ks) * (n_keys + 1)``
+    numbers, whatever ``d``. The first ``m`` keys of a call do not depend on ``n_keys``.
+
+    Parameters
+    ----------
+    d_ks : sequence of int
+        Strictly increasing, each >= 1.
+    n_keys : int
+        Keys, >= 1.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (len(d_ks), n_keys)
+        Row ``i``: the logits at ``d_ks[i]``; each has variance ``d_ks[i]``.
+
+    Examples
+    --------
+    >>> z = prefix_logits([1, 64, 4096], 3, rng=0)
+    >>> z.shape
+    (3, 3)
+    >>> bool(np.array_equal(prefix_logits([1, 64], 8, rng=0)[:, :3], prefix_logits([1, 64], 3, rng=0)))
+    True
+    """
+    d_ks = _check_d_ks(d_ks)
+    for d_k in d_ks.tolist():
+        _check_d_k("each entry of d_ks", d_k)
+    if np.any(np.diff(d_ks) <= 0):
+        raise ValueError(f"d_ks must be strictly increasing, got {d_ks.tolist()}")
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    rng = make_rng(rng)
+    blocks = np.diff(np.concatenate([[0], d_ks.astype(float)]))  # new components per step
+    norms = np.sqrt(rng.chisquare(blocks))  # (len(d_ks),): ||q_block||
+    b = rng.standard_normal((n_keys, d_ks.size)).T  # (len(d_ks), n_keys); key j's draws come j-th
+    return np.cumsum(norms[:, None] * b, axis=0)
 
 
 class WeightStats(NamedTuple):
@@ -157,7 +251,8 @@ def weight_stats(logits) -> WeightStats:
     """How peaked ``softmax(logits)`` is, row by row, computed stably from the logits.
 
     ``entropy = -sum_i p_i log p_i`` uses ``log p_i = z_i - logsumexp(z)``, which is exact
-    even where ``p_i`` underflows to 0. ``effective_keys = exp(entropy)`` runs from 1
+    even where ``p_i`` underflows to 0; a term with ``p_i = 0`` contributes 0 (its limit), also
+    when the gap to the largest logit overflows (logits near +-1e308). ``effective_keys = exp(entropy)`` runs from 1
     (one-hot) to ``n`` (uniform): the number of equally weighted keys with that entropy.
 
     Parameters
@@ -175,16 +270,20 @@ def weight_stats(logits) -> WeightStats:
     >>> s = weight_stats([[0.0, 0.0, 0.0, 0.0], [0.0, 1e6, 0.0, 0.0]])
     >>> s.max_weight.tolist(), s.entropy.round(4).tolist(), s.effective_keys.round(4).tolist()
     ([0.25, 1.0], [1.3863, 0.0], [4.0, 1.0])
+    >>> float(weight_stats([1e308, -1e308]).entropy)  # the gap overflows to inf: still one-hot
+    0.0
     """
     z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)")
     if z.shape[-1] == 0:
         raise ValueError("logits must have at least one entry along the last axis")
-    shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
+    with np.errstate(over="ignore"):  # a gap beyond the float range becomes -inf: weight exactly 0
+        shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
     e = np.exp(shifted)
     total = e.sum(axis=-1, keepdims=True)  # >= 1
     p = e / total
     log_p = shifted - np.log(total)
-    h = np.maximum(-(p * log_p).sum(axis=-1), 0.0)
+    terms = np.where(p > 0, p * np.where(p > 0, log_p, 0.0), 0.0)  # 0 log 0 = 0
+    h = np.maximum(-terms.sum(axis=-1), 0.0)
     return WeightStats(p.max(axis=-1), h, np.exp(h))
 
 
@@ -197,14 +296,14 @@ class SaturationCurves(NamedTuple):
     effective_keys: MCEstimate
 
 
-def saturation_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None) -> SaturationCurves:
+def saturation_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -> SaturationCurves:
     """Average largest weight, entropy and ``exp(entropy)`` of one query's softmax, against ``d_k``.
 
     For each ``d_k`` in ``d_ks``, ``n_queries`` independent queries meet ``n_keys`` keys
-    each (components N(0, 1)); logits ``c (q . k_j)`` with ``c = 1/sqrt(d_k)`` if
-    ``scaled`` else 1. The key directions ``a`` are drawn once and shared by every ``d_k``
-    (common random numbers: smooth curves), the query norms afresh per ``d_k``. The same
-    ``rng`` seed gives the scaled and unscaled curves the same draws.
+    each (components N(0, 1)); logits ``c (q . k_j)`` with ``c = scale_factor(scale, d_k)``.
+    The key directions ``a`` are drawn once and shared by every ``d_k`` (common random
+    numbers: smooth curves), the query norms afresh per ``d_k``. The same ``rng`` seed gives
+    every scale the same draws.
 
     Parameters
     ----------
@@ -214,8 +313,8 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None)
         Keys per query, >= 1.
     n_queries : int
         Queries per ``d_k``, >= 2.
-    scaled : bool
-        Divide the logits by ``sqrt(d_k)``.
+    scale : None, str or float > 0
+        ``None``/``"sqrt"``: divide by ``sqrt(d_k)``; ``"unscaled"``; ``"inv_d"``; or a factor.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -226,25 +325,19 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None)
 
     Examples
     --------
-    >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scaled=False, rng=0)
+    >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scale="unscaled", rng=0)
     >>> c.max_weight.mean.round(2).tolist()  # unscaled: from spread out to nearly one-hot
     [0.3, 0.98]
-    >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scaled=True, rng=0)
+    >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scale="sqrt", rng=0)
     >>> c.max_weight.mean.round(2).tolist()  # scaled: far from one-hot at every d_k
     [0.3, 0.36]
     """
-    d_ks = _check_d_ks(d_ks)
-    n_keys = _checks.positive_int("n_keys", n_keys)
-    n_queries = _checks.positive_int("n_queries", n_queries)
-    if n_queries < 2:
-        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
-    scaled = _check_scaled(scaled)
-    rng = make_rng(rng)
-    a = rng.standard_normal((n_queries, n_keys))  # shared by every d_k
+    d_ks, n_queries, rng, a = _curve_draws(d_ks, n_keys, n_queries, rng)
     stats = []
     for d_k in d_ks.tolist():
-        norm_q = np.sqrt(rng.chisquare(d_k, n_queries))  # (n_queries,)
-        stats.append(weight_stats((_scale(d_k, scaled) * norm_q)[:, None] * a))
+        c = scale_factor(scale, d_k)
+        norm_q = np.sqrt(rng.chisquare(float(d_k), n_queries))  # (n_queries,)
+        stats.append(weight_stats((c * norm_q)[:, None] * a))
     return SaturationCurves(
         d_ks, *(mc_estimate(np.stack([getattr(s, f) for s in stats], axis=1)) for f in WeightStats._fields))
 
@@ -343,15 +436,15 @@ class GradientCurves(NamedTuple):
     query_grad_norm: MCEstimate
 
 
-def gradient_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None) -> GradientCurves:
+def gradient_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -> GradientCurves:
     """How much gradient one query's softmax passes back, against ``d_k``.
 
     The loss reaches the weights as ``g = dL/dp ~ N(0, I)``. The chain rule gives
     ``dL/dz = J g`` and, with ``z_j = c (q . k_j)``, ``dL/dq = c sum_j (dL/dz_j) k_j``.
     Writing ``k_j = a_j q/||q|| + k_j_perp`` (``k_j_perp`` orthogonal to ``q``, independent
     of the logits), ``||K^T v||^2 = (a . v)^2 + ||v||^2 chi^2(d_k - 1)`` exactly, so no
-    ``d_k``-long vector is drawn. Draws are shared across ``d_k`` and between the scaled
-    and unscaled runs of one seed, as in :func:`saturation_curves`.
+    ``d_k``-long vector is drawn. Draws are shared across ``d_k`` and between the scales of
+    one seed, as in :func:`saturation_curves`.
 
     Parameters
     ----------
@@ -361,8 +454,8 @@ def gradient_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None) -
         Keys per query, >= 1.
     n_queries : int
         Queries per ``d_k``, >= 2.
-    scaled : bool
-        Divide the logits by ``sqrt(d_k)``.
+    scale : None, str or float > 0
+        ``None``/``"sqrt"``: divide by ``sqrt(d_k)``; ``"unscaled"``; ``"inv_d"``; or a factor.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -372,25 +465,18 @@ def gradient_curves(d_ks, n_keys: int, n_queries: int, scaled: bool, rng=None) -
 
     Examples
     --------
-    >>> u = gradient_curves([1, 4096], 8, 2000, scaled=False, rng=0)
-    >>> s = gradient_curves([1, 4096], 8, 2000, scaled=True, rng=0)
+    >>> u = gradient_curves([1, 4096], 8, 2000, scale="unscaled", rng=0)
+    >>> s = gradient_curves([1, 4096], 8, 2000, scale="sqrt", rng=0)
     >>> bool(u.jacobian_norm.median[1] < 1e-6 < 0.1 < s.jacobian_norm.median[1])
     True
     """
-    d_ks = _check_d_ks(d_ks)
-    n_keys = _checks.positive_int("n_keys", n_keys)
-    n_queries = _checks.positive_int("n_queries", n_queries)
-    if n_queries < 2:
-        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
-    scaled = _check_scaled(scaled)
-    rng = make_rng(rng)
-    a = rng.standard_normal((n_queries, n_keys))  # key components along q, shared by every d_k
-    g = rng.standard_normal((n_queries, n_keys))  # upstream gradient dL/dp
+    d_ks, n_queries, rng, a = _curve_draws(d_ks, n_keys, n_queries, rng)
+    g = rng.standard_normal(a.shape)  # upstream gradient dL/dp
     rows = []
     for d_k in d_ks.tolist():
-        c = _scale(d_k, scaled)
-        norm_q = np.sqrt(rng.chisquare(d_k, n_queries))  # (n_queries,)
-        perp = rng.chisquare(d_k - 1, n_queries) if d_k > 1 else np.zeros(n_queries)
+        c = scale_factor(scale, d_k)
+        norm_q = np.sqrt(rng.chisquare(float(d_k), n_queries))  # (n_queries,)
+        perp = rng.chisquare(float(d_k - 1), n_queries) if d_k > 1 else np.zeros(n_queries)
         z = (c * norm_q)[:, None] * a  # (n_queries, n_keys)
         e = np.exp(z - z.max(axis=-1, keepdims=True))
         p = e / e.sum(axis=-1, keepdims=True)
@@ -441,3 +527,153 @@ def finite_difference_jacobian(f: Callable, z, h: float = 1e-5) -> np.ndarray:
         down = np.asarray(f(z - step), dtype=float)
         columns.append((up - down) / (2 * h))
     return np.stack(columns, axis=-1)
+
+
+def _check_sigma2(sigma2) -> np.ndarray:
+    s2 = _checks.real_array("sigma2", sigma2)
+    if np.any(s2 < 0):
+        raise ValueError(f"sigma2 (a variance) must be >= 0, got {s2.min()}")
+    return s2
+
+
+def entropy_closed_form(n_keys: int, sigma2) -> np.ndarray:
+    """Entropy (nats) of the softmax of ``n_keys`` i.i.d. N(0, sigma2) logits, for large n: ``ln n - sigma2/2``.
+
+    Derivation: ``H = ln Z - sum_j p_j z_j`` with ``Z = sum_j e^{z_j}``. For large ``n`` both
+    sums are close to ``n`` times their means, ``E e^z = e^{sigma2/2}`` and
+    ``E[z e^z] = sigma2 e^{sigma2/2}``, so ``ln Z ~ ln n + sigma2/2`` and
+    ``sum_j p_j z_j ~ sigma2``. That needs ``Var(Z)/(E Z)^2 = (e^{sigma2} - 1)/n`` to be small:
+    the law holds for about ``sigma2 <~ ln n`` (:func:`saturation_onset`); beyond it the largest
+    logit, near ``sigma sqrt(2 ln n)``, dominates the sums and the law undershoots (it reaches 0
+    at ``sigma2 = 2 ln n`` while the true entropy is still a few nats).
+
+    Parameters
+    ----------
+    n_keys : int
+        Number of logits, >= 1.
+    sigma2 : float or array_like of float >= 0
+        Variance of each logit.
+
+    Returns
+    -------
+    ndarray, the shape of ``sigma2``
+
+    Examples
+    --------
+    >>> float(entropy_closed_form(1024, 1.0).round(4))  # ln 1024 - 1/2
+    6.4315
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    return np.log(n_keys) - _check_sigma2(sigma2) / 2
+
+
+def effective_keys_closed_form(n_keys: int, sigma2) -> np.ndarray:
+    """``exp`` of :func:`entropy_closed_form`: ``n e^{-sigma2/2}`` effective keys (same range of validity).
+
+    >>> float(effective_keys_closed_form(16, 2 * np.log(2)).round(6))  # sigma2 = 2 ln 2 halves the keys
+    8.0
+    """
+    return np.exp(entropy_closed_form(n_keys, sigma2))
+
+
+def saturation_onset(n_keys) -> np.ndarray:
+    """The logit variance ``ln n`` at which the onset of saturation is predicted for ``n`` keys.
+
+    There :func:`entropy_closed_form` gives ``H = (ln n)/2``: half the entropy of the uniform
+    softmax is gone and ``exp(H) = sqrt(n)`` keys are in play; it is also about where that law
+    stops holding. Unscaled logits of one query have variance ``||q||^2 ~ d_k``, so they reach
+    it at ``d_k ~ ln n``: the onset grows with the number of keys, but only like its log.
+
+    Parameters
+    ----------
+    n_keys : int or array_like of int >= 1
+
+    Returns
+    -------
+    ndarray, the shape of ``n_keys``
+
+    >>> saturation_onset([16, 1024]).round(3).tolist()
+    [2.773, 6.931]
+    """
+    n = _checks.real_array("n_keys", n_keys)
+    if np.any(n < 1):
+        raise ValueError(f"n_keys must be >= 1, got {n.min()}")
+    return np.log(n)
+
+
+def iid_entropy(n_keys: int, sigma2, n_rows: int, seeds) -> np.ndarray:
+    """Monte Carlo entropy of the softmax of ``n_keys`` i.i.d. N(0, sigma2) logits: one mean per seed.
+
+    Parameters
+    ----------
+    n_keys : int
+        Logits per row, >= 1.
+    sigma2 : array_like of float >= 0, shape (m,)
+        Variances; every variance of one seed reuses the same standard normals (scaled by sigma).
+    n_rows : int
+        Rows averaged per seed, >= 1.
+    seeds : sequence of int
+        One independent run per seed.
+
+    Returns
+    -------
+    ndarray, shape (len(seeds), m)
+        The mean entropy (nats) over ``n_rows`` rows, per seed and variance.
+
+    Examples
+    --------
+    >>> h = iid_entropy(1024, [1.0], 500, seeds=[0, 1])
+    >>> bool(np.all(np.abs(h - entropy_closed_form(1024, 1.0)) < 0.01))
+    True
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_rows = _checks.positive_int("n_rows", n_rows)
+    s2 = np.atleast_1d(_check_sigma2(sigma2))
+    if s2.ndim != 1:
+        raise ValueError(f"sigma2 must be a number or a 1-D sequence, got shape {s2.shape}")
+    seeds = [_checks.positive_int("each seed + 1", seed + 1) - 1 if isinstance(seed, (int, np.integer))
+             and not isinstance(seed, bool) else _checks.positive_int("each seed", seed) for seed in seeds]
+    if not seeds:
+        raise ValueError("seeds must name at least one seed")
+    out = np.empty((len(seeds), s2.size))
+    for i, seed in enumerate(seeds):
+        x = make_rng(seed).standard_normal((n_rows, n_keys))  # (n_rows, n_keys)
+        for j, v in enumerate(s2.tolist()):
+            out[i, j] = weight_stats(np.sqrt(v) * x).entropy.mean()
+    return out
+
+
+def temperature_curves(logits, temperatures):
+    """``softmax(logits / T)`` at each temperature, and its :class:`WeightStats`.
+
+    Parameters
+    ----------
+    logits : array_like, shape (n,)
+    temperatures : array_like of float > 0, shape (m,)
+
+    Returns
+    -------
+    weights : ndarray, shape (m, n)
+    stats : WeightStats
+        Fields of shape (m,).
+
+    Examples
+    --------
+    >>> w, s = temperature_curves([0.0, 1.0], [1.0, 1e-9])
+    >>> w.round(4).tolist(), s.max_weight.round(4).tolist()
+    ([[0.2689, 0.7311], [0.0, 1.0]], [0.7311, 1.0])
+    """
+    z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(n,)")
+    if z.ndim != 1 or z.size == 0:
+        raise ValueError(f"logits must have shape (n,) with n >= 1, got {z.shape}")
+    t = np.atleast_1d(_checks.real_array("temperatures", temperatures))
+    if t.ndim != 1 or np.any(t <= 0):
+        raise ValueError("temperatures must be a 1-D sequence of numbers > 0")
+    with np.errstate(over="ignore"):
+        scaled = z[None, :] / t[:, None]  # (m, n); a logit / tiny T may overflow to +-inf
+    if not np.all(np.isfinite(scaled)):
+        raise ValueError("logits / temperatures overflows: use larger temperatures or smaller logits")
+    stats = weight_stats(scaled)
+    shifted = scaled - scaled.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=1, keepdims=True), stats

@@ -19,7 +19,8 @@ from matplotlib.ticker import LogLocator, NullFormatter
 from .. import _checks
 from ..attention import softmax_jacobian
 from ..saturation import jacobian_frobenius
-from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+from ..scales import check_scaling
+from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "jacobian_small_multiples", "format_norm", "format_norm_axis",
            "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
@@ -31,8 +32,8 @@ JACOBIAN_LIMIT = 0.25
 NORM_LABELS = (r"$\|J\|_F$", r"$\|\partial L/\partial z\|$", r"$\|\partial L/\partial q\|$")
 
 
-def _spec(scaled: bool) -> dict:
-    return SCALED if scaled else UNSCALED
+def _spec(scale: str) -> dict:
+    return SCALING_STYLES[check_scaling("scale", scale)]
 
 
 def jacobian_heatmap(J, ax=None, title: str | None = None, colorbar: bool = True):
@@ -100,12 +101,12 @@ def jacobian_small_multiples(weights_by_d_k: dict):
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.7 * len(d_ks) + 1.0, 5.6), squeeze=False)
     for col, d_k in enumerate(d_ks):
-        for row, scaled in enumerate((False, True)):
+        for row, scale in enumerate(("unscaled", "sqrt")):
             p = _checks.probabilities("weights_by_d_k values", weights_by_d_k[d_k][row])
             if p.ndim != 1:
                 raise ValueError(f"weights_by_d_k values must have shape (n,), got {p.shape} at d_k = {d_k}")
             ax = jacobian_heatmap(softmax_jacobian(p), ax=axes[row, col], colorbar=False,
-                                  title=f"{_spec(scaled)['label']}\n$d_k$ = {d_k}: " + r"$\|J\|_F$"
+                                  title=f"{_spec(scale)['label']}\n$d_k$ = {d_k}: " + r"$\|J\|_F$"
                                   + f" = {format_norm(jacobian_frobenius(p))}")
             if col:
                 ax.set_ylabel("")
@@ -142,7 +143,7 @@ def format_norm_axis(ax, label: str, ylim=(1e-13, 10.0)):
     return ax
 
 
-def norm_curves(ax, d_ks, estimate, scaled: bool, median: bool = True):
+def norm_curves(ax, d_ks, estimate, scale: str, median: bool = True):
     """Mean (filled markers, +-1 SE bars) and median (hollow markers, thin) of a norm against d_k.
 
     Parameters
@@ -151,7 +152,8 @@ def norm_curves(ax, d_ks, estimate, scaled: bool, median: bool = True):
     d_ks : array_like, shape (m,)
     estimate : MCEstimate
         Fields of shape (m,).
-    scaled : bool
+    scale : str
+        A name from :data:`sdpa_helpers.scales.SCALINGS` (sets the style).
     median : bool
         Also draw the median.
 
@@ -160,11 +162,11 @@ def norm_curves(ax, d_ks, estimate, scaled: bool, median: bool = True):
     Axes
 
     >>> from sdpa_helpers.saturation import MCEstimate
-    >>> ax = norm_curves(get_axes(), [1, 2], MCEstimate(np.ones(2), np.zeros(2), np.ones(2)), False)
+    >>> ax = norm_curves(get_axes(), [1, 2], MCEstimate(np.ones(2), np.zeros(2), np.ones(2)), "unscaled")
     >>> len(ax.lines) >= 2
     True
     """
-    spec = _spec(scaled)
+    spec = _spec(scale)
     d_ks = np.asarray(d_ks, dtype=float)
     ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
                 marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
@@ -188,8 +190,8 @@ def gradient_norms_figure(unscaled, scaled):
     Figure
 
     >>> from sdpa_helpers.saturation import gradient_curves
-    >>> u = gradient_curves([1, 64], 4, 50, scaled=False, rng=0)
-    >>> s = gradient_curves([1, 64], 4, 50, scaled=True, rng=0)
+    >>> u = gradient_curves([1, 64], 4, 50, scale="unscaled", rng=0)
+    >>> s = gradient_curves([1, 64], 4, 50, scale="sqrt", rng=0)
     >>> [ax.get_yscale() for ax in gradient_norms_figure(u, s).axes]
     ['log', 'log', 'log']
     """
@@ -199,8 +201,8 @@ def gradient_norms_figure(unscaled, scaled):
         titles = ("Jacobian of the softmax", "gradient reaching the logits $z$", "gradient reaching the query $q$")
         for ax, field, label, title in zip(axes, fields, NORM_LABELS, titles):
             format_norm_axis(ax, label)
-            norm_curves(ax, unscaled.d_k, getattr(unscaled, field), scaled=False)
-            norm_curves(ax, scaled.d_k, getattr(scaled, field), scaled=True)
+            norm_curves(ax, unscaled.d_k, getattr(unscaled, field), "unscaled")
+            norm_curves(ax, scaled.d_k, getattr(scaled, field), "sqrt")
             ax.set_title(title)
         axes[0].legend(loc="lower left")
     return fig

@@ -8,6 +8,10 @@ This module offers:
 - :func:`mc_curve` -- a Monte Carlo curve against d_k (mean with standard-error bars);
 - :func:`saturation_curves_figure` -- largest weight, entropy and ``exp(entropy)`` against d_k;
 - :func:`temperature_small_multiples` -- bars at a few temperatures, and the curves against T.
+
+Scalings are named as in :mod:`sdpa_helpers.scales` (``"unscaled"``, ``"sqrt"``, ``"inv_d"``) and
+drawn in :data:`sdpa_helpers.plots.SCALING_STYLES`. Every number drawn comes from the math layer
+(:mod:`sdpa_helpers.saturation`); these functions only draw.
 """
 
 from __future__ import annotations
@@ -15,13 +19,12 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
-from ..attention import softmax
-from ..saturation import weight_stats
-from . import OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+from ..scales import check_scaling
+from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["weight_bars", "saturation_small_multiples", "format_weight_axes", "format_curve_axes",
            "mc_curve", "saturation_curves_figure", "format_temperature_axis", "temperature_small_multiples",
-           "CURVE_LABELS", "REFERENCE"]
+           "CURVE_LABELS", "REFERENCE", "ONSET"]
 
 #: y-axis labels of the three saturation curves.
 CURVE_LABELS = (r"largest weight $p_{\max}$", r"entropy $H$ (nats)", r"effective keys $e^{H}$")
@@ -30,8 +33,12 @@ CURVE_LABELS = (r"largest weight $p_{\max}$", r"entropy $H$ (nats)", r"effective
 REFERENCE = {"color": OKABE_ITO["black"], "linestyle": ":", "linewidth": 1.0}
 
 
-def _spec(scaled: bool) -> dict:
-    return SCALED if scaled else UNSCALED
+#: Line properties of the predicted onset of saturation, ``d_k = ln n`` (neither scaling's colour).
+ONSET = {"color": OKABE_ITO["black"], "linestyle": "-.", "linewidth": 1.0}
+
+
+def _spec(scale: str) -> dict:
+    return SCALING_STYLES[check_scaling("scale", scale)]
 
 
 def format_weight_axes(ax, n_keys: int, title: str | None = None):
@@ -50,15 +57,15 @@ def format_weight_axes(ax, n_keys: int, title: str | None = None):
     return ax
 
 
-def weight_bars(weights, scaled: bool, ax=None, title: str | None = None):
+def weight_bars(weights, scale: str, ax=None, title: str | None = None):
     """One query's attention weights as bars, in the colour of its scaling, y fixed to 0..1.
 
     Parameters
     ----------
     weights : array_like, shape (n_keys,)
         A softmax output.
-    scaled : bool
-        Which scaling produced them (sets the colour).
+    scale : str
+        Which scaling produced them (``"unscaled"``, ``"sqrt"``, ``"inv_d"``: sets the colour).
     ax : Axes, optional
     title : str, optional
 
@@ -66,7 +73,7 @@ def weight_bars(weights, scaled: bool, ax=None, title: str | None = None):
     -------
     Axes
 
-    >>> ax = weight_bars([0.25, 0.75], scaled=False)
+    >>> ax = weight_bars([0.25, 0.75], "unscaled")
     >>> len(ax.patches), tuple(map(float, ax.get_ylim()))
     (2, (0.0, 1.0))
     """
@@ -75,7 +82,7 @@ def weight_bars(weights, scaled: bool, ax=None, title: str | None = None):
         raise ValueError(f"weights must have shape (n_keys,), got {w.shape}")
     ax = get_axes(ax)
     with style():
-        ax.bar(np.arange(1, w.size + 1), w, width=0.8, color=_spec(scaled)["color"])
+        ax.bar(np.arange(1, w.size + 1), w, width=0.8, color=_spec(scale)["color"])
         format_weight_axes(ax, w.size, title)
     return ax
 
@@ -100,10 +107,9 @@ def saturation_small_multiples(weights_by_d_k: dict):
     fig, axes = new_figure(2, len(d_ks), figsize=(2.6 * len(d_ks), 4.8), squeeze=False)
     for col, d_k in enumerate(d_ks):
         unscaled, scaled = weights_by_d_k[d_k]
-        for row, (w, is_scaled) in enumerate(((unscaled, False), (scaled, True))):
+        for row, (w, scale) in enumerate(((unscaled, "unscaled"), (scaled, "sqrt"))):
             ax = axes[row, col]
-            weight_bars(w, is_scaled, ax=ax,
-                        title=f"{_spec(is_scaled)['label']}, $d_k$ = {d_k}\nmax {np.max(w):.2f}")
+            weight_bars(w, scale, ax=ax, title=f"{_spec(scale)['label']}, $d_k$ = {d_k}\nmax {np.max(w):.2f}")
             if col:
                 ax.set_ylabel("")
     return fig
@@ -133,7 +139,7 @@ def format_curve_axes(ax_max, ax_entropy, ax_effective, n_max: int):
     return ax_max, ax_entropy, ax_effective
 
 
-def mc_curve(ax, d_ks, estimate, scaled: bool, label: str | None = None):
+def mc_curve(ax, d_ks, estimate, scale: str, label: str | None = None):
     """Draw a Monte Carlo curve (mean, with +-1 standard-error bars) against d_k in a scaling's style.
 
     Parameters
@@ -142,7 +148,8 @@ def mc_curve(ax, d_ks, estimate, scaled: bool, label: str | None = None):
     d_ks : array_like, shape (m,)
     estimate : MCEstimate
         ``mean`` and ``se`` of shape (m,).
-    scaled : bool
+    scale : str
+        A name from :data:`sdpa_helpers.scales.SCALINGS`.
     label : str, optional
         Defaults to the scaling's label.
 
@@ -151,38 +158,44 @@ def mc_curve(ax, d_ks, estimate, scaled: bool, label: str | None = None):
     Axes
 
     >>> from sdpa_helpers.saturation import MCEstimate
-    >>> ax = mc_curve(get_axes(), [1, 2], MCEstimate(np.array([0.5, 0.6]), np.zeros(2), np.zeros(2)), True)
+    >>> ax = mc_curve(get_axes(), [1, 2], MCEstimate(np.array([0.5, 0.6]), np.zeros(2), np.zeros(2)), "sqrt")
     >>> len(ax.lines) >= 1
     True
     """
-    spec = _spec(scaled)
+    spec = _spec(scale)
     ax.errorbar(np.asarray(d_ks), estimate.mean, yerr=estimate.se, color=spec["color"],
                 linestyle=spec["linestyle"], marker=spec["marker"], markersize=4, capsize=2,
                 label=spec["label"] if label is None else label)
     return ax
 
 
-def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None):
+def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onset=None, entropy_law=None):
     """Largest weight, entropy and ``exp(entropy)`` against d_k, averaged over random queries.
 
     Parameters
     ----------
     unscaled, scaled : SaturationCurves
-        From :func:`sdpa_helpers.saturation.saturation_curves` with ``scaled=False`` / ``True``.
+        From :func:`sdpa_helpers.saturation.saturation_curves` with ``scale="unscaled"`` / ``"sqrt"``.
     n_keys : int
         Keys per query (sets the uniform reference lines: ``1/n``, ``log n``, ``n``).
     iid_limit : tuple of 3 floats, optional
         The three values for logits drawn i.i.d. N(0, 1), drawn as a wide grey band (grey: it is
         neither scaling's colour).
+    onset : float, optional
+        The predicted onset of saturation of the unscaled logits, ``d_k = ln n``
+        (:func:`sdpa_helpers.saturation.saturation_onset`): a vertical dash-dotted line.
+    entropy_law : (array, array), optional
+        ``(d_k, H)`` of the closed form ``H = ln n - d_k/2`` for the unscaled logits, drawn thin
+        and black in the entropy panel where it is >= 0.
 
     Returns
     -------
     Figure
 
     >>> from sdpa_helpers.saturation import saturation_curves
-    >>> u = saturation_curves([1, 64], 4, 50, scaled=False, rng=0)
-    >>> s = saturation_curves([1, 64], 4, 50, scaled=True, rng=0)
-    >>> [ax.get_xlabel() for ax in saturation_curves_figure(u, s, 4).axes]
+    >>> u = saturation_curves([1, 64], 4, 50, scale="unscaled", rng=0)
+    >>> s = saturation_curves([1, 64], 4, 50, scale="sqrt", rng=0)
+    >>> [ax.get_xlabel() for ax in saturation_curves_figure(u, s, 4, onset=1.39).axes]
     ['$d_k$', '$d_k$', '$d_k$']
     """
     fig, axes = new_figure(1, 3, figsize=(12.0, 3.6))
@@ -198,9 +211,17 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None):
             if iid_limit is not None:
                 ax.axhline(iid_limit[i], color=OKABE_ITO["black"], linewidth=5.0, alpha=0.2,
                            label="logits i.i.d. $N(0, 1)$")
-            mc_curve(ax, unscaled.d_k, getattr(unscaled, field), scaled=False)
-            mc_curve(ax, scaled.d_k, getattr(scaled, field), scaled=True)
-        axes[0].legend(loc="center right")
+            if onset is not None:
+                ax.axvline(onset, **ONSET, label=r"predicted onset $d_k = \ln n$")
+            mc_curve(ax, unscaled.d_k, getattr(unscaled, field), "unscaled")
+            mc_curve(ax, scaled.d_k, getattr(scaled, field), "sqrt")
+        if entropy_law is not None:
+            x, h = (np.asarray(v, dtype=float) for v in entropy_law)
+            keep = h >= 0
+            axes[1].plot(x[keep], h[keep], color=OKABE_ITO["black"], linewidth=1.0,
+                         label=r"law $\ln n - d_k/2$")
+            axes[1].legend(loc="lower left", fontsize=8)
+        axes[0].legend(loc="center right", fontsize=8)
         fig.suptitle(f"one query against {n_keys} keys: averages over random queries (bars: ±1 SE)")
     return fig
 
@@ -223,49 +244,57 @@ def format_temperature_axis(ax, temperatures):
     return ax
 
 
-def temperature_small_multiples(logits, temperatures, curve_temperatures):
+def temperature_small_multiples(bar_temperatures, bar_weights, curve_temperatures, curve_stats):
     """Bars of ``softmax(logits / T)`` at a few temperatures, then the largest weight and
-    ``exp(entropy)`` against ``T``.
+    ``exp(entropy)`` against ``T``. Computes nothing: pass what
+    :func:`sdpa_helpers.saturation.temperature_curves` returns.
 
     Parameters
     ----------
-    logits : array_like, shape (n,)
-    temperatures : sequence of float > 0
+    bar_temperatures : sequence of float > 0, length k
         One bar panel each.
-    curve_temperatures : array_like of float > 0
+    bar_weights : array_like, shape (k, n)
+        The weights at those temperatures.
+    curve_temperatures : array_like of float > 0, shape (m,)
         Where the curves are evaluated (log-spaced).
+    curve_stats : WeightStats
+        Fields ``max_weight`` and ``effective_keys`` of shape (m,).
 
     Returns
     -------
     Figure
 
-    >>> fig = temperature_small_multiples([0.0, 1.0], [0.5, 2.0], [0.25, 0.5, 1, 2, 4])
+    >>> from sdpa_helpers.saturation import temperature_curves
+    >>> t = [0.25, 0.5, 1, 2, 4]
+    >>> fig = temperature_small_multiples([0.5, 2.0], temperature_curves([0.0, 1.0], [0.5, 2.0])[0], t,
+    ...                                   temperature_curves([0.0, 1.0], t)[1])
     >>> len(fig.axes)
     4
     """
-    z = np.asarray(logits, dtype=float)
-    temps = [float(t) for t in temperatures]
+    temps = [float(t) for t in bar_temperatures]
+    weights = np.asarray(bar_weights, dtype=float)
+    if weights.ndim != 2 or weights.shape[0] != len(temps):
+        raise ValueError(f"bar_weights must have shape ({len(temps)}, n), got {weights.shape}")
+    n = weights.shape[1]
     curve_t = np.asarray(curve_temperatures, dtype=float)
     fig, axes = new_figure(1, len(temps) + 2, figsize=(2.7 * (len(temps) + 2), 3.3))
     with style():
-        for i, (ax, t) in enumerate(zip(axes, temps)):
-            p = softmax(z, temperature=t)
+        for i, (ax, t, p) in enumerate(zip(axes, temps, weights)):
             name = f"{t:g}" if t >= 1 else f"1/{1 / t:g}"
-            ax.bar(np.arange(1, z.size + 1), p, width=0.8, color=OKABE_ITO["reddish_purple"])
-            format_weight_axes(ax, z.size, f"$T$ = {name}: max {p.max():.2f}")
+            ax.bar(np.arange(1, n + 1), p, width=0.8, color=OKABE_ITO["reddish_purple"])
+            format_weight_axes(ax, n, f"$T$ = {name}: max {p.max():.2f}")
             if i:
                 ax.set_ylabel("")
-        stats = weight_stats(z[None, :] / curve_t[:, None])
         ax_max, ax_eff = axes[-2], axes[-1]
-        ax_max.plot(curve_t, stats.max_weight, color=OKABE_ITO["reddish_purple"], marker=".")
-        ax_eff.plot(curve_t, stats.effective_keys, color=OKABE_ITO["reddish_purple"], marker=".")
-        for ax, label, top in ((ax_max, CURVE_LABELS[0], 1.03), (ax_eff, CURVE_LABELS[2], z.size + 0.3)):
+        ax_max.plot(curve_t, curve_stats.max_weight, color=OKABE_ITO["reddish_purple"], marker=".")
+        ax_eff.plot(curve_t, curve_stats.effective_keys, color=OKABE_ITO["reddish_purple"], marker=".")
+        for ax, label, top in ((ax_max, CURVE_LABELS[0], 1.03), (ax_eff, CURVE_LABELS[2], n + 0.3)):
             format_temperature_axis(ax, curve_t)
             ax.set_ylabel(label)
             ax.set_ylim(0.0 if ax is ax_max else 0.7, top)
             ax.axhline(1.0, **REFERENCE)
-        ax_max.axhline(1.0 / z.size, **REFERENCE)
-        ax_eff.axhline(z.size, **REFERENCE)
+        ax_max.axhline(1.0 / n, **REFERENCE)
+        ax_eff.axhline(n, **REFERENCE)
         for t in temps:
             for ax in (ax_max, ax_eff):
                 ax.axvline(t, color=OKABE_ITO["black"], linewidth=0.6, alpha=0.4)

@@ -14,9 +14,9 @@ import numpy as np
 from .. import plots
 from ..attention import softmax, softmax_jacobian
 from ..plots import gradients as grad_plots
-from ..sampling import sample_components
-from ..saturation import gradient_curves, jacobian_frobenius
-from . import D_K_CHOICES, Explorer, d_k_slider, seed_slider
+from ..saturation import D_K_GRID, gradient_curves, jacobian_frobenius, prefix_logits
+from ..scales import scale_factor
+from . import Explorer, d_k_slider, seed_slider
 
 __all__ = ["JacobianExplorer"]
 
@@ -27,19 +27,20 @@ CURVE_SEED = 2024
 NORM_FLOOR = 1e-16
 
 
+_SCALES = ("unscaled", "sqrt")
+
+
 @lru_cache(maxsize=4)
-def _query_and_keys(seed: int, n_keys: int):
-    """One query (4096,) and ``n_keys`` keys (n_keys, 4096); prefixes give every smaller d_k."""
-    q = sample_components(max(D_K_CHOICES), rng=seed)
-    keys = sample_components((n_keys, max(D_K_CHOICES)), rng=seed + 1000)
-    return q, keys
+def _one_query(seed: int, n_keys: int) -> np.ndarray:
+    """Unscaled logits (13, n_keys) of one query against ``n_keys`` keys at every d_k of the slider."""
+    return prefix_logits(D_K_GRID, n_keys, rng=seed)
 
 
 @lru_cache(maxsize=4)
 def _curves(n_keys: int):
     """Monte Carlo ``||J||_F`` curves (unscaled, scaled): computed once, not per move."""
-    return tuple(gradient_curves(D_K_CHOICES, n_keys, N_QUERIES, scaled=s, rng=CURVE_SEED).jacobian_norm
-                 for s in (False, True))
+    return tuple(gradient_curves(D_K_GRID, n_keys, N_QUERIES, scale=s, rng=CURVE_SEED).jacobian_norm
+                 for s in _SCALES)
 
 
 class JacobianExplorer(Explorer):
@@ -64,11 +65,11 @@ class JacobianExplorer(Explorer):
             image = ax.images[0]
             image.set_animated(True)
             self.images.append(image)
-            self.titles.append(ax.set_title(" ", animated=True))
+            self.titles.append(ax.set_title(" ", animated=True))  # plain text: no mathtext per move
         fig.colorbar(self.images[1], ax=self.ax_s, label=r"$\partial p_i/\partial z_j$", shrink=0.85)
         grad_plots.format_norm_axis(self.ax_norm, grad_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
-        for curve, scaled in zip(_curves(n), (False, True)):
-            grad_plots.norm_curves(self.ax_norm, D_K_CHOICES, curve, scaled=scaled)
+        for curve, scale in zip(_curves(n), _SCALES):
+            grad_plots.norm_curves(self.ax_norm, D_K_GRID, curve, scale)
         self.ax_norm.set_title(f"this query (star) vs {N_QUERIES} random queries")
         self.ax_norm.legend(loc="lower left", fontsize=8)
         self.markers = []
@@ -78,16 +79,15 @@ class JacobianExplorer(Explorer):
             self.markers.append(marker)
 
     def _update(self, d_k, seed):
-        q, keys = _query_and_keys(seed, self.n_keys)
-        z = keys[:, :d_k] @ q[:d_k]  # (n, d_k) @ (d_k,) -> (n,)
+        z = _one_query(seed, self.n_keys)[D_K_GRID.index(d_k)]  # (n,) unscaled logits of this query
         norms = []
-        for i, (name, logits) in enumerate((("unscaled", z), ("scaled", z / np.sqrt(d_k)))):
-            p = softmax(logits)
+        for i, (name, scale) in enumerate((("unscaled", "unscaled"), ("scaled", "sqrt"))):
+            p = softmax(scale_factor(scale, d_k) * z)
             J = softmax_jacobian(p)  # (n, n)
             norm = float(jacobian_frobenius(p))  # accurate even where J's top diagonal entry rounds to 0
             norms.append(norm)
             self.images[i].set_data(J)
-            self.titles[i].set_text(f"{name}, $d_k$ = {d_k}: " + r"$\|J\|_F$" + f" = {grad_plots.format_norm(norm)}")
+            self.titles[i].set_text(f"{name}, d_k = {d_k}: ‖J‖_F = {grad_plots.format_norm(norm)}")
             self.markers[i].set_data([d_k], [max(norm, NORM_FLOOR)])
         floor = (f" (below the axis floor {NORM_FLOOR:.0e}: its star sits on the bottom edge)"
                  if norms[0] < NORM_FLOOR else "")

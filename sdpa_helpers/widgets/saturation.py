@@ -1,8 +1,14 @@
 """Explorers for notebook 05: the softmax saturates as d_k grows (unscaled), and temperature.
 
-- :class:`SaturationExplorer` -- drag d_k: one query's weights, unscaled and scaled, and the
-  Monte Carlo curves of the largest weight, the entropy and ``exp(entropy)`` with a marker;
+- :class:`SaturationExplorer` -- drag d_k and the number of keys n: one query's weights,
+  unscaled and scaled, and the Monte Carlo curves of the largest weight, the entropy and
+  ``exp(entropy)`` with a marker, the predicted onset ``d_k = ln n`` and the entropy law
+  ``ln n - d_k/2``;
 - :class:`TemperatureExplorer` -- drag the temperature ``T`` of ``softmax(z / T)`` on fixed logits.
+
+Every number comes from :mod:`sdpa_helpers.saturation`; the curves of every key count are
+computed when the explorer is built (an equal, small budget per count), so no control computes
+a Monte Carlo curve on its first visit.
 """
 
 from __future__ import annotations
@@ -14,43 +20,44 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 
 from .. import plots
-from ..attention import softmax
 from ..plots import saturation as sat_plots
-from ..sampling import sample_components
-from ..saturation import saturation_curves, weight_stats
-from . import D_K_CHOICES, Explorer, d_k_slider, seed_slider
+from ..saturation import (D_K_GRID, KEY_COUNTS, entropy_closed_form, explorer_queries, prefix_logits,
+                          saturation_curves, saturation_onset, temperature_curves, weight_stats)
+from ..scales import scale_factor
+from . import Explorer, d_k_slider, seed_slider
 
-__all__ = ["SaturationExplorer", "TemperatureExplorer", "KEY_CHOICES", "TEMPERATURES", "EXAMPLE_LOGITS"]
+__all__ = ["SaturationExplorer", "TemperatureExplorer"]
 
-#: Numbers of keys offered by the "keys" slider.
-KEY_CHOICES = (8, 16, 32, 64)
-#: Queries averaged per d_k in the explorer's curves, and their seed.
-N_QUERIES = 4000
+#: Seed of the explorer's curves, and their budget: queries x keys per d_k and key count.
 CURVE_SEED = 2024
+QUERY_BUDGET = 8192
 #: Temperatures offered by the temperature slider: powers of two, 1/64 ... 64.
 TEMPERATURES = tuple(2.0**i for i in range(-6, 7))
-#: The fixed logits of the temperature explorer (the five logits of notebook 05, section 2).
+#: The fixed logits of the temperature explorer (the five logits of notebook 05).
 EXAMPLE_LOGITS = (0.1, -0.2, 0.3, -0.2, 0.5)
+_SCALES = ("unscaled", "sqrt")
+_TITLE = {"unscaled": "unscaled", "sqrt": "scaled by 1/√d_k"}
 
 
 @lru_cache(maxsize=4)
-def _query_and_keys(seed: int):
-    """One query (4096,) and 64 keys (64, 4096); prefixes give every smaller d_k and n."""
-    q = sample_components(max(D_K_CHOICES), rng=seed)
-    keys = sample_components((max(KEY_CHOICES), max(D_K_CHOICES)), rng=seed + 1000)
-    return q, keys
+def _one_query(seed: int) -> np.ndarray:
+    """Unscaled logits (13, 1024) of one query and 1024 keys at every d_k; the first n keys serve n."""
+    return prefix_logits(D_K_GRID, max(KEY_COUNTS), rng=seed)
 
 
-@lru_cache(maxsize=8)
-def _curves(n_keys: int):
-    """Monte Carlo curves (unscaled, scaled) for ``n_keys``: computed once per n, not per move."""
-    return tuple(saturation_curves(D_K_CHOICES, n_keys, N_QUERIES, scaled=s, rng=CURVE_SEED) for s in (False, True))
+@lru_cache(maxsize=1)
+def _all_curves() -> dict:
+    """(n, scale) -> SaturationCurves for every key count: one equal budget each, computed once."""
+    return {(n, s): saturation_curves(D_K_GRID, n, explorer_queries(n, QUERY_BUDGET), scale=s, rng=CURVE_SEED)
+            for n in KEY_COUNTS for s in _SCALES}
 
 
-def _bar_verts(heights, width: float = 0.8) -> np.ndarray:
-    """Rectangles (n, 4, 2) for bars of ``heights`` at x = 1 ... n."""
+def _bar_verts(heights, width: float = 0.8, unit: bool = False) -> np.ndarray:
+    """Rectangles (n, 4, 2) for bars of ``heights`` at x = 1 ... n (``unit``: at (j - 1/2)/n, in [0, 1])."""
     h = np.asarray(heights, dtype=float)
     x = np.arange(1, h.size + 1, dtype=float)
+    if unit:
+        x, width = (x - 0.5) / h.size, width / h.size
     verts = np.zeros((h.size, 4, 2))
     verts[:, :2, 0] = (x - width / 2)[:, None]
     verts[:, 2:, 0] = (x + width / 2)[:, None]
@@ -59,76 +66,95 @@ def _bar_verts(heights, width: float = 0.8) -> np.ndarray:
     return verts
 
 
+def _softmax_rows(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 class SaturationExplorer(Explorer):
     """One query against n random keys: the softmax weights unscaled (left) and scaled (right),
-    with the average largest weight, entropy and effective number of keys against d_k below."""
+    with the average largest weight, entropy and effective number of keys against d_k below,
+    the predicted onset of saturation ``d_k = ln n`` and the entropy law ``ln n - d_k/2``."""
 
     figsize = (10.0, 5.8)
     main = "d_k"
 
     def _controls(self):
-        keys = W.SelectionSlider(options=list(KEY_CHOICES), value=16, description="keys",
+        keys = W.SelectionSlider(options=list(KEY_COUNTS), value=16, description="keys n",
                                  continuous_update=True, style={"description_width": "initial"})
         return {"d_k": d_k_slider(64), "keys": keys, "seed": seed_slider(0)}
 
     def _setup(self, fig):
+        self.curves = _all_curves()
         grid = fig.add_gridspec(2, 6, height_ratios=(1.0, 0.9))
         self.ax_bars = (fig.add_subplot(grid[0, :3]), fig.add_subplot(grid[0, 3:]))
         self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
-        sat_plots.format_curve_axes(*self.ax_curves, n_max=max(KEY_CHOICES))
+        sat_plots.format_curve_axes(*self.ax_curves, n_max=max(KEY_COUNTS))
         self.bars, self.titles = [], []
-        for ax, spec in zip(self.ax_bars, (plots.UNSCALED, plots.SCALED)):
+        for ax, scale in zip(self.ax_bars, _SCALES):
             sat_plots.format_weight_axes(ax, 16)
-            bars = PolyCollection([], facecolor=spec["color"], edgecolor="none", animated=True)
+            ax.set_xlim(0.0, 1.0)  # keys at (j - 1/2)/n: one fixed axis for every n, no redraw
+            ax.set_xticks([])
+            ax.set_xlabel("key $j$ = 1 … $n$ (left to right)")
+            bars = PolyCollection([], facecolor=plots.SCALING_STYLES[scale]["color"], edgecolor="none",
+                                  animated=True)
             ax.add_collection(bars)
             self.bars.append(bars)
-            self.titles.append(ax.set_title(" ", animated=True))
-        self.lines, self.markers, self.refs = {}, {}, []
+            ax.set_title(_TITLE[scale])  # static: drawn once into the background
+            self.titles.append(ax.text(0.98, 0.95, " ", transform=ax.transAxes, ha="right", va="top",
+                                       fontsize=9, animated=True))
+        self.lines, self.markers, self.refs, self.onsets = {}, {}, [], []
         for ax in self.ax_curves:
-            for level in ("one-hot", "uniform"):
+            for _ in ("one-hot", "uniform"):
                 (ref,) = ax.plot([], [], animated=True, **sat_plots.REFERENCE)
                 self.refs.append(ref)
-            for name, spec in (("unscaled", plots.UNSCALED), ("scaled", plots.SCALED)):
+            (onset,) = ax.plot([], [], animated=True, label=r"predicted onset $d_k = \ln n$", **sat_plots.ONSET)
+            self.onsets.append(onset)
+            for scale in _SCALES:
+                spec = plots.SCALING_STYLES[scale]
                 (line,) = ax.plot([], [], color=spec["color"], linestyle=spec["linestyle"], linewidth=1.5,
                                   animated=True, label=spec["label"])
                 (marker,) = ax.plot([], [], color=spec["color"], marker=spec["marker"], markersize=8,
                                     markeredgecolor="black", linestyle="none", animated=True)
-                self.lines[ax, name] = line
-                self.markers[ax, name] = marker
-        self.ax_curves[0].legend(handles=[self.lines[self.ax_curves[0], n] for n in ("unscaled", "scaled")],
-                                 loc="center right")
-
-    def _background_key(self, d_k, keys, seed):
-        return keys  # the bars' x range: keys 1 ... n
+                self.lines[ax, scale] = line
+                self.markers[ax, scale] = marker
+        (self.law,) = self.ax_curves[1].plot([], [], color=plots.OKABE_ITO["black"], linewidth=1.0, animated=True,
+                                             label=r"law $\ln n - d_k/2$")
+        ax0 = self.ax_curves[0]
+        ax0.legend(handles=[self.lines[ax0, s] for s in _SCALES] + [self.onsets[0]], loc="center right", fontsize=7)
+        self.ax_curves[1].legend(handles=[self.law], loc="lower left", fontsize=7)
+        self._x = np.asarray(D_K_GRID, dtype=float)
+        self._law_x = np.geomspace(self._x[0], self._x[-1], 200)
 
     def _update(self, d_k, keys, seed):
-        q, key_matrix = _query_and_keys(seed)
-        z = key_matrix[:keys, :d_k] @ q[:d_k]  # (n, d_k) @ (d_k,) -> (n,)
-        for ax in self.ax_bars:
-            ax.set_xlim(0.4, keys + 0.6)
-        weights = (softmax(z), softmax(z / np.sqrt(d_k)))
-        stats = weight_stats(np.stack([z, z / np.sqrt(d_k)]))
-        for i, name in enumerate(("unscaled", "scaled")):
-            self.bars[i].set_verts(_bar_verts(weights[i]))
-            self.titles[i].set_text(f"{name}: max {stats.max_weight[i]:.2f}, "
-                                    f"$H$ = {stats.entropy[i]:.2f} nats, $e^H$ = {stats.effective_keys[i]:.1f}")
-        curves = dict(zip(("unscaled", "scaled"), _curves(keys)))
-        x = np.asarray(D_K_CHOICES, dtype=float)
-        at = D_K_CHOICES.index(d_k)
-        edges = np.array([x[0] / 1.4, x[-1] * 1.4])
+        at = D_K_GRID.index(d_k)
+        z = _one_query(seed)[at, :keys]  # (n,) unscaled logits of this query
+        logits = np.stack([scale_factor(s, d_k) * z for s in _SCALES])  # (2, n)
+        weights, stats = _softmax_rows(logits), weight_stats(logits)
+        for i, scale in enumerate(_SCALES):
+            self.bars[i].set_verts(_bar_verts(weights[i], unit=True))
+            # plain text, no mathtext: parsing a new $...$ string on every move costs tens of ms
+            self.titles[i].set_text(f"max {stats.max_weight[i]:.2f}\nH {stats.entropy[i]:.2f}\n"
+                                    f"e^H {stats.effective_keys[i]:.1f}")
+        edges = np.array([self._x[0] / 1.4, self._x[-1] * 1.4])
+        onset = float(saturation_onset(keys))
         references = ((1.0, 1.0 / keys), (0.0, np.log(keys)), (1.0, float(keys)))
         for j, (ax, field) in enumerate(zip(self.ax_curves, ("max_weight", "entropy", "effective_keys"))):
             for r, level in enumerate(references[j]):
                 self.refs[2 * j + r].set_data(edges, [level, level])
-            for name, curve in curves.items():
-                mean = getattr(curve, field).mean
-                self.lines[ax, name].set_data(x, mean)
-                self.markers[ax, name].set_data([d_k], [mean[at]])
-        u, s = curves["unscaled"], curves["scaled"]
-        return (f"d_k = {d_k}, {keys} keys. Average over {N_QUERIES} random queries: largest weight "
-                f"{u.max_weight.mean[at]:.2f} unscaled vs {s.max_weight.mean[at]:.2f} scaled; "
-                f"effective keys {u.effective_keys.mean[at]:.1f} vs {s.effective_keys.mean[at]:.1f} "
-                f"(uniform: {keys}, one-hot: 1).")
+            self.onsets[j].set_data([onset, onset], ax.get_ylim())
+            for scale in _SCALES:
+                mean = getattr(self.curves[keys, scale], field).mean
+                self.lines[ax, scale].set_data(self._x, mean)
+                self.markers[ax, scale].set_data([d_k], [mean[at]])
+        law = entropy_closed_form(keys, self._law_x)
+        self.law.set_data(self._law_x[law >= 0], law[law >= 0])
+        u, s = (self.curves[keys, scale] for scale in _SCALES)
+        return (f"d_k = {d_k}, n = {keys} keys. Average over {explorer_queries(keys, QUERY_BUDGET)} "
+                f"random queries: largest weight {u.max_weight.mean[at]:.2f} unscaled vs "
+                f"{s.max_weight.mean[at]:.2f} scaled; effective keys {u.effective_keys.mean[at]:.1f} vs "
+                f"{s.effective_keys.mean[at]:.1f} (uniform: {keys}, one-hot: 1). Predicted onset of saturation "
+                f"(unscaled): d_k ≈ ln n = {onset:.1f}.")
 
 
 class TemperatureExplorer(Explorer):
@@ -154,11 +180,12 @@ class TemperatureExplorer(Explorer):
         self.bars = PolyCollection([], facecolor=colour, edgecolor="none", animated=True)
         self.ax_bars.add_collection(self.bars)
         self.title = self.ax_bars.set_title(" ", animated=True)
+        _, curve = temperature_curves(z, 2.0 ** np.linspace(-6, 6, 49))
+        self.weights, self.stats = temperature_curves(z, TEMPERATURES)  # every slider value, at build
         curve_t = 2.0 ** np.linspace(-6, 6, 49)
-        self.curve = weight_stats(z[None, :] / curve_t[:, None])
         self.markers = []
-        for ax, values, label, ylim in ((self.ax_max, self.curve.max_weight, sat_plots.CURVE_LABELS[0], (0, 1.03)),
-                                        (self.ax_eff, self.curve.effective_keys, sat_plots.CURVE_LABELS[2],
+        for ax, values, label, ylim in ((self.ax_max, curve.max_weight, sat_plots.CURVE_LABELS[0], (0, 1.03)),
+                                        (self.ax_eff, curve.effective_keys, sat_plots.CURVE_LABELS[2],
                                          (0.7, z.size + 0.3))):
             sat_plots.format_temperature_axis(ax, TEMPERATURES)
             ax.plot(curve_t, values, color=colour)
@@ -170,14 +197,12 @@ class TemperatureExplorer(Explorer):
             self.markers.append(marker)
 
     def _update(self, temperature):
-        z = np.asarray(self.logits, dtype=float)
-        p = softmax(z, temperature=temperature)
-        stats = weight_stats(z / temperature)
+        i = TEMPERATURES.index(temperature)
+        p, top, eff = self.weights[i], self.stats.max_weight[i], self.stats.effective_keys[i]
         self.bars.set_verts(_bar_verts(p))
         name = f"{temperature:g}" if temperature >= 1 else f"1/{1 / temperature:g}"
-        self.title.set_text(f"$T$ = {name}: max {stats.max_weight:.2f}, $e^H$ = {stats.effective_keys:.2f}")
-        self.markers[0].set_data([temperature], [stats.max_weight])
-        self.markers[1].set_data([temperature], [stats.effective_keys])
-        return (f"T = {name}: softmax(z / T) = "
-                + ", ".join(f"{w:.3f}" for w in p)
-                + f". Small T sharpens toward one-hot; large T flattens toward uniform (1/{z.size} each).")
+        self.title.set_text(f"T = {name}: max {top:.2f}, e^H = {eff:.2f}")  # plain text: no mathtext per move
+        self.markers[0].set_data([temperature], [top])
+        self.markers[1].set_data([temperature], [eff])
+        return (f"T = {name}: softmax(z / T) = " + ", ".join(f"{w:.3f}" for w in p)
+                + f". Small T sharpens toward one-hot; large T flattens toward uniform (1/{p.size} each).")
