@@ -11,7 +11,11 @@ This module offers:
 - :func:`matmul_sample_variance_moments` -- the exact spread of the sample variance of the
   entries of one random matrix product (entries share rows and columns);
 - :func:`shared_row_square_covariance` -- ``Cov(S_ij^2, S_ik^2)`` for two logits of one query;
-- :func:`effective_sample_size` -- how many i.i.d. values a pooled sample variance is worth.
+- :func:`effective_sample_size` -- how many i.i.d. values a pooled sample variance is worth;
+- :func:`normal_pdf` -- the density of ``N(mean, var)`` (the reference curve of every histogram);
+- :func:`within_row_moments` -- mean and variance of ``q . k`` over random keys for one fixed query;
+- :func:`dot_product_variance_cov` -- ``Var(q . k)`` for independent ``q``, ``k`` with any
+  covariance matrices (``tr(Sigma_q Sigma_k)`` at mean 0): the sharp condition behind ``d_k``.
 
 Everything is exact arithmetic on numbers (no sampling); :mod:`sdpa_helpers.sampling`
 checks it by Monte Carlo.
@@ -22,11 +26,14 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from . import _checks
 
 __all__ = ["Moments", "product_moments", "dot_product_moments", "scaled_moments",
            "sample_variance_moments", "dot_product_excess_kurtosis", "matmul_sample_variance_moments",
-           "shared_row_square_covariance", "effective_sample_size"]
+           "shared_row_square_covariance", "effective_sample_size",
+           "normal_pdf", "within_row_moments", "dot_product_variance_cov"]
 
 
 def _finite(value: float, what: str) -> float:
@@ -382,3 +389,129 @@ def effective_sample_size(var_s2: float, var: float = 1.0, excess_kurtosis: floa
         raise ValueError(f"{what} overflows a float (the effective sample size is larger than 1.8e308)")
     r = 4 * kappa * (u / b) / b
     return _finite(b * (1 + math.sqrt(max(1 - r, 0.0))) / 2, what)
+
+
+# -- The normal density, the within-row view and the sharp condition (notebooks 01-02) -------
+
+def normal_pdf(x, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
+    """Density of the normal distribution ``N(mean, var)`` at ``x`` (any shape).
+
+    Far tails underflow to exactly 0 (never NaN), whatever the magnitudes.
+
+    Examples
+    --------
+    >>> round(float(normal_pdf(0.0)), 4)
+    0.3989
+    >>> round(float(normal_pdf(0.0, var=64.0)), 5)  # 1 / sqrt(2 pi 64)
+    0.04987
+    >>> float(normal_pdf(1e300))
+    0.0
+    """
+    x = _checks.real_array("x", x)
+    mean = _checks.real("mean", mean)
+    var = _checks.positive("var", var)
+    with np.errstate(over="ignore", under="ignore"):
+        z2 = ((x - mean) / math.sqrt(var)) ** 2  # inf for the far tails: exp(-inf) = 0
+        return np.exp(-0.5 * z2) / math.sqrt(2 * math.pi * var)
+
+
+def within_row_moments(q, mean_k: float = 0.0, var_k: float = 1.0) -> Moments:
+    """Mean and variance of ``q . k`` for one FIXED query ``q`` over random keys ``k``.
+
+    Every key has independent components of mean ``mean_k`` and variance ``var_k``. Then
+
+    ``E[q . k | q] = mean_k * sum_i q_i`` and ``Var(q . k | q) = var_k * ||q||^2``.
+
+    The mean is the same for every key of one query: a shift of the whole row of logits,
+    which the softmax ignores. What the softmax sees is the spread within the row,
+    ``var_k ||q||^2``; with ``E||q||^2 = d_k (var_q + mean_q^2)`` it grows like ``d_k``,
+    so ``1/sqrt(d_k)`` normalises it even when the means are not 0.
+
+    Parameters
+    ----------
+    q : array_like, shape (d_k,) or (..., d_k)
+        The query (or a stack of queries: one result per query).
+    mean_k, var_k : float
+        Mean and variance of every key component (``var_k >= 0``).
+
+    Returns
+    -------
+    Moments
+        Floats for one query; arrays of shape ``(...)`` for a stack.
+
+    Examples
+    --------
+    >>> within_row_moments([1.0, 2.0, 2.0], mean_k=0.5, var_k=2.0)
+    Moments(mean=2.5, var=18.0)
+    """
+    q = _checks.real_array("q", q, min_ndim=1, shape_hint="(d_k,) or (..., d_k)")
+    if q.shape[-1] == 0:
+        raise ValueError("q must have at least one component (d_k >= 1)")
+    mean_k = _checks.real("mean_k", mean_k)
+    var_k = _checks.non_negative("var_k", var_k)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = mean_k * q.sum(axis=-1)
+        var = var_k * np.einsum("...i,...i->...", q, q)  # var_k ||q||^2
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(var))):
+        raise ValueError("within_row_moments overflows a float for this q (its entries are too large)")
+    if q.ndim == 1:
+        return Moments(float(mean), float(var))
+    return Moments(mean, var)
+
+
+def dot_product_variance_cov(cov_q, cov_k, mean_q=None, mean_k=None) -> float:
+    """``Var(q . k)`` for INDEPENDENT vectors ``q`` and ``k`` with any covariance matrices.
+
+    With ``E[q q^T] = Sigma_q + mu_q mu_q^T`` (and the same for ``k``) and ``q`` independent
+    of ``k``,
+
+    ``Var(q . k) = tr(Sigma_q Sigma_k) + mu_k^T Sigma_q mu_k + mu_q^T Sigma_k mu_q``,
+
+    which is ``tr(Sigma_q Sigma_k)`` at mean 0. So the components of ``q`` need not be
+    independent of each other: uncorrelated unit-variance components (``Sigma = I``) give
+    ``d_k``, e.g. ``q`` uniform on the sphere of radius ``sqrt(d_k)``. For diagonal covariances
+    it reduces to :func:`dot_product_moments`.
+
+    Parameters
+    ----------
+    cov_q, cov_k : array_like, shape (d_k, d_k)
+        Symmetric covariance matrices of ``q`` and of ``k``.
+    mean_q, mean_k : array_like, shape (d_k,), optional
+        Mean vectors (0 when omitted).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> dot_product_variance_cov(np.eye(3), np.eye(3))
+    3.0
+    >>> dot_product_variance_cov([[1.0, 0.5], [0.5, 1.0]], [[1.0, 0.5], [0.5, 1.0]])  # correlated: more
+    2.5
+    """
+    mats = []
+    for name, c in (("cov_q", cov_q), ("cov_k", cov_k)):
+        c = _checks.real_array(name, c, min_ndim=2, shape_hint="(d_k, d_k)")
+        if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] == 0:
+            raise ValueError(f"{name} must be a square (d_k, d_k) matrix, got shape {c.shape}")
+        if not np.allclose(c, c.T, rtol=1e-10, atol=0.0):
+            raise ValueError(f"{name} must be symmetric (a covariance matrix)")
+        mats.append(c)
+    cq, ck = mats
+    if cq.shape != ck.shape:
+        raise ValueError(f"cov_q and cov_k must have the same shape, got {cq.shape} and {ck.shape}")
+    d_k = cq.shape[0]
+    means = []
+    for name, m in (("mean_q", mean_q), ("mean_k", mean_k)):
+        if m is None:
+            means.append(np.zeros(d_k))
+            continue
+        m = _checks.real_array(name, m, min_ndim=1, shape_hint="(d_k,)")
+        if m.shape != (d_k,):
+            raise ValueError(f"{name} must have shape ({d_k},), got {m.shape}")
+        means.append(m)
+    mq, mk = means
+    with np.errstate(over="ignore", invalid="ignore"):
+        var = float(np.sum(cq * ck.T) + mk @ cq @ mk + mq @ ck @ mq)  # tr(Sq Sk) = sum_ij Sq_ij Sk_ji
+    return _finite(var, "dot_product_variance_cov")
