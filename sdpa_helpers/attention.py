@@ -10,6 +10,11 @@ This module offers:
 - :func:`causal_mask` -- True on and below the diagonal;
 - :func:`layer_norm` -- zero mean, unit variance along an axis (no learned gain/bias).
 
+Every function gives the right number at any finite input a float can hold (entries from
+1e-300 to 1e300), or a ValueError naming the caller's parameter when the true result does
+not fit in a float: scores and norms are computed on inputs rescaled by exact powers of 2
+whenever the magnitudes are extreme (the same numbers as the plain formula otherwise).
+
 Shapes follow the paper: ``Q`` is ``(..., n_q, d_k)``, ``K`` is ``(..., n_k, d_k)``,
 ``V`` is ``(..., n_k, d_v)``; leading dimensions broadcast. A boolean ``mask`` uses
 PyTorch's ``attn_mask`` meaning: True means "may attend".
@@ -17,10 +22,13 @@ PyTorch's ``attn_mask`` meaning: True means "may attend".
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
+from .scales import scale_factor
 
 __all__ = [
     "softmax",
@@ -160,21 +168,52 @@ def _matrices(Q, K, V=None):
     return Q, K, V
 
 
-def _scale(scale, d_k: int) -> float:
-    if scale is None:
-        return 1.0 / np.sqrt(d_k)
-    return _checks.positive("scale", scale)
+# Magnitudes at which the plain formulas neither overflow nor lose digits to underflow.
+_LOW, _HIGH = 1e-100, 1e100
 
 
-def attention_scores(Q, K, scale=None) -> np.ndarray:
+def _moderate(magnitudes: np.ndarray) -> bool:
+    """True if every non-zero entry of ``magnitudes`` lies in [_LOW, _HIGH]."""
+    return bool(np.all((magnitudes == 0) | ((magnitudes >= _LOW) & (magnitudes <= _HIGH))))
+
+
+def _exponent(magnitudes: np.ndarray) -> np.ndarray:
+    """Integer e with ``magnitudes / 2**e`` in [0.5, 1) (0 for 0): scaling by 2**-e is exact."""
+    return np.frexp(magnitudes)[1]
+
+
+def _scores(Q: np.ndarray, K: np.ndarray, c: float) -> np.ndarray:
+    """``c * Q @ K^T``, exact at any magnitude; ValueError naming Q and K if a score overflows."""
+    aq = np.abs(Q).max(axis=-1)  # (..., n_q): the largest entry of each query
+    ak = np.abs(K).max(axis=-1)  # (..., n_k)
+    if _moderate(aq) and _moderate(ak) and _LOW <= c <= _HIGH:
+        with np.errstate(over="ignore", invalid="ignore"):
+            scores = c * (Q @ np.swapaxes(K, -1, -2))  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+    else:  # rescale every query and key by a power of 2 to max |entry| in [0.5, 1), then scale back
+        eq, ek = _exponent(aq), _exponent(ak)
+        qn = np.ldexp(Q, -eq[..., None])
+        kn = np.ldexp(K, -ek[..., None])
+        mc, ec = math.frexp(c)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            dots = (qn @ np.swapaxes(kn, -1, -2)) * mc  # |dots| <= d_k
+            scores = np.ldexp(dots, eq[..., :, None] + ek[..., None, :] + ec)
+    if not np.isfinite(scores).all():
+        raise ValueError(f"the scores scale * Q @ K^T overflow a float (Q entries up to {float(aq.max()):.3g}, "
+                         f"K entries up to {float(ak.max()):.3g}, scale {c:.3g}); scale Q or K down")
+    return scores
+
+
+def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | str | None = None) -> np.ndarray:
     """The logits ``scale * Q @ K^T``: every query dotted with every key.
 
     Parameters
     ----------
     Q : array_like, shape (..., n_q, d_k)
     K : array_like, shape (..., n_k, d_k)
-    scale : float > 0 or None
-        ``None`` means ``1 / sqrt(d_k)`` (scaled attention); ``1.0`` is unscaled.
+    scale : float > 0, a name from :data:`sdpa_helpers.scales.SCALINGS`, or None
+        ``None`` (or ``"sqrt"``) means ``1 / sqrt(d_k)`` (scaled attention); ``1.0`` (or
+        ``"unscaled"``) is unscaled; see :func:`sdpa_helpers.scales.scale_factor`.
+        A score beyond the largest float raises ValueError naming Q and K.
 
     Returns
     -------
@@ -190,11 +229,11 @@ def attention_scores(Q, K, scale=None) -> np.ndarray:
     [[0.5, 5.0]]
     """
     Q, K = _matrices(Q, K)
-    c = _scale(scale, Q.shape[-1])
-    return c * (Q @ np.swapaxes(K, -1, -2))  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+    return _scores(Q, K, scale_factor(scale, Q.shape[-1]))
 
 
-def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
+def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
+                                 scale: float | str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``softmax(scale * Q K^T, masked) @ V``: the paper's scaled dot-product attention.
 
     Steps: MatMul (``Q K^T``), Scale, Mask (optional: disallowed logits become ``-inf``),
@@ -208,8 +247,8 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
     mask : bool array_like broadcastable to (..., n_q, n_k), optional
         True where the query may attend to the key (PyTorch's boolean ``attn_mask``).
         Every query must keep at least one key.
-    scale : float > 0 or None
-        ``None`` means ``1 / sqrt(d_k)``; ``1.0`` is unscaled.
+    scale : float > 0, a name from :data:`sdpa_helpers.scales.SCALINGS`, or None
+        ``None`` means ``1 / sqrt(d_k)``; ``1.0`` is unscaled (as in :func:`attention_scores`).
 
     Returns
     -------
@@ -228,7 +267,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
     ([[1.0], [2.0]], [[1.0, 0.0], [0.5, 0.5]])
     """
     Q, K, V = _matrices(Q, K, V)
-    logits = attention_scores(Q, K, scale=scale)  # (..., n_q, n_k)
+    logits = _scores(Q, K, scale_factor(scale, Q.shape[-1]))  # (..., n_q, n_k)
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype != bool:
@@ -246,7 +285,13 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
                              "every query needs at least one True in its mask row")
         logits = np.where(mask, logits, -np.inf)
     weights = softmax(logits, axis=-1)  # (..., n_q, n_k)
-    output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    av = np.abs(V).max(axis=-2, keepdims=True)  # (..., 1, d_v): the largest value of each column
+    if _moderate(av):
+        output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    else:  # a convex combination of the columns, each rescaled by an exact power of 2 and back
+        ev = _exponent(av)
+        with np.errstate(under="ignore"):
+            output = np.ldexp(weights @ np.ldexp(V, -ev), ev)
     return output, weights
 
 
@@ -274,10 +319,13 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     return np.tril(np.ones((n_q, n_k), dtype=bool))
 
 
-def layer_norm(x, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     """Normalise ``x`` to mean 0 and variance 1 along ``axis`` (no learned gain or bias).
 
-    ``(x - mean) / sqrt(var + eps)`` with the population variance, as in LayerNorm.
+    ``(x - mean) / sqrt(var + eps)`` with the population variance, as in LayerNorm. Slices
+    whose entries are extreme (beyond 1e±100) are first rescaled by an exact power of 2, so
+    ``layer_norm([1e200, -1e200])`` is ``[1, -1]`` and ``layer_norm([1e-200, 2e-200], eps=0)``
+    is ``[-1, 1]``. With ``eps=0`` a constant slice (variance 0) raises ValueError.
 
     Parameters
     ----------
@@ -302,8 +350,22 @@ def layer_norm(x, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     eps = _checks.non_negative("eps", eps)
     if x.shape[axis] == 0:
         raise ValueError("x must have at least one entry along axis")
-    mean = x.mean(axis=axis, keepdims=True)
-    var = x.var(axis=axis, keepdims=True)
-    if eps == 0 and (var == 0).any():
+    if eps == 0 and (x.max(axis=axis) == x.min(axis=axis)).any():
         raise ValueError("x has a constant slice and eps=0: its variance is 0, so it cannot be normalised")
-    return (x - mean) / np.sqrt(var + eps)
+    top = np.abs(x).max(axis=axis, keepdims=True)
+    if _moderate(top):
+        mean = x.mean(axis=axis, keepdims=True)
+        var = x.var(axis=axis, keepdims=True)
+        return (x - mean) / np.sqrt(var + eps)
+    # x = 2**e * xn with max |xn| in [0.5, 1): (x - mean) / sqrt(var + eps) = (xn - mn) / sqrt(vn + eps 4**-e)
+    e = _exponent(top)
+    xn = np.ldexp(x, -e)
+    centred = xn - xn.mean(axis=axis, keepdims=True)
+    vn = np.mean(centred * centred, axis=axis, keepdims=True)
+    with np.errstate(over="ignore", under="ignore"):
+        eps_n = np.ldexp(eps, -2 * e)  # inf where x is tiny and eps is not: then var is negligible
+        out = centred / np.sqrt(vn + eps_n)
+        tiny = np.broadcast_to(np.isinf(eps_n), out.shape)
+        if tiny.any():  # (x - mean) / sqrt(eps): 2**e * centred / sqrt(eps)
+            out = np.where(tiny, np.ldexp(centred, e) / math.sqrt(eps), out)
+    return out

@@ -184,3 +184,63 @@ def test_layer_norm():
     naive = [(row - row.mean()) / math.sqrt(row.var() + 1e-5) for row in x]
     assert np.allclose(layer_norm(x), naive)
     assert np.allclose(layer_norm(x.T, axis=0), np.array(naive).T)
+
+
+# -- extreme but finite magnitudes: the right number, or a ValueError naming the caller's input ------
+
+def test_layer_norm_at_extreme_magnitudes():
+    np.testing.assert_allclose(layer_norm([1e200, -1e200]), [1.0, -1.0], rtol=1e-12)
+    np.testing.assert_allclose(layer_norm([1e-200, 2e-200], eps=0), [-1.0, 1.0], rtol=1e-12)
+    np.testing.assert_allclose(layer_norm([[1e-320, 3e-320]], eps=0), [[-1.0, 1.0]], rtol=1e-12)
+    # eps dominates a tiny variance: (x - mean) / sqrt(eps)
+    np.testing.assert_allclose(layer_norm([1e-200, 3e-200], eps=1e-4), [-1e-198, 1e-198], rtol=1e-12)
+    # every slice on its own scale, against the same rows divided by their largest entry
+    x = np.array([[1e300, -3e299, 2e299], [1e-300, 4e-301, -2e-300], [1.0, 2.0, 4.0]])
+    np.testing.assert_allclose(layer_norm(x, eps=0), layer_norm(x / np.abs(x).max(axis=1, keepdims=True), eps=0),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="constant slice"):
+        layer_norm([1e-300, 1e-300], eps=0)
+
+
+def test_layer_norm_moderate_inputs_unchanged():
+    # The plain formula (x - mean) / sqrt(var + eps), bit for bit, where it cannot overflow.
+    x = make_rng(8).normal(3.0, 5.0, (6, 16))
+    mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+    assert np.array_equal(layer_norm(x), (x - mean) / np.sqrt(var + 1e-5))
+
+
+@pytest.mark.parametrize("mq,mk,c,factor", [(1e200, 1e-200, 1.0, 1.0), (1e-200, 1e-100, 1e300, 1.0),
+                                            (1e150, 1e150, 1e-200, 1e100), (1e-300, 1e300, 0.5, 0.5),
+                                            (1e-160, 1e-160, 1e250, 1e-70)])
+def test_attention_scores_at_extreme_magnitudes(mq, mk, c, factor):
+    # Q @ K^T of the moderate arrays times the overall factor mq * mk * c (written out: it is safe).
+    rng = make_rng(9)
+    Q, K = rng.standard_normal((3, 8)), rng.standard_normal((4, 8))
+    np.testing.assert_allclose(attention_scores(Q * mq, K * mk, scale=c), (Q @ K.T) * factor, rtol=1e-9)
+
+
+def test_attention_names_q_and_k_when_the_scores_overflow():
+    Q, K, V = 1e200 * np.ones((2, 4)), 1e200 * np.ones((3, 4)), np.ones((3, 2))
+    for call in (lambda: scaled_dot_product_attention(Q, K, V), lambda: attention_scores(Q, K)):
+        with pytest.raises(ValueError) as info:
+            call()
+        message = str(info.value)
+        assert "Q" in message and "K" in message and "x contains" not in message
+
+
+def test_attention_output_at_extreme_values():
+    Q, K = np.zeros((1, 4)), np.ones((2, 4))
+    out, w = scaled_dot_product_attention(Q, K, [[1e308], [1.7e308]])
+    assert np.isfinite(out).all() and out[0, 0] == pytest.approx(1.35e308)
+    out, _ = scaled_dot_product_attention(Q, K, [[1e-310], [3e-310]])
+    assert out[0, 0] == pytest.approx(2e-310, rel=1e-6)
+
+
+def test_attention_scale_uses_the_scale_vocabulary():
+    rng = make_rng(10)
+    Q, K = rng.standard_normal((3, 16)), rng.standard_normal((5, 16))
+    assert np.array_equal(attention_scores(Q, K, scale="sqrt"), attention_scores(Q, K))
+    assert np.array_equal(attention_scores(Q, K, scale="unscaled"), attention_scores(Q, K, scale=1.0))
+    np.testing.assert_allclose(attention_scores(Q, K, scale="inv_d"), Q @ K.T / 16)
+    with pytest.raises(ValueError, match="scale"):
+        attention_scores(Q, K, scale="half")
