@@ -7,8 +7,8 @@ This module offers:
 - :func:`histogram_edges` -- bin edges in units of ``q . k`` for a given ``d_k`` and distribution
   (on the lattice of possible values for Rademacher components);
 - :func:`histogram_density` -- a histogram scaled to a density, on those edges;
-- :func:`normal_density` -- the density of ``N(mean, var)``;
-- :func:`dot_product_histogram` -- one histogram of ``q . k`` with the ``N(0, d_k)`` density on top;
+- :func:`dot_product_histogram` -- one histogram of ``q . k`` with the ``N(0, d_k)`` density on top
+  (stems for the discrete Rademacher case);
 - :func:`histogram_grid` -- small multiples: one row per distribution, one column per ``d_k``;
 - :func:`covariance_heatmap` -- an annotated heatmap of a covariance matrix;
 - :func:`kurtosis_decay` -- ``|excess kurtosis|`` of ``q . k`` against ``d_k``, simulation and theory.
@@ -22,9 +22,10 @@ import numpy as np
 
 from .. import _checks
 from ..sampling import check_dist
+from ..theory import normal_pdf
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["BINS", "DIST_STYLE", "histogram_edges", "histogram_density", "normal_density",
+__all__ = ["BINS", "DIST_STYLE", "histogram_edges", "histogram_density",
            "dot_product_histogram", "histogram_grid", "covariance_heatmap", "kurtosis_decay"]
 
 #: Bin edges in units of the standard deviation ``sqrt(d_k)``: 54 bins of width 1/6 over [-4.5, 4.5].
@@ -111,26 +112,14 @@ def histogram_density(samples, edges) -> np.ndarray:
     return counts / samples.size / np.diff(edges)
 
 
-def normal_density(x, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
-    """Density of the normal distribution ``N(mean, var)`` at ``x``.
-
-    Examples
-    --------
-    >>> round(float(normal_density(0.0, var=64.0)), 5)  # 1 / sqrt(2 pi 64)
-    0.04987
-    """
-    x = _checks.real_array("x", x)
-    mean = _checks.real("mean", mean)
-    var = _checks.positive("var", var)
-    return np.exp(-0.5 * (x - mean) ** 2 / var) / math.sqrt(2 * math.pi * var)
-
-
 def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, title: str | None = None,
                           xlabel: bool = True, ylabel: bool = True, legend: bool = True):
     """Histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top.
 
     The x axis spans ±4.5 ``sqrt(d_k)``, so the normal curve has the same shape at every
-    ``d_k``; only the numbers on the axis change.
+    ``d_k``; only the numbers on the axis change. Rademacher components make ``q . k`` discrete
+    (integers of the parity of ``d_k``, two apart): it is drawn as stems at its values, of height
+    probability / 2, so that they compare with the density (bars of width 2 would look uniform).
 
     Parameters
     ----------
@@ -162,10 +151,18 @@ def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, titl
     sd = math.sqrt(d_k)
     ax = get_axes(ax)
     with style():
-        ax.stairs(histogram_density(samples, edges), edges, fill=True, color=UNSCALED["color"], alpha=0.55,
-                  label=r"$q\cdot k$ (simulated)")
+        if dist == "rademacher":  # discrete: q·k takes the values -d_k, -d_k + 2, ..., d_k
+            values, counts = np.unique(samples, return_counts=True)
+            shown = np.abs(values) <= 4.5 * sd
+            height = counts[shown] / samples.size / 2.0  # probability per unit length (values 2 apart)
+            ax.vlines(values[shown], 0.0, height, color=UNSCALED["color"], linewidth=2.0)
+            ax.plot(values[shown], height, "o", color=UNSCALED["color"], markersize=4 if d_k <= 64 else 2,
+                    label=r"$q\cdot k$ (simulated): probability / 2 at each value")
+        else:
+            ax.stairs(histogram_density(samples, edges), edges, fill=True, color=UNSCALED["color"], alpha=0.55,
+                      label=r"$q\cdot k$ (simulated)")
         x = np.linspace(-4.5 * sd, 4.5 * sd, 301)
-        ax.plot(x, normal_density(x, 0.0, d_k), **_NORMAL_LINE, label=r"$N(0, d_k)$")
+        ax.plot(x, normal_pdf(x, 0.0, d_k), **_NORMAL_LINE, label=r"$N(0, d_k)$")
         ax.set_xlim(-4.5 * sd, 4.5 * sd)
         ax.set_ylim(0, None)
         if xlabel:

@@ -10,9 +10,9 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import plots
-from ..plots.variance import BINS, histogram_density, histogram_edges, normal_density
+from ..plots.variance import BINS, histogram_density, histogram_edges
 from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_dot_products
-from ..theory import dot_product_excess_kurtosis, dot_product_moments
+from ..theory import dot_product_excess_kurtosis, dot_product_moments, normal_pdf
 from . import Explorer, d_k_slider
 
 __all__ = ["VarianceExplorer"]
@@ -127,7 +127,7 @@ class VarianceExplorer(Explorer):
         self.bars = ax.stairs(np.zeros(len(BINS) - 1), BINS, fill=True, color=plots.UNSCALED["color"],
                               alpha=0.55, animated=True, label=rf"$q\cdot k$ ({self.n_samples} simulated pairs)")
         z = np.linspace(BINS[0], BINS[-1], 301)
-        (self.curve,) = ax.plot(z, normal_density(z), color=plots.OKABE_ITO["black"], linewidth=1.5,
+        (self.curve,) = ax.plot(z, normal_pdf(z), color=plots.OKABE_ITO["black"], linewidth=1.5,
                                 label=r"$N(0, d_k)$ density")
         self.title = ax.set_title(" ", animated=True)
         ax.set_xlim(BINS[0], BINS[-1])
