@@ -25,12 +25,13 @@ Everything is numpy only; every ``rng`` goes through :func:`sdpa_helpers.make_rn
 from __future__ import annotations
 
 import numbers
+from functools import lru_cache
 
 import numpy as np
 
-from . import _checks
+from . import _checks, sampling
 from .attention import layer_norm
-from .sampling import DISTRIBUTIONS, make_rng, sample_components
+from .sampling import EXCESS_KURTOSIS, check_dist, make_rng, sample_components
 from .theory import Moments
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "init_logit_moments", "sample_tokens", "sample_projected_logits", "cluster_mean",
     "correlated_dot_product_moments", "sample_correlated_qk", "correlated_dot_product_parts",
     "sample_correlated_dot_products", "qk_norm_scores", "cosine_moments",
+    "D_MODEL_CHOICES", "init_scaled_logits", "softcap",
 ]
 
 #: Initialisation schemes known here.
@@ -75,8 +77,9 @@ INIT_DISTRIBUTION = {
 #: or the fused query/key/value matrix (d_model -> 3 d_model).
 PROJECTIONS = ("head", "all_heads", "fused_qkv")
 
-#: Kurtosis E[X^4] / Var(X)^2 of each component distribution of :mod:`sdpa_helpers.sampling`.
-KURTOSIS = {"normal": 3.0, "uniform": 1.8, "rademacher": 1.0, "laplace": 6.0}
+#: Kurtosis E[X^4] / Var(X)^2 of each component distribution of :mod:`sdpa_helpers.sampling`
+#: (3 + its :data:`sdpa_helpers.sampling.EXCESS_KURTOSIS`).
+KURTOSIS = {dist: 3.0 + kappa for dist, kappa in EXCESS_KURTOSIS.items()}
 
 
 def _check_scheme(scheme) -> str:
@@ -181,8 +184,10 @@ def sample_weights(scheme: str, fan_in: int, fan_out: int, size=(), rows: int | 
         raise ValueError(f"rows must be <= fan_out={fan_out}, got {rows}")
     size = (size,) if isinstance(size, numbers.Integral) and not isinstance(size, bool) else size
     if not isinstance(size, tuple) or not all(
-            isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= 0 for n in size):
+            isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in size):
         raise TypeError(f"size must be a non-negative int or a tuple of them, got {size!r}")
+    if any(n < 0 for n in size):
+        raise ValueError(f"size must hold non-negative ints, got {size!r}")
     shape = (*size, int(rows), int(fan_in))
     return sample_components(shape, dist=INIT_DISTRIBUTION[scheme], var=var, rng=rng)
 
@@ -293,6 +298,11 @@ def init_logit_moments(scheme: str, d_model: int, d_k: int, fan_out: int | None 
     d_model = _checks.positive_int("d_model", d_model)
     d_k = _checks.positive_int("d_k", d_k)
     scale = _checks.real("scale", scale)
+    if fan_out is not None:
+        fan_out = _checks.positive_int("fan_out", fan_out)
+        if fan_out < d_k:
+            raise ValueError(f"fan_out must be >= d_k (the head's rows are part of the matrix), got "
+                             f"fan_out={fan_out} < d_k={d_k}")
     var_q = query_variance(scheme, d_model, d_k if fan_out is None else fan_out, mean_square_x)
     return Moments(0.0, scale**2 * d_k * var_q**2)
 
@@ -431,12 +441,6 @@ def cluster_mean(values) -> tuple[float, float]:
     return float(row_means.mean()), float(row_means.std(ddof=1) / np.sqrt(arr.shape[0]))
 
 
-def _check_dist(dist) -> str:
-    if not isinstance(dist, str) or dist not in DISTRIBUTIONS:
-        raise ValueError(f"dist must be one of {', '.join(map(repr, DISTRIBUTIONS))}; got {dist!r}")
-    return dist
-
-
 def _check_rho(rho) -> float:
     rho = _checks.real("rho", rho)
     if not -1.0 <= rho <= 1.0:
@@ -514,15 +518,11 @@ def sample_correlated_qk(n_samples: int, d_k: int, rho: float, dist: str = "norm
     n_samples = _checks.positive_int("n_samples", n_samples)
     d_k = _checks.positive_int("d_k", d_k)
     rho = _check_rho(rho)
-    dist = _check_dist(dist)
+    dist = check_dist("dist", dist)
     rng = make_rng(rng)
     q = sample_components((n_samples, d_k), dist=dist, rng=rng)
     z = rng.standard_normal((n_samples, d_k))
     return q, rho * q + np.sqrt(1.0 - rho**2) * z
-
-
-# Largest number of entries per chunk of q (and of z): 2**20 float64 = 8 MiB each.
-_CHUNK_ENTRIES = 2**20
 
 
 def correlated_dot_product_parts(d_k: int, n_samples: int, dist: str = "normal", rng=None):
@@ -551,10 +551,10 @@ def correlated_dot_product_parts(d_k: int, n_samples: int, dist: str = "normal",
     """
     d_k = _checks.positive_int("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
-    dist = _check_dist(dist)
+    dist = check_dist("dist", dist)
     rng = make_rng(rng)
     qq, qz = np.empty(n_samples), np.empty(n_samples)
-    rows = max(1, _CHUNK_ENTRIES // d_k)
+    rows = max(1, sampling.CHUNK_ENTRIES // d_k)  # chunks of q (and of z) of at most CHUNK_ENTRIES entries
     for start in range(0, n_samples, rows):
         n = min(rows, n_samples - start)
         q = sample_components((n, d_k), dist=dist, rng=rng)  # (n, d_k)
@@ -624,13 +624,23 @@ def qk_norm_scores(Q, K, gain: float = 1.0) -> np.ndarray:
     K = _checks.real_array("K", K, min_ndim=2, shape_hint="(..., n_k, d_k)")
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"Q has d_k={Q.shape[-1]} but K has d_k={K.shape[-1]}")
+    try:
+        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the batch shapes of Q {Q.shape[:-2]} and K {K.shape[:-2]} do not broadcast "
+                         f"(Q is (..., n_q, d_k), K is (..., n_k, d_k))") from None
     gain = _checks.positive("gain", gain)
-    q_norm = np.linalg.norm(Q, axis=-1, keepdims=True)  # (..., n_q, 1)
-    k_norm = np.linalg.norm(K, axis=-1, keepdims=True)  # (..., n_k, 1)
-    if (q_norm == 0).any() or (k_norm == 0).any():
-        raise ValueError("Q and K must have no all-zero rows: a zero vector has no direction to normalise")
-    cos = (Q / q_norm) @ np.swapaxes(K / k_norm, -1, -2)  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+    cos = _unit_rows("Q", Q) @ np.swapaxes(_unit_rows("K", K), -1, -2)  # (..., n_q, d_k) @ (..., d_k, n_k)
     return gain * np.clip(cos, -1.0, 1.0)
+
+
+def _unit_rows(name: str, X: np.ndarray) -> np.ndarray:
+    """Each row of ``X`` divided by its length, computed scale-safely (any finite magnitude)."""
+    peak = np.abs(X).max(axis=-1, keepdims=True)  # (..., n, 1): rescale first, so squares cannot overflow/underflow
+    if (peak == 0).any():
+        raise ValueError(f"{name} must have no all-zero rows: a zero vector has no direction to normalise")
+    Xs = X / peak  # every row's largest entry is now +-1
+    return Xs / np.linalg.norm(Xs, axis=-1, keepdims=True)
 
 
 def cosine_moments(d_k: int) -> Moments:
@@ -656,3 +666,59 @@ def cosine_moments(d_k: int) -> Moments:
     """
     d_k = _checks.positive_int("d_k", d_k)
     return Moments(0.0, 1.0 / d_k)
+
+
+#: The d_model values of notebook 08's initialisation figures and explorer: powers of two, 64 to 4096.
+D_MODEL_CHOICES = tuple(2**i for i in range(6, 13))
+
+# The reference scheme of each distribution family: logits are bilinear in (W_Q, W_K), so a
+# scheme's logits are the family's reference logits times Var(W_scheme) / Var(W_reference).
+_FAMILY_REFERENCE = {"normal": "lecun", "uniform": "pytorch_default"}
+
+
+@lru_cache(maxsize=32)  # at most 32 arrays of 8 x 256 floats (16 KiB each)
+def _reference_logits(d_model: int, family: str, d_k: int, seed: int) -> np.ndarray:
+    rng = make_rng(seed)
+    X, X2 = sample_tokens(256, d_model, rng=rng), sample_tokens(256, d_model, rng=rng)  # (256, d_model) each
+    out = sample_projected_logits(_FAMILY_REFERENCE[family], d_k, X, X2, n_networks=8, rng=rng)
+    out.flags.writeable = False  # cached: callers get a read-only view
+    return out
+
+
+def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = 64,
+                       seed: int = 0) -> np.ndarray:
+    """Simulated scaled logits ``q . k / sqrt(d_k)`` at initialisation, shape (8, 256); cached.
+
+    8 networks, 256 pairs of LayerNormed tokens. ``q . k`` is bilinear in ``(W_Q, W_K)``, so
+    one simulation per distribution family (normal: LeCun's; uniform: PyTorch's default) is
+    made and rescaled by ``Var(W_scheme) / Var(W_reference)``: weights ``c`` times larger give
+    logits ``c^2`` times larger. Notebook 08's figures and its InitExplorer use these samples.
+
+    >>> s = init_scaled_logits("lecun", 512)
+    >>> s.shape, round(float((s ** 2).mean()), 1)
+    ((8, 256), 1.0)
+    """
+    scheme = _check_scheme(scheme)
+    d_model = _checks.positive_int("d_model", d_model)
+    d_k = _checks.positive_int("d_k", d_k)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    family = INIT_DISTRIBUTION[scheme]
+    reference = _FAMILY_REFERENCE[family]
+    fan_out = projection_fan_out(projection, d_model, d_k)
+    factor = init_weight_variance(scheme, d_model, fan_out) / init_weight_variance(reference, d_model, d_k)
+    return _reference_logits(d_model, family, d_k, int(seed)) * (factor / np.sqrt(d_k))
+
+
+def softcap(logits, cap: float) -> np.ndarray:
+    """Soft-capping of attention logits: ``cap * tanh(logits / cap)``, as Gemma 2 does (cap 50).
+
+    Close to the identity for ``|s| << cap`` (``s - s^3 / (3 cap^2) + ...``), and never beyond
+    ``+-cap``, however large ``s`` grows.
+
+    >>> softcap([0.0, 5.0, 1e6], 50.0).round(3).tolist()
+    [0.0, 4.983, 50.0]
+    """
+    s = _checks.real_array("logits", logits)
+    cap = _checks.positive("cap", cap)
+    return cap * np.tanh(s / cap)

@@ -9,10 +9,10 @@
 # where $M$ is an optional mask ($0$ where a query may look, $-\infty$ where it may not).
 #
 # **Learning goals**
-# - Run scaled dot-product attention one step at a time — MatMul, Scale, Mask, SoftMax, MatMul — with the shapes written out, and check it against a plain Python loop.
-# - Build a causal mask, see why $-\infty$ gives a weight of exactly 0, and why a query with no key left is an error.
+# - Run scaled dot-product attention step by step — MatMul, Scale, Mask, SoftMax, MatMul — with the shapes written out.
+# - Build a causal mask, see why $-\infty$ gives a weight of exactly 0, and what libraries do with a query that has no key left.
 # - See on heatmaps that unscaled attention rows collapse to one-hot as $d_k$ grows, while scaled rows do not.
-# - Compute $d_k = d_\text{model}/h$ for real models, and show why the scale uses the per-head $d_k$.
+# - Read $d_k$ as the head dimension (often, not always, $d_\text{model}/h$) and see why the scale uses it.
 #
 # **Prerequisites**
 # - Notebooks 00–06, above all 05 (softmax saturation).
@@ -23,7 +23,6 @@
 
 # %% tags=["nbval-ignore-output"]
 # %matplotlib inline
-import math
 import platform
 
 import ipywidgets
@@ -31,11 +30,11 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng
-from sdpa_helpers.attention import (attention_scores, causal_mask, scaled_dot_product_attention,
-                                    softmax)
+from sdpa_helpers import make_rng, models
+from sdpa_helpers.attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import attention_maps as maps_plots
+from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.attention_maps import AttentionMapExplorer
 
 SEED = 0
@@ -44,68 +43,32 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. The five steps, one cell each
+# ## 1. The five steps
 #
-# We take a batch of $B = 2$ sequences. Each has $n_q = 3$ queries, $n_k = 4$ keys and
-# values, with $d_k = 8$ and $d_v = 2$. The batch dimension simply rides along in front:
-# every step below works on each sequence of the batch separately.
+# A batch of $B = 2$ sequences, each with $n_q = 3$ queries, $n_k = 4$ keys and values,
+# $d_k = 8$ and $d_v = 2$. The batch dimension rides along in front: every step works on each
+# sequence separately. `np.swapaxes(K, -1, -2)` transposes the last two axes of each matrix.
 
 # %%
 B, n_q, n_k, d_k, d_v = 2, 3, 4, 8, 2
-Q = rng.standard_normal((B, n_q, d_k))  # (B, n_q, d_k)
-K = rng.standard_normal((B, n_k, d_k))  # (B, n_k, d_k)
-V = rng.standard_normal((B, n_k, d_v))  # (B, n_k, d_v)
-print("Q", Q.shape, "| K", K.shape, "| V", V.shape)
+Q, K, V = (rng.standard_normal((B, n, d)) for n, d in ((n_q, d_k), (n_k, d_k), (n_k, d_v)))
+logits = Q @ np.swapaxes(K, -1, -2)      # 1. MatMul: (B, n_q, d_k) @ (B, d_k, n_k) -> (B, n_q, n_k)
+scaled = logits / np.sqrt(d_k)           # 2. Scale by 1/√d_k   (3. Mask: none here, see section 2)
+weights = softmax(scaled, axis=-1)       # 4. SoftMax over the keys: each row sums to 1
+output = weights @ V                     # 5. MatMul: (B, n_q, n_k) @ (B, n_k, d_v) -> (B, n_q, d_v)
+verify("the five steps = scaled_dot_product_attention(Q, K, V)", np.allclose(output, scaled_dot_product_attention(Q, K, V)[0]))
 
-# %% [markdown]
-# **Step 1 — MatMul.** Every query dotted with every key: $QK^\top$. `np.swapaxes(K, -1, -2)`
-# transposes the last two axes of each matrix in the batch.
-
-# %%
-logits = Q @ np.swapaxes(K, -1, -2)  # (B, n_q, d_k) @ (B, d_k, n_k) -> (B, n_q, n_k)
-print("logits", logits.shape)
-assert np.isclose(logits[1, 2, 3], Q[1, 2] @ K[1, 3])  # entry (i, j) is q_i · k_j
-print(f"logits[1, 2, 3] = {logits[1, 2, 3]:.4f} = q_2 · k_3 of sequence 1 = {Q[1, 2] @ K[1, 3]:.4f}")
-
-# %% [markdown]
-# **Step 2 — Scale.** Divide by $\sqrt{d_k}$. The package's `attention_scores` does steps 1
-# and 2 together.
-
-# %%
-scaled = logits / np.sqrt(d_k)  # (B, n_q, n_k), every entry divided by √8
-assert np.allclose(scaled, attention_scores(Q, K))
-print(f"√d_k = {np.sqrt(d_k):.4f}; scaled matches attention_scores(Q, K): {np.allclose(scaled, attention_scores(Q, K))}")
-
-# %% [markdown]
-# **Step 3 — Mask (optional).** Nothing is masked here; section 2 is all about this step.
-#
-# **Step 4 — SoftMax.** Along the *keys* axis (the last one): each query gets a probability
-# distribution over the keys.
-
-# %%
-weights = softmax(scaled, axis=-1)  # (B, n_q, n_k), each row sums to 1
-assert np.allclose(weights.sum(axis=-1), 1.0)
-print("weights", weights.shape)
-print("row sums:", np.array2string(weights.sum(axis=-1), precision=6))
-
-# %% [markdown]
-# **Step 5 — MatMul.** Each output row is the weighted average of the value rows.
-
-# %%
-output = weights @ V  # (B, n_q, n_k) @ (B, n_k, d_v) -> (B, n_q, d_v)
-print("output", output.shape)
-package_output, package_weights = scaled_dot_product_attention(Q, K, V)
-assert np.allclose(output, package_output) and np.allclose(weights, package_weights)
-print("matches scaled_dot_product_attention:", np.allclose(output, package_output))
-
-# %% [markdown]
-# ### The same, with nothing but loops
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the same with nothing but loops
 #
 # Matrix products hide a lot. Here is attention written out with plain Python loops over the
 # batch, the queries, the keys and the components — no numpy maths at all. It is slow, but
 # every number is visible. (We subtract the largest score before `exp`, as a stable softmax does.)
 
-# %%
+# %% tags=["deep-dive"]
+import math
+
+
 def attention_loop(Q, K, V, mask=None):
     """Attention by loops: Q (B, n_q, d_k), K (B, n_k, d_k), V (B, n_k, d_v); mask (n_q, n_k) or None."""
     n_batch, n_queries, dim = Q.shape
@@ -128,225 +91,184 @@ def attention_loop(Q, K, V, mask=None):
     return out
 
 
+package_output = scaled_dot_product_attention(Q, K, V)[0]
 loop_output = attention_loop(Q, K, V)
-assert np.allclose(loop_output, package_output)
-print("loop == vectorised, no mask:", np.allclose(loop_output, package_output))
-print(f"largest difference: {np.abs(loop_output - package_output).max():.1e}")
+verify_close("entry (1, 2, 3) of QKᵀ = q_2 · k_3 of sequence 1", logits[1, 2, 3], Q[1, 2] @ K[1, 3], rtol=1e-12)
+verify("loops == vectorised, no mask", np.allclose(loop_output, package_output),
+       f"largest difference {np.abs(loop_output - package_output).max():.1e}")
+verify("attention_scores(Q, K) = steps 1 and 2", np.allclose(scaled, attention_scores(Q, K)))
 
 # %% [markdown]
 # ## 2. A causal mask
 #
 # A decoder (GPT and friends) generates text one token at a time. While it learns, it sees
-# whole sentences at once, so each position must be stopped from peeking at the tokens
-# that come after it: **query $i$ may attend to keys $j \le i$ only.** That is a *causal*
-# mask — True on and below the diagonal.
+# whole sentences at once, so each position must be stopped from peeking at later tokens:
+# **query $i$ may attend to keys $j \le i$ only**, a *causal* mask. Before the softmax every
+# forbidden logit becomes $-\infty$; since $e^{-\infty} = 0$, those keys get a weight of
+# *exactly* zero, and the allowed weights of each row still sum to 1. The mask panel has its
+# own colours (what is added to the logits); the weights panel has the weights' colour scale.
 
 # %%
-n = 5
-mask = causal_mask(n)  # (n, n) bool: True = may attend
-print(mask.astype(int))
-
-# %% [markdown]
-# **How the mask enters.** Before the softmax, every forbidden logit becomes $-\infty$.
-# Since $e^{-\infty} = 0$, the softmax gives those keys a weight of *exactly* zero — not a
-# small number, zero — and the allowed weights of each row still sum to 1.
-
-# %%
+n, mask = 5, causal_mask(5)  # (n, n) bool: True = may attend
 Qc, Kc, Vc = (rng.standard_normal((n, dim)) for dim in (d_k, d_k, d_v))
-masked_logits = np.where(mask, attention_scores(Qc, Kc), -np.inf)  # (n, n), -inf above the diagonal
-print("row 1 of the masked logits:", np.array2string(masked_logits[1], precision=3))
-_, causal_weights = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)
-assert (causal_weights[~mask] == 0.0).all()  # exact zeros, not merely small
-assert np.allclose(causal_weights.sum(axis=-1), 1.0)
-print("weights above the diagonal, all exactly 0:", (causal_weights[~mask] == 0.0).all())
-print("row 0 (the first token can only see itself):", np.array2string(causal_weights[0], precision=3))
+out_before, causal_weights = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)
+verify("every weight above the diagonal is exactly 0", (causal_weights[~mask] == 0.0).all())
+maps_plots.mask_and_weights(mask, causal_weights)
 
-# %%
-fig = maps_plots.mask_and_weights(mask, causal_weights)
-fig
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: no peeking, checked
+#
+# The point of the mask: change the value of the *last* token, and the outputs of all the
+# earlier tokens stay exactly the same. And the loop version agrees with a mask too.
 
-# %% [markdown]
-# The point of the mask, checked: the output of token $i$ depends on tokens $0 \dots i$
-# only. Change the value of the *last* token, and the outputs of all the earlier tokens
-# stay the same; the loop version agrees with a mask too.
-
-# %%
-out_before, _ = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)
+# %% tags=["deep-dive"]
 V_changed = Vc.copy()
 V_changed[-1] += 100.0
 out_after, _ = scaled_dot_product_attention(Qc, Kc, V_changed, mask=mask)
-assert np.array_equal(out_before[:-1], out_after[:-1]) and not np.allclose(out_before[-1], out_after[-1])
-print("earlier outputs unchanged:", np.array_equal(out_before[:-1], out_after[:-1]))
+verify("earlier outputs unchanged when the last value changes", np.array_equal(out_before[:-1], out_after[:-1]))
 loop_masked = attention_loop(Qc[None], Kc[None], Vc[None], mask=mask)[0]
-assert np.allclose(loop_masked, out_before)
-print("loop == vectorised, causal mask:", np.allclose(loop_masked, out_before))
+verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 
 # %% [markdown]
-# **A fully masked row.** What if a query may attend to *no* key? Its row of logits is all
-# $-\infty$, the softmax divides $0$ by $0$, and the result is NaN (not a number), which
-# would spread silently through the rest of the network:
+# ## 3. A query with no key left
+#
+# Batches hold sequences of different lengths, so the short ones are filled up with *padding*
+# tokens that every query must ignore. Combine a padding mask with a causal mask (or pad on the
+# left), and some rows — the padding positions' own queries — may attend to **no key at all**.
+# This happens routinely, and each library picks a convention for such a row.
+#
+# **Predict:** a row of 4 logits is fully masked. What weights come out if the mask (a) puts
+# $-\infty$ in every entry, (b) *replaces* every entry by a large finite negative number, (c) *adds*
+# $-10\,000$ to every entry?
 
 # %%
+row, allowed = np.array([2.0, -1.0, 0.5, 3.0]), np.zeros(4, dtype=bool)  # one query's logits; no key allowed
 with np.errstate(invalid="ignore"):
-    row = np.exp(np.array([-np.inf, -np.inf, -np.inf]))
-    print("exp of the row:", row, "| sum:", row.sum(), "| row / sum:", row / row.sum())
+    e = np.exp(np.where(allowed, row, -np.inf))                    # (a) −∞: every exp is 0 ...
+    as_neg_inf = e / e.sum()                                       #     ... and 0/0 is NaN
+as_replaced = softmax(np.where(allowed, row, np.finfo(float).min))  # (b) replace: all logits equal
+as_added = softmax(row + np.where(allowed, 0.0, -10_000.0))         # (c) add: one shift for the whole row
+print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = softmax(row)")
+verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 
 # %% [markdown]
-# A query with nothing to look at usually means the mask is wrong, so the package refuses it
-# with a clear message instead of returning NaN:
+# Only the −∞ convention notices: it gives NaN, which then spreads silently through the
+# network. What common code does:
+#
+# - **−∞ → NaN**: the textbook formula; PyTorch's `nn.MultiheadAttention` and
+#   `scaled_dot_product_attention` gave NaN for such rows (pytorch/pytorch issues #41508, #103963).
+# - **zeros**: PyTorch's `scaled_dot_product_attention` since pull request #133882 (2024) uses a
+#   "safe softmax" that gives every key of a fully masked row weight 0, so its output is 0.
+# - **uniform row**: Flax's `dot_product_attention_weights` *replaces* masked logits by
+#   `jnp.finfo(dtype).min`, and GPT-2's reference code by −10¹⁰ (`mask_attn_weights` in
+#   openai/gpt-2 `src/model.py`): a fully masked row averages all the values.
+# - **the mask is ignored**: BERT's reference code (google-research/bert `modeling.py`) *adds*
+#   −10 000; a fully masked row is shifted as a whole, and the softmax does not see a shift.
+#
+# None of these outputs means anything; models simply discard the rows of padding tokens
+# afterwards. This package chose a fourth option, an error, because its inputs are small
+# examples where a fully masked row is more likely a mistake than padding:
 
 # %%
-bad_mask = mask.copy()
-bad_mask[2] = False  # query 2 may look at nothing
 try:
-    scaled_dot_product_attention(Qc, Kc, Vc, mask=bad_mask)
+    scaled_dot_product_attention(Qc, Kc, Vc, mask=mask & (np.arange(n) != 2)[:, None])  # query 2 may look at nothing
 except ValueError as error:
     print("ValueError:", error)
 
 # %% [markdown]
-# ## 3. Unscaled vs scaled: the weights as heatmaps
+# ## 4. Unscaled vs scaled: the weights as heatmaps
 #
-# Now the question of the course, on whole attention matrices. Take random queries and keys
-# with unit-variance components (as the footnote assumes), a sequence of 12 tokens, and
-# compare $\mathrm{softmax}(QK^\top)$ with $\mathrm{softmax}(QK^\top/\sqrt{d_k})$. Colours run
-# from 0 (dark) to 1 (yellow) in every panel. A one-hot row — one yellow cell, the rest dark
-# — means the query looks at a single key.
+# Now the question of the course, on whole attention matrices: random queries and keys with
+# unit-variance components (as the footnote assumes), 12 tokens,
+# $\mathrm{softmax}(QK^\top)$ above and $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ below. Colours run
+# from 0 (dark) to 1 (yellow); a row with one yellow cell looks at a single key.
+#
+# **Predict:** as $d_k$ goes from 4 to 1024, what happens to the rows of each panel?
 
 # %%
-length = 12
-heatmap_weights = {}
+length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
-    g = make_rng(SEED)
-    Qh, Kh = g.standard_normal((length, d)), g.standard_normal((length, d))  # (length, d_k) each
-    Vh = np.zeros((length, 1))  # the weights do not depend on V
-    heatmap_weights[d] = (scaled_dot_product_attention(Qh, Kh, Vh, scale=1.0)[1],
-                          scaled_dot_product_attention(Qh, Kh, Vh)[1])
-fig = maps_plots.weights_small_multiples(heatmap_weights)
-fig
+    Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
+    heatmap_weights[d] = tuple(softmax(c * Qh @ Kh.T) for c in (1.0, d**-0.5))  # unscaled, scaled weights
+maps_plots.weights_small_multiples(heatmap_weights)
 
 # %% [markdown]
-# The top row turns into one bright cell per row as $d_k$ grows; the bottom row looks alike
-# at every $d_k$. To put a number on it, take the **largest weight of each row**, averaged
-# over the rows and over 100 random draws (1 = one-hot rows, $1/12 \approx 0.08$ = uniform rows).
-# The standard error (SE) is the spread of the 100 per-draw values divided by $\sqrt{100}$.
+# The top row turns into one bright cell per row; the bottom row looks alike at every $d_k$,
+# as most learners guess. To put a number on it: the **largest weight of each row**, averaged
+# over the rows and over 100 random draws (1 = one-hot, $1/12 \approx 0.08$ = uniform).
 
 # %%
-n_draws = 100
-mean_max = {}
-print(" d_k | unscaled mean max (SE) | scaled mean max (SE)")
-for d in (1, 4, 16, 64, 256, 1024, 4096):
-    g = make_rng(SEED)
-    Qs, Ks = g.standard_normal((n_draws, length, d)), g.standard_normal((n_draws, length, d))
-    Vs = np.zeros((n_draws, length, 1))
-    per_draw_u = scaled_dot_product_attention(Qs, Ks, Vs, scale=1.0)[1].max(axis=-1).mean(axis=-1)  # (n_draws,)
-    per_draw_s = scaled_dot_product_attention(Qs, Ks, Vs)[1].max(axis=-1).mean(axis=-1)
-    mean_max[d] = [(v.mean(), v.std(ddof=1) / np.sqrt(n_draws)) for v in (per_draw_u, per_draw_s)]
-    (mu, su), (ms, ss) = mean_max[d]
-    print(f"{d:4d} | {mu:.3f} ({su:.3f})          | {ms:.3f} ({ss:.3f})")
+n_draws, d_ks, mean_max = 100, (1, 4, 16, 64, 256, 1024, 4096), {}
+for d in d_ks:
+    Qs, Ks = make_rng(SEED).standard_normal((2, n_draws, length, d))  # 100 draws of (Q, K)
+    per_draw = [softmax(c * Qs @ np.swapaxes(Ks, -1, -2)).max(axis=-1).mean(axis=-1) for c in (1.0, d**-0.5)]
+    mean_max[d] = [(v.mean(), v.std(ddof=1) / np.sqrt(n_draws)) for v in per_draw]  # (mean, SE) per scale
+    print(f"d_k = {d:4d}: mean largest weight unscaled {mean_max[d][0][0]:.3f}, scaled {mean_max[d][1][0]:.3f}")
+verify("unscaled: it rises with every step of d_k, past 0.95", all(mean_max[a][0][0] < mean_max[b][0][0] for a, b in zip(d_ks, d_ks[1:])) and mean_max[4096][0][0] > 0.95)
+verify_close("scaled: mean largest weight, d_k = 4096 vs 16", mean_max[4096][1][0], mean_max[16][1][0], se=np.hypot(mean_max[16][1][1], mean_max[4096][1][1]))
 
 # %% [markdown]
-# Unscaled, the mean largest weight climbs towards 1 as $d_k$ grows: the rows become
-# one-hot, and (notebook 06) one-hot rows pass back almost no gradient. Scaled, it stays at
-# about the same value for every $d_k$ from 16 up, because the scaled logits have variance 1
-# whatever $d_k$ is. The checks, with a tolerance of 4 combined standard errors:
-
-# %%
-unscaled_curve = [mean_max[d][0][0] for d in sorted(mean_max)]
-assert all(a < b for a, b in zip(unscaled_curve, unscaled_curve[1:]))  # rises with every step of d_k
-assert mean_max[4096][0][0] > 0.95
-print(f"unscaled: {mean_max[1][0][0]:.3f} at d_k = 1 -> {mean_max[4096][0][0]:.3f} at d_k = 4096")
-(m16, s16), (m4096, s4096) = mean_max[16][1], mean_max[4096][1]
-assert abs(m16 - m4096) < 4 * np.hypot(s16, s4096)
-print(f"scaled: {m16:.3f} at d_k = 16 vs {m4096:.3f} at d_k = 4096, "
-      f"difference {abs(m16 - m4096):.3f} < 4 SE = {4 * np.hypot(s16, s4096):.3f}")
-
-# %% [markdown]
-# Now the live version. Drag $d_k$ and watch the left panel go one-hot while the right one
-# keeps its texture; change the sequence length, switch the causal mask on, or draw new
-# queries and keys with the seed. The readout gives the mean largest weight of each panel.
+# Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient.
+# Scaled rows keep the same spread for every $d_k$ from 16 up, because the scaled logits have
+# variance 1 whatever $d_k$ is. Now the live version: drag $d_k$, change the sequence length,
+# switch the causal mask on, or draw new queries and keys with the seed.
 
 # %% tags=["nbval-ignore-output"]
 explorer = AttentionMapExplorer(d_k=64)
 explorer
 
 # %% [markdown]
-# ## 4. Multi-head attention: $d_k = d_\text{model}/h$
+# ## 5. Multi-head attention: $d_k$ is the head dimension
 #
 # A real layer runs $h$ heads side by side. Each head projects the $d_\text{model}$-long token
-# vectors down to its own queries and keys of length $d_k = d_\text{model}/h$, attends, and
-# the $h$ outputs are concatenated back to length $d_\text{model}$. Here is $d_k$ for some
-# well-known models (their published $d_\text{model}$ and number of heads):
+# vectors down to its own queries and keys of length $d_k$, the **head dimension**, attends,
+# and the $h$ outputs are concatenated and projected back to $d_\text{model}$. The head
+# dimension is *often* $d_\text{model}/h$ — but that is a common configuration, not a rule.
+# Published configurations (`sdpa_helpers.models`, every row with its source):
 
 # %%
-models = [  # (name, d_model, heads)
-    ("Transformer base (Vaswani et al. 2017)", 512, 8),
-    ("BERT-base", 768, 12),
-    ("GPT-2 small", 768, 12),
-    ("GPT-3 175B", 12288, 96),
-    ("Llama 2 7B", 4096, 32),
-]
-print(f"{'model':40s} {'d_model':>8s} {'h':>4s} {'d_k':>5s}")
-for name, d_model, heads in models:
-    head_dim = d_model // heads
-    assert head_dim * heads == d_model
-    print(f"{name:40s} {d_model:8d} {heads:4d} {head_dim:5d}")
+print(models.format_table([models.model(name) for name in ("Transformer base (2017)", "BERT-base", "GPT-2 small", "Llama 2 7B")]))
+print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_examples()[:3]))
 
 # %% [markdown]
-# The heads grow far less than the models: $d_k$ is 64 or 128 in all of them, while
-# $d_\text{model}$ spans 512 to 12 288.
+# T5 3B runs 32 heads of 128 on a 1024-wide model; Gemma 7B 16 heads of 256 on 3072. The
+# concatenated heads are wider than the model there, and the output projection maps them back.
+# (T5 also has no $1/\sqrt{d_k}$ in its forward pass: it folds the factor into the
+# initialisation of $W_Q$ — notebooks 08 and 09 come back to it.)
 #
 # **Which $d$ goes in the scale?** Each head's logit is a dot product of *its own* query and
 # key pieces, a sum of $d_k$ products — not $d_\text{model}$. So its variance is $d_k$ and the
-# right scale is $1/\sqrt{d_k}$. Let us check with the Transformer base: vectors of length
-# $d_\text{model} = 512$ with unit-variance components, split into $h = 8$ heads of 64.
+# scale is $1/\sqrt{d_k}$. The check with the Transformer base: vectors of length 512 with
+# unit-variance components, split into 8 heads of 64.
 
 # %%
-d_model, heads = 512, 8
-head_dim = d_model // heads
-n_pairs = 20_000
-q_full = rng.standard_normal((n_pairs, d_model))  # (n, d_model)
-k_full = rng.standard_normal((n_pairs, d_model))
-q_heads = q_full.reshape(n_pairs, heads, head_dim)  # (n, d_model) -> (n, h, d_k)
-k_heads = k_full.reshape(n_pairs, heads, head_dim)
-head_logits = np.einsum("nhd,nhd->nh", q_heads, k_heads)  # one dot product per head: (n, h)
-print("per-head logits:", head_logits.shape)
-print(f"head_dim = {d_model} / {heads} = {head_dim}")
+d_model, heads, head_dim, n_pairs = 512, 8, 64, 20_000
+q_heads, k_heads = rng.standard_normal((2, n_pairs, heads, head_dim))  # (n, h, d_k): 512-vectors cut into 8 pieces
+head_logits = np.einsum("nhd,nhd->nh", q_heads, k_heads).ravel()  # one dot product per head
+verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var(), head_dim,
+             se=np.sqrt((np.mean((head_logits - head_logits.mean()) ** 4) - head_logits.var() ** 2) / head_logits.size))
 
-# %% [markdown]
-# The three candidate scales, with theory next to simulation: unscaled std $\sqrt{64} = 8$;
-# times $1/\sqrt{d_k}$, std 1; times $1/\sqrt{d_\text{model}}$, std $\sqrt{64/512} \approx 0.354$
-# — too small, which flattens every head's softmax towards uniform.
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: what the wrong scale does
 #
-# The check uses the variance of the unscaled logits, with its standard error computed from
-# the sample itself: $\mathrm{SE} = \sqrt{(m_4 - s^4)/N}$, $m_4$ the fourth central moment.
+# The three candidate scales: unscaled std $\sqrt{64} = 8$; times $1/\sqrt{d_k}$, std 1; times
+# $1/\sqrt{d_\text{model}}$, std $\sqrt{64/512} \approx 0.354$ — too small, which flattens every
+# head's softmax towards uniform. (The SE of a variance is $\sqrt{(m_4 - s^4)/N}$, $m_4$ the
+# fourth central moment.) Then the mean largest weight of one head's rows with 12 keys, for the
+# three scalings (1/12 ≈ 0.083 would be perfectly uniform).
 
-# %%
-x = head_logits.ravel()
-N = x.size
-var_hat = x.var()
-se_var = np.sqrt((np.mean((x - x.mean()) ** 4) - var_hat**2) / N)
-assert abs(var_hat - head_dim) < 4 * se_var
-print(f"Var(per-head q·k): theory {head_dim}, simulation {var_hat:.2f} (SE {se_var:.2f})")
-for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)),
-                             ("× 1/√d_k", 1 / np.sqrt(head_dim), 1.0),
+# %% tags=["deep-dive"]
+for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)), ("× 1/√d_k", 1 / np.sqrt(head_dim), 1.0),
                              ("× 1/√d_model", 1 / np.sqrt(d_model), np.sqrt(head_dim / d_model))):
-    print(f"{label:13s}: std theory {theory_std:.3f}, simulation {c * x.std():.3f}")
-
-# %%
-ax = maps_plots.head_scale_histograms(x, head_dim, d_model)
+    print(f"{label:13s}: std theory {theory_std:.3f}, simulation {c * head_logits.std():.3f}")
+ax = maps_plots.head_scale_histograms(head_logits, head_dim, d_model)
 ax.figure
 
-# %% [markdown]
-# What the wrong scale does to the weights: with 12 keys, the mean largest weight of one
-# head's rows, for the three scalings (1/12 ≈ 0.083 would be perfectly uniform).
-
-# %%
+# %% tags=["deep-dive"]
 g = make_rng(SEED)
-Qm = g.standard_normal((n_draws, length, head_dim))  # one head: (draws, length, d_k)
-Km = g.standard_normal((n_draws, length, head_dim))
-Vm = np.zeros((n_draws, length, 1))
+Qm, Km = g.standard_normal((n_draws, length, head_dim)), g.standard_normal((n_draws, length, head_dim))
 for label, c in (("unscaled", 1.0), ("× 1/√d_k", 1 / np.sqrt(head_dim)), ("× 1/√d_model", 1 / np.sqrt(d_model))):
-    w = scaled_dot_product_attention(Qm, Km, Vm, scale=c)[1]
+    w = scaled_dot_product_attention(Qm, Km, np.zeros((n_draws, length, 1)), scale=c)[1]
     print(f"{label:13s}: mean largest weight {w.max(axis=-1).mean():.3f}")
 print(f"uniform rows: {1 / length:.3f}")
 
@@ -355,24 +277,26 @@ print(f"uniform rows: {1 / length:.3f}")
 #
 # - Attention is five steps — MatMul $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$, Scale, Mask,
 #   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$ — and a batch
-#   dimension just rides along. A plain loop gives the same numbers.
+#   dimension just rides along.
 # - A causal mask sets the logits of later keys to $-\infty$; their weights come out exactly
-#   0, so no token sees the future. A query left with no key at all is an error, not a NaN.
+#   0, so no token sees the future.
+# - Padded batches routinely produce queries with no key left. A $-\infty$ mask turns such a row
+#   into NaN; libraries return zeros, a uniform row or the unmasked row instead, and the model
+#   discards it. This package raises an error.
 # - With random unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows;
 #   scaled rows keep the same spread at every $d_k$.
-# - In multi-head attention each head has $d_k = d_\text{model}/h$ (64 or 128 in the models
-#   above), and each head's logits are dot products of length $d_k$: the scale is
-#   $1/\sqrt{d_k}$, not $1/\sqrt{d_\text{model}}$.
+# - $d_k$ is the head dimension — often $d_\text{model}/h$, but not in T5 3B/11B or Gemma — and
+#   each head's logits are dot products of length $d_k$: the scale is $1/\sqrt{d_k}$.
 #
 # ## Exercises
 #
 # Each exercise is checked by `check(key, answer)`, which prints ✅ or ❌ with a hint.
 #
-# **Exercise 1.** BERT-large has $d_\text{model} = 1024$ and 16 heads. What is its $d_k$?
+# **Exercise 1.** BERT-large has $d_\text{model} = 1024$ and 16 heads of $d_\text{model}/h$ each.
+# What is its $d_k$ (an integer)?
 
 # %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("07.bert_large_d_k", answer)
+_ = check("07.bert_large_d_k", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
@@ -381,11 +305,10 @@ _ = check("07.bert_large_d_k", answer)
 # </details>
 #
 # **Exercise 2.** With a causal mask over a sequence of length 10, how many of the
-# $10 \times 10$ attention weights are exactly 0?
+# $10 \times 10$ attention weights are exactly 0 (an integer)?
 
 # %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("07.causal_zeros", answer)
+_ = check("07.causal_zeros", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
@@ -395,14 +318,42 @@ _ = check("07.causal_zeros", answer)
 # Check: `(~causal_mask(10)).sum()`.
 # </details>
 #
-# **Exercise 3.** Write `masked_softmax(logits, mask)`: the softmax over the last axis, with a
+# **Exercise 3 (predict).** A padding query attends to 8 keys, all masked, in a library that
+# *replaces* masked logits by a large finite negative number. What weight does each key get
+# (three significant figures)?
+
+# %%
+_ = check("07.fully_masked_weight", None)  # replace None with your answer, then run the cell
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Every logit of the row is the same number, and the softmax of $n$ equal logits is uniform:
+# $1/8 = 0.125$ for each key, whatever the logits were before the mask.
+# </details>
+#
+# **Exercise 4 (explain).** A layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
+# stays 64. By what factor must the scale $1/\sqrt{d_k}$ change (an integer)? Why?
+
+# %%
+_ = check("07.d_v_factor", None)  # replace None with your answer, then run the cell
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# By a factor 1: it does not change. The scale acts on the logits $QK^\top$, which contain only
+# queries and keys; $d_v$ enters after the softmax, in the weighted average of the values.
+# (GPT-2's code happens to read the dimension from `v.shape[-1]`, which is correct there only
+# because its $d_v = d_k$.)
+# </details>
+#
+# **Exercise 5.** Write `masked_softmax(logits, mask)`: the softmax over the last axis, with a
 # weight of exactly 0 wherever `mask` is False. It must not overflow on logits like $10^6$.
 # (You may use numpy, but not `sdpa_helpers.attention.softmax`.)
 
 # %%
 def masked_softmax(logits, mask):
-    """Softmax over the last axis; weight exactly 0 where mask is False."""
-    raise NotImplementedError("write masked_softmax")  # replace this line with your code
+    ...  # your code: the softmax over the last axis, weight exactly 0 where mask is False
 
 
 _ = check("07.masked_softmax", masked_softmax)

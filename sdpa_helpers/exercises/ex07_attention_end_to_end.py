@@ -21,16 +21,32 @@ _CASES = [
 
 register(
     "07.bert_large_d_k",
-    "BERT-large has d_model = 1024 and 16 heads. What is the d_k of one head?",
+    "BERT-large has d_model = 1024 and 16 heads of d_model/h each. What is the d_k of one head (an integer)?",
     "Each head gets an equal share of the model dimension.",
     numeric_checker(1024 / 16, what="d_k"),
 )
 
 register(
     "07.causal_zeros",
-    "With a causal mask over a sequence of length 10, how many of the 10 x 10 attention weights are exactly 0?",
+    "With a causal mask over a sequence of length 10, how many of the 10 x 10 attention weights are exactly 0 "
+    "(an integer)?",
     "Count the entries strictly above the diagonal: row i may not look at the keys after i.",
     numeric_checker(45.0, what="the number of zero weights"),
+)
+
+register(
+    "07.fully_masked_weight",
+    "A padding query attends to 8 keys, all masked, in a library that replaces masked logits by a large finite "
+    "negative number. What weight does each key get (three significant figures)?",
+    "After the replacement every logit of the row is the same number. What is the softmax of n equal logits?",
+    numeric_checker(1 / 8, what="the weight of each key"),
+)
+
+register(
+    "07.d_v_factor",
+    "d_v goes from 64 to 256 while d_k stays 64. By what factor must the scale 1/sqrt(d_k) change (an integer)?",
+    "Which of Q, K, V appear in the logits Q K^T that the scale multiplies?",
+    numeric_checker(1.0, what="the factor"),
 )
 
 register(

@@ -2,7 +2,6 @@
 
 This module offers:
 
-- :func:`normal_pdf` -- the normal density (for theory curves);
 - :func:`scaled_logit_histogram`, :func:`init_small_multiples` -- scaled logits
   ``q . k / sqrt(d_k)`` at initialisation against N(0, 1);
 - :func:`init_variance_vs_d_model` -- ``Var(q . k / sqrt(d_k))`` against d_model per scheme;
@@ -16,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import INV_D, OKABE_ITO, SCALED, get_axes, new_figure, set_d_k_axis, style
+from ..scales import scale_factor
+from ..theory import normal_pdf
+from . import INV_D, OKABE_ITO, SCALED, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["LOGIT_RANGE", "REFERENCE", "MATCH", "QK_NORM", "normal_pdf", "scaled_logit_histogram",
+__all__ = ["LOGIT_RANGE", "REFERENCE", "MATCH", "QK_NORM", "scaled_logit_histogram",
            "init_small_multiples", "init_variance_vs_d_model", "correlated_range", "correlated_histograms",
            "correlated_small_multiples", "match_weight_vs_d_k", "cosine_small_multiples"]
 
@@ -32,16 +33,6 @@ MATCH = {"color": OKABE_ITO["orange"], "linestyle": "-", "label": r"correlated k
 QK_NORM = {"color": OKABE_ITO["reddish_purple"], "linestyle": "-.", "label": "QK-norm"}
 
 _BINS = np.linspace(*LOGIT_RANGE, 61)
-
-
-def normal_pdf(x, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
-    """Density of N(mean, var) at ``x``.
-
-    >>> round(float(normal_pdf(0.0)), 4)
-    0.3989
-    """
-    x = np.asarray(x, dtype=float)
-    return np.exp(-0.5 * (x - mean) ** 2 / var) / np.sqrt(2 * np.pi * var)
 
 
 def scaled_logit_histogram(samples, theory_var: float, ax=None, title: str | None = None):
@@ -180,20 +171,22 @@ def correlated_range(d_k: int, scaling: str) -> tuple[float, float]:
     """The x range that shows both logit clouds for every rho in [0, 1] at this d_k.
 
     ``scaling="sqrt"``: logits ``q . k / sqrt(d_k)``, the correlated key's mean runs up to
-    ``sqrt(d_k)``; ``scaling="inv"``: ``q . k / d_k``, mean up to 1, spread ``sqrt(2 / d_k)``.
+    ``sqrt(d_k)``; ``scaling="inv_d"``: ``q . k / d_k``, mean up to 1, spread ``sqrt(2 / d_k)``
+    (the names of :data:`sdpa_helpers.scales.SCALINGS`).
 
     >>> correlated_range(64, "sqrt")
     (-6.0, 14.0)
     """
     if scaling == "sqrt":
         return (-6.0, float(np.sqrt(d_k)) + 6.0)
-    if scaling == "inv":
+    if scaling == "inv_d":
         spread = 4.0 * np.sqrt(2.0 / d_k)
         return (float(-spread), float(1.0 + spread))
-    raise ValueError(f"scaling must be 'sqrt' or 'inv', got {scaling!r}")
+    raise ValueError(f"scaling must be 'sqrt' or 'inv_d', got {scaling!r}")
 
 
-def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sqrt", ax=None):
+def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sqrt", ax=None,
+                          xlim: tuple[float, float] | None = None, legend: bool = True):
     """Histograms of the correlated key's logit and of an unrelated key's logit, with theory curves.
 
     Parameters
@@ -202,9 +195,13 @@ def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sq
         Scaled logits of the key with correlation ``rho`` and of a key with correlation 0.
     rho : float
     d_k : int
-    scaling : {"sqrt", "inv"}
+    scaling : {"sqrt", "inv_d"}
         Which scale the logits carry: ``1/sqrt(d_k)`` or ``1/d_k`` (sets colours, labels, theory).
     ax : Axes, optional
+    xlim : (float, float), optional
+        The x range; default :func:`correlated_range` of this d_k. Give the same range to
+        every panel of a row so that a runaway shows.
+    legend : bool
 
     Returns
     -------
@@ -215,11 +212,11 @@ def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sq
     (-6.0, 14.0)
     """
     ax = get_axes(ax, figsize=(5.0, 3.4))
-    lo, hi = correlated_range(d_k, scaling)
-    bins = np.linspace(lo, hi, 81)
+    lo, hi = correlated_range(d_k, scaling) if xlim is None else xlim
+    bins = np.linspace(lo, hi, 121)
     x = np.linspace(lo, hi, 600)
-    c = 1 / np.sqrt(d_k) if scaling == "sqrt" else 1 / d_k
-    spec = SCALED if scaling == "sqrt" else INV_D
+    c = scale_factor(scaling, d_k)
+    spec = SCALING_STYLES[scaling]
     with style():
         ax.hist(np.asarray(other, dtype=float), bins=bins, density=True, color=spec["color"], alpha=0.45,
                 label="unrelated key ($\\rho$ = 0)")
@@ -230,12 +227,17 @@ def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sq
         ax.set_xlim(lo, hi)
         what = r"$q\cdot k/\sqrt{d_k}$" if scaling == "sqrt" else r"$q\cdot k/d_k$"
         ax.set(xlabel=what, ylabel="density", title=f"{spec['label']}, $d_k$ = {d_k}")
-        ax.legend(loc="upper right", fontsize=8)
+        if legend:
+            ax.legend(loc="upper right", fontsize=8)
     return ax
 
 
 def correlated_small_multiples(logits_by_d_k: dict, rho: float):
     """Top row: logits times 1/sqrt(d_k); bottom row: times 1/d_k; one column per d_k.
+
+    Every panel of a row shares one x range (the union of the rows' ranges), so the runaway
+    of the correlated key's logit under 1/sqrt(d_k) shows without reading tick labels; one
+    legend sits below the figure, clear of the bars.
 
     Parameters
     ----------
@@ -252,15 +254,18 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
     2
     """
     d_ks = sorted(logits_by_d_k)
-    fig, axes = new_figure(2, len(d_ks), figsize=(3.6 * len(d_ks), 6.0), squeeze=False)
-    for j, d_k in enumerate(d_ks):
-        match, other = (np.asarray(a, dtype=float) for a in logits_by_d_k[d_k])
-        correlated_histograms(match / np.sqrt(d_k), other / np.sqrt(d_k), rho, d_k, "sqrt", ax=axes[0, j])
-        correlated_histograms(match / d_k, other / d_k, rho, d_k, "inv", ax=axes[1, j])
-        for row in (0, 1):
-            axes[row, j].set_title(axes[row, j].get_title(), fontsize=9)
-            if j:
-                axes[row, j].get_legend().remove()
+    fig, axes = new_figure(2, len(d_ks), figsize=(3.6 * len(d_ks), 6.4), squeeze=False)
+    for row, scaling in enumerate(("sqrt", "inv_d")):
+        ranges = [correlated_range(d_k, scaling) for d_k in d_ks]
+        xlim = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+        for j, d_k in enumerate(d_ks):
+            c = scale_factor(scaling, d_k)
+            match, other = (c * np.asarray(a, dtype=float) for a in logits_by_d_k[d_k])
+            ax = correlated_histograms(match, other, rho, d_k, scaling, ax=axes[row, j], xlim=xlim, legend=False)
+            ax.set_title(ax.get_title(), fontsize=9)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    with style():
+        fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=9, frameon=False)
     return fig
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.cm import ScalarMappable
-from matplotlib.colors import Normalize
+from matplotlib.colors import ListedColormap, Normalize
+from matplotlib.patches import Patch
 
 from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
 
-__all__ = ["WEIGHTS_NORM", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples", "mask_and_weights",
-           "head_scale_histograms"]
+__all__ = ["WEIGHTS_NORM", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples",
+           "mask_and_weights", "head_scale_histograms"]
 
 #: The fixed colour range of every attention-weight heatmap: 0 (no weight) to 1 (all of it).
 WEIGHTS_NORM = Normalize(vmin=0.0, vmax=1.0)
@@ -124,16 +125,23 @@ def mask_and_weights(mask, weights, title: str = "causal mask"):
     ['key $j$', 'key $j$']
     """
     mask = np.asarray(mask, dtype=bool)
-    fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(7.6, 3.5))
-    weights_heatmap(mask.astype(float), ax=ax_m, title=f"{title}: True (light) = may attend")
+    fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(8.4, 3.9))
     n_q, n_k = mask.shape
+    allowed, blocked = OKABE_ITO["bluish_green"], "#d9d9d9"
     with style():
+        # The mask has its own two-colour scale (allowed / blocked), not the weights' colourbar.
+        ax_m.imshow(mask, cmap=ListedColormap([blocked, allowed]), vmin=0, vmax=1)
+        label_heatmap(ax_m, n_q, n_k)
+        size = max(7.0, min(12.0, 60.0 / max(n_q, n_k)))
         for i in range(n_q):
             for j in range(n_k):
-                ax_m.text(j, i, "" if mask[i, j] else "−∞", ha="center", va="center",
-                          color="white", fontsize=8)
+                ax_m.text(j, i, "0" if mask[i, j] else "−∞", ha="center", va="center",
+                          color="white" if mask[i, j] else "black", fontsize=size, fontweight="bold")
+        ax_m.set_title(f"{title}: added to the logits", fontsize=10)
+        ax_m.legend(handles=[Patch(color=allowed, label="0: may attend"), Patch(color=blocked, label="−∞: blocked")],
+                    loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=9, frameon=False)
     weights_heatmap(weights, ax=ax_w, title="weights after the softmax")
-    add_weights_colorbar(fig, [ax_m, ax_w])
+    add_weights_colorbar(fig, [ax_w])
     return fig
 
 

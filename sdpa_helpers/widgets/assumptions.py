@@ -9,50 +9,19 @@ import numpy as np
 
 from .. import assumptions as A
 from .. import plots
-from ..sampling import make_rng
-from ..plots.assumptions import LOGIT_RANGE, MATCH, REFERENCE, normal_pdf
+from ..assumptions import D_MODEL_CHOICES, init_scaled_logits
+from ..plots.assumptions import LOGIT_RANGE, MATCH, REFERENCE
+from ..scales import scale_factor
+from ..theory import normal_pdf
 from . import D_K_CHOICES, Explorer, d_k_slider
 
-__all__ = ["InitExplorer", "CorrelationExplorer", "D_MODEL_CHOICES", "init_scaled_logits"]
-
-#: The d_model values of the init explorer: powers of two from 64 to 4096.
-D_MODEL_CHOICES = tuple(2**i for i in range(6, 13))
+__all__ = ["InitExplorer", "CorrelationExplorer"]
 
 _PROJECTION_LABELS = {
     "one head: d_model → d_k": "head",
     "all heads: d_model → d_model": "all_heads",
     "fused QKV: d_model → 3·d_model": "fused_qkv",
 }
-# The reference scheme of each distribution family: logits are bilinear in (W_Q, W_K), so a
-# scheme's logits are the family's reference logits times Var(W_scheme) / Var(W_reference).
-_FAMILY_REFERENCE = {"normal": "lecun", "uniform": "pytorch_default"}
-
-
-@lru_cache(maxsize=32)
-def _reference_logits(d_model: int, family: str, d_k: int, seed: int) -> np.ndarray:
-    rng = make_rng(seed)
-    X, X2 = A.sample_tokens(256, d_model, rng=rng), A.sample_tokens(256, d_model, rng=rng)  # (256, d_model) each
-    return A.sample_projected_logits(_FAMILY_REFERENCE[family], d_k, X, X2, n_networks=8, rng=rng)
-
-
-def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = 64, seed: int = 0):
-    """Simulated scaled logits ``q . k / sqrt(d_k)`` at initialisation, shape (8, 256); cached.
-
-    8 networks, 256 pairs of LayerNormed tokens. ``q . k`` is bilinear in ``(W_Q, W_K)``, so
-    one simulation per distribution family (normal: LeCun's; uniform: PyTorch's default) is
-    simulated and rescaled by ``Var(W_scheme) / Var(W_reference)``: weights ``c`` times
-    larger give logits ``c^2`` times larger. The static figures of notebook 08 use the same
-    samples as :class:`InitExplorer`.
-
-    >>> s = init_scaled_logits("lecun", 512)
-    >>> s.shape, round(float((s ** 2).mean()), 1)
-    ((8, 256), 1.0)
-    """
-    family = A.INIT_DISTRIBUTION[scheme]
-    reference = _FAMILY_REFERENCE[family]
-    fan_out = A.projection_fan_out(projection, d_model, d_k)
-    factor = A.init_weight_variance(scheme, d_model, fan_out) / A.init_weight_variance(reference, d_model, d_k)
-    return _reference_logits(d_model, family, d_k, seed) * (factor / np.sqrt(d_k))
 
 
 class InitExplorer(Explorer):
@@ -79,8 +48,8 @@ class InitExplorer(Explorer):
         # Simulate every width once, up front (about a second, once per session): afterwards
         # every move of any control only rescales cached logits and redraws.
         for d_model in D_MODEL_CHOICES:
-            for family in _FAMILY_REFERENCE:
-                _reference_logits(d_model, family, self.d_k, self.seed)
+            for scheme in ("lecun", "pytorch_default"):  # one per weight distribution (normal, uniform)
+                init_scaled_logits(scheme, d_model, "head", self.d_k, self.seed)
         self.ax_h, self.ax_v = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         self.bins = np.linspace(*LOGIT_RANGE, 61)
         x = np.linspace(*LOGIT_RANGE, 300)
@@ -176,9 +145,10 @@ class CorrelationExplorer(Explorer):
         d_ks = np.array(D_K_CHOICES, dtype=float)
         self.d_ks = d_ks
         lines = {}
-        for key, spec in (("sqrt", plots.SCALED), ("inv", plots.INV_D)):
+        for key in ("sqrt", "inv_d"):
+            spec = plots.SCALING_STYLES[key]
             (mean_line,) = self.ax_m.plot(d_ks, 0 * d_ks, color=spec["color"], linestyle=spec["linestyle"],
-                                          animated=True, label=spec["label"] + (" (μP)" if key == "inv" else ""))
+                                          animated=True, label=spec["label"] + (" (μP)" if key == "inv_d" else ""))
             (band_hi,) = self.ax_m.plot(d_ks, 0 * d_ks, color=spec["color"], linewidth=0.7, alpha=0.6, animated=True)
             (band_lo,) = self.ax_m.plot(d_ks, 0 * d_ks, color=spec["color"], linewidth=0.7, alpha=0.6, animated=True)
             (point,) = self.ax_m.plot([64], [0], spec["marker"], color=spec["color"], markersize=7,
@@ -204,13 +174,13 @@ class CorrelationExplorer(Explorer):
         self.title_h.set_text(f"× 1/√d_k: correlated key mean {c * dots.mean():.2f} (theory {theory.mean:.2f})")
         parts = []
         for key, (mean_line, band_lo, band_hi, point) in self.lines.items():
-            scales = self.d_ks ** -0.5 if key == "sqrt" else 1.0 / self.d_ks
-            mean = rho * self.d_ks * scales  # E[c q·k] = c rho d_k
-            std = np.sqrt(self.d_ks * (1 + rho**2)) * scales
+            curve = [A.correlated_dot_product_moments(int(d), rho, scale=scale_factor(key, int(d))) for d in self.d_ks]
+            mean = np.array([m.mean for m in curve])
+            std = np.array([m.std for m in curve])
             mean_line.set_ydata(mean)
             band_lo.set_ydata(mean - std)
             band_hi.set_ydata(mean + std)
-            c_now = d_k ** -0.5 if key == "sqrt" else 1.0 / d_k
+            c_now = scale_factor(key, d_k)
             point.set_data([d_k], [c_now * dots.mean()])
             t = A.correlated_dot_product_moments(d_k, rho, scale=c_now)
             name = "1/√d_k" if key == "sqrt" else "1/d_k"

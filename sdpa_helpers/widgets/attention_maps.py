@@ -57,7 +57,7 @@ class AttentionMapExplorer(Explorer):
         self.ax_u, self.ax_s = fig.subplots(1, 2)
         blank = np.zeros((4, 4))
         self.images = []
-        for ax, spec in ((self.ax_u, plots.UNSCALED), (self.ax_s, plots.SCALED)):
+        for ax in (self.ax_u, self.ax_s):
             image = ax.imshow(blank, cmap=plots.HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest",
                               aspect="equal", animated=True)
             self.images.append(image)

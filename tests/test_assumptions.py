@@ -1,0 +1,76 @@
+"""sdpa_helpers.assumptions: extreme magnitudes, clear errors, the cached init logits, soft-capping."""
+
+import numpy as np
+import pytest
+
+from sdpa_helpers import assumptions as A
+
+
+@pytest.mark.parametrize("mag", [1e-300, 1e-200, 1e-5, 1.0, 1e5, 1e200, 1e300])
+def test_qk_norm_scores_is_scale_safe(mag):
+    """Cosines do not depend on the vectors' lengths: same answer at every magnitude a float holds."""
+    Q = np.array([[3.0, 4.0], [1.0, 1.0]]) * mag
+    K = np.array([[1.0, 0.0], [0.0, -2.0]]) * mag
+    expected = np.array([[0.6, -0.8], [2**-0.5, -(2**-0.5)]])  # by hand: cos of the angles
+    assert np.allclose(A.qk_norm_scores(Q, K), expected, rtol=1e-12, atol=0)
+
+
+def test_qk_norm_scores_issue_cases():
+    assert A.qk_norm_scores([[1e200, 0.0]], [[1e200, 0.0]]).tolist() == [[1.0]]
+    assert np.isclose(A.qk_norm_scores([[1e-200, 1e-200]], [[1.0, 0.0]])[0, 0], 2**-0.5)
+    with pytest.raises(ValueError, match="Q must have no all-zero rows"):
+        A.qk_norm_scores([[0.0, 0.0]], [[1.0, 0.0]])
+
+
+def test_qk_norm_scores_against_a_naive_loop_with_batches():
+    rng = np.random.default_rng(0)
+    Q, K = rng.standard_normal((3, 2, 5)), rng.standard_normal((3, 4, 5))
+    got = A.qk_norm_scores(Q, K, gain=2.0)
+    for b in range(3):
+        for i in range(2):
+            for j in range(4):
+                cos = Q[b, i] @ K[b, j] / (np.sqrt(Q[b, i] @ Q[b, i]) * np.sqrt(K[b, j] @ K[b, j]))
+                assert np.isclose(got[b, i, j], 2.0 * cos)
+
+
+def test_qk_norm_scores_batch_shapes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match="batch shapes of Q"):
+        A.qk_norm_scores(np.ones((2, 2, 4)), np.ones((3, 3, 4)))
+
+
+def test_init_logit_moments_rejects_fan_out_below_d_k_like_the_sampler():
+    with pytest.raises(ValueError, match="fan_out must be >= d_k"):
+        A.init_logit_moments("xavier", 512, 64, fan_out=32)
+    X = A.sample_tokens(3, 16, rng=0)
+    with pytest.raises(ValueError, match="fan_out must be >= d_k"):
+        A.sample_projected_logits("xavier", 8, X, fan_out=4)
+
+
+def test_sample_weights_negative_size_is_a_value_error():
+    with pytest.raises(ValueError, match="size"):
+        A.sample_weights("lecun", 4, 4, size=-1)
+    with pytest.raises(TypeError, match="size"):
+        A.sample_weights("lecun", 4, 4, size=1.5)
+
+
+def test_init_scaled_logits_rescaling_matches_a_direct_simulation_in_expectation():
+    """The rescaled cache has the variance a direct simulation of that scheme has (theory Var(q_i)^2)."""
+    for scheme in A.INITS:
+        s = A.init_scaled_logits(scheme, 256, "head")
+        est, se = A.cluster_mean(s**2)
+        theory = A.init_logit_moments(scheme, 256, 64, scale=64**-0.5).var
+        assert abs(est - theory) < 4 * se
+    assert A.init_scaled_logits("lecun", 256).shape == (8, 256)
+    assert A._reference_logits.cache_info().maxsize == 32  # bounded cache
+    with pytest.raises(ValueError, match="scheme"):
+        A.init_scaled_logits("glorot", 256)
+
+
+def test_softcap_bounds_and_small_logit_limit():
+    s = np.array([-1e300, -60.0, -0.1, 0.0, 0.1, 60.0, 1e300])
+    c = A.softcap(s, 50.0)
+    assert (np.abs(c) <= 50.0).all() and np.all(np.diff(c) >= 0)
+    small = np.array([-0.1, 0.1])
+    assert np.allclose(A.softcap(small, 50.0), small - small**3 / (3 * 50.0**2), rtol=1e-9)  # Taylor series
+    with pytest.raises(ValueError, match="cap"):
+        A.softcap(s, 0.0)
