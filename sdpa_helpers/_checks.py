@@ -5,9 +5,10 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
-def positive_int(name: str, value) -> int:
+def positive_int(name: str, value: object) -> int:
     """Return ``value`` as an int, or raise naming ``name`` unless it is a positive integer."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer() and not isinstance(value, bool):
@@ -18,7 +19,7 @@ def positive_int(name: str, value) -> int:
     return int(value)
 
 
-def real(name: str, value) -> float:
+def real(name: str, value: object) -> float:
     """Return ``value`` as a finite float, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
@@ -28,7 +29,7 @@ def real(name: str, value) -> float:
     return value
 
 
-def non_negative(name: str, value) -> float:
+def non_negative(name: str, value: object) -> float:
     """Return ``value`` as a finite float >= 0, or raise naming ``name``."""
     value = real(name, value)
     if value < 0:
@@ -36,7 +37,7 @@ def non_negative(name: str, value) -> float:
     return value
 
 
-def positive(name: str, value) -> float:
+def positive(name: str, value: object) -> float:
     """Return ``value`` as a finite float > 0, or raise naming ``name``."""
     value = real(name, value)
     if value <= 0:
@@ -44,7 +45,7 @@ def positive(name: str, value) -> float:
     return value
 
 
-def ddof(value, n_values: int, name: str = "ddof") -> int:
+def ddof(value: object, n_values: int, name: str = "ddof") -> int:
     """Return ``value`` as an int with ``0 <= value < n_values``, or raise naming ``name``.
 
     A wrong type (not an integer) raises TypeError; an integer out of range raises ValueError.
@@ -55,12 +56,12 @@ def ddof(value, n_values: int, name: str = "ddof") -> int:
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
-    if not 0 <= value < n_values:
+    if not 0 <= int(value) < n_values:
         raise ValueError(f"{name} must be >= 0 and smaller than the number of values ({n_values}), got {value}")
     return int(value)
 
 
-def excess_kurtosis(name: str, value) -> float:
+def excess_kurtosis(name: str, value: object) -> float:
     """Return ``value`` as a finite float >= -2 (no distribution has less), or raise naming ``name``.
 
     >>> excess_kurtosis("kappa", 3)
@@ -72,7 +73,7 @@ def excess_kurtosis(name: str, value) -> float:
     return value
 
 
-def real_array(name: str, x, *, min_ndim: int = 0, allow_neg_inf: bool = False,
+def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: bool = False,
                shape_hint: str | None = None) -> np.ndarray:
     """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf."""
     try:
@@ -96,7 +97,7 @@ def real_array(name: str, x, *, min_ndim: int = 0, allow_neg_inf: bool = False,
     return arr
 
 
-def probabilities(name: str, p, axis: int = -1, atol: float = 1e-6) -> np.ndarray:
+def probabilities(name: str, p: ArrayLike, axis: int = -1, atol: float = 1e-6) -> np.ndarray:
     """Return ``p`` as an array of probability vectors along ``axis``, or raise naming ``name``."""
     arr = real_array(name, p, min_ndim=1, shape_hint="(..., n)")
     if arr.shape[axis] == 0:
@@ -110,10 +111,10 @@ def probabilities(name: str, p, axis: int = -1, atol: float = 1e-6) -> np.ndarra
     return arr
 
 
-def axis_index(name: str, axis, ndim: int) -> int:
+def axis_index(name: str, axis: object, ndim: int) -> int:
     """Return ``axis`` normalised to [0, ndim), or raise naming ``name``."""
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {axis!r}")
-    if not -ndim <= axis < ndim:
+    if not -ndim <= int(axis) < ndim:
         raise ValueError(f"{name}={axis} is out of range for an array with {ndim} dimension(s)")
     return int(axis) % ndim

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
+def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     """Softmax of ``x / temperature`` along ``axis``.
 
     Subtracting the maximum first keeps every exponent <= 0, so no finite input
@@ -71,21 +71,21 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     >>> softmax([0.0, -np.inf]).tolist()
     [1.0, 0.0]
     """
-    x = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)")
-    axis = _checks.axis_index("axis", axis, x.ndim)
+    arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)")
+    axis = _checks.axis_index("axis", axis, arr.ndim)
     temperature = _checks.positive("temperature", temperature)
-    if x.shape[axis] == 0:
+    if arr.shape[axis] == 0:
         raise ValueError("x must have at least one entry along axis")
-    top = x.max(axis=axis, keepdims=True)
+    top = arr.max(axis=axis, keepdims=True)
     if np.isneginf(top).any():
         raise ValueError("x has a slice that is -inf throughout; softmax needs at least one finite logit")
     with np.errstate(over="ignore"):
-        z = (x - top) / temperature  # <= 0 everywhere; may round to -inf, which exp maps to 0
+        z = (arr - top) / temperature  # <= 0 everywhere; may round to -inf, which exp maps to 0
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def softmax_jacobian(p) -> np.ndarray:
+def softmax_jacobian(p: ArrayLike) -> np.ndarray:
     """Jacobian of the softmax, ``J[i, j] = d p_i / d z_j = p_i (delta_ij - p_j)``.
 
     Parameters
@@ -105,12 +105,12 @@ def softmax_jacobian(p) -> np.ndarray:
     >>> softmax_jacobian([1.0, 0.0]).tolist()
     [[0.0, 0.0], [0.0, 0.0]]
     """
-    p = _checks.probabilities("p", p)
-    outer = p[..., :, None] * p[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
-    return np.einsum("...i,ij->...ij", p, np.eye(p.shape[-1])) - outer
+    probs = _checks.probabilities("p", p)
+    outer = probs[..., :, None] * probs[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
+    return np.einsum("...i,ij->...ij", probs, np.eye(probs.shape[-1])) - outer
 
 
-def entropy(p, axis: int = -1) -> np.ndarray:
+def entropy(p: ArrayLike, axis: int = -1) -> np.ndarray:
     """Shannon entropy ``-sum p log p`` in nats, with ``0 log 0 = 0``.
 
     Parameters
@@ -140,9 +140,10 @@ def entropy(p, axis: int = -1) -> np.ndarray:
     return np.maximum(h, 0.0)
 
 
-def _matrices(Q, K, V=None):
-    Q = _checks.real_array("Q", Q, min_ndim=2, shape_hint="(..., n_q, d_k)")
-    K = _checks.real_array("K", K, min_ndim=2, shape_hint="(..., n_k, d_k)")
+def _matrices(Q_in: ArrayLike, K_in: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Q and K as float arrays of compatible shapes, or a ValueError/TypeError naming them."""
+    Q = _checks.real_array("Q", Q_in, min_ndim=2, shape_hint="(..., n_q, d_k)")
+    K = _checks.real_array("K", K_in, min_ndim=2, shape_hint="(..., n_k, d_k)")
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"Q has d_k={Q.shape[-1]} but K has d_k={K.shape[-1]}")
     if Q.shape[-1] == 0:
@@ -154,9 +155,12 @@ def _matrices(Q, K, V=None):
     except ValueError:
         raise ValueError(f"leading (batch) dimensions of Q {Q.shape[:-2]} and K {K.shape[:-2]} "
                          "do not broadcast") from None
-    if V is None:
-        return Q, K
-    V = _checks.real_array("V", V, min_ndim=2, shape_hint="(..., n_k, d_v)")
+    return Q, K
+
+
+def _values(Q: np.ndarray, K: np.ndarray, V_in: ArrayLike) -> np.ndarray:
+    """V as a float array whose rows match the keys, or a ValueError/TypeError naming it."""
+    V = _checks.real_array("V", V_in, min_ndim=2, shape_hint="(..., n_k, d_v)")
     if V.shape[-2] != K.shape[-2]:
         raise ValueError(f"K has n_k={K.shape[-2]} rows but V has {V.shape[-2]}; "
                          "each key needs one value")
@@ -165,7 +169,7 @@ def _matrices(Q, K, V=None):
     except ValueError:
         raise ValueError(f"leading (batch) dimensions of Q {Q.shape[:-2]}, K {K.shape[:-2]} and "
                          f"V {V.shape[:-2]} do not broadcast") from None
-    return Q, K, V
+    return V
 
 
 # Magnitudes at which the plain formulas neither overflow nor lose digits to underflow.
@@ -228,8 +232,8 @@ def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | str | None = Non
     >>> attention_scores(Q, K).tolist()  # divided by sqrt(4) = 2
     [[0.5, 5.0]]
     """
-    Q, K = _matrices(Q, K)
-    return _scores(Q, K, scale_factor(scale, Q.shape[-1]))
+    q, k = _matrices(Q, K)
+    return _scores(q, k, scale_factor(scale, q.shape[-1]))
 
 
 def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
@@ -266,32 +270,33 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
     >>> out.tolist(), w.tolist()
     ([[1.0], [2.0]], [[1.0, 0.0], [0.5, 0.5]])
     """
-    Q, K, V = _matrices(Q, K, V)
-    logits = _scores(Q, K, scale_factor(scale, Q.shape[-1]))  # (..., n_q, n_k)
+    q, k = _matrices(Q, K)
+    v = _values(q, k, V)
+    logits = _scores(q, k, scale_factor(scale, q.shape[-1]))  # (..., n_q, n_k)
     if mask is not None:
-        mask = np.asarray(mask)
-        if mask.dtype != bool:
-            raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {mask.dtype}")
+        allowed = np.asarray(mask)
+        if allowed.dtype != bool:
+            raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {allowed.dtype}")
         try:
-            mask = np.broadcast_to(mask, np.broadcast_shapes(mask.shape, logits.shape))
-            logits = np.broadcast_to(logits, mask.shape)
+            allowed = np.broadcast_to(allowed, np.broadcast_shapes(allowed.shape, logits.shape))
+            logits = np.broadcast_to(logits, allowed.shape)
         except ValueError:
-            raise ValueError(f"mask of shape {mask.shape} does not broadcast to the scores' shape "
+            raise ValueError(f"mask of shape {allowed.shape} does not broadcast to the scores' shape "
                              f"{logits.shape} (..., n_q, n_k)") from None
-        empty = ~mask.any(axis=-1)
+        empty = ~allowed.any(axis=-1)
         if empty.any():
             rows = np.argwhere(empty)[:5].tolist()
             raise ValueError(f"mask leaves query row(s) {rows} with no key to attend to; "
                              "every query needs at least one True in its mask row")
-        logits = np.where(mask, logits, -np.inf)
+        logits = np.where(allowed, logits, -np.inf)
     weights = softmax(logits, axis=-1)  # (..., n_q, n_k)
-    av = np.abs(V).max(axis=-2, keepdims=True)  # (..., 1, d_v): the largest value of each column
+    av = np.abs(v).max(axis=-2, keepdims=True)  # (..., 1, d_v): the largest value of each column
     if _moderate(av):
-        output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+        output = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     else:  # a convex combination of the columns, each rescaled by an exact power of 2 and back
         ev = _exponent(av)
         with np.errstate(under="ignore"):
-            output = np.ldexp(weights @ np.ldexp(V, -ev), ev)
+            output = np.ldexp(weights @ np.ldexp(v, -ev), ev)
     return output, weights
 
 
@@ -345,21 +350,21 @@ def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     >>> round(float(y.mean()), 12), round(float(y.var()), 12)
     (0.0, 1.0)
     """
-    x = _checks.real_array("x", x, min_ndim=1, shape_hint="(..., d)")
-    axis = _checks.axis_index("axis", axis, x.ndim)
+    arr = _checks.real_array("x", x, min_ndim=1, shape_hint="(..., d)")
+    axis = _checks.axis_index("axis", axis, arr.ndim)
     eps = _checks.non_negative("eps", eps)
-    if x.shape[axis] == 0:
+    if arr.shape[axis] == 0:
         raise ValueError("x must have at least one entry along axis")
-    if eps == 0 and (x.max(axis=axis) == x.min(axis=axis)).any():
+    if eps == 0 and (arr.max(axis=axis) == arr.min(axis=axis)).any():
         raise ValueError("x has a constant slice and eps=0: its variance is 0, so it cannot be normalised")
-    top = np.abs(x).max(axis=axis, keepdims=True)
+    top = np.abs(arr).max(axis=axis, keepdims=True)
     if _moderate(top):
-        mean = x.mean(axis=axis, keepdims=True)
-        var = x.var(axis=axis, keepdims=True)
-        return (x - mean) / np.sqrt(var + eps)
+        mean = arr.mean(axis=axis, keepdims=True)
+        var = arr.var(axis=axis, keepdims=True)
+        return (arr - mean) / np.sqrt(var + eps)
     # x = 2**e * xn with max |xn| in [0.5, 1): (x - mean) / sqrt(var + eps) = (xn - mn) / sqrt(vn + eps 4**-e)
     e = _exponent(top)
-    xn = np.ldexp(x, -e)
+    xn = np.ldexp(arr, -e)
     centred = xn - xn.mean(axis=axis, keepdims=True)
     vn = np.mean(centred * centred, axis=axis, keepdims=True)
     with np.errstate(over="ignore", under="ignore"):

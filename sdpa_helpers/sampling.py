@@ -20,14 +20,18 @@ Every ``rng`` parameter goes through :func:`make_rng`, so ``rng=5`` draws exactl
 from __future__ import annotations
 
 import numbers
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from . import _checks
 from .scales import scale_factor
 
-__all__ = ["DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "check_dist", "make_rng",
+__all__ = ["DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "RngLike", "check_dist", "make_rng",
            "sample_components", "sample_dot_products", "sample_matmul_variances"]
+
+#: What every ``rng`` parameter accepts: None (fresh entropy), an int seed >= 0, or a Generator.
+RngLike: TypeAlias = int | np.random.Generator | None
 
 #: Component distributions, each standardised to mean 0 and variance 1 before shifting.
 DISTRIBUTIONS = ("normal", "uniform", "rademacher", "laplace")
@@ -44,7 +48,7 @@ CHUNK_ENTRIES = 2**20
 _MATMUL_CHUNK_ENTRIES = 2**21
 
 
-def make_rng(seed=None) -> np.random.Generator:
+def make_rng(seed: RngLike = None) -> np.random.Generator:
     """Return a :class:`numpy.random.Generator`.
 
     Parameters
@@ -70,7 +74,7 @@ def make_rng(seed=None) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def _shape(shape) -> tuple[int, ...]:
+def _shape(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
     if isinstance(shape, (str, bytes)):
@@ -103,7 +107,7 @@ def _standard(dist: str, shape: tuple[int, ...], rng: np.random.Generator) -> np
     return rng.laplace(0.0, np.sqrt(0.5), shape)
 
 
-def check_dist(name: str, value) -> str:
+def check_dist(name: str, value: object) -> str:
     """Return ``value`` if it names a distribution of :data:`DISTRIBUTIONS`, or raise naming ``name``.
 
     >>> check_dist("dist", "laplace")
@@ -118,8 +122,8 @@ def check_dist(name: str, value) -> str:
     return value
 
 
-def sample_components(shape, dist: str = "normal", mean: float = 0.0, var: float = 1.0,
-                      rng=None) -> np.ndarray:
+def sample_components(shape: int | tuple[int, ...], dist: str = "normal", mean: float = 0.0,
+                      var: float = 1.0, rng: RngLike = None) -> np.ndarray:
     """Draw independent components with a given distribution, mean and variance.
 
     Parameters
@@ -163,7 +167,7 @@ def sample_components(shape, dist: str = "normal", mean: float = 0.0, var: float
 def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
                         mean_q: float = 0.0, var_q: float = 1.0,
                         mean_k: float = 0.0, var_k: float = 1.0,
-                        scale: float = 1.0, rng=None) -> np.ndarray:
+                        scale: float | str | None = 1.0, rng: RngLike = None) -> np.ndarray:
     """Draw ``scale * (q . k)`` for ``n_samples`` independent pairs of random vectors.
 
     Each pair draws ``q`` and ``k`` of length ``d_k`` with independent components
@@ -215,7 +219,7 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     scale = scale_factor(scale, d_k)
     rng = make_rng(rng)
 
-    def draw(shape):
+    def draw(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
         q = _standard(dist, shape, rng)
         k = _standard(dist, shape, rng)
         if std_q != 1.0:
@@ -251,7 +255,7 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
 
 
 def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | None = None,
-                            ddof: int = 1, rng=None) -> np.ndarray:
+                            ddof: int = 1, rng: RngLike = None) -> np.ndarray:
     """Sample variance of the ``n * p`` entries of ``A @ B``, for ``n_reps`` independent pairs.
 
     ``A`` is ``(n, d)`` and ``B`` is ``(d, p)`` with independent standard normal entries

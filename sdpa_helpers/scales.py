@@ -22,7 +22,7 @@ __all__ = ["SCALINGS", "scale_factor", "check_scaling"]
 SCALINGS: dict[str, float] = {"unscaled": 0.0, "sqrt": -0.5, "inv_d": -1.0}
 
 
-def check_scaling(name: str, value) -> str:
+def check_scaling(name: str, value: object) -> str:
     """Return ``value`` if it names a scaling in :data:`SCALINGS`, or raise naming ``name``.
 
     >>> check_scaling("scale", "sqrt")
@@ -33,7 +33,7 @@ def check_scaling(name: str, value) -> str:
     return value
 
 
-def scale_factor(scale, d_k: int, name: str = "scale") -> float:
+def scale_factor(scale: float | str | None, d_k: int, name: str = "scale") -> float:
     """The factor ``c`` that multiplies ``q . k`` at ``d_k``.
 
     ``scale`` is ``None`` (1/sqrt(d_k)), a name from :data:`SCALINGS`, or a positive number.

@@ -27,6 +27,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 
@@ -393,7 +394,7 @@ def effective_sample_size(var_s2: float, var: float = 1.0, excess_kurtosis: floa
 
 # -- The normal density, the within-row view and the sharp condition (notebooks 01-02) -------
 
-def normal_pdf(x, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
+def normal_pdf(x: ArrayLike, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
     """Density of the normal distribution ``N(mean, var)`` at ``x`` (any shape).
 
     Far tails underflow to exactly 0 (never NaN), whatever the magnitudes.
@@ -415,7 +416,7 @@ def normal_pdf(x, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
         return np.exp(-0.5 * z2) / math.sqrt(2 * math.pi * var)
 
 
-def within_row_moments(q, mean_k: float = 0.0, var_k: float = 1.0) -> Moments:
+def within_row_moments(q: ArrayLike, mean_k: float = 0.0, var_k: float = 1.0) -> Moments:
     """Mean and variance of ``q . k`` for one FIXED query ``q`` over random keys ``k``.
 
     Every key has independent components of mean ``mean_k`` and variance ``var_k``. Then
@@ -459,7 +460,8 @@ def within_row_moments(q, mean_k: float = 0.0, var_k: float = 1.0) -> Moments:
     return Moments(mean, var)
 
 
-def dot_product_variance_cov(cov_q, cov_k, mean_q=None, mean_k=None) -> float:
+def dot_product_variance_cov(cov_q: ArrayLike, cov_k: ArrayLike, mean_q: ArrayLike | None = None,
+                             mean_k: ArrayLike | None = None) -> float:
     """``Var(q . k)`` for INDEPENDENT vectors ``q`` and ``k`` with any covariance matrices.
 
     With ``E[q q^T] = Sigma_q + mu_q mu_q^T`` (and the same for ``k``) and ``q`` independent

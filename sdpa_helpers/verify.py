@@ -22,7 +22,7 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
-def verify_close(what: str, value, expected, *, se=None, n_se: float = 4.0,
+def verify_close(what: str, value: float, expected: float, *, se: float | None = None, n_se: float = 4.0,
                  rtol: float | None = None, atol: float | None = None) -> None:
     """Check ``value`` against ``expected`` and print one line saying so.
 
@@ -71,7 +71,7 @@ def verify_close(what: str, value, expected, *, se=None, n_se: float = 4.0,
     raise AssertionError(f"✘ {head}, {detail}")
 
 
-def verify(claim: str, condition, detail: str = "") -> None:
+def verify(claim: str, condition: object, detail: str = "") -> None:
     """Check that ``condition`` holds and print ``✔ claim`` (with ``detail``), or raise.
 
     >>> verify("the weights sum to 1 in every row", True, "max error 2e-16")

@@ -8,8 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from sdpa_helpers.attention import (attention_scores, causal_mask, entropy, layer_norm,
-                                    scaled_dot_product_attention, softmax, softmax_jacobian)
+from sdpa_helpers.attention import (
+    attention_scores,
+    causal_mask,
+    entropy,
+    layer_norm,
+    scaled_dot_product_attention,
+    softmax,
+    softmax_jacobian,
+)
 from sdpa_helpers.sampling import make_rng
 
 

@@ -4,8 +4,15 @@ import numpy as np
 import pytest
 
 from sdpa_helpers import theory
-from sdpa_helpers.attention import (attention_scores, causal_mask, entropy, layer_norm,
-                                    scaled_dot_product_attention, softmax, softmax_jacobian)
+from sdpa_helpers.attention import (
+    attention_scores,
+    causal_mask,
+    entropy,
+    layer_norm,
+    scaled_dot_product_attention,
+    softmax,
+    softmax_jacobian,
+)
 from sdpa_helpers.sampling import make_rng, sample_components, sample_dot_products
 
 Q = np.ones((2, 4))

@@ -1,0 +1,46 @@
+"""Shared test set-up: the Agg backend, and the helpers several test files use.
+
+Import the helpers with ``from conftest import labelled, mean_se, var_se`` (pytest puts
+``tests/`` on ``sys.path``). Each has one meaning:
+
+- :func:`labelled` -- a figure panel says what its axes are;
+- :func:`mean_se` -- a sample mean and its standard error;
+- :func:`var_se` -- a sample variance and its (large-sample) standard error.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")  # before anything imports pyplot: tests never open a window
+
+import numpy as np  # noqa: E402
+
+
+def labelled(ax, *, title_for_y: bool = False) -> bool:
+    """True if ``ax`` has a non-blank x label and a non-blank y label.
+
+    With ``title_for_y=True`` a title may stand in for the y label (panels of a small-multiples
+    row that share the row's y label).
+    """
+    has_x = bool(ax.get_xlabel().strip())
+    has_y = bool(ax.get_ylabel().strip()) or (title_for_y and bool(ax.get_title().strip()))
+    return has_x and has_y
+
+
+def mean_se(x) -> tuple[float, float]:
+    """The mean of ``x`` and its standard error ``s / sqrt(n)`` (``s`` with ddof=1)."""
+    x = np.asarray(x, dtype=float).ravel()
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
+def var_se(x, ddof: int = 1) -> tuple[float, float]:
+    """The sample variance of ``x`` (with ``ddof``) and its standard error ``sqrt((m4 - m2^2) / n)``.
+
+    ``m2`` and ``m4`` are the central sample moments; the formula is the large-sample SE of a
+    sample variance for any distribution with a finite fourth moment.
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    centred = x - x.mean()
+    m2, m4 = np.mean(centred**2), np.mean(centred**4)
+    return float(x.var(ddof=ddof)), float(np.sqrt(max(m4 - m2**2, 0.0) / x.size))
