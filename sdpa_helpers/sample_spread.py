@@ -1,0 +1,142 @@
+"""How precise is one sample variance? The numbers behind notebook 03 ("small experiments mislead").
+
+This module offers:
+
+- :data:`SIZES`, :data:`SEED` -- the matrix sizes ``n`` (``n x n @ n x n``) the notebook and its
+  explorer show, and the seed of their simulations;
+- :data:`THREAD_2X2`, :data:`THREAD_BIG`, :data:`THREAD_BIG_SCALED` -- the numbers quoted in
+  the Q&A thread the notebook discusses (AI Stack Exchange question 21237);
+- :func:`reps_for` -- how many repetitions are simulated for each ``n``;
+- :func:`relative_sample_variances` -- cached ``s2 / n`` of ``n x n`` products, one per repetition;
+- :func:`exact_relative_sd`, :func:`iid_relative_sd` -- the exact spread of ``s2 / n`` (entries
+  share rows and columns) and the spread the i.i.d. formula would predict;
+- :func:`variance_with_se` -- a sample variance with its standard error;
+- :func:`z_score` -- how many standard deviations a value lies from its expectation.
+
+numpy only; the closed forms come from :mod:`sdpa_helpers.theory`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks, theory
+from .sampling import sample_matmul_variances
+
+__all__ = ["SIZES", "SEED", "THREAD_2X2", "THREAD_BIG", "THREAD_BIG_SCALED", "reps_for",
+           "relative_sample_variances", "exact_relative_sd", "iid_relative_sd", "variance_with_se", "z_score"]
+
+#: Matrix sizes n of the notebook's simulations and of its explorer's slider: powers of two, 2 ... 256.
+SIZES = tuple(2**i for i in range(1, 9))
+#: Seed of the cached simulations (:func:`relative_sample_variances`).
+SEED = 3
+#: The thread's 2x2 experiment: the sample variance of the 4 entries of one 2x2 product.
+THREAD_2X2 = 1.6
+#: The thread's 1111x111 @ 111x1111 experiment: the sample variance of the product's entries ...
+THREAD_BIG = 110.56
+#: ... and of the same product divided by sqrt(111).
+THREAD_BIG_SCALED = 0.99604
+
+
+def reps_for(n: int) -> int:
+    """Repetitions simulated for ``n x n`` products: many for small n, fewer for large n.
+
+    Each repetition draws ``2 n^2`` random numbers; the repetitions are capped at 20 000 and
+    at about 2**21 random numbers per n (but at least 48 repetitions), so all sizes together
+    take a fraction of a second. The spread of ``s2 / n`` is small for large n, so fewer
+    repetitions show it.
+
+    >>> [reps_for(n) for n in (2, 16, 128, 256)]
+    [20000, 4096, 64, 48]
+    """
+    n = _checks.positive_int("n", n)
+    return int(min(20_000, max(48, 2**21 // (2 * n**2))))
+
+
+@lru_cache(maxsize=len(SIZES))
+def _relative_sample_variances(n: int) -> np.ndarray:
+    r = sample_matmul_variances(n, reps_for(n), rng=SEED) / n
+    r.flags.writeable = False
+    return r
+
+
+def relative_sample_variances(n: int) -> np.ndarray:
+    """``s2 / n`` (ddof=1) of ``n x n`` products over :func:`reps_for` ``(n)`` repetitions, cached.
+
+    The entries of an ``n x n`` product of standard normal matrices have variance n, so
+    ``s2 / n`` estimates 1. The returned array is read-only (every caller shares it); the
+    cache holds at most one array per size in :data:`SIZES` (under 200 kB in all).
+
+    >>> r = relative_sample_variances(2)
+    >>> r.shape, r.flags.writeable
+    ((20000,), False)
+    """
+    return _relative_sample_variances(_checks.positive_int("n", n))
+
+
+relative_sample_variances.cache_clear = _relative_sample_variances.cache_clear  # type: ignore[attr-defined]
+relative_sample_variances.cache_info = _relative_sample_variances.cache_info  # type: ignore[attr-defined]
+
+
+def exact_relative_sd(ns: ArrayLike) -> np.ndarray:
+    """Exact standard deviation of ``s2 / n`` for the entries of an ``n x n`` product (ddof=1).
+
+    >>> exact_relative_sd([2]).round(3).tolist()
+    [1.453]
+    """
+    return np.array([theory.matmul_sample_variance_moments(_checks.positive_int("n", n), n).std / n
+                     for n in np.ravel(np.asarray(ns, dtype=object))])
+
+
+def iid_relative_sd(ns: ArrayLike) -> np.ndarray:
+    """The i.i.d. formula's standard deviation of ``s2 / n`` for ``n^2`` values of variance n.
+
+    Uses the entries' own excess kurtosis ``6 / n`` but ignores that they share rows and columns.
+
+    >>> iid_relative_sd([2]).round(3).tolist()
+    [1.19]
+    """
+    out = []
+    for n in np.ravel(np.asarray(ns, dtype=object)):
+        n = _checks.positive_int("n", n)
+        out.append(theory.sample_variance_moments(n * n, 1.0, theory.dot_product_excess_kurtosis(n)).std)
+    return np.array(out)
+
+
+def variance_with_se(values: ArrayLike) -> tuple[float, float]:
+    """The sample variance (ddof=1) of ``values`` and its standard error ``sqrt((m_4 - m_2^2) / R)``.
+
+    ``m_2`` and ``m_4`` are the second and fourth central moments of the ``R`` values: the large-R standard error
+    of a sample variance, whatever the distribution (for a normal, ``sqrt(2 / R) sigma^2``).
+
+    >>> v, se = variance_with_se(np.random.default_rng(0).standard_normal(200_000))
+    >>> round(v, 2), round(se, 4), round(float(np.sqrt(2 / 200_000)), 4)
+    (1.0, 0.0032, 0.0032)
+    """
+    x = _checks.real_array("values", values, min_ndim=1, shape_hint="(R,)").ravel()
+    if x.size < 2:
+        raise ValueError(f"values must hold at least 2 numbers, got {x.size}")
+    scale = float(np.max(np.abs(x))) or 1.0  # rescale first: squares of huge (or tiny) values over/underflow
+    y = x / scale
+    y = y - y.mean()
+    v = float(y @ y) / (x.size - 1)
+    mu4 = float(np.mean(y**4))
+    m2 = float(y @ y) / x.size
+    se = float(np.sqrt(max(mu4 - m2**2, 0.0) / x.size))
+    v, se = v * scale * scale, se * scale * scale
+    if not np.isfinite(v) or not np.isfinite(se):
+        raise ValueError("values are too large: their variance exceeds the float range")
+    return v, se
+
+
+def z_score(value: float, expected: float, sd: float) -> float:
+    """``(value - expected) / sd``: how many standard deviations ``value`` lies from ``expected``.
+
+    >>> round(z_score(THREAD_BIG, 111.0, theory.matmul_sample_variance_moments(1111, 111, 1111).std), 2)
+    -0.68
+    """
+    value, expected = _checks.real("value", value), _checks.real("expected", expected)
+    return (value - expected) / _checks.positive("sd", sd)

@@ -1,0 +1,93 @@
+"""sdpa_helpers.sample_spread: the numbers of notebook 03, against independent references."""
+
+import numpy as np
+import pytest
+from conftest import mean_se, var_se
+
+from sdpa_helpers import sample_spread as ss
+from sdpa_helpers import theory
+from sdpa_helpers.sampling import make_rng, sample_dot_products
+
+
+def test_reps_for_budget_and_order():
+    reps = [ss.reps_for(n) for n in ss.SIZES]
+    assert reps == sorted(reps, reverse=True)
+    assert all(2 * n * n * r <= 2**21 or r == 48 for n, r in zip(ss.SIZES, reps))
+
+
+def test_relative_sample_variances_cached_read_only_and_checked_before_the_cache():
+    r = ss.relative_sample_variances(4)
+    assert r is ss.relative_sample_variances(4) and not r.flags.writeable and r.size == ss.reps_for(4)
+    with pytest.raises(TypeError, match="n"):
+        ss.relative_sample_variances(4.0)  # a float is refused even though 4 is cached
+    assert ss.relative_sample_variances.cache_info().maxsize == len(ss.SIZES)  # bounded
+
+
+@pytest.mark.parametrize("n", [2, 8])
+def test_relative_sample_variances_match_the_exact_spread(n):
+    r = ss.relative_sample_variances(n)
+    mean, se_mean = mean_se(r)
+    v, se_v = var_se(r)
+    assert abs(mean - 1) < 4 * se_mean
+    assert abs(v - ss.exact_relative_sd([n])[0] ** 2) < 4 * se_v
+
+
+def test_iid_relative_sd_matches_truly_independent_entries():
+    # n^2 *independent* dot products of length n (no shared rows or columns), many repetitions
+    n, reps = 4, 40_000
+    x = sample_dot_products(n, n * n * reps, rng=5).reshape(reps, n * n)
+    r = x.var(axis=1, ddof=1) / n
+    v, se_v = var_se(r)
+    assert abs(v - ss.iid_relative_sd([n])[0] ** 2) < 4 * se_v
+    assert ss.exact_relative_sd([n])[0] > ss.iid_relative_sd([n])[0]  # sharing widens the spread
+
+
+def test_exact_relative_sd_is_the_theory_formula():
+    for n in (2, 16, 256):
+        assert ss.exact_relative_sd([n])[0] == pytest.approx(theory.matmul_sample_variance_moments(n, n).std / n)
+
+
+def test_variance_with_se_against_a_naive_computation_and_its_own_calibration():
+    x = make_rng(1).standard_normal(1000) * 3 + 2
+    v, se = ss.variance_with_se(x)
+    naive_v = sum((xi - x.mean()) ** 2 for xi in x) / (x.size - 1)
+    m2 = sum((xi - x.mean()) ** 2 for xi in x) / x.size
+    m4 = sum((xi - x.mean()) ** 4 for xi in x) / x.size
+    assert v == pytest.approx(naive_v) and se == pytest.approx(np.sqrt((m4 - m2**2) / x.size), rel=1e-9)
+    # calibration: over many data sets, the spread of v matches the typical SE
+    g = make_rng(2)
+    vs, ses = zip(*(ss.variance_with_se(g.standard_normal(400)) for _ in range(2000)))
+    sd_v = np.std(vs, ddof=1)
+    assert abs(np.mean(ses) / sd_v - 1) < 4 / np.sqrt(2 * 1999)
+
+
+def test_variance_with_se_is_scale_safe():
+    base = np.array([1.0, -1.0, 2.0, -2.0])
+    for scale in (1e-150, 1e-100, 1.0, 1e100, 1e150):
+        v, se = ss.variance_with_se(base * scale)
+        assert v / scale / scale == pytest.approx(10 / 3) and np.isfinite(se)
+    with pytest.raises(ValueError, match="values"):
+        ss.variance_with_se(base * 1e200)  # the variance (1e400) is beyond the float range
+
+
+def test_the_threads_numbers_judged_with_the_exact_and_naive_standard_errors():
+    exact = theory.matmul_sample_variance_moments(1111, 111, 1111).std
+    iid = theory.sample_variance_moments(1111**2, 111.0, theory.dot_product_excess_kurtosis(111)).std
+    assert ss.z_score(ss.THREAD_BIG, 111, exact) == pytest.approx(-0.68, abs=0.005)
+    assert ss.z_score(ss.THREAD_BIG, 111, iid) == pytest.approx(-3.07, abs=0.005)
+    assert ss.THREAD_BIG / 111 == pytest.approx(ss.THREAD_BIG_SCALED, abs=5e-6)  # Var(cX) = c^2 Var(X)
+
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda: ss.reps_for(0), ValueError, "n"),
+    (lambda: ss.relative_sample_variances(-2), ValueError, "n"),
+    (lambda: ss.exact_relative_sd([2.5]), TypeError, "n"),
+    (lambda: ss.iid_relative_sd([0]), ValueError, "n"),
+    (lambda: ss.variance_with_se([1.0]), ValueError, "values"),
+    (lambda: ss.variance_with_se([1.0, np.nan]), ValueError, "values"),
+    (lambda: ss.z_score(1.0, 0.0, 0.0), ValueError, "sd"),
+    (lambda: ss.z_score("1", 0.0, 1.0), TypeError, "value"),
+])
+def test_bad_input_names_the_parameter(call, exc, name):
+    with pytest.raises(exc, match=name):
+        call()

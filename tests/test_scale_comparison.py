@@ -1,0 +1,106 @@
+"""sdpa_helpers.scale_comparison: the numbers of notebook 04, against independent references."""
+
+import numpy as np
+import pytest
+from conftest import mean_se
+
+from sdpa_helpers import scale_comparison as sc
+from sdpa_helpers import theory
+from sdpa_helpers.attention import entropy, softmax
+from sdpa_helpers.sampling import make_rng, sample_dot_products
+from sdpa_helpers.saturation import query_logits
+from sdpa_helpers.scales import SCALINGS
+
+
+def test_simulated_logit_stds_are_the_same_draws_scaled_three_ways():
+    d_ks = [1, 16, 256]
+    s = sc.simulated_logit_stds(d_ks, n=500, seed=3)
+    for i, d in enumerate(d_ks):
+        direct = sample_dot_products(d, 500, rng=3 + d).std()  # a naive recomputation
+        assert s["unscaled"][i] == pytest.approx(direct)
+        assert s["sqrt"][i] == pytest.approx(direct / np.sqrt(d)) and s["inv_d"][i] == pytest.approx(direct / d)
+        # differences of log2 are exact: 1/2 log2 d_k and log2 d_k
+        assert np.log2(s["unscaled"][i] / s["sqrt"][i]) == pytest.approx(0.5 * np.log2(d), abs=1e-12)
+
+
+def test_log_log_slopes_match_polyfit_and_the_theory():
+    d_ks = list(sc.D_KS)
+    s = sc.simulated_logit_stds(d_ks, n=2000)
+    slopes = sc.log_log_slopes(d_ks, s, n=2000)
+    for name, expected in zip(SCALINGS, (0.5, 0.0, -0.5)):
+        slope, se = slopes[name]
+        assert slope == pytest.approx(np.polyfit(np.log2(d_ks), np.log2(s[name]), 1)[0], abs=1e-12)
+        assert abs(slope - expected) < 4 * se
+
+
+def test_log_log_slope_standard_error_is_calibrated():
+    d_ks, n = [1, 4, 16, 64], 300
+    slopes = [sc.log_log_slopes(d_ks, sc.simulated_logit_stds(d_ks, n=n, seed=100 * s), n=n)["sqrt"][0]
+              for s in range(60)]
+    se = sc.log_log_slopes(d_ks, {"sqrt": np.ones(4)}, n=n)["sqrt"][1]
+    ratio = np.std(slopes, ddof=1) / se
+    assert abs(ratio - 1) < 4 / np.sqrt(2 * 59)  # the SD of 60 slopes is the SE, within 4 SE of an SD
+
+
+def test_attention_by_d_k_is_the_softmax_of_the_same_logits():
+    d_ks = [1, 64, 1024]
+    stats = sc.attention_by_d_k(d_ks, n_keys=8, n_queries=300, seed=7)
+    for i, d in enumerate(d_ks):
+        z = query_logits(d, 8, 300, scale="unscaled", rng=7 + d)
+        for name, e in SCALINGS.items():
+            p = softmax(d**e * z)
+            assert stats.entropy[name][i] == pytest.approx(entropy(p).mean())
+            assert stats.max_weight[name][i] == pytest.approx(p.max(axis=1).mean())
+        assert np.allclose(stats.inv_d_entropy_gap[d], np.log(8) - entropy(softmax(z / d)))
+
+
+def test_attention_by_d_k_agrees_with_full_vectors():
+    # the exact shortcut against drawing every component of q and of each key (different draws)
+    d, n_keys, n_q = 64, 8, 4000
+    g = make_rng(11)
+    q, K = g.standard_normal((n_q, d)), g.standard_normal((n_q, n_keys, d))
+    z = np.einsum("qd,qkd->qk", q, K)  # (n_q, d) x (n_q, n_keys, d) -> (n_q, n_keys)
+    full = entropy(softmax(z / np.sqrt(d)))
+    stats = sc.attention_by_d_k([d], n_keys=n_keys, n_queries=n_q, seed=12)
+    m_full, se_full = mean_se(full)
+    assert abs(stats.entropy["sqrt"][0] - m_full) < 4 * np.sqrt(2) * se_full
+
+
+def test_entropy_gap_under_inv_d_matches_the_second_order_expansion():
+    stats = sc.attention_by_d_k([4096], n_keys=16, n_queries=4000)
+    gap, se = mean_se(stats.inv_d_entropy_gap[4096])
+    assert abs(gap - 15 / (2 * 16 * 4096)) < 4 * se
+
+
+def test_explorer_numbers_cached_exact_and_bounded():
+    for d_k in (1, 16, 1024):
+        rel_se = theory.sample_variance_moments(sc.N_STD_SAMPLES, 1.0, theory.dot_product_excess_kurtosis(d_k)).std / 2
+        assert abs(sc.logit_std(d_k) / np.sqrt(d_k) - 1) < 4 * rel_se
+    w64 = sc.query_weights(64)
+    assert w64 is not sc.query_weights(64)  # a fresh dict: callers cannot corrupt the cache
+    assert all(np.all(np.diff(w) <= 1e-15) and np.isclose(w.sum(), 1) for w in w64.values())
+    # one query and its keys throughout: unscaled weights at d_k = 1 are the softmax of 16 logits with
+    # the first component only; the scalings order the sharpness
+    for d_k in sc.D_KS:
+        w = sc.query_weights(d_k)
+        h = [float(entropy(w[name])) for name in ("unscaled", "sqrt", "inv_d")]
+        assert h[0] <= h[1] + 1e-12 <= h[2] + 2e-12
+    assert sc._logit_std.cache_info().maxsize == len(sc.D_KS)
+
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda: sc.simulated_logit_stds([0]), ValueError, "d_ks"),
+    (lambda: sc.simulated_logit_stds([4], n=0), ValueError, "n"),
+    (lambda: sc.simulated_logit_stds([4], seed=-1), TypeError, "seed"),
+    (lambda: sc.simulated_logit_stds([]), ValueError, "d_ks"),
+    (lambda: sc.log_log_slopes([1, 2], {"sqrt": [1.0]}, n=10), ValueError, "stds"),
+    (lambda: sc.log_log_slopes([1, 2], {"sqrt": [1.0, -1.0]}, n=10), ValueError, "stds"),
+    (lambda: sc.log_log_slopes([4, 4], {"sqrt": [1.0, 1.0]}, n=10), ValueError, "d_ks"),
+    (lambda: sc.log_log_slopes([1, 2], [1.0, 1.0], n=10), TypeError, "stds"),
+    (lambda: sc.attention_by_d_k([4], n_keys=0), ValueError, "n_keys"),
+    (lambda: sc.logit_std(8192), ValueError, "d_k"),
+    (lambda: sc.query_weights(3), ValueError, "d_k"),
+])
+def test_bad_input_names_the_parameter(call, exc, name):
+    with pytest.raises(exc, match=name):
+        call()
