@@ -1,23 +1,19 @@
 # %% [markdown]
 # # 05 — Softmax saturation
 #
-# The softmax turns a query's logits into attention weights. Notebook 02 showed that the
-# unscaled logits $q\cdot k$ spread like $\sqrt{d_k}$. This notebook shows what that does to
-# the softmax: as $d_k$ grows, the weights of unscaled attention pile onto a single key,
-# while scaled attention keeps them spread.
+# Notebook 02 showed that the unscaled logits $q\cdot k$ spread like $\sqrt{d_k}$. Here we see
+# what that does to the softmax: as $d_k$ grows, unscaled attention piles its weight onto one
+# key, while scaled attention keeps it spread. And we find *when* it tips over.
 #
 # **Learning goals**
 # - Compute the softmax and see that only the *differences* between logits matter.
-# - See that scaling the logits up makes the softmax peaky, and that unscaled logits grow like $\sqrt{d_k}$.
+# - See that multiplying the logits makes the softmax peaky, and that unscaled logits are multiplied by about $\sqrt{d_k}$.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) across $d_k$, unscaled vs scaled.
-# - Read the factor $1/\sqrt{d_k}$ as an inverse temperature.
+# - Predict the onset of saturation from a closed form, $H \approx \ln n - \sigma^2/2$, and read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
-# - Notebooks 02 and 04: $\mathrm{Var}(q\cdot k) = d_k$ and $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$.
+# - Notebooks 00, 02 and 04: the softmax and entropy, $\mathrm{Var}(q\cdot k) = d_k$, $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$.
 # - The exponential and the natural logarithm.
-
-# %% [markdown]
-# ## Setup
 
 # %% tags=["nbval-ignore-output"]
 # %matplotlib inline
@@ -32,8 +28,8 @@ from sdpa_helpers import make_rng, saturation
 from sdpa_helpers.attention import softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import saturation as sat_plots
-from sdpa_helpers.sampling import sample_components
-from sdpa_helpers.widgets import D_K_CHOICES
+from sdpa_helpers.saturation import D_K_GRID
+from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.saturation import SaturationExplorer, TemperatureExplorer
 
 SEED = 5
@@ -42,281 +38,253 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. The softmax
-#
-# The softmax turns $n$ real numbers $z_1, \dots, z_n$ (the *logits*) into $n$ weights:
+# ## 1. The softmax depends only on gaps
 #
 # $$\mathrm{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j=1}^{n} e^{z_j}} .$$
 #
-# Every weight is positive, they sum to 1, and a larger logit gets a larger weight. Here it is
-# written out, next to the package's `softmax`, on two small examples.
-
-# %%
-def softmax_by_hand(z):
-    e = np.exp(np.asarray(z, dtype=float))
-    return e / e.sum()
-
-
-for z in ([4.0, 5.0], [1.0, 10.0]):
-    p = softmax(z)
-    assert np.allclose(p, softmax_by_hand(z)) and np.isclose(p.sum(), 1.0)
-    print(f"softmax({z}) = " + " / ".join(f"{100 * w:.2f}%" for w in p))
-
-assert np.allclose(100 * softmax([4.0, 5.0]), [26.89, 73.11], atol=0.005)
-assert np.allclose(100 * softmax([1.0, 10.0]), [0.01, 99.99], atol=0.005)
-
-# %% [markdown]
-# Why is the second pair so lopsided? The ratio of two weights is
-# $p_i / p_j = e^{z_i - z_j}$: it depends only on the **difference** of the logits.
-# A gap of 1 gives odds $e^1 \approx 2.7$ to 1; a gap of 9 gives $e^9 \approx 8103$ to 1.
-# So adding the same number to every logit changes nothing.
+# Every weight is positive and they sum to 1. Two examples from the handwritten notes this course
+# builds on:
 
 # %%
 for z in ([4.0, 5.0], [1.0, 10.0]):
-    p = softmax(z)
-    gap = z[1] - z[0]
-    print(f"z = {z}: gap {gap:.0f}, odds p2/p1 = {p[1] / p[0]:.1f}, e^gap = {np.exp(gap):.1f}")
-    assert np.isclose(p[1] / p[0], np.exp(gap))
-    shifted = softmax(np.array(z) + 100.0)  # add 100 to every logit
-    assert np.allclose(shifted, p)
-    print(f"   softmax(z + 100) = {np.array2string(shifted, precision=4)}: the same weights")
+    print(f"softmax({z}) = " + " / ".join(f"{100 * w:.2f}%" for w in softmax(z)))
+verify_close("softmax([4, 5])[1] in %", 100 * softmax([4.0, 5.0])[1], 73.11, atol=0.005)
+verify_close("softmax([1, 10])[0] in %", 100 * softmax([1.0, 10.0])[0], 0.01, atol=0.005)
 
 # %% [markdown]
-# That shift is also how the softmax is computed safely. $e^{1000}$ overflows a float, so the
-# formula as written gives `nan` (∞/∞). Subtracting the largest logit first keeps every
-# exponent $\le 0$ and gives the same weights; the package's `softmax` does that (you will write
-# it yourself in Exercise 3).
+# Why is the second pair so lopsided? The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$: it
+# depends only on the **gap**. A gap of 1 gives odds $e \approx 2.7$ to 1; a gap of 9 gives
+# $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing — which is also
+# how the softmax is computed safely: subtract the largest logit first, so no $e^{z}$ overflows
+# (`softmax([1000, 1000])` is then [0.5, 0.5], while the formula as written gives `nan`).
 
 # %%
-with np.errstate(over="ignore", invalid="ignore"):
-    naive = softmax_by_hand([1000.0, 1000.0])
-print("by hand   :", naive)
-print("stable    :", softmax([1000.0, 1000.0]))
-print("logits 1e6:", softmax([1e6, 0.0]))
-assert np.isnan(naive).all() and np.allclose(softmax([1000.0, 1000.0]), 0.5)
+verify_close("odds p2/p1 for [1, 10] equal e^9", softmax([1.0, 10.0])[1] / softmax([1.0, 10.0])[0], np.exp(9), rtol=1e-12)
+verify("adding 100 to every logit changes no weight", np.allclose(softmax([101.0, 110.0]), softmax([1.0, 10.0])))
 
 # %% [markdown]
 # ## 2. Multiplying the logits makes the softmax peaky
 #
-# Multiply every logit by a constant $c$: every gap is multiplied by $c$, so every odds ratio
-# $e^{z_i - z_j}$ becomes $e^{c(z_i - z_j)}$. With $c = 8$, small gaps become large ones. An
-# example with five logits, $z = [0.1, -0.2, 0.3, -0.2, 0.5]$, and the same times 8:
+# Multiply every logit by $c$ and every gap is multiplied by $c$. The example below is from Andrej
+# Karpathy's lecture "Let's build GPT: from scratch, in code, spelled out" (2023): five logits,
+# then the same times 8.
+#
+# **Predict:** the five logits are within 0.7 of each other. Times 8, how much weight will the largest one get?
 
 # %%
-z = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
-print("softmax(z)    =", np.array2string(softmax(z), precision=4, floatmode="fixed"))
-print("softmax(8 z)  =", np.array2string(softmax(8 * z), precision=4, floatmode="fixed"))
-expected = np.array([0.0326, 0.0030, 0.1615, 0.0030, 0.8000])  # softmax(8 z) to 4 decimals
-assert np.allclose(softmax(8 * z), expected, atol=5e-5)  # agree to the 4 decimals printed
-assert np.all((softmax(z) > 0.14) & (softmax(z) < 0.29))
+z5 = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
+print("softmax(z)   =", np.array2string(softmax(z5), precision=4, floatmode="fixed"))
+print("softmax(8 z) =", np.array2string(softmax(8 * z5), precision=4, floatmode="fixed"))
+verify_close("largest weight of softmax(8 z)", softmax(8 * z5).max(), 0.8000, atol=5e-5)
 
 # %% [markdown]
-# The weights of $z$ are nearly uniform (all between 0.14 and 0.29); times 8, the largest logit
-# takes 80%. As $c$ grows the softmax tends to **one-hot** (all weight on the largest logit);
-# as $c \to 0$ it tends to **uniform** ($1/n$ each):
+# Most people guess "a bit more than the others"; it takes 80%. As $c$ grows the softmax tends to
+# **one-hot** (all weight on the largest logit); as $c \to 0$ to **uniform** ($1/n$ each).
+#
+# Now the link with $d_k$: for one query and random keys, the unscaled logits $q\cdot k_j$ have
+# variance $d_k$ (notebook 02) — logits of size about 1 **multiplied by $\sqrt{d_k}$**. At
+# $d_k = 64$ that factor is the 8 above.
 
 # %%
-for c in (0.01, 1.0, 8.0, 64.0, 512.0):
-    print(f"c = {c:6g}: largest weight {softmax(c * z).max():.4f}")
-largest = [softmax(c * z).max() for c in (0.01, 1.0, 8.0, 64.0, 512.0)]
-assert np.all(np.diff(largest) > 0) and abs(largest[0] - 1 / 5) < 0.01 and largest[-1] > 0.9999
+dots = saturation.query_logits(64, n_keys=1, n_queries=100_000, scale="unscaled", rng=rng).ravel()  # q·k
+se_var = np.sqrt((np.mean((dots - dots.mean()) ** 4) - dots.var() ** 2) / dots.size)  # SE of a sample variance
+verify_close("Var(q·k) at d_k = 64", dots.var(), 64, se=se_var)
 
-# %% [markdown]
-# Now the link with $d_k$. For one query and random keys, the unscaled logits $q\cdot k_j$ have
-# variance $d_k$ (notebook 02): they are logits of size about 1 **multiplied by $\sqrt{d_k}$**.
-# At $d_k = 64$ that factor is exactly the 8 above. A quick check of the spread at $d_k = 64$.
-# A sample variance $s^2$ of $N$ independent draws has standard error $\sqrt{(m_4 - s^4)/N}$, with
-# $m_4$ the fourth moment about the mean; we accept $|s^2 - 64| < 4\,\mathrm{SE}$:
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how we simulate, and the standard error of a variance
+#
+# For a fixed query, $q\cdot k_j = \|q\|\,a_j$ with $a_j = u\cdot k_j$ and $u = q/\|q\|$. Whatever
+# the unit vector $u$ is, $u\cdot k_j = \sum_i u_i k_{ji}$ is a sum of independent normals: normal,
+# mean 0, variance $\sum_i u_i^2 = 1$ (a rotation of a standard normal vector is standard normal).
+# So the $a_j$ are independent $N(0,1)$, independent of $q$, and $\|q\|^2$, a sum of $d_k$ squared
+# standard normals, is $\chi^2_{d_k}$. `saturation.query_logits` draws $\|q\|$ and the $a_j$
+# directly: the same cost at any $d_k$, and exactly the law of the full vectors.
+#
+# **Standard error of a sample variance.** For $N$ independent draws, $s^2$ has standard error
+# $\sqrt{(m_4 - s^4)/N}$, with $m_4$ the fourth moment about the mean (for normal draws,
+# $m_4 = 3\sigma^4$ and this is $\sigma^2\sqrt{2/N}$). The check above accepts $|s^2 - 64| < 4\,\mathrm{SE}$.
+#
+# Check the shortcut against full vectors: the average largest weight of one query against 8 keys
+# at $d_k = 16$, both ways (independent samples: the SE of the difference is $\sqrt{SE_1^2 + SE_2^2}$).
 
-# %%
-n_pairs = 100_000
-dots = saturation.query_logits(64, n_keys=1, n_queries=n_pairs, scale=1.0, rng=rng).ravel()  # q·k, d_k = 64
-var = dots.var()
-se_var = np.sqrt((np.mean((dots - dots.mean()) ** 4) - var**2) / n_pairs)
-print(f"Var(q·k) at d_k = 64: {var:.2f} ± {se_var:.2f} (theory 64), std {np.sqrt(var):.2f} (theory 8)")
-assert abs(var - 64) < 4 * se_var
+# %% tags=["deep-dive"]
+from sdpa_helpers.sampling import sample_components
 
-# %% [markdown]
-# **How we simulate.** For a fixed query, $q\cdot k_j = \|q\|\,a_j$ with $a_j = u\cdot k_j$ and
-# $u = q/\|q\|$ a unit vector. Whatever $u$ is, $u\cdot k_j = \sum_i u_i k_{ji}$ is a sum of
-# independent normals, so it is normal, with mean 0 and variance $\sum_i u_i^2 = 1$. So the $a_j$
-# are independent $N(0, 1)$ and do not depend on $q$ at all; and $\|q\|^2$, a sum of $d_k$ squared
-# standard normals, has the $\chi^2_{d_k}$ distribution (chi-square with $d_k$ degrees of freedom).
-# `saturation.query_logits` draws $\|q\|$ and the $a_j$ directly, which costs the same at any $d_k$.
-# It must agree with drawing the full vectors. Check: the average largest weight of one query
-# against 8 keys at $d_k = 16$, both ways (difference within 4 standard errors):
-
-# %%
 n_q, n_keys, d_k = 4000, 8, 16
 Q = sample_components((n_q, d_k), rng=rng)  # (n_q, d_k)
 K = sample_components((n_q, n_keys, d_k), rng=rng)  # each query gets its own 8 keys
-direct = saturation.weight_stats(np.einsum("qd,qkd->qk", Q, K)).max_weight  # (n_q,)
-shortcut = saturation.weight_stats(saturation.query_logits(d_k, n_keys, n_q, scale=1.0, rng=rng)).max_weight
-a, b = saturation.mc_estimate(direct), saturation.mc_estimate(shortcut)
-se_diff = np.hypot(a.se, b.se)
-print(f"largest weight, full vectors: {a.mean:.4f} ± {a.se:.4f}; shortcut: {b.mean:.4f} ± {b.se:.4f}")
-print(f"difference {a.mean - b.mean:+.4f}, 4 SE = {4 * se_diff:.4f}")
-assert abs(a.mean - b.mean) < 4 * se_diff
+direct = saturation.mc_estimate(saturation.weight_stats(np.einsum("qd,qkd->qk", Q, K)).max_weight)
+short = saturation.mc_estimate(saturation.weight_stats(
+    saturation.query_logits(d_k, n_keys, n_q, scale="unscaled", rng=rng)).max_weight)
+print(f"largest weight, full vectors {direct.mean:.4f} ± {direct.se:.4f}; shortcut {short.mean:.4f} ± {short.se:.4f}")
+verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np.hypot(direct.se, short.se))
 
 # %% [markdown]
 # ## 3. One query, growing $d_k$
 #
-# One query against 16 keys, every component drawn $N(0, 1)$. We keep the same vectors and
-# look at their first $d_k$ components, for $d_k$ = 1, 16, 256 and 4096. Top: the weights of
-# unscaled attention, $\mathrm{softmax}(q\cdot k_j)$. Bottom: scaled,
+# One query against 16 keys, the same vectors cut to their first $d_k$ components, for
+# $d_k$ = 1, 16, 256 and 4096. Top: unscaled, $\mathrm{softmax}(q\cdot k_j)$. Bottom: scaled,
 # $\mathrm{softmax}(q\cdot k_j/\sqrt{d_k})$.
+#
+# **Predict:** as $d_k$ goes from 1 to 4096, what happens to the top row? And to the bottom row?
 
 # %%
-q = sample_components(4096, rng=rng)  # (4096,)
-K16 = sample_components((16, 4096), rng=rng)  # (16 keys, 4096)
-bars = {}
-for d_k in (1, 16, 256, 4096):
-    z = K16[:, :d_k] @ q[:d_k]  # (16, d_k) @ (d_k,) -> (16,)
-    bars[d_k] = (softmax(z), softmax(z / np.sqrt(d_k)))
-    print(f"d_k = {d_k:4d}: largest weight unscaled {bars[d_k][0].max():.3f}, scaled {bars[d_k][1].max():.3f}")
-assert np.allclose(*bars[1])  # d_k = 1: dividing by sqrt(1) changes nothing
-fig = sat_plots.saturation_small_multiples(bars)
-fig
+shown = (1, 16, 256, 4096)
+z_by_d = saturation.prefix_logits(shown, 16, rng=rng)  # (4, 16): unscaled logits at each d_k
+bars = {d: (softmax(z), softmax(z / np.sqrt(d))) for d, z in zip(shown, z_by_d)}
+sat_plots.saturation_small_multiples(bars)
 
 # %% [markdown]
-# The top row goes from nearly uniform to a single bar: the softmax **saturates** to one-hot.
-# The bottom row keeps several keys in play at every $d_k$. (At $d_k = 1$ the two rows agree:
-# $\sqrt{1} = 1$.)
-
-# %% [markdown]
+# The top row goes from spread out to a single bar: the softmax **saturates** to one-hot. The
+# bottom row keeps several keys in play at every $d_k$ (at $d_k = 1$ the rows agree: $\sqrt 1 = 1$).
+#
 # ## 4. Averaging over many queries
 #
-# One query could be a fluke. Three numbers say how peaked a softmax is:
-#
-# - the **largest weight** $p_{\max}$: $1/n$ when uniform, 1 when one-hot;
-# - the **entropy** $H = -\sum_j p_j \log p_j$ (nats): $\log n$ when uniform, 0 when one-hot;
-# - the **effective number of keys** $e^{H}$: $n$ when uniform, 1 when one-hot. A softmax that
-#   spreads evenly over $m$ keys has $e^H = m$.
-#
-# For each $d_k$ from 1 to 4096 we average them over 4000 random queries, each against its own
-# 16 keys. The key draws $a_j$ are the same at every $d_k$ (only the query lengths are new), which
-# makes the curves smooth. We print the largest standard error (SE) of each average.
+# One query could be a fluke. Three numbers say how peaked a softmax is: the **largest weight**
+# $p_{\max}$ ($1/n$ uniform, 1 one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ uniform,
+# 0 one-hot), and the **effective number of keys** $e^{H}$ ($n$ uniform, 1 one-hot: a softmax
+# spread evenly over $m$ keys has $e^H = m$). We average them over 4000 random queries, each with
+# its own 16 keys, at every $d_k$ from 1 to 4096.
 
 # %%
 n_keys, n_queries = 16, 4000
-curves = {s: saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, scaled=s, rng=SEED) for s in (False, True)}
-print(f"limits for n = {n_keys} keys: uniform p_max = 1/n = {1 / n_keys:.4f}, H = log n = {np.log(n_keys):.3f}, "
-      f"e^H = {n_keys}; one-hot p_max = 1, H = 0, e^H = 1")
-u_curves, s_curves = curves[False], curves[True]
-print(f"{'':5} | {'unscaled':^20} | {'scaled':^20}")
-print(f"{'d_k':>5} | {'p_max':>6} {'H':>6} {'e^H':>6} | {'p_max':>6} {'H':>6} {'e^H':>6}")
-for d_k in (1, 4, 16, 64, 256, 1024, 4096):
-    i = D_K_CHOICES.index(d_k)
-    u, s = (f"{c.max_weight.mean[i]:6.3f} {c.entropy.mean[i]:6.3f} {c.effective_keys.mean[i]:6.3f}"
-            for c in (u_curves, s_curves))
-    print(f"{d_k:5d} | {u} | {s}")
-for f in ("max_weight", "entropy", "effective_keys"):
-    print(f"largest SE of {f}: {max(getattr(c, f).se.max() for c in curves.values()):.4f}")
+u_curves, s_curves = (saturation.saturation_curves(D_K_GRID, n_keys, n_queries, scale=s, rng=SEED)
+                      for s in ("unscaled", "sqrt"))
+for i in (0, 4, 8, 12):  # d_k = 1, 16, 256, 4096
+    print(f"d_k = {D_K_GRID[i]:4d}: p_max {u_curves.max_weight.mean[i]:.3f} unscaled, {s_curves.max_weight.mean[i]:.3f} scaled")
+verify("unscaled: p_max rises at every step of d_k", np.all(np.diff(u_curves.max_weight.mean) > 0))
+verify("scaled p_max moves < 1/10 as much", np.ptp(s_curves.max_weight.mean) < np.ptp(u_curves.max_weight.mean) / 10)
 
 # %% [markdown]
-# Unscaled, every measure slides steadily toward one-hot as $d_k$ grows: at $d_k = 4096$ the
-# top key takes on average about 98% of the weight, and $e^H$ is close to 1.
+# Unscaled, every measure slides toward one-hot: at $d_k = 4096$ the top key takes on average
+# about 98% of the weight. Scaled, the logits $q\cdot k/\sqrt{d_k}$ have variance 1 at every
+# $d_k$ (notebook 04) and the curves barely move.
 
-# %%
-i4096 = D_K_CHOICES.index(4096)
-assert np.all(np.diff(u_curves.max_weight.mean) > 0) and np.all(np.diff(u_curves.entropy.mean) < 0)
-assert u_curves.max_weight.mean[i4096] > 0.97 and u_curves.effective_keys.mean[i4096] < 1.1
-print(f"unscaled at d_k = 4096: p_max = {u_curves.max_weight.mean[i4096]:.3f} ± {u_curves.max_weight.se[i4096]:.3f}, "
-      f"e^H = {u_curves.effective_keys.mean[i4096]:.3f} ± {u_curves.effective_keys.se[i4096]:.3f}")
-
-# %% [markdown]
-# Scaled, the logits $q\cdot k/\sqrt{d_k}$ have variance exactly 1 at every $d_k$ (notebook 04).
-# Check it for every $d_k$ on the slider, within 4 standard errors of the sample variance:
-
-# %%
-for d_k in D_K_CHOICES:
-    x = saturation.query_logits(d_k, n_keys=1, n_queries=100_000, rng=rng).ravel()  # scaled logits
-    v = x.var()
-    se_v = np.sqrt((np.mean((x - x.mean()) ** 4) - v**2) / x.size)  # SE of a sample variance
-    assert abs(v - 1) < 4 * se_v, (d_k, v, se_v)
-print("Var(q·k/√d_k) = 1 within 4 SE for every d_k in", D_K_CHOICES)
-
-# %% [markdown]
-# So the scaled curves barely move. They are not perfectly flat at small $d_k$, and the reason is
-# instructive. For one query the scaled logits are $(\|q\|/\sqrt{d_k})\,a_j$ with $a_j \sim N(0,1)$,
-# and $\|q\|^2/d_k$ has mean 1 but standard deviation $\sqrt{2/d_k}$. At $d_k = 1$ some queries are
-# short (their softmax is flatter) and some long; by $d_k = 64$ every query has length close to
-# $\sqrt{d_k}$, and the logits of each query behave like independent $N(0, 1)$ draws. Compare with
-# softmaxes of i.i.d. $N(0, 1)$ logits (an independent sample, so the SE of a difference is
-# $\sqrt{SE_1^2 + SE_2^2}$):
-
-# %%
-limit = saturation.weight_stats(make_rng(SEED + 1).standard_normal((n_queries, n_keys)))
-fields = ("max_weight", "entropy", "effective_keys")
-limit_est = {f: saturation.mc_estimate(getattr(limit, f)) for f in fields}
-print("i.i.d. N(0,1) logits: " + ", ".join(f"{f} {limit_est[f].mean:.3f} ± {limit_est[f].se:.3f}" for f in fields))
-for d_k in (1, 4, 16, 64, 256, 4096):
-    i = D_K_CHOICES.index(d_k)
-    z_scores = [(getattr(s_curves, f).mean[i] - limit_est[f].mean)
-                / np.hypot(getattr(s_curves, f).se[i], limit_est[f].se) for f in fields]
-    print(f"d_k = {d_k:4d}: sd of ||q||²/d_k = {np.sqrt(2 / d_k):.3f}; scaled minus i.i.d., in SEs: "
-          + ", ".join(f"{zs:+.1f}" for zs in z_scores))
-    if d_k >= 64:
-        assert all(abs(zs) < 4 for zs in z_scores)
-ranges = {name: np.ptp(c.max_weight.mean) for name, c in (("unscaled", u_curves), ("scaled", s_curves))}
-print(f"range of the average p_max over d_k = 1 … 4096: unscaled {ranges['unscaled']:.3f}, "
-      f"scaled {ranges['scaled']:.3f} (ratio {ranges['scaled'] / ranges['unscaled']:.3f})")
-assert ranges["scaled"] < ranges["unscaled"] / 10
-
-# %% [markdown]
-# From $d_k = 64$ on, the scaled curves agree with the i.i.d. $N(0,1)$ values within 4 standard
-# errors; below that they sit a little on the flat side. Over the whole range the scaled largest
-# weight moves by less than a tenth of what the unscaled one does. The same curves as a figure:
-# black dotted lines mark uniform and one-hot, the wide grey band the i.i.d. $N(0,1)$ value.
-
-# %%
-fig = sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, iid_limit=[limit_est[f].mean for f in fields])
-fig
-
-# %% [markdown]
-# ## 5. Explorer: drag $d_k$
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: why the scaled curves are not perfectly flat
 #
-# The figures above, live. Top: one query's weights, unscaled (vermillion) and scaled (blue), with
-# fixed axes so the bars' heights compare directly. Bottom: the average curves, with a marker at
-# your $d_k$. Change the number of keys or the seed (a new query and keys) too.
+# For one query the scaled logits are $(\|q\|/\sqrt{d_k})\,a_j$, and $\|q\|^2/d_k$ has mean 1 but
+# standard deviation $\sqrt{2/d_k}$. At $d_k = 1$ some queries are short (a flatter softmax) and some
+# long; by $d_k = 64$ every query has length close to $\sqrt{d_k}$ and its logits behave like
+# i.i.d. $N(0,1)$ draws. Compare with softmaxes of i.i.d. $N(0,1)$ logits (an independent sample),
+# in standard errors of the difference, and check $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = 1$ at every $d_k$:
+
+# %% tags=["deep-dive"]
+fields = ("max_weight", "entropy", "effective_keys")
+limit = saturation.weight_stats(make_rng(SEED + 1).standard_normal((n_queries, n_keys)))
+limit_est = {f: saturation.mc_estimate(getattr(limit, f)) for f in fields}
+for d in (1, 4, 16, 64, 256, 4096):
+    i = D_K_GRID.index(d)
+    zs = [(getattr(s_curves, f).mean[i] - limit_est[f].mean) / np.hypot(getattr(s_curves, f).se[i], limit_est[f].se)
+          for f in fields]
+    print(f"d_k = {d:4d}: sd of ||q||²/d_k = {np.sqrt(2 / d):.3f}; scaled minus i.i.d., in SEs: "
+          + ", ".join(f"{z:+.1f}" for z in zs))
+    if d >= 64:
+        verify(f"d_k = {d}: scaled curves match i.i.d. N(0,1) logits within 4 SE", max(map(abs, zs)) < 4)
+for d in D_K_GRID:
+    x = saturation.query_logits(d, n_keys=1, n_queries=100_000, rng=rng).ravel()  # scaled
+    assert abs(x.var() - 1) < 4 * np.sqrt((np.mean((x - x.mean()) ** 4) - x.var() ** 2) / x.size), d
+print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_GRID)
+
+# %% [markdown]
+# ## 5. When does the softmax saturate? A closed form
+#
+# Take $n$ logits drawn i.i.d. $N(0, \sigma^2)$. Write $H = \ln Z - \sum_j p_j z_j$ with
+# $Z = \sum_j e^{z_j}$. For large $n$ each sum is close to $n$ times its mean, and for a normal
+# $z$, $E\,e^{z} = e^{\sigma^2/2}$ and $E[z\,e^{z}] = \sigma^2 e^{\sigma^2/2}$. So
+#
+# $$H \approx \ln n - \frac{\sigma^2}{2}, \qquad e^{H} \approx n\,e^{-\sigma^2/2}.$$
+#
+# Each unit of variance costs half a nat, whatever $n$ is. Check against Monte Carlo at $n = 1024$,
+# over 5 seeds of 1000 softmaxes each (median and range over seeds):
+
+# %%
+n, sigma2 = 1024, np.array([1.0, 4.0, 9.0, 2 * np.log(1024)])
+h_mc = saturation.iid_entropy(n, sigma2, n_rows=1000, seeds=range(5))  # (5 seeds, 4 variances)
+law = saturation.entropy_closed_form(n, sigma2)
+for s2, h, lo, hi, l in zip(sigma2, np.median(h_mc, 0), h_mc.min(0), h_mc.max(0), law):
+    print(f"σ² = {s2:5.2f}: H median {h:.4f} (range {lo:.4f}–{hi:.4f}), law {l:.4f}, law off by {(l - h) / h:+.2%}")
+verify("at σ² = 1 the law is within 0.1% on every seed", np.all(np.abs(law[0] - h_mc[:, 0]) < 1e-3 * h_mc[:, 0]))
+verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_mc[:, 3] > 2))
+
+# %% [markdown]
+# The law is excellent for small $\sigma^2$, a couple of percent off at $\sigma^2 = 4$, and wrong
+# beyond: at $\sigma^2 = 2\ln n$ it predicts $H = 0$ while the true entropy is still above 2 nats.
+# It needs $Z$ close to its mean, which holds for about $\sigma^2 \lesssim \ln n$; beyond that the
+# largest logit, near $\sigma\sqrt{2\ln n}$, dominates the sums.
+#
+# So call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
+# and $e^H = \sqrt{n}$ keys. Unscaled logits have $\sigma^2 = \|q\|^2 \approx d_k$, so they
+# saturate from $d_k \approx \ln n$ on: **the onset grows with the number of keys, but only like
+# its logarithm**. Scaled logits have $\sigma^2 = 1$ and stay below it for any $n \ge 3$.
+
+# %%
+print("predicted onset d_k ≈ ln n for n = 16, 1024, 65536 keys:", saturation.saturation_onset([16, 1024, 65536]).round(2))
+d = np.geomspace(1, 4096, 200)
+sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(saturation.saturation_onset(n_keys)),
+                                   entropy_law=(d, saturation.entropy_closed_form(n_keys, d)))
+
+# %% [markdown]
+# Section 4's averages (bars: ±1 SE). Dash-dotted: the predicted onset for 16 keys, where the
+# unscaled curves are in their steepest fall. Thin black: the law $\ln n - d_k/2$. With only 16
+# keys it is rough even at $d_k = 1$ (it is a large-$n$ law, and $\|q\|^2$ varies from query to
+# query), and past the onset it falls far below the curve, as the table above predicts. In the
+# explorer below, set $n = 1024$: it follows the unscaled entropy more closely up to the onset.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: where the law comes from, and why it stops at about $\sigma^2 = \ln n$
+#
+# $\ln p_j = z_j - \ln Z$, so $H = -\sum_j p_j \ln p_j = \ln Z - \sum_j p_j z_j$. By the law of
+# large numbers $Z/n \to E\,e^{z} = e^{\sigma^2/2}$ (complete the square in the normal integral) and
+# $\frac1n\sum_j z_j e^{z_j} \to E[z e^z] = \sigma^2 e^{\sigma^2/2}$ (Stein's lemma, $E[z f(z)] = \sigma^2 E f'(z)$),
+# so $\sum_j p_j z_j \to \sigma^2$ and $H \to \ln n + \sigma^2/2 - \sigma^2$. Replacing $Z$ by its mean
+# is good when its relative spread is small:
+#
+# $$\frac{\mathrm{Var}(Z)}{(E Z)^2} = \frac{n\,(e^{2\sigma^2} - e^{\sigma^2})}{n^2 e^{\sigma^2}} = \frac{e^{\sigma^2} - 1}{n},$$
+#
+# which is small exactly when $e^{\sigma^2} \ll n$, i.e. $\sigma^2 \ll \ln n$. Beyond it $Z$ is carried
+# by its few largest terms, and the maximum of $n$ normals sits near $\sigma\sqrt{2\ln n}$. (This is the
+# *random energy model* of statistical physics, whose entropy freezes at $\sigma^2 = 2\ln n$ as
+# $n \to \infty$; at finite $n$ the crossover is gradual, as the numbers above show.) A finer check of
+# the two moments by quadrature lives in `tests/test_saturation.py`.
+#
+# The relative spread $\sqrt{(e^{\sigma^2} - 1)/n}$ of $Z$ at the four variances above, and at the onset:
+
+# %% tags=["deep-dive"]
+for s2 in list(sigma2) + [np.log(n)]:
+    print(f"n = {n}, σ² = {s2:5.2f}: relative spread of Z = {np.sqrt(np.expm1(s2) / n):.3f}")
+verify_close("relative spread of Z at the onset σ² = ln n", np.sqrt(np.expm1(np.log(n)) / n), 1.0, rtol=1e-3)
+
+# %% [markdown]
+# ## 6. Explorer: drag $d_k$ and the number of keys
+#
+# The figures above, live. Top: one query's weights, unscaled (vermillion) and scaled (blue).
+# Bottom: the average curves (a smaller Monte Carlo per key count, computed when the explorer is
+# built), with a marker at your $d_k$, the predicted onset $d_k = \ln n$ and the law. Try
+# $n = 4$ and $n = 1024$: how far does the onset move?
 
 # %% tags=["nbval-ignore-output"]
 explorer = SaturationExplorer(d_k=64)
 explorer
 
 # %% [markdown]
-# Try $d_k = 4096$ with 64 keys: how much weight does the top key get unscaled, and how many
-# effective keys does scaled attention keep?
-#
-# ## 6. $1/\sqrt{d_k}$ is an inverse temperature
+# ## 7. $1/\sqrt{d_k}$ is an inverse temperature
 #
 # A softmax with **temperature** $T > 0$ divides the logits by $T$ first:
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$. Small $T$ sharpens toward one-hot, large $T$
-# flattens toward uniform. Scaled attention is the unscaled logits at temperature $\sqrt{d_k}$:
-#
-# $$\mathrm{softmax}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = \mathrm{softmax}\big(q\cdot k,\; T = \sqrt{d_k}\big).$$
+# flattens toward uniform. Scaled attention is the unscaled logits at temperature $\sqrt{d_k}$ — a
+# temperature that grows exactly as fast as the logits spread, so the two cancel:
 
 # %%
-for d_k in (4, 64, 1024):
-    logits = K16[:, :d_k] @ q[:d_k]  # unscaled, (16,)
-    assert np.allclose(softmax(logits / np.sqrt(d_k)), softmax(logits, temperature=np.sqrt(d_k)))
-    print(f"d_k = {d_k:4d}: softmax(q·k / √d_k) == softmax(q·k, temperature={np.sqrt(d_k):g})")
+z = z_by_d[-1]  # section 3's query: unscaled logits at d_k = 4096
+verify("softmax(q·k / √d_k) = softmax(q·k, T = √d_k) at d_k = 4096", np.allclose(softmax(z / 64), softmax(z, temperature=64.0)))
+temps, curve_t = [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49)
+sat_plots.temperature_small_multiples(temps, saturation.temperature_curves(z5, temps)[0],
+                                      curve_t, saturation.temperature_curves(z5, curve_t)[1])
 
 # %% [markdown]
-# The temperature grows exactly as fast as the logits spread ($\sqrt{d_k}$), so the two cancel.
-# The ×8 example of section 2 is temperature $T = 1/8$. Here are its five logits at
-# $T = 1/8$, 1 and 8, then the largest weight and $e^H$ against $T$ (thin grey lines: the three
-# temperatures of the bars; dotted: one-hot and uniform):
-
-# %%
-z5 = np.array([0.1, -0.2, 0.3, -0.2, 0.5])  # the five logits of section 2
-assert np.allclose(softmax(z5, temperature=1 / 8), softmax(8 * z5))
-print("softmax(z, T=1/8) =", np.array2string(softmax(z5, temperature=1 / 8), precision=4, floatmode="fixed"))
-fig = sat_plots.temperature_small_multiples(z5, [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49))
-fig
-
-# %% [markdown]
-# Drag the temperature (powers of two from 1/64 to 64):
+# Karpathy's ×8 example is temperature $T = 1/8$. Above: its five logits at $T = 1/8$, 1 and 8,
+# then the largest weight and $e^H$ against $T$. Drag the temperature:
 
 # %% tags=["nbval-ignore-output"]
 temperature_explorer = TemperatureExplorer()
@@ -325,24 +293,22 @@ temperature_explorer
 # %% [markdown]
 # ## Summary
 #
-# - $\mathrm{softmax}(z)_i = e^{z_i}/\sum_j e^{z_j}$; the odds between two keys are $e^{z_i - z_j}$,
-#   so only gaps between logits matter: softmax([4, 5]) = 26.89% / 73.11%, softmax([1, 10]) = 0.01% / 99.99%.
-# - Multiplying the logits by $c$ multiplies every gap by $c$: large $c$ makes the softmax one-hot.
-# - Unscaled logits $q\cdot k$ are multiplied by about $\sqrt{d_k}$, so as $d_k$ grows the softmax
-#   **saturates**: with 16 keys at $d_k = 4096$ the average largest weight is 0.98 and the effective
-#   number of keys $e^H$ is 1.06 (uniform would give 16).
-# - Scaled logits have variance 1 at every $d_k$; the curves stay near those of i.i.d. $N(0,1)$ logits.
-# - $1/\sqrt{d_k}$ is an inverse temperature: scaled attention is the softmax at $T = \sqrt{d_k}$.
-#
-# Next, notebook 06 shows why saturation is bad for learning: a one-hot softmax passes back
-# almost no gradient.
+# - Only gaps between logits matter: softmax([4, 5]) = 26.89% / 73.11%, softmax([1, 10]) = 0.01% / 99.99%.
+# - Multiplying the logits by $c$ multiplies every gap: large $c$ makes the softmax one-hot.
+#   Unscaled logits $q\cdot k$ are multiplied by about $\sqrt{d_k}$, so as $d_k$ grows the softmax
+#   **saturates** (16 keys, $d_k = 4096$: the top key takes about 98% on average).
+# - For $n$ i.i.d. $N(0,\sigma^2)$ logits, $H \approx \ln n - \sigma^2/2$ for $\sigma^2 \lesssim \ln n$;
+#   unscaled logits saturate from $d_k \approx \ln n$ on, later for longer sequences, but only logarithmically.
+# - Scaled logits have variance 1 at every $d_k$: $1/\sqrt{d_k}$ is an inverse temperature that
+#   exactly cancels the spread.
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`; the cells start with `answer = None`.
+# Each exercise is checked by `check(key, answer)`. Numeric answers are accepted to three
+# significant figures (within 0.5%).
 #
 # **Exercise 1.** Two keys have unscaled logits $q\cdot k = [8, 0]$ and $d_k = 16$. What weight
-# does *scaled* attention give the first key?
+# does *scaled* attention give the first key? (three significant figures)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -352,12 +318,11 @@ _ = check("05.scaled_weight", answer)
 # <details><summary>Solution</summary>
 #
 # The scaled logits are $[8, 0]/\sqrt{16} = [2, 0]$, so the first weight is
-# $e^2/(e^2 + e^0) = 1/(1 + e^{-2}) \approx 0.881$. Unscaled it would be
-# $1/(1 + e^{-8}) \approx 0.9997$: nearly one-hot.
+# $1/(1 + e^{-2}) \approx 0.881$. Unscaled it would be $1/(1 + e^{-8}) \approx 0.9997$.
 # </details>
 #
-# **Exercise 2.** For $d_k = 100$, which temperature $T$ makes
-# `softmax(q·k, temperature=T)` equal the scaled attention weights?
+# **Exercise 2.** For $d_k = 100$, which temperature $T$ makes `softmax(q·k, temperature=T)`
+# equal the scaled attention weights? (an integer)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -366,17 +331,33 @@ _ = check("05.temperature", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$, and scaled attention uses $z/\sqrt{d_k}$, so
-# $T = \sqrt{100} = 10$.
+# $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
 # </details>
 #
-# **Exercise 3.** Write `stable_softmax(x)`: the softmax over the last axis of a numpy array,
+# **Exercise 3 (predict).** At what $d_k$ do 16 keys begin to saturate, by the closed form of
+# section 5 (unscaled logits, $\sigma^2 = d_k$)? (three significant figures) Then explain, without
+# computing: for 1024 keys, is the onset at a smaller or a larger $d_k$, and by what factor?
+
+# %%
+answer = None  # replace None with your answer, then run the cell
+_ = check("05.onset_16_keys", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# The onset is $\sigma^2 = \ln n$, so $d_k \approx \ln 16 \approx 2.77$. For 1024 keys it is
+# $\ln 1024 \approx 6.93$: larger, by $\ln 1024/\ln 16 = 10/4 = 2.5$. Many keys share the weight, so
+# it takes a wider spread of logits before one key dominates — but only logarithmically more: a
+# 64-fold longer sequence buys a factor 2.5 in $d_k$, while the paper's $d_k = 64$ is far beyond
+# either onset. The closed form is a guide, not a sharp threshold: it holds for about
+# $\sigma^2 \lesssim \ln n$, and the curves show a gradual slide.
+# </details>
+#
+# **Exercise 4.** Write `stable_softmax(x)`: the softmax over the last axis of a numpy array,
 # which works for logits like `1e6`, `[1000, 1000]`, `[-1000, -1000]` and `-inf` (weight 0).
-# The checker runs it on seven cases, including two batches of two rows.
 
 # %%
 def stable_softmax(x):
-    x = np.asarray(x, dtype=float)
     ...  # your code here: return the weights, same shape as x
 
 
@@ -393,9 +374,8 @@ _ = check("05.stable_softmax", stable_softmax)
 # ```
 #
 # Subtracting the row's maximum changes no weight (only gaps matter) but keeps every exponent
-# $\le 0$, so nothing overflows, and the largest term is exactly 1, so the sum is never 0.
-# `exp(-inf) = 0` gives a masked logit weight 0. `keepdims=True` makes the subtraction and the
-# division work row by row.
+# $\le 0$, and the largest term is exactly 1, so the sum is never 0. `exp(-inf) = 0` gives a
+# masked logit weight 0. `keepdims=True` makes it work row by row.
 # </details>
 #
 # ---

@@ -8,17 +8,25 @@ from . import function_checker, numeric_checker, register
 register(
     "05.scaled_weight",
     "Two keys have unscaled logits q·k = [8, 0] and d_k = 16. What weight does scaled attention "
-    "give the first key?",
+    "give the first key? (three significant figures)",
     "Divide both logits by √d_k first; with two keys, the first weight is 1 / (1 + e^(z2 - z1)).",
-    numeric_checker(1.0 / (1.0 + np.exp(-2.0)), rtol=1e-3, what="the weight"),
+    numeric_checker(1.0 / (1.0 + np.exp(-2.0)), what="the weight"),
 )
 
 register(
     "05.temperature",
     "For d_k = 100, which temperature T makes softmax(q·k, temperature=T) equal the scaled "
-    "attention weights softmax(q·k / √d_k)?",
+    "attention weights softmax(q·k / √d_k)? (an integer)",
     "softmax(z, temperature=T) is the softmax of z / T. Match z / T with the scaled logits.",
-    numeric_checker(10.0, rtol=1e-6, what="the temperature"),
+    numeric_checker(10.0, what="the temperature"),
+)
+
+register(
+    "05.onset_16_keys",
+    "By the closed form H ~ ln n - sigma^2/2, the onset of saturation is at sigma^2 = ln n. Unscaled "
+    "logits have sigma^2 ~ d_k: at what d_k do 16 keys begin to saturate? (three significant figures)",
+    "At the onset the law leaves half the entropy of the uniform softmax: ln n - sigma^2/2 = (ln n)/2.",
+    numeric_checker(np.log(16.0), what="the onset d_k"),
 )
 
 _CASES = [

@@ -8,16 +8,16 @@ from . import numeric_checker, register
 
 register(
     "06.jacobian_half",
-    "What is the Jacobian of the softmax (a 2x2 array) where p = [0.5, 0.5]?",
+    "What is the Jacobian of the softmax (a 2x2 array) where p = [0.5, 0.5]? (three significant figures)",
     "J[i, j] = p_i (δ_ij − p_j): the diagonal holds p_i (1 − p_i), the rest −p_i p_j.",
-    numeric_checker([[0.25, -0.25], [-0.25, 0.25]], rtol=0, atol=1e-9, what="the Jacobian"),
+    numeric_checker([[0.25, -0.25], [-0.25, 0.25]], what="the Jacobian"),
 )
 
 register(
     "06.largest_entry",
-    "For p = [0.7, 0.2, 0.1], what is the largest entry of the softmax Jacobian diag(p) − p pᵀ?",
+    "For p = [0.7, 0.2, 0.1], what is the largest entry of the softmax Jacobian diag(p) − p pᵀ? (three significant figures)",
     "Off the diagonal every entry is negative; on it, p_i (1 − p_i). Compare the three.",
-    numeric_checker(0.21, rtol=1e-6, what="the largest entry"),
+    numeric_checker(0.21, what="the largest entry"),
 )
 
 #: Logits at which the learner's Jacobian (a function of p = softmax(z)) is compared with

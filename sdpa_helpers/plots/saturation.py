@@ -220,7 +220,7 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onse
             keep = h >= 0
             axes[1].plot(x[keep], h[keep], color=OKABE_ITO["black"], linewidth=1.0,
                          label=r"law $\ln n - d_k/2$")
-            axes[1].legend(loc="lower left", fontsize=8)
+            axes[1].legend(loc="center right", fontsize=8)
         axes[0].legend(loc="center right", fontsize=8)
         fig.suptitle(f"one query against {n_keys} keys: averages over random queries (bars: ±1 SE)")
     return fig

@@ -96,8 +96,8 @@ class SaturationExplorer(Explorer):
             ax.set_xlim(0.0, 1.0)  # keys at (j - 1/2)/n: one fixed axis for every n, no redraw
             ax.set_xticks([])
             ax.set_xlabel("key $j$ = 1 … $n$ (left to right)")
-            bars = PolyCollection([], facecolor=plots.SCALING_STYLES[scale]["color"], edgecolor="none",
-                                  animated=True)
+            colour = plots.SCALING_STYLES[scale]["color"]  # an edge keeps 1024 bars at least a pixel wide
+            bars = PolyCollection([], facecolor=colour, edgecolor=colour, linewidth=0.6, animated=True)
             ax.add_collection(bars)
             self.bars.append(bars)
             ax.set_title(_TITLE[scale])  # static: drawn once into the background
