@@ -1,14 +1,10 @@
-"""The shared plotting pieces and notebook 00's figures, headless."""
+"""The shared plotting pieces, headless (notebook 00's figures: tests/test_start.py)."""
 
 import matplotlib as mpl
 import numpy as np
-import pytest
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from sdpa_helpers import plots
-from sdpa_helpers.plots import start
-from sdpa_helpers.sampling import sample_dot_products
 
 
 def test_style_is_scoped():
@@ -52,43 +48,3 @@ def test_d_k_axis():
     ax = plots.set_d_k_axis(plots.get_axes())
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "$d_k$"
     assert list(ax.get_xticks()) == [1, 4, 16, 64, 256, 1024, 4096]
-
-
-def test_spread_histogram_matches_numpy_histogram():
-    s = sample_dot_products(16, 20_000, rng=0)
-    ax = start.spread_histogram(s, 16, scaled=False)
-    assert isinstance(ax, Axes) and ax.get_xlabel() and ax.get_ylabel()
-    assert ax.get_xlim() == (-16.0, 16.0)  # +-4 theoretical standard deviations
-    (patch,) = ax.patches
-    values, edges, _ = patch.get_data()
-    counts, _ = np.histogram(s, bins=start.BINS * 4)
-    assert np.allclose(values * np.diff(edges) * s.size, counts)  # a density of the same counts
-    assert np.isclose((values * np.diff(edges)).sum(), np.mean(np.abs(s) <= 16))
-
-
-@pytest.mark.parametrize("d_ks", [(1, 64), (1, 64, 4096)])
-def test_spread_small_multiples(d_ks):
-    fig = start.spread_small_multiples({d: sample_dot_products(d, 1000, rng=1) for d in d_ks})
-    assert isinstance(fig, Figure) and len(fig.axes) == 2 * len(d_ks)
-    for ax in fig.axes:
-        assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
-
-
-def test_spread_explorer_fast_sampler_has_the_distribution_of_q_dot_k():
-    """The explorer's O(n) sampler against the closed form and against sample_dot_products."""
-    from sdpa_helpers.theory import dot_product_moments
-    from sdpa_helpers.widgets.start import _samples
-
-    n = 200_000
-    for d_k in (1, 16, 256):
-        fast = _samples(d_k, n, 3)
-        slow = sample_dot_products(d_k, n, rng=3)
-        var = dot_product_moments(d_k).var
-        # q.k for standard normals: fourth moment 3 d_k^2 + 6 d_k (excess kurtosis 6 / d_k)
-        mu4 = 3 * d_k**2 + 6 * d_k
-        se_var = np.sqrt((mu4 - var**2) / n)
-        for s in (fast, slow):
-            assert abs(s.mean()) < 5 * np.sqrt(var / n)
-            assert abs(s.var() - var) < 5 * se_var
-            # the shape too: the fourth moment, within 5 of its own standard errors
-            assert abs(np.mean(s**4) - mu4) < 5 * np.std(s**4) / np.sqrt(n)

@@ -15,7 +15,7 @@ EXPLORERS = widgets.all_explorers()
 
 def test_explorers_are_found():
     names = {cls.__name__ for cls in EXPLORERS}
-    assert "SpreadExplorer" in names
+    assert "ThreeEffectsExplorer" in names
 
 
 def test_d_k_slider_is_log_scale():

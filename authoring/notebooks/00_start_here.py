@@ -1,29 +1,22 @@
 # %% [markdown]
-# # Why √d_k? — start here
+# # Why √d_k? — the whole answer in ten minutes
 #
 # Scaled dot-product attention, the heart of every Transformer, is one line:
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
-# This course is about one piece of it: **why divide by $\sqrt{d_k}$?** The original paper
-# answers in a footnote. Over ten short notebooks we derive the answer, check every step
-# with a simulation, and drag sliders to watch what goes wrong without it.
+# This notebook answers **why divide by $\sqrt{d_k}$?** in ten minutes. The other nine prove
+# each step and show where it stops being true.
 #
 # **Learning goals**
-# - Read the attention formula and its diagram, and name each step.
-# - Know what $d_k$ is in a real model: the dimension of one attention head.
-# - Use the course's sliders, and find your way through the notebooks.
+# - Quote what the paper says about the scale, and what it assumes.
+# - Explain the chain at initialisation: spread $\sqrt{d_k}$ → one-hot softmax → vanishing gradient, and how $1/\sqrt{d_k}$ breaks it.
+# - Read the attention diagram and say what $d_k$ is in a real model.
+# - Find the notebook that proves each step.
 #
 # **Prerequisites**
 # - Python and a little numpy (arrays, `@`).
 # - Vectors and the dot product; the words *mean* and *variance*.
-
-# %% [markdown]
-# ## Setup
-#
-# Every notebook starts with one setup cell: the imports, a seeded random generator
-# (`rng`), and the versions in use. The helper package `sdpa_helpers` is installed by
-# `make lab` (or on Binder); nothing here edits `sys.path` or downloads anything.
 
 # %% tags=["nbval-ignore-output"]
 # %matplotlib inline
@@ -34,147 +27,173 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng, theory
-from sdpa_helpers.attention import scaled_dot_product_attention, softmax
+from sdpa_helpers import make_rng, models, overview, theory
+from sdpa_helpers.attention import entropy, softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import start as start_plots
-from sdpa_helpers.sampling import sample_dot_products
-from sdpa_helpers.widgets.start import SpreadExplorer
+from sdpa_helpers.verify import verify, verify_close
+from sdpa_helpers.widgets.start import ThreeEffectsExplorer
 
 SEED = 0
 rng = make_rng(SEED)
-print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib {matplotlib.__version__} "
-      f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
+print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib {matplotlib.__version__} | ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. The formula
+# ## 1. What the paper says
 #
-# | symbol | shape | meaning |
-# |---|---|---|
-# | $Q$ | $(n_q, d_k)$ | one query vector per row |
-# | $K$ | $(n_k, d_k)$ | one key vector per row |
-# | $V$ | $(n_k, d_v)$ | one value vector per key |
-# | $d_k$ | number | length of each query and key vector |
-# | $QK^\top$ | $(n_q, n_k)$ | every query dotted with every key: the *logits* |
+# Vaswani et al. (2017), *Attention Is All You Need*, §3.2.1
+# ([arXiv:1706.03762](https://arxiv.org/abs/1706.03762)):
 #
-# Each query gets a probability distribution over the keys (a row of the softmax), and
-# its output is the matching weighted average of the values. Here it is on tiny inputs:
-# 2 queries, 3 keys, $d_k = 4$, $d_v = 2$.
+# > We suspect that for large values of $d_k$, the dot products grow large in magnitude, pushing
+# > the softmax function into regions where it has extremely small gradients. To counteract this
+# > effect, we scale the dot products by $\frac{1}{\sqrt{d_k}}$.
+#
+# and its footnote 4:
+#
+# > To illustrate why the dot products get large, assume that the components of $q$ and $k$ are
+# > independent random variables with mean $0$ and variance $1$. Then their dot product,
+# > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
+#
+# Notice: the paper *suspects*; it gives a reason and one variance, not a proof that gradients
+# vanish. The footnote *assumes* independent components with mean 0 and variance 1: roughly
+# true in a freshly initialised model, not guaranteed after training (notebook 08). $d_k$ is the
+# length of each query $q$ and key $k$.
+#
+# ## 2. Softmax and entropy
+#
+# The softmax turns logits $z_1, \dots, z_n$ into weights $p_i = e^{z_i} / \sum_j e^{z_j}$:
+# positive, summing to 1, largest where the logit is largest. The **entropy**
+# $H(p) = -\sum_i p_i \ln p_i$, in *nats* (natural logarithm), says how spread out they are:
+# $\ln n$ when uniform, 0 when one-hot. Here are five logits, then the same logits times 8
+# (an example from Andrej Karpathy's lecture "Let's build GPT"):
 
 # %%
-Q = rng.standard_normal((2, 4))  # (n_q, d_k)
-K = rng.standard_normal((3, 4))  # (n_k, d_k)
-V = rng.standard_normal((3, 2))  # (n_k, d_v)
-output, weights = scaled_dot_product_attention(Q, K, V)
-print("weights (one row per query, one column per key):")
-print(np.array2string(weights, precision=3, suppress_small=True))
-print("each row sums to", np.round(weights.sum(axis=1), 12))
-print("output shape", output.shape)
+z = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
+for c in (1, 8):
+    print(f"logits × {c}: weights {np.array2string(softmax(c * z), precision=3)}, entropy {entropy(softmax(c * z)):.2f} nats")
+verify("×8 gives a peakier softmax (lower entropy; uniform would be ln 5 = 1.61)", entropy(softmax(8 * z)) < entropy(softmax(z)))
 
 # %% [markdown]
-# The same numbers, written out as the formula says:
+# Same order, bigger gaps: the weights rush towards one-hot. So the question is how big the
+# logits $q \cdot k$ get.
+#
+# ## 3. The spread of $q \cdot k$ grows like $\sqrt{d_k}$
+#
+# Add up $q \cdot k$ one term at a time. Under the footnote's assumption each term $q_i k_i$ has
+# mean 0 and variance 1, so the running sum is a **random walk** of $d_k$ steps. Steps partly
+# cancel: after $i$ steps a walk is, in root-mean-square, $\sqrt{i}$ from zero.
+#
+# **Predict:** after 256 steps, does a typical walk end about 16 or about 256 from zero?
 
 # %%
-by_hand = softmax(Q @ K.T / np.sqrt(4)) @ V  # (2, 4) @ (4, 3) -> (2, 3); (2, 3) @ (3, 2) -> (2, 2)
-assert np.allclose(by_hand, output)
-print("softmax(Q Kᵀ / √d_k) V matches scaled_dot_product_attention:", np.allclose(by_hand, output))
+walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
+verify_close("Var(q·k) at d_k = 256 (the walks' ends)", walks[:, -1].var(ddof=1), 256, se=theory.sample_variance_moments(4000, 256, theory.dot_product_excess_kurtosis(256)).std)
+start_plots.random_walks(walks).figure
 
 # %% [markdown]
-# ## 2. The diagram
+# About 16: the typical size of $q\cdot k$ is $\sqrt{d_k}$, not $d_k$. Notebook 02 proves
+# $\mathrm{Var}(q\cdot k) = d_k$ step by step.
 #
-# The paper draws the same computation as a stack of five steps, read from the bottom up:
-# **MatMul → Scale → Mask (optional) → SoftMax → MatMul**.
+# ## 4. Three effects, at initialisation
 #
-# ![Diagram of scaled dot-product attention: Q and K enter a MatMul box, then Scale by 1 over square root of d_k, then an optional Mask, then SoftMax; a second MatMul combines the result with V to give the output.](figures/sdpa_diagram.png)
+# Give each query 16 keys, like one row of $QK^\top$. For 2000 random queries per $d_k$,
+# compare the logits $q\cdot k_j$ (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws):
 #
-# The *Scale* box is the subject of this course. The mask (used, for example, so that a
-# word cannot look at later words) comes in notebook 07.
-
-# %% [markdown]
-# ## 3. What is $d_k$ in a real model?
+# 1. **spread**: the histogram of the logits;
+# 2. **weights**: each query's 16 softmax weights, sorted, averaged over queries;
+# 3. **gradient**: the softmax's Jacobian $J = \partial p/\partial z = \mathrm{diag}(p) - pp^\top$.
+#    Every gradient on its way back to the logits (and on to $q$, $k$) is multiplied by $J$;
+#    for one-hot $p$, $J = 0$.
 #
-# A Transformer layer runs $h$ attention *heads* side by side. The model dimension
-# $d_\text{model}$ is split between them, so each head works with vectors of length
-#
-# $$d_k = d_\text{model} / h .$$
-#
-# The original Transformer (Vaswani et al., 2017) has $d_\text{model} = 512$ and $h = 8$:
+# **Predict:** as $d_k$ grows from 4 to 1024, does the largest of 16 unscaled weights stay
+# near $1/16$ or climb towards 1? And the scaled one?
 
 # %%
-d_model, h = 512, 8
-d_k = d_model // h
-assert d_k * h == d_model
-print(f"d_k = {d_model} / {h} = {d_k}")
+rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
+bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
+start_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
-# The whole argument of the course in two numbers: if the components of $q$ and $k$ are
-# independent with mean 0 and variance 1, then $q\cdot k$ has mean 0 and variance $d_k$ —
-# so its standard deviation is $\sqrt{d_k}$. Dividing by $\sqrt{d_k}$ brings it back to 1.
-# The closed form (derived in notebook 02) and a simulation of 100 000 pairs agree:
+# Each row is 16 times the $d_k$ of the row above. In the left column all rows share one x
+# axis: the unscaled logits spread 4 times wider each row. The other columns compare the two
+# scalings on the same draws. In numbers (unscaled vs scaled):
 
 # %%
-moments = theory.dot_product_moments(d_k)
-samples = sample_dot_products(d_k, 100_000, rng=SEED)
-print(f"std of q·k      : theory {moments.std:.3f}, simulation {samples.std():.3f}")
-print(f"std of q·k / √d_k: theory {1:.3f}, simulation {(samples / np.sqrt(d_k)).std():.3f}")
-assert abs(samples.std() / moments.std - 1) < 0.01
-assert abs((samples / np.sqrt(d_k)).std() - 1) < 0.01
+for u, s in rows:
+    print(f"d_k = {u.d_k:4}: largest weight {u.max_weight.mean:.2f} vs {s.max_weight.mean:.2f}; entropy {u.entropy.mean:.2f} vs {s.entropy.mean:.2f} nats; median ‖J‖_F {np.median(u.jacobian_norm):.2g} vs {np.median(s.jacobian_norm):.2g}")
+verify("unscaled: the largest weight climbs with d_k (each step > 4 SE)", all(b.max_weight.mean - a.max_weight.mean > 4 * np.hypot(a.max_weight.se, b.max_weight.se) for (a, _), (b, _) in zip(rows, rows[1:])))
+verify("at d_k = 1024 the median unscaled ‖J‖_F is below 1/1000 of the scaled one", np.median(rows[-1][0].jacobian_norm) < 1e-3 * np.median(rows[-1][1].jacobian_norm))
 
 # %% [markdown]
-# ## 4. How to use the sliders
+# The common guess — "bigger logits, sharper attention, fine" — misses the last column.
+# Unscaled, the largest weight climbs towards 1 and the entropy towards 0; for the typical
+# query (the median) the Jacobian collapses, so almost no gradient passes back. A few queries
+# whose two largest logits happen to be close still pass some: the shaded band. Scaled,
+# every column looks alike at every $d_k$: spread about 1, weights spread out, $\|J\|_F$ about 0.3.
+# That is the paper's sentence, checked: at initialisation, dividing by $\sqrt{d_k}$ keeps all
+# three steady. Notebooks 05 and 06 work out why.
 #
-# Many notebooks have an *explorer*: controls above a figure. Drag a slider (or click it
-# and press ← / →) and the figure redraws in place. The $d_k$ slider moves in powers of
-# two, from 1 to 4096, because what matters is how things change when $d_k$ doubles.
+# ## 5. Drag $d_k$ yourself
 #
-# Sliders need a running kernel (JupyterLab, Binder or Voila). So before every explorer
-# you will find the same view as a still figure, at a few values of $d_k$, which reads
-# fine on GitHub or on paper. Here is the still version of the first explorer:
-# histograms of $q\cdot k$ (top, orange) and of $q\cdot k/\sqrt{d_k}$ (bottom, blue) for
-# 5 000 random pairs at $d_k$ = 1, 64 and 4096.
-
-# %%
-fig = start_plots.spread_small_multiples({d: sample_dot_products(d, 5000, rng=SEED) for d in (1, 64, 4096)})
-fig
-
-# %% [markdown]
-# Notice the x axes: the top row spreads wider and wider (about $\pm 4\sqrt{d_k}$), while
-# the bottom row stays between about −4 and 4. Now the live version: drag $d_k$.
+# The explorer shows the same four panels for the $d_k$ you choose (1 to 4096, in powers of
+# two). Sliders need a running kernel; on GitHub the figure above is its still version.
 
 # %% tags=["nbval-ignore-output"]
-explorer = SpreadExplorer(d_k=64)
-explorer
+ThreeEffectsExplorer(d_k=64)
 
 # %% [markdown]
-# ## 5. The map of the course
+# ## 6. The diagram, and what $d_k$ is
 #
-# | # | notebook | what you will do |
+# ![Diagram of scaled dot-product attention: MatMul of Q and K, Scale by 1 over root d_k, optional Mask, SoftMax, MatMul with V.](figures/sdpa_diagram.png)
+#
+# Read from the bottom up: **MatMul → Scale → Mask (optional) → SoftMax → MatMul**. The
+# *Scale* box is this course's subject; the mask comes in notebook 07.
+#
+# $d_k$ is the **head dimension**: a layer runs $h$ attention heads side by side, each with
+# queries and keys of length $d_k$. It is often $d_\text{model}/h$ — $512/8 = 64$ in the
+# paper — but that is a common choice, not a rule:
+
+# %%
+print(models.format_table([models.model(n) for n in ("Transformer base (2017)", "BERT-base", "T5 3B", "T5 11B", "Gemma 7B")]))
+verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.model(n).head_dim_is_d_model_over_h for n in ("T5 3B", "T5 11B", "Gemma 7B")))
+
+# %% [markdown]
+# (T5 has no scale in its forward pass at all: it folds $1/\sqrt{d_{kv}}$ into the
+# initialisation of $W_Q$.) Notebook 08 collects what real models do, with sources.
+#
+# ## 7. The map of the course
+#
+# | # | notebook | which step it proves |
 # |---|---|---|
-# | 00 | **Start here** (this notebook) | the formula, the diagram, $d_k$, the sliders |
-# | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$, $QK^\top$ as a table of dot products, Hadamard and Frobenius products |
-# | 02 | [Mean and variance of q·k](02_mean_and_variance.ipynb) | the derivation, one step a cell, each step simulated |
-# | 03 | [Small experiments mislead](03_small_experiments.ipynb) | why a 2×2 experiment gave 1.6 instead of 2 |
-# | 04 | [Why √d_k and not d_k](04_why_sqrt_dk.ipynb) | $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and the three choices of scale |
-# | 05 | [Softmax saturation](05_softmax_saturation.ipynb) | large logits make the softmax one-hot |
-# | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | a one-hot softmax passes back no gradient |
-# | 07 | [Attention end to end](07_attention_end_to_end.ipynb) | the full mechanism, causal masks, multi-head $d_k$ |
-# | 08 | [Does unit variance hold?](08_does_unit_variance_hold.ipynb) | initialisations, trained models, μP, QK-norm |
-# | 09 | [Training with and without the scale](09_training_with_and_without_scale.ipynb) | train a tiny attention layer both ways |
+# | 00 | **Start here** (this notebook) | the whole chain, shown |
+# | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$ and $QK^\top$; the geometric picture |
+# | 02 | [Mean and variance of q·k](02_mean_and_variance.ipynb) | mean 0, variance $d_k$: the random walk of §3, derived |
+# | 03 | [Small experiments mislead](03_small_experiments.ipynb) | why a tiny experiment seems to disprove it |
+# | 04 | [Why √d_k and not d_k](04_why_sqrt_dk.ipynb) | $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$: why the power $-\tfrac12$ |
+# | 05 | [Softmax saturation](05_softmax_saturation.ipynb) | spread → one-hot; $H \approx \ln n - \sigma^2/2$ for small spread $\sigma$ |
+# | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | one-hot → $J \to 0$ |
+# | 07 | [Attention end to end](07_attention_end_to_end.ipynb) | the whole mechanism: masks, heads |
+# | 08 | [Does unit variance hold?](08_does_unit_variance_hold.ipynb) | when the assumption holds; what real models do |
+# | 09 | [Training with and without the scale](09_training_with_and_without_scale.ipynb) | training both ways; the scale as a reparametrisation |
 
 # %% [markdown]
 # ## Summary
 #
-# - Attention is $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$: MatMul, Scale, Mask (optional), SoftMax, MatMul.
-# - $d_k$ is the length of one head's query and key vectors: $512/8 = 64$ in the original Transformer.
-# - For random unit-variance components, $q\cdot k$ spreads like $\sqrt{d_k}$; the scale brings it back to 1.
-#   The rest of the course shows why that is true and why it matters.
+# - The paper: dot products grow with $d_k$ and push the softmax where its gradients are tiny;
+#   the footnote assumes independent components with mean 0 and variance 1.
+# - Under that assumption, at initialisation: $q\cdot k$ is a random walk with spread $\sqrt{d_k}$;
+#   the unscaled softmax goes nearly one-hot (largest of 16 weights 0.96 at $d_k = 1024$) and its
+#   Jacobian, which every gradient passes through, nearly vanishes.
+# - Dividing by $\sqrt{d_k}$ keeps spread, weights and gradient steady at every $d_k$.
+# - $d_k$ is the head dimension, often but not always $d_\text{model}/h$. After training the
+#   assumption can fail (notebooks 08 and 09).
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`, which prints ✅ or ❌ with a hint.
-# The cells start with `answer = None`, so you see ❌ until you put in your answer.
+# `check(key, answer)` prints ✅ or ❌ with a hint. Each cell starts with `answer = None`.
 #
-# **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads. What is its $d_k$?
+# **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads of size $d_\text{model}/h$.
+# What is its $d_k$? (an integer)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -183,11 +202,11 @@ _ = check("00.bert_d_k", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $d_k = d_\text{model}/h = 768/12 = 64$ — the same as the original Transformer.
+# $d_k = 768/12 = 64$, as in the original Transformer.
 # </details>
 #
-# **Exercise 2.** With $d_k = 256$ and unit-variance components, what is the standard
-# deviation of the *unscaled* dot product $q\cdot k$?
+# **Exercise 2.** With $d_k = 256$ and independent unit-variance components, what is the standard
+# deviation of the *unscaled* $q\cdot k$? (an integer)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -196,7 +215,40 @@ _ = check("00.std_unscaled", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{Var}(q\cdot k) = d_k = 256$, so the standard deviation is $\sqrt{256} = 16$.
+# $\mathrm{Var}(q\cdot k) = d_k = 256$, so the standard deviation is $\sqrt{256} = 16$: the walks of §3.
+# </details>
+#
+# **Exercise 3 (predict).** At initialisation, as $d_k$ doubles, what happens to the largest of
+# 16 softmax weights (a) without the scale, (b) with it? Choose for each: **"up"** (towards 1),
+# **"down"** (towards 1/16) or **"same"**. Answer with a pair, e.g. `("down", "up")`.
+
+# %%
+answer = None  # replace None with your pair of answers
+_ = check("00.predict_largest_weight", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# `("up", "same")`. Unscaled, the logits spread $\sqrt{2}$ times wider, so the largest one pulls
+# further ahead of the rest and takes more of the weight. Scaled, the logits keep spread 1 and
+# the weights keep the same distribution (once $d_k$ is more than a few, when $q\cdot k/\sqrt{d_k}$
+# is close to normal).
+# </details>
+#
+# **Exercise 4 (design).** Suppose the components of $q$ and $k$ are independent with mean 0
+# and variance $\sigma^2 = 4$, not 1. At $d_k = 64$, which factor $c$ makes the logits
+# $c\,(q\cdot k)$ have variance 1? (three significant figures)
+
+# %%
+answer = None  # replace None with your answer, then run the cell
+_ = check("00.scale_for_variance_4", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Each term $q_i k_i$ has variance $\sigma^2\cdot\sigma^2 = 16$, so $\mathrm{Var}(q\cdot k) = 64\cdot 16 = 1024$
+# and $c = 1/\sqrt{1024} = 1/32 \approx 0.0313$. The paper's $1/\sqrt{d_k} = 0.125$ would leave variance 16:
+# $1/\sqrt{d_k}$ is right only for unit-variance components.
 # </details>
 #
 # ---

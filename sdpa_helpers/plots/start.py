@@ -1,69 +1,216 @@
-"""Figures for notebook 00: a first look at the spread of q·k, unscaled and scaled."""
+"""Figures for notebook 00: q·k as a random walk, and the three effects of the scale side by side.
+
+- :func:`random_walks` -- a few running sums of ``q_i k_i`` against ``i`` inside the ``±sqrt(i)``
+  band (one standard deviation) and the ``±2 sqrt(i)`` lines;
+- :class:`EffectsPanels` -- four panels for one ``d_k``: the unscaled logits (on an x axis fixed
+  for every ``d_k``, so the widening is seen), the scaled logits, the sorted softmax weights, and
+  the softmax Jacobian's norm against ``d_k``; :meth:`EffectsPanels.show` puts one ``d_k``'s data
+  in (the explorer of notebook 00 reuses the same panels and moves only their data);
+- :func:`three_effects_figure` -- the static twin: one row of those panels per ``d_k``;
+- :func:`spread_edges`, :data:`SCALED_EDGES` -- the histograms' bins.
+
+The numbers come from :mod:`sdpa_helpers.overview`; these functions draw them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
-from . import SCALED, UNSCALED, get_axes, new_figure, style
+from ..overview import Effects, density_histogram
+from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["spread_histogram", "spread_small_multiples", "BINS"]
+__all__ = ["random_walks", "EffectsPanels", "three_effects_figure", "spread_edges", "SCALED_EDGES"]
 
-#: Bin edges in units of the theoretical standard deviation: 48 bins over [-4, 4].
-BINS = np.linspace(-4.0, 4.0, 49)
+#: Bins of the scaled logits q·k/sqrt(d_k): 32 bins over [-4, 4].
+SCALED_EDGES = np.linspace(-4.0, 4.0, 33)
+#: Lower limit of the Jacobian-norm axis (log scale).
+JACOBIAN_YMIN = 1e-16
 
 
-def spread_histogram(samples, d_k: int, scaled: bool, ax=None):
-    """Histogram of dot products with the x axis fixed at +-4 theoretical standard deviations.
+def spread_edges(d_max: int, n_bins: int = 128) -> np.ndarray:
+    """Bins of the unscaled logits for ``d_k <= d_max``: ``n_bins`` over ``±4 sqrt(d_max)``.
+
+    >>> spread_edges(1024)[[0, -1]].tolist()
+    [-128.0, 128.0]
+    """
+    half = 4.0 * float(np.sqrt(d_max))
+    return np.linspace(-half, half, n_bins + 1)
+
+
+def random_walks(walks, n_shown: int = 5, ax=None):
+    """Draw the first ``n_shown`` walks (rows of ``walks``) against the step ``i``, with the envelopes.
 
     Parameters
     ----------
-    samples : ndarray, shape (n,)
-        Dot products, unscaled (``q . k``) or scaled (``q . k / sqrt(d_k)``).
-    d_k : int
-        Dimension of q and k (sets the theoretical std: ``sqrt(d_k)`` unscaled, 1 scaled).
-    scaled : bool
-        Which kind ``samples`` are; sets colour and labels.
+    walks : ndarray, shape (n_walks, d_k)
+        Running sums, as from :func:`sdpa_helpers.overview.dot_product_walks`.
+    n_shown : int
+        How many walks to draw.
     ax : Axes, optional
 
     Returns
     -------
     Axes
 
-    >>> ax = spread_histogram(np.zeros(10), d_k=4, scaled=False)
-    >>> tuple(map(float, ax.get_xlim()))
-    (-8.0, 8.0)
+    >>> ax = random_walks(np.cumsum(np.ones((3, 16)), axis=1), n_shown=2)
+    >>> len(ax.get_lines())  # 2 walks, the +-2 sqrt(i) lines and the zero line
+    5
     """
-    samples = np.asarray(samples, dtype=float)
-    ax = get_axes(ax)
-    spec = SCALED if scaled else UNSCALED
-    sd = 1.0 if scaled else float(np.sqrt(d_k))
+    walks = np.asarray(walks, dtype=float)
+    if walks.ndim != 2 or walks.shape[1] < 1:
+        raise ValueError(f"walks must have shape (n_walks, d_k), got shape {walks.shape}")
+    ax = get_axes(ax, figsize=(7.0, 3.6))
+    d_k = walks.shape[1]
+    i = np.arange(1, d_k + 1)
+    palette = [OKABE_ITO[c] for c in ("blue", "vermillion", "bluish_green", "reddish_purple", "orange",
+                                      "sky_blue", "black")]
     with style():
-        counts, _ = np.histogram(samples / sd, bins=BINS)
-        density = counts / max(1, samples.size) / (np.diff(BINS) * sd)
-        ax.stairs(density, BINS * sd, fill=True, color=spec["color"], alpha=0.6)
-        ax.set_xlim(-4 * sd, 4 * sd)
-        what = r"$q\cdot k/\sqrt{d_k}$" if scaled else r"$q\cdot k$"
-        ax.set(xlabel=what, ylabel="density",
-               title=f"{spec['label']}, $d_k$ = {d_k}: std {samples.std():.2f}")
+        ax.fill_between(i, -np.sqrt(i), np.sqrt(i), color="0.85", label=r"$\pm\sqrt{i}$ (one standard deviation)")
+        for sign in (1, -1):
+            ax.plot(i, 2 * sign * np.sqrt(i), color="0.45", linestyle=":",
+                    label=r"$\pm 2\sqrt{i}$" if sign > 0 else None)
+        for w, path in enumerate(walks[:n_shown]):
+            ax.plot(i, path, color=palette[w % len(palette)], linewidth=1.2)
+        ax.axhline(0, color="0.3", linewidth=0.8)
+        ax.set(xlim=(0, d_k), xlabel=r"step $i$ (components summed so far)",
+               ylabel=r"$q_1k_1 + \dots + q_ik_i$",
+               title=f"{min(n_shown, len(walks))} random walks: $q\\cdot k$ after $d_k$ = {d_k} steps")
+        ax.legend(loc="upper left")
     return ax
 
 
-def spread_small_multiples(samples_by_d_k: dict, scale_of=lambda d_k: d_k ** -0.5):
-    """A 2-row grid: unscaled (top) and scaled (bottom) histograms for each d_k in the dict.
+class EffectsPanels:
+    """Four panels showing what the scale does at one ``d_k``; :meth:`show` fills them.
 
     Parameters
     ----------
-    samples_by_d_k : dict int -> ndarray, shape (n,)
-        Unscaled dot products ``q . k`` per d_k.
+    axes : sequence of 4 Axes
+        Unscaled logits, scaled logits, sorted weights, Jacobian norm against ``d_k``.
+    d_ks : sequence of int
+        The ``d_k`` grid of the Jacobian curves.
+    bands : dict
+        ``{"unscaled": ndarray (3, len(d_ks)), "sqrt": ...}``: 10 % quantile, median, 90 % quantile
+        of the Jacobian norm (:func:`sdpa_helpers.overview.jacobian_norm_bands`).
+    n_keys : int
+        Keys per query (the weights panel's x axis).
+    d_max : int
+        The largest ``d_k`` the unscaled panel must hold (its x axis is fixed at ``±4 sqrt(d_max)``).
+    scaled_ymax : float
+        Upper y limit of the scaled histogram (above its tallest bar at every ``d_k`` shown).
+    animated : bool
+        Make the moving artists animated (for the explorer's blitting).
+    annotate : bool
+        Write the largest weight and the entropy in the weights panel (the explorer, where text
+        is the slowest thing to draw, puts them in its readout instead).
+    """
+
+    def __init__(self, axes, d_ks, bands, n_keys: int, d_max: int, scaled_ymax: float, animated: bool = False,
+                 annotate: bool = True):
+        ax_u, ax_s, ax_w, ax_j = axes
+        self.axes = (ax_u, ax_s, ax_w, ax_j)
+        self.edges_u = spread_edges(d_max)
+        u, s = SCALING_STYLES["unscaled"], SCALING_STYLES["sqrt"]
+        zeros_u, zeros_s = np.zeros(len(self.edges_u) - 1), np.zeros(len(SCALED_EDGES) - 1)
+        kw = {"animated": animated}
+        # (a) unscaled logits: one x axis for every d_k, so a wider spread is seen as wider
+        self.stairs_u = ax_u.stairs(zeros_u, self.edges_u, fill=True, color=u["color"], alpha=0.7, **kw)
+        ax_u.set(xlim=(self.edges_u[0], self.edges_u[-1]), ylim=(0, 1.08), xlabel=r"$q\cdot k$ (unscaled logit)",
+                 ylabel="frequency (tallest bar = 1)")
+        self.title_u = ax_u.set_title(" ", **kw)
+        # (b) scaled logits, with the N(0, 1) density for reference
+        self.stairs_s = ax_s.stairs(zeros_s, SCALED_EDGES, fill=True, color=s["color"], alpha=0.7, **kw)
+        x = np.linspace(-4, 4, 201)
+        ax_s.plot(x, np.exp(-x**2 / 2) / np.sqrt(2 * np.pi), color="0.2", linewidth=1, label="N(0, 1)")
+        ax_s.set(xlim=(-4, 4), ylim=(0, scaled_ymax), xlabel=r"$q\cdot k/\sqrt{d_k}$ (scaled logit)",
+                 ylabel="density")
+        ax_s.legend(loc="upper right")
+        self.title_s = ax_s.set_title(" ", **kw)
+        # (c) softmax weights of a query, sorted, averaged over queries
+        rank = np.arange(1, n_keys + 1)
+        self.line_wu, = ax_w.plot(rank, np.zeros(n_keys), color=u["color"], linestyle=u["linestyle"],
+                                  marker=u["marker"], markersize=4, label="unscaled", **kw)
+        self.line_ws, = ax_w.plot(rank, np.zeros(n_keys), color=s["color"], linestyle=s["linestyle"],
+                                  marker=s["marker"], markersize=4, label=r"scaled by $1/\sqrt{d_k}$", **kw)
+        ax_w.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax_w.axhline(1 / n_keys, color="0.5", linewidth=0.8, linestyle=":")
+        ax_w.set(xlim=(0.5, n_keys + 0.5), ylim=(0, 1.02), xlabel="key, by weight (largest first)",
+                 ylabel="softmax weight (mean)", title=f"weights of one query over {n_keys} keys")
+        self.texts = {}
+        if annotate:
+            for name, y, spec in (("unscaled", 0.80, u), ("sqrt", 0.66, s)):
+                self.texts[name] = ax_w.text(0.97, y, " ", transform=ax_w.transAxes, ha="right",
+                                             color=spec["color"], fontsize=9, **kw)
+        ax_w.legend(loc="center right")
+        # (d) Jacobian norm against d_k: median and 10-90 % band; a marker at the current d_k
+        d_ks = np.asarray(d_ks)
+        self.bands = {name: np.maximum(np.asarray(bands[name]), JACOBIAN_YMIN) for name in ("unscaled", "sqrt")}
+        self.d_ks = d_ks
+        self.markers = {}
+        for name, spec in (("unscaled", u), ("sqrt", s)):
+            lo, med, hi = self.bands[name]
+            ax_j.fill_between(d_ks, lo, hi, color=spec["color"], alpha=0.18, linewidth=0)
+            ax_j.plot(d_ks, med, color=spec["color"], linestyle=spec["linestyle"], label=spec["label"])
+            self.markers[name], = ax_j.plot([d_ks[0]], [med[0]], linestyle="none", marker=spec["marker"],
+                                            markersize=8, color=spec["color"], markeredgecolor="black", **kw)
+        ax_j.set_yscale("log")
+        ax_j.yaxis.set_major_locator(FixedLocator([10.0**e for e in range(-16, 1, 4)]))
+        ax_j.yaxis.set_minor_locator(NullLocator())
+        set_d_k_axis(ax_j, d_max=int(d_ks.max()))
+        ax_j.set(ylim=(JACOBIAN_YMIN, 2.0), ylabel=r"$\|\partial p/\partial z\|_F$",
+                 title="Jacobian (median, 10–90 %)")
+        self.vline = ax_j.axvline(d_ks[0], color="0.4", linewidth=0.8, **kw)
+
+    def show(self, unscaled: Effects, scaled: Effects, density_u=None, density_s=None) -> None:
+        """Put one ``d_k``'s data in the panels (densities computed here unless given)."""
+        if not isinstance(unscaled, Effects) or not isinstance(scaled, Effects):
+            raise TypeError("unscaled and scaled must be Effects (from sdpa_helpers.overview)")
+        d_k = unscaled.d_k
+        if density_u is None:
+            density_u = density_histogram(unscaled.logits, self.edges_u)
+        if density_s is None:
+            density_s = density_histogram(scaled.logits, SCALED_EDGES)
+        self.stairs_u.set_data(density_u / max(float(density_u.max()), 1e-300))
+        self.stairs_s.set_data(density_s)
+        self.title_u.set_text(f"d_k = {d_k}: unscaled, std {unscaled.logits.std():.1f}")  # no mathtext: fast
+        self.title_s.set_text(f"scaled, std {scaled.logits.std():.2f}")
+        self.line_wu.set_ydata(unscaled.sorted_weights.mean(axis=0))
+        self.line_ws.set_ydata(scaled.sorted_weights.mean(axis=0))
+        for name, fx in (("unscaled", unscaled), ("sqrt", scaled)):
+            if name in self.texts:
+                self.texts[name].set_text(f"largest {float(fx.max_weight.mean):.2f}, "
+                                          f"entropy {float(fx.entropy.mean):.2f} nats")
+        j = int(np.flatnonzero(self.d_ks == d_k)[0]) if d_k in self.d_ks else None
+        for name in ("unscaled", "sqrt"):
+            marker = self.markers[name]
+            marker.set_visible(j is not None)
+            if j is not None:
+                marker.set_data([d_k], [self.bands[name][1, j]])
+        self.vline.set_xdata([d_k, d_k])
+
+
+def three_effects_figure(rows, d_ks, bands, n_keys: int):
+    """The static twin of notebook 00's explorer: one row of :class:`EffectsPanels` per ``d_k``.
+
+    Parameters
+    ----------
+    rows : sequence of (Effects, Effects)
+        ``(unscaled, scaled)`` for each ``d_k`` shown, top to bottom.
+    d_ks, bands, n_keys :
+        As in :class:`EffectsPanels`.
 
     Returns
     -------
     Figure
+        The unscaled column shares one x axis (``±4 sqrt`` of the largest ``d_k`` shown).
     """
-    d_ks = sorted(samples_by_d_k)
-    fig, axes = new_figure(2, len(d_ks), figsize=(3.2 * len(d_ks), 5.2), squeeze=False)
-    for j, d_k in enumerate(d_ks):
-        s = np.asarray(samples_by_d_k[d_k], dtype=float)
-        spread_histogram(s, d_k, scaled=False, ax=axes[0, j])
-        spread_histogram(s * scale_of(d_k), d_k, scaled=True, ax=axes[1, j])
+    rows = list(rows)
+    if not rows:
+        raise ValueError("rows must hold at least one (unscaled, scaled) pair")
+    d_max = max(u.d_k for u, _ in rows)
+    peak = max(float(density_histogram(s.logits, SCALED_EDGES).max()) for _, s in rows)
+    fig, axes = new_figure(len(rows), 4, figsize=(13.5, 2.8 * len(rows)), squeeze=False)
+    with style():
+        for (u, s), row_axes in zip(rows, axes):
+            EffectsPanels(row_axes, d_ks, bands, n_keys, d_max, scaled_ymax=1.1 * max(peak, 0.45)).show(u, s)
     return fig

@@ -1,70 +1,53 @@
-"""Explorer for notebook 00: drag d_k and watch the spread of q·k, unscaled and scaled."""
+"""Explorer for notebook 00: drag d_k and watch the three effects of the scale side by side.
+
+- :class:`ThreeEffectsExplorer` -- the spread of the unscaled logits (on one fixed x axis), the
+  scaled logits, the sorted softmax weights, and the softmax Jacobian's norm against d_k.
+
+Everything a slider position needs is computed once, at construction, by
+:mod:`sdpa_helpers.overview` (13 values of d_k, two scalings, 2000 queries of 16 keys each:
+well under a second); a move only swaps the artists' data.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import numpy as np
-
-from .. import plots
-from ..sampling import make_rng
-from ..theory import dot_product_moments
-from ..plots.start import BINS
+from .. import overview
+from ..plots.start import SCALED_EDGES, EffectsPanels, spread_edges
 from . import Explorer, d_k_slider
 
-__all__ = ["SpreadExplorer"]
+__all__ = ["ThreeEffectsExplorer"]
 
 
-@lru_cache(maxsize=32)
-def _samples(d_k: int, n: int, seed: int) -> np.ndarray:
-    """``n`` draws of ``q . k`` for standard normal ``q``, ``k`` of length ``d_k``, in O(n) time.
+class ThreeEffectsExplorer(Explorer):
+    """Unscaled vs scaled at the slider's d_k: logits, softmax weights, softmax Jacobian."""
 
-    Exact in distribution, not an approximation: ``q . k = |q| (u . k)`` with ``u = q / |q|``,
-    and for an isotropic Gaussian ``k`` independent of ``q``, ``u . k`` is N(0, 1) whatever ``u``
-    is; ``|q|^2`` is chi-square with ``d_k`` degrees of freedom. So a slider move at
-    d_k = 4096 costs what it costs at d_k = 1.
-    """
-    rng = make_rng(seed)
-    norm_q = np.sqrt(rng.chisquare(d_k, n))  # |q|
-    return norm_q * rng.standard_normal(n)  # |q| * N(0, 1)
-
-
-class SpreadExplorer(Explorer):
-    """Histograms of q·k (unscaled, left) and q·k/√d_k (scaled, right) for the slider's d_k."""
-
-    figsize = (9.0, 3.2)
-    n_samples = 5000
+    figsize = (12.5, 3.1)
     seed = 0
 
     def _controls(self):
-        return {"d_k": d_k_slider(64)}
+        return {"d_k": d_k_slider(64, choices=overview.D_KS)}
 
     def _setup(self, fig):
-        self.ax_u, self.ax_s = fig.subplots(1, 2)
-        zeros = np.zeros(len(BINS) - 1)
-        self.step_u = self.ax_u.stairs(zeros, BINS, fill=True, color=plots.UNSCALED["color"], alpha=0.6,
-                                       animated=True)
-        self.step_s = self.ax_s.stairs(zeros, BINS, fill=True, color=plots.SCALED["color"], alpha=0.6,
-                                       animated=True)
-        self.title_u = self.ax_u.set_title(" ", animated=True)
-        self.title_s = self.ax_s.set_title(" ", animated=True)
-        self.ax_u.set(xlabel=r"$q\cdot k$", ylabel="density")
-        self.ax_s.set(xlabel=r"$q\cdot k/\sqrt{d_k}$", ylabel="density", xlim=(-4, 4), ylim=(0, 0.7))
-
-    def _background_key(self, d_k):
-        return d_k  # the unscaled panel's x range follows sqrt(d_k)
+        d_ks = overview.D_KS
+        self.rows = {name: dict(zip(d_ks, overview.effects_by_d_k(d_ks, name, seed=self.seed)))
+                     for name in overview.COMPARED}
+        edges_u = spread_edges(max(d_ks))
+        # Histograms of every d_k, once: a slider move draws, it does not count.
+        self.density_u = {d: overview.density_histogram(self.rows["unscaled"][d].logits, edges_u) for d in d_ks}
+        self.density_s = {d: overview.density_histogram(self.rows["sqrt"][d].logits, SCALED_EDGES) for d in d_ks}
+        peak = max(float(h.max()) for h in self.density_s.values())  # the d_k = 1 cusp is the tallest
+        bands = {name: overview.jacobian_norm_bands(tuple(self.rows[name][d] for d in d_ks))
+                 for name in overview.COMPARED}
+        fig.set_layout_engine("none")  # fixed margins: no constrained-layout pass at build time
+        axes = fig.subplots(1, 4, gridspec_kw={"left": 0.055, "right": 0.99, "bottom": 0.16, "top": 0.9,
+                                               "wspace": 0.32})
+        self.panels = EffectsPanels(axes, d_ks, bands, overview.N_KEYS, max(d_ks), scaled_ymax=1.08 * peak,
+                                    animated=True, annotate=False)
 
     def _update(self, d_k):
-        s = _samples(d_k, self.n_samples, self.seed)
-        sd = np.sqrt(d_k)
-        counts, _ = np.histogram(s / sd, bins=BINS)
-        unit_density = counts / s.size / np.diff(BINS)  # density of s / sqrt(d_k)
-        self.step_u.set_data(unit_density / sd, BINS * sd)
-        self.ax_u.set_xlim(-4 * sd, 4 * sd)
-        self.ax_u.set_ylim(0, 0.7 / sd)
-        self.step_s.set_data(unit_density, BINS)
-        theory = dot_product_moments(d_k)
-        self.title_u.set_text(f"unscaled: std {s.std():.2f} (theory {theory.std:.2f})")
-        self.title_s.set_text(f"scaled: std {s.std() / sd:.2f} (theory 1.00)")
-        return (f"d_k = {d_k}: the unscaled spread is about √{d_k} = {theory.std:.1f}; "
-                "the scaled spread stays about 1.")
+        u, s = self.rows["unscaled"][d_k], self.rows["sqrt"][d_k]
+        self.panels.show(u, s, self.density_u[d_k], self.density_s[d_k])
+        j_u, j_s = (float(overview.jacobian_norm_bands((r,), (0.5,))[0, 0]) for r in (u, s))
+        return (f"<b>d_k = {d_k}</b>: the unscaled logits spread about √{d_k} = {d_k ** 0.5:.1f}. "
+                f"Mean largest weight {float(u.max_weight.mean):.2f} unscaled vs {float(s.max_weight.mean):.2f} "
+                f"scaled; entropy {float(u.entropy.mean):.2f} vs {float(s.entropy.mean):.2f} nats; "
+                f"median ‖∂p/∂z‖<sub>F</sub> {j_u:.1e} vs {j_s:.2f}.")

@@ -1,0 +1,273 @@
+"""Notebook 00's whole argument in numbers, at initialisation: numpy only.
+
+The setting is the paper's footnote 4: every component of the queries and keys is an
+independent N(0, 1) number (roughly true at initialisation, see notebook 08). This module offers:
+
+- :func:`dot_product_walks` -- the running sums ``q_1 k_1 + ... + q_i k_i``: ``q . k`` as a
+  random walk of ``d_k`` steps;
+- :class:`Effects`, :func:`effects` -- for one ``d_k`` and one scaling: the logits of random
+  queries against ``n_keys`` keys each, the softmax weights in decreasing order, the largest
+  weight, the entropy and the Frobenius norm of the softmax's Jacobian, per query;
+- :func:`effects_by_d_k` -- the same for every ``d_k`` of a grid, from one seed (cached);
+- :func:`jacobian_norm_bands` -- quantiles of the Jacobian norm against ``d_k``;
+- :func:`density_histogram` -- a histogram as a density (for the figures' panels);
+- :data:`D_KS`, :data:`SHOWN_D_KS`, :data:`N_KEYS`, :data:`N_QUERIES`, :data:`COMPARED` --
+  the grid, the rows of the static figure, the sizes and the two scalings compared.
+
+The logits come from :func:`sdpa_helpers.saturation.query_logits` (exact draws whose cost does
+not grow with ``d_k``); the weight statistics from :func:`sdpa_helpers.saturation.weight_stats`
+and :func:`sdpa_helpers.saturation.jacobian_frobenius`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _checks
+from .attention import softmax
+from .sampling import make_rng, sample_components
+from .saturation import MCEstimate, jacobian_frobenius, mc_estimate, query_logits, weight_stats
+from .scales import check_scaling, scale_factor
+
+__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "N_QUERIES", "COMPARED", "dot_product_walks", "Effects",
+           "effects", "effects_by_d_k", "jacobian_norm_bands", "density_histogram"]
+
+#: The d_k values of the course's sliders: powers of two, 1 ... 4096.
+D_KS = tuple(2**i for i in range(13))
+#: The d_k values of notebook 00's static figure: each 16x the last, so each spread is 4x.
+SHOWN_D_KS = (4, 64, 1024)
+#: Keys per query (as in notebook 05's curves).
+N_KEYS = 16
+#: Independent queries per d_k: standard errors of about 0.005 on the mean largest weight.
+N_QUERIES = 2000
+#: The two scalings notebook 00 compares (names of :data:`sdpa_helpers.scales.SCALINGS`).
+COMPARED = ("unscaled", "sqrt")
+
+
+def dot_product_walks(d_k: int, n_walks: int, dist: str = "normal", rng=None) -> np.ndarray:
+    """Running sums ``S_i = q_1 k_1 + ... + q_i k_i`` for ``n_walks`` independent pairs ``q``, ``k``.
+
+    Each step ``q_i k_i`` has mean 0 and variance 1 (independent mean-0, variance-1 components),
+    so ``S_i`` is a random walk: ``E[S_i] = 0`` and ``E[S_i^2] = i``. The last column is ``q . k``.
+
+    Parameters
+    ----------
+    d_k : int
+        Length of ``q`` and ``k`` (number of steps), >= 1.
+    n_walks : int
+        Independent pairs, >= 1.
+    dist : {"normal", "uniform", "rademacher", "laplace"}
+        Family of every component (standardised to mean 0, variance 1).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (n_walks, d_k)
+        Row ``w`` holds ``S_1, ..., S_{d_k}`` of walk ``w``.
+
+    Examples
+    --------
+    >>> S = dot_product_walks(256, 20_000, rng=0)
+    >>> S.shape, round(float(np.mean(S[:, -1] ** 2) / 256), 1)  # E[S_256^2] = 256
+    ((20000, 256), 1.0)
+    >>> round(float(np.mean(S[:, 63] ** 2) / 64), 1)  # E[S_64^2] = 64
+    1.0
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    n_walks = _checks.positive_int("n_walks", n_walks)
+    rng = make_rng(rng)
+    q = sample_components((n_walks, d_k), dist=dist, rng=rng)  # (n_walks, d_k)
+    k = sample_components((n_walks, d_k), dist=dist, rng=rng)  # (n_walks, d_k)
+    return np.cumsum(q * k, axis=1)  # (n_walks, d_k): running sums along each walk
+
+
+class Effects(NamedTuple):
+    """What one scaling does at one ``d_k``: logits, weights and the softmax's Jacobian, per query.
+
+    Attributes
+    ----------
+    d_k : int
+    scale : str
+        A name of :data:`sdpa_helpers.scales.SCALINGS`.
+    factor : float
+        The factor that multiplies ``q . k`` (1 unscaled, ``1/sqrt(d_k)`` for ``"sqrt"``).
+    logits : ndarray, shape (n_queries, n_keys)
+        ``factor * (q . k_j)``; row ``i`` belongs to query ``i``.
+    sorted_weights : ndarray, shape (n_queries, n_keys)
+        ``softmax(logits)`` of each row, in decreasing order.
+    max_weight : MCEstimate
+        The largest weight: mean over queries, its standard error, median.
+    entropy : MCEstimate
+        The entropy of the weights in nats, ``-sum_j p_j ln p_j``: from 0 (one-hot) to ``ln n_keys``.
+    jacobian_norm : ndarray, shape (n_queries,)
+        ``||diag(p) - p p^T||_F`` per query: how strongly the weights respond to the logits.
+    """
+
+    d_k: int
+    scale: str
+    factor: float
+    logits: np.ndarray
+    sorted_weights: np.ndarray
+    max_weight: MCEstimate
+    entropy: MCEstimate
+    jacobian_norm: np.ndarray
+
+
+def effects(d_k: int, scale: str, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=None) -> Effects:
+    """Logits, sorted weights, largest weight, entropy and Jacobian norm of random queries at ``d_k``.
+
+    ``n_queries`` independent queries each meet their own ``n_keys`` keys; all components are
+    independent N(0, 1). The same integer ``rng`` gives both scalings the same queries and keys
+    (only the factor differs), so the two can be compared draw by draw.
+
+    Parameters
+    ----------
+    d_k : int
+        Length of queries and keys, >= 1.
+    scale : {"unscaled", "sqrt", "inv_d"}
+        Which factor multiplies ``q . k`` (:func:`sdpa_helpers.scales.scale_factor`).
+    n_keys : int
+        Keys per query, >= 2.
+    n_queries : int
+        Queries, >= 2 (for standard errors).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    Effects
+
+    Examples
+    --------
+    >>> u, s = (effects(1024, name, rng=0) for name in ("unscaled", "sqrt"))
+    >>> round(float(u.max_weight.mean), 2), round(float(s.max_weight.mean), 2)  # one-hot vs spread out
+    (0.96, 0.25)
+    >>> bool(np.allclose(u.logits / 32, s.logits))  # the same draws, divided by sqrt(1024)
+    True
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    scale = check_scaling("scale", scale)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    if n_keys < 2:
+        raise ValueError(f"n_keys must be >= 2 (a softmax over one key is always 1), got {n_keys}")
+    if n_queries < 2:
+        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
+    factor = scale_factor(scale, d_k)
+    logits = query_logits(d_k, n_keys, n_queries, scale=factor, rng=rng)  # (n_queries, n_keys)
+    weights = softmax(logits)  # (n_queries, n_keys), rows sum to 1
+    stats = weight_stats(logits)
+    return Effects(d_k, scale, factor, logits, -np.sort(-weights, axis=1), mc_estimate(stats.max_weight),
+                   mc_estimate(stats.entropy), jacobian_frobenius(weights))
+
+
+@lru_cache(maxsize=4)
+def _effects_by_d_k(d_ks: tuple, scale: str, n_keys: int, n_queries: int, seed: int) -> tuple:
+    rows = tuple(effects(d, scale, n_keys, n_queries, rng=seed) for d in d_ks)
+    for row in rows:  # shared through the cache: make them read-only
+        for arr in (row.logits, row.sorted_weights, row.jacobian_norm):
+            arr.setflags(write=False)
+    return rows
+
+
+def effects_by_d_k(d_ks=D_KS, scale: str = "unscaled", n_keys: int = N_KEYS, n_queries: int = N_QUERIES,
+                   seed: int = 0) -> tuple[Effects, ...]:
+    """:func:`effects` at every ``d_k`` of ``d_ks``, each drawn from the same integer ``seed``.
+
+    One seed for every ``d_k`` and both scalings (common random numbers): the keys' directions are
+    shared, only the query norms change with ``d_k``, so curves against ``d_k`` are smooth and
+    scaled and unscaled are compared on the same draws. Results are cached (the last 4 calls)
+    and read-only.
+
+    Parameters
+    ----------
+    d_ks : sequence of int
+        The ``d_k`` values, each >= 1.
+    scale : {"unscaled", "sqrt", "inv_d"}
+    n_keys, n_queries : int
+        As in :func:`effects`.
+    seed : int >= 0
+
+    Returns
+    -------
+    tuple of Effects
+        One per entry of ``d_ks``, in order.
+
+    Examples
+    --------
+    >>> rows = effects_by_d_k((1, 4096), "unscaled", n_queries=500)
+    >>> [round(float(r.max_weight.mean), 2) for r in rows]  # spread out at d_k = 1, one-hot at 4096
+    [0.21, 0.98]
+    """
+    if isinstance(d_ks, (str, bytes)) or not hasattr(d_ks, "__iter__"):
+        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}")
+    d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
+    if not d_ks:
+        raise ValueError("d_ks must hold at least one d_k")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"seed must be a non-negative integer (one seed for every d_k), got {seed!r}")
+    scale = check_scaling("scale", scale)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    return _effects_by_d_k(d_ks, scale, n_keys, n_queries, int(seed))
+
+
+def jacobian_norm_bands(rows, quantiles=(0.1, 0.5, 0.9)) -> np.ndarray:
+    """Quantiles over queries of the Jacobian norm, one column per :class:`Effects` in ``rows``.
+
+    Parameters
+    ----------
+    rows : sequence of Effects
+    quantiles : sequence of float in [0, 1]
+        Default: the 10 % quantile, the median and the 90 % quantile.
+
+    Returns
+    -------
+    ndarray, shape (len(quantiles), len(rows))
+
+    Examples
+    --------
+    >>> bands = jacobian_norm_bands(effects_by_d_k((1, 1024), "unscaled", n_queries=500))
+    >>> bands.shape, bool(bands[1, 1] < 1e-3 < 0.1 < bands[1, 0])  # the median falls from 0.27 to ~1e-5
+    ((3, 2), True)
+    """
+    rows = tuple(rows)
+    if not rows or not all(isinstance(r, Effects) for r in rows):
+        raise TypeError("rows must be a non-empty sequence of Effects (from effects or effects_by_d_k)")
+    q = _checks.real_array("quantiles", quantiles, min_ndim=1, shape_hint="(n,)")
+    if ((q < 0) | (q > 1)).any():
+        raise ValueError(f"quantiles must lie in [0, 1], got {q.tolist()}")
+    return np.stack([np.quantile(r.jacobian_norm, q) for r in rows], axis=1)
+
+
+def density_histogram(values, edges) -> np.ndarray:
+    """Histogram of ``values`` on ``edges`` as a density: ``counts / (len(values) * bin width)``.
+
+    Values outside the edges count in the total, so the bars' area is the fraction inside.
+
+    Parameters
+    ----------
+    values : array_like
+        Finite numbers (any shape; flattened), at least one.
+    edges : array_like, shape (n_bins + 1,)
+        Increasing bin edges.
+
+    Returns
+    -------
+    ndarray, shape (n_bins,)
+
+    Examples
+    --------
+    >>> density_histogram([0.1, 0.2, 1.5, 9.0], [0.0, 1.0, 2.0]).tolist()
+    [0.5, 0.25]
+    """
+    x = _checks.real_array("values", values).ravel()
+    if x.size == 0:
+        raise ValueError("values must hold at least one number")
+    e = _checks.real_array("edges", edges, min_ndim=1, shape_hint="(n_bins + 1,)")
+    if e.ndim != 1 or e.size < 2 or not (np.diff(e) > 0).all():
+        raise ValueError("edges must be a 1-D increasing sequence of at least two numbers")
+    counts, _ = np.histogram(x, bins=e)
+    return counts / (x.size * np.diff(e))
