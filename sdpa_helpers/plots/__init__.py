@@ -2,8 +2,9 @@
 
 This package offers the shared pieces every figure of the course uses:
 
-- :data:`OKABE_ITO` -- the Okabe-Ito palette; :data:`SCALED`, :data:`UNSCALED`,
-  :data:`INV_D` -- the fixed colour + line style of each scaling across the course;
+- :data:`OKABE_ITO` -- the Okabe-Ito palette; :data:`SCALING_STYLES` -- the fixed colour +
+  line style of each scaling across the course, keyed by the names of
+  :data:`sdpa_helpers.scales.SCALINGS` (also as :data:`UNSCALED`, :data:`SCALED`, :data:`INV_D`);
 - :func:`style` -- a context manager with the course's rc settings (nothing changes on import);
 - :func:`new_figure` -- a white, opaque :class:`~matplotlib.figure.Figure` not managed by
   pyplot (so explorers never leak figures or show twice);
@@ -11,8 +12,9 @@ This package offers the shared pieces every figure of the course uses:
 - :func:`set_d_k_axis` -- a log2 axis for d_k labelled 1, 4, 16, ..., 4096;
 - :func:`to_png` -- render a figure to PNG bytes.
 
-Topic modules add the figures of each notebook (for example :mod:`.derivation`);
-they take arrays or parameters, draw on ``ax`` (or a new figure) and return it.
+Topic modules add the figures of each notebook (for example :mod:`.variance` for notebook 02);
+they take arrays, draw on ``ax`` (or a new figure) and return it, and compute nothing
+another layer needs (ARCHITECTURE.md).
 """
 
 from __future__ import annotations
