@@ -37,6 +37,11 @@ __all__ = ["Moments", "product_moments", "dot_product_moments", "scaled_moments"
            "normal_pdf", "within_row_moments", "dot_product_variance_cov"]
 
 
+def _sq(x: float) -> float:
+    """``x**2`` (the same bits as before), or ``x * x`` where ``**`` would raise OverflowError."""
+    return x**2 if abs(x) < 1e150 else x * x
+
+
 def _finite(value: float, what: str) -> float:
     """``value`` if it is a finite float; else a ValueError saying which inputs overflow."""
     if not math.isfinite(value):
@@ -99,7 +104,7 @@ def product_moments(mean_x: float = 0.0, var_x: float = 1.0,
     var_y = _checks.non_negative("var_y", var_y)
     what = f"the product moments of mean_x={mean_x}, var_x={var_x}, mean_y={mean_y}, var_y={var_y}"
     mean = _finite(mean_x * mean_y, what)
-    var = _finite(var_x * var_y + var_x * (mean_y * mean_y) + var_y * (mean_x * mean_x), what)
+    var = _finite(var_x * var_y + var_x * _sq(mean_y) + var_y * _sq(mean_x), what)
     return Moments(mean, var)
 
 
@@ -169,7 +174,7 @@ def scaled_moments(moments: Moments, scale: float) -> Moments:
     var = _checks.non_negative("moments.var", moments[1])
     scale = _checks.real("scale", scale)
     what = f"scaled_moments with scale={scale}"
-    return Moments(_finite(scale * mean, what), _finite(scale * scale * var, what))
+    return Moments(_finite(scale * mean, what), _finite(_sq(scale) * var, what))
 
 
 # -- Sampling spread of a sample variance (notebooks 03 and 04) ------------------------------
@@ -217,7 +222,7 @@ def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0
     ddof = _checks.ddof(ddof, m)
     factor = (m - 1) / (m - ddof)
     what = f"sample_variance_moments with var={var}, excess_kurtosis={excess_kurtosis}"
-    spread = _finite(factor * var * (factor * var) * (2 / (m - 1) + excess_kurtosis / m), what)
+    spread = _finite(factor**2 * _sq(var) * (2 / (m - 1) + excess_kurtosis / m), what)
     return Moments(var * factor, spread)
 
 
@@ -341,7 +346,7 @@ def shared_row_square_covariance(d_k: int, var_q: float = 1.0, var_k: float = 1.
     var_q = _checks.non_negative("var_q", var_q)
     var_k = _checks.non_negative("var_k", var_k)
     kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)
-    return _finite(d_k * (var_k * var_k) * (var_q * var_q) * (2 + kq),
+    return _finite(d_k * _sq(var_k) * _sq(var_q) * (2 + kq),
                    f"shared_row_square_covariance with d_k={d_k}, var_q={var_q}, var_k={var_k}")
 
 
@@ -377,7 +382,7 @@ def effective_sample_size(var_s2: float, var: float = 1.0, excess_kurtosis: floa
     var = _checks.positive("var", var)
     kappa = _checks.excess_kurtosis("excess_kurtosis", excess_kurtosis)
     what = f"effective_sample_size with var_s2={var_s2}, var={var}, excess_kurtosis={kappa}"
-    var2 = var * var
+    var2 = _sq(var)
     v = var_s2 / var2 if 0 < var2 < math.inf else math.nan
     if 1e-150 < v < 1e150 and abs(kappa) < 1e150:
         b = v + 2 + kappa
