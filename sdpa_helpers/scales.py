@@ -2,7 +2,9 @@
 
 - :data:`SCALINGS` -- the named scalings and the exponent ``e`` of their factor ``c = d_k**e``:
   ``"unscaled"`` (c = 1), ``"sqrt"`` (c = 1/sqrt(d_k), the paper's), ``"inv_d"`` (c = 1/d_k, muP's);
-- :func:`scale_factor` -- resolve a ``scale`` argument to the float factor at a given d_k.
+- :func:`scale_factor` -- resolve a ``scale`` argument to the float factor at a given d_k;
+- :data:`D_K_CHOICES` -- the d_k values the course moves through (powers of 2, 1 ... 4096): every
+  d_k slider and every grid of d_k a notebook loops over.
 
 A ``scale`` argument anywhere in the package is one of: ``None`` (the paper's 1/sqrt(d_k)),
 a name from :data:`SCALINGS`, or a positive finite number (the factor itself).
@@ -16,10 +18,13 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["SCALINGS", "scale_factor", "check_scaling"]
+__all__ = ["SCALINGS", "D_K_CHOICES", "scale_factor", "check_scaling"]
 
 #: name -> exponent e of the factor c = d_k**e that multiplies q . k.
 SCALINGS: dict[str, float] = {"unscaled": 0.0, "sqrt": -0.5, "inv_d": -1.0}
+
+#: The d_k values of the course: powers of 2 from 1 to 4096 (d_k moves on a log scale).
+D_K_CHOICES: tuple[int, ...] = tuple(2**i for i in range(13))
 
 
 def check_scaling(name: str, value: object) -> str:
