@@ -124,10 +124,11 @@ dp_plots.score_table(Q, K, decimals=0).figure
 # first stack with *every* matrix of the second:
 
 # %% tags=["deep-dive"]
+g = make_rng(102)  # the deep dive's own stream: the main line never depends on it
 verify("np.dot(Q, K.T) == np.matmul(Q, K.T) == Q @ K.T for 2-D arrays",
        np.array_equal(np.dot(Q, K.T), Q @ K.T) and np.array_equal(np.matmul(Q, K.T), Q @ K.T))
-A3 = rng.standard_normal((2, 3, 4))  # a stack of two (3, 4) matrices
-B3 = rng.standard_normal((2, 4, 5))  # a stack of two (4, 5) matrices
+A3 = g.standard_normal((2, 3, 4))  # a stack of two (3, 4) matrices
+B3 = g.standard_normal((2, 4, 5))  # a stack of two (4, 5) matrices
 print("A3 @ B3       :", (A3 @ B3).shape, "  (pair by pair)")
 print("np.dot(A3, B3):", np.dot(A3, B3).shape, "(every pair of matrices)")
 verify("(A3 @ B3)[a] = A3[a] @ B3[a]", all(np.allclose((A3 @ B3)[a], A3[a] @ B3[a]) for a in range(2)))

@@ -2,26 +2,24 @@
 # # Mean and variance of q·k, one step at a time
 #
 # Notebook 01 measured it: for random vectors, $q\cdot k$ spreads like $\sqrt{d_k}$. This
-# notebook proves it. We derive the mean and the variance of $q\cdot k$ in four small
-# steps; after each step, a simulation checks it against the closed form in
-# `sdpa_helpers.theory`.
+# notebook proves it in four small steps, checks each by simulation, and then asks what
+# the proof really needs — and what dividing by $\sqrt{d_k}$ does when the means are not 0.
 #
 # **Learning goals**
 # - Derive $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$, and say exactly where independence is used.
-# - Check each step by Monte Carlo, with a tolerance taken from the standard error.
-# - Use the general formula for components with any means and variances.
-# - See that other component distributions give the same variance, and that $q\cdot k$ approaches a normal as $d_k$ grows.
+# - State the sharp condition: $\mathrm{Var}(q\cdot k) = \operatorname{tr}(\Sigma_q\Sigma_k)$, so uncorrelated components suffice.
+# - Use the general formula for any means and variances, and read non-zero means row by row, as the softmax does.
+# - See that every component distribution gives the same variance, and how fast the shape becomes normal.
 #
 # **Prerequisites**
 # - [01 — Dot products](01_dot_products.ipynb).
-# - Expectation $E[\cdot]$, variance $\mathrm{Var}(X) = E[X^2] - E[X]^2$, covariance, and what *independent* means.
+# - Expectation, variance $\mathrm{Var}(X) = E[X^2] - E[X]^2$, covariance, and what *independent* means.
 
 # %% [markdown]
 # ## Setup
 
 # %% tags=["nbval-ignore-output"]
 # %matplotlib inline
-import math
 import platform
 
 import ipywidgets
@@ -30,9 +28,11 @@ import numpy as np
 
 import sdpa_helpers
 from sdpa_helpers import make_rng, theory
+from sdpa_helpers.attention import softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import variance as var_plots
-from sdpa_helpers.sampling import DISTRIBUTIONS, sample_components, sample_dot_products
+from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_components, sample_dot_products
+from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.variance import VarianceExplorer
 
 SEED = 2
@@ -43,193 +43,87 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. The claim, and how we check it
 #
-# Take $q, k \in \mathbb{R}^{d_k}$ with
-# 1. every component of mean 0 and variance 1, and
-# 2. all $2d_k$ components independent of each other.
-#
-# Then
+# Take $q, k \in \mathbb{R}^{d_k}$ with every component of mean 0 and variance 1, and all
+# $2d_k$ components independent. Then
 #
 # $$E[q\cdot k] = 0, \qquad \mathrm{Var}(q\cdot k) = d_k .$$
 #
-# A simulation never gives the exact value: an average of $n$ random numbers misses its
-# expectation by about one *standard error* (SE). For a sample mean the SE is $s/\sqrt{n}$
-# ($s$ the sample standard deviation); for a sample variance it is
-# $\sqrt{(m_4 - s^4)/n}$ ($m_4$ the sample fourth central moment). Every check below
-# accepts a claim when the simulation lands within **4 SE** of the theory; a true claim
-# fails that by chance about 6 times in 100 000. Here are the tools:
+# A simulation misses its expectation by about one *standard error* (SE): $s/\sqrt{n}$ for
+# a sample mean, $\sqrt{(m_4 - s^4)/n}$ for a sample variance ($m_4$ the sample fourth
+# central moment). A check passes when the simulation lands within 4 SE of the theory.
+# We draw $n = 100\,000$ pairs at $d_k = 8$ as the rows of two matrices; their Hadamard
+# product $P = Q\circ K$ holds every term $q_i k_i$, and its row sums are the dot products:
 
 # %%
-def mean_and_se(x):
-    """Sample mean of x and its standard error s / √n."""
-    x = np.asarray(x, dtype=float)
-    return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+def var_se(x):
+    """Standard error of the sample variance of x: √((m4 − s⁴) / n)."""
+    c = np.asarray(x) - np.mean(x)
+    return np.sqrt((np.mean(c**4) - np.var(x, ddof=1) ** 2) / c.size)
 
 
-def var_and_se(x):
-    """Unbiased sample variance of x and its standard error √((m4 − s⁴) / n)."""
-    x = np.asarray(x, dtype=float)
-    c = x - x.mean()
-    var = np.sum(c**2) / (x.size - 1)
-    return var, np.sqrt((np.mean(c**4) - var**2) / x.size)
-
-
-def report(label, estimate, se, expected):
-    """Print simulation ± SE against the theory, and assert they agree within 4 SE."""
-    if se == 0:  # no randomness left (e.g. x⁴ = 1 for x = ±1): demand equality
-        print(f"{label:<34} simulation {estimate:>9.4f} (exact)   theory {expected:>8.4f}")
-        assert estimate == expected, f"{label}: {estimate} != {expected}"
-        return
-    z = (estimate - expected) / se
-    print(f"{label:<34} simulation {estimate:>9.4f} ± {se:.4f}   theory {expected:>8.4f}   ({z:+.1f} SE)")
-    assert abs(z) < 4, f"{label}: {z:.1f} standard errors from the theory"
-
-
-print(f"chance that a normal estimate lands more than 4 SE from the truth: {math.erfc(4 / math.sqrt(2)):.1e}")
-
-# %% [markdown]
-# For the step-by-step checks we fix $d_k = 8$ and draw $n = 100\,000$ pairs $(q, k)$ as
-# the rows of two $(n, d_k)$ matrices. Their Hadamard product $P = Q\circ K$ holds every
-# term $q_i k_i$ (one pair per row, one term per column), and its row sums are the dot
-# products (notebook 01, section 5). First the claim as a whole:
-
-# %%
 d_k, n = 8, 100_000
-q = sample_components((n, d_k), rng=rng)  # (n, d_k): one query per row
-k = sample_components((n, d_k), rng=rng)  # (n, d_k): one key per row
-P = q * k                                 # (n, d_k): the terms q_i k_i
-dots = P.sum(axis=1)                      # (n,): q · k for each pair
-
-claim = theory.dot_product_moments(d_k)
-report("E[q·k]", *mean_and_se(dots), claim.mean)
-report("Var(q·k)", *var_and_se(dots), claim.var)
+P = sample_components((n, d_k), rng=rng) * sample_components((n, d_k), rng=rng)  # (n, d_k): terms q_i k_i
+dots = P.sum(axis=1)  # (n,): q·k for each pair
+verify_close("E[q·k] at d_k = 8", dots.mean(), theory.dot_product_moments(d_k).mean, se=dots.std() / np.sqrt(n))
+verify_close("Var(q·k) at d_k = 8", dots.var(ddof=1), theory.dot_product_moments(d_k).var, se=var_se(dots))
 
 # %% [markdown]
-# Now the four steps that explain these two numbers.
+# ## 2. Four steps
 #
-# ## 2. Step 1 — linearity of expectation
+# **Step 1 — linearity.** $E[\sum_i q_ik_i] = \sum_i E[q_ik_i]$. No independence needed:
+# this holds for any random numbers.
 #
-# The expectation of a sum is the sum of the expectations:
+# **Step 2 — independence within a pair.** For independent $X$, $Y$: $E[XY] = E[X]E[Y]$,
+# so $E[q_ik_i] = 0\cdot 0 = 0$. With steps 1 and 2, $E[q\cdot k] = 0$.
 #
-# $$E[q\cdot k] = E\Big[\sum_{i=1}^{d_k} q_i k_i\Big] = \sum_{i=1}^{d_k} E[q_i k_i].$$
+# **Step 3 — the variance of one product.** From $\mathrm{Var}(XY) = E[X^2Y^2] - E[XY]^2$
+# and independence (of $X^2$ and $Y^2$ too), with $E[X^2] = \sigma_x^2 + \mu_x^2$:
 #
-# This step uses **no independence** at all; it holds for any random numbers. It even holds
-# exactly for sample averages: the mean of the row sums of $P$ equals the sum of its column
-# means, whatever the numbers are — here also for the dependent case $k = q$:
+# $$\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2 ,$$
+#
+# which is $1$ for our unit components. The handwritten notes behind this course write
+# $\sigma^2(q_ik_i) = \sigma^2(q_i)\,\sigma^2(k_i)$: true **only when the means are 0**. With
+# means 1 and variances 1 the product has variance $2\cdot 2 - 1 = 3$, not $1$ (checked below).
+#
+# **Step 4 — independence between terms.** $\mathrm{Var}(\sum_i Z_i) = \sum_i\mathrm{Var}(Z_i)
+# + \sum_{i\ne j}\mathrm{Cov}(Z_i, Z_j)$. Different pairs $(q_i, k_i)$, $(q_j, k_j)$ are
+# independent, so every covariance is 0 and $\mathrm{Var}(q\cdot k) = d_k\cdot 1 = d_k$.
+#
+# Each step on the columns of $P$ (the largest deviation of 8 means, 8 variances and 28
+# covariances, in SE; each has SE $1/\sqrt{n}$ or less under the claim):
 
 # %%
-print(f"mean of row sums {P.sum(axis=1).mean():+.6f} = sum of column means {P.mean(axis=0).sum():+.6f}")
-assert np.isclose(P.sum(axis=1).mean(), P.mean(axis=0).sum())
+z_means = np.abs(P.mean(axis=0)) * np.sqrt(n)
+z_vars = np.abs(P.var(axis=0, ddof=1) - 1) / np.array([var_se(col) for col in P.T])
+C = np.cov(P, rowvar=False)  # (d_k, d_k): covariances of the terms
+z_covs = np.abs(C[~np.eye(d_k, dtype=bool)]) * np.sqrt(n)
+verify("step 2: every E[q_i k_i] = 0", z_means.max() < 4, f"largest {z_means.max():.1f} SE")
+verify("step 3: every Var(q_i k_i) = 1", z_vars.max() < 4, f"largest {z_vars.max():.1f} SE")
+verify("step 4: every Cov(q_i k_i, q_j k_j) = 0", z_covs.max() < 4, f"largest {z_covs.max():.1f} SE")
+xy = sample_components(n, mean=1.0, rng=rng) * sample_components(n, mean=1.0, rng=rng)
+verify_close("Var(XY), means 1, variances 1 (not 1·1)", xy.var(ddof=1), theory.product_moments(1, 1, 1, 1).var,
+             se=var_se(xy))
 
-P_dependent = q * q  # k = q: each term is q_i², certainly not independent of q_i
-print(f"with k = q: {P_dependent.sum(axis=1).mean():.6f} = {P_dependent.mean(axis=0).sum():.6f}")
-assert np.isclose(P_dependent.sum(axis=1).mean(), P_dependent.mean(axis=0).sum())
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the covariance matrix of the terms, and linearity on samples
+#
+# Step 1 holds even for sample averages, exactly: the mean of the row sums of $P$ equals the
+# sum of its column means, whatever the numbers — here also for the dependent case $k = q$.
+# And the sum of all entries of the covariance matrix *is* the variance of the row sums.
 
-# %% [markdown]
-# ## 3. Step 2 — independence of $q_i$ and $k_i$: $E[q_i k_i] = E[q_i]\,E[k_i]$
-#
-# For **independent** $X$ and $Y$, the expectation of the product is the product of the
-# expectations: $E[XY] = E[X]\,E[Y]$. Here is the first use of independence, between the
-# two factors $q_i$ and $k_i$ of one term:
-#
-# $$E[q_i k_i] = E[q_i]\,E[k_i] = 0\cdot 0 = 0 .$$
-#
-# Each of the 8 columns of $P$ should average to 0. The rule also holds for non-zero
-# means: with $E[X] = 1$ and $E[Y] = 2$, $E[XY] = 2$ (`theory.product_moments`):
-
-# %%
-for i in range(d_k):
-    report(f"E[q_{i + 1} k_{i + 1}]", *mean_and_se(P[:, i]), theory.product_moments().mean)
-
-x = sample_components(n, mean=1.0, rng=rng)
-y = sample_components(n, mean=2.0, rng=rng)
-report("E[XY], E[X] = 1, E[Y] = 2", *mean_and_se(x * y), theory.product_moments(mean_x=1.0, mean_y=2.0).mean)
-
-# %% [markdown]
-# With steps 1 and 2, the mean is settled: $E[q\cdot k] = \sum_i E[q_i k_i] = \sum_i 0 = 0$.
-#
-# ## 4. Step 3 — the variance of one product
-#
-# Start from the definition $\mathrm{Var}(Z) = E[Z^2] - E[Z]^2$ with $Z = XY$:
-#
-# $$\mathrm{Var}(XY) = E[X^2 Y^2] - E[XY]^2 .$$
-#
-# If $X$ and $Y$ are independent, so are $X^2$ and $Y^2$, and step 2 applies to both
-# expectations:
-#
-# $$E[X^2Y^2] = E[X^2]\,E[Y^2], \qquad E[XY]^2 = E[X]^2E[Y]^2 .$$
-#
-# Check the first one by simulation, with $X$ of mean 1 and variance 2 and $Y$ of mean
-# $-1$ and variance $0.5$ (so that every term of the formula matters). Recall
-# $E[X^2] = \mathrm{Var}(X) + E[X]^2$:
-
-# %%
-mean_x, var_x, mean_y, var_y = 1.0, 2.0, -1.0, 0.5
-x = sample_components(n, mean=mean_x, var=var_x, rng=rng)
-y = sample_components(n, mean=mean_y, var=var_y, rng=rng)
-e_x2, e_y2 = var_x + mean_x**2, var_y + mean_y**2
-report("E[X²Y²]", *mean_and_se(x**2 * y**2), e_x2 * e_y2)
-print(f"E[X²] = {e_x2}, E[Y²] = {e_y2}: their product is {e_x2 * e_y2}")
-
-# %% [markdown]
-# Put together, with $E[X^2] = \sigma_x^2 + \mu_x^2$:
-#
-# $$\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2 .$$
-#
-# For our unit components ($\mu = 0$, $\sigma^2 = 1$): $\mathrm{Var}(q_i k_i) = 1\cdot 1 - 0 = 1$.
-# Both cases against `theory.product_moments`, and each of the 8 columns of $P$:
-
-# %%
-report("Var(XY), the X, Y above", *var_and_se(x * y), theory.product_moments(mean_x, var_x, mean_y, var_y).var)
-for i in range(d_k):
-    report(f"Var(q_{i + 1} k_{i + 1})", *var_and_se(P[:, i]), theory.product_moments().var)
-
-# %% [markdown]
-# ## 5. Step 4 — the variance of a sum of independent terms
-#
-# For any random numbers $Z_1, \dots, Z_{d_k}$,
-#
-# $$\mathrm{Var}\Big(\sum_i Z_i\Big) = \sum_i \mathrm{Var}(Z_i) + \sum_{i \ne j} \mathrm{Cov}(Z_i, Z_j).$$
-#
-# With $Z_i = q_i k_i$: for $i \ne j$ the pairs $(q_i, k_i)$ and $(q_j, k_j)$ are
-# independent, so $Z_i$ and $Z_j$ are too, and $\mathrm{Cov}(Z_i, Z_j) = 0$. This is a
-# second *kind* of independence: steps 2 and 3 needed it within one pair, this step needs it
-# between **different terms**. The sample covariance matrix
-# of the 8 columns of $P$ should be the identity: 1 on the diagonal (step 3), 0 off it.
-# A sample covariance is a mean of products of centred columns, so its SE is the standard
-# deviation of those products over $\sqrt{n}$:
-
-# %%
-C = np.cov(P, rowvar=False)  # (d_k, d_k): covariance of the terms
-centred = P - P.mean(axis=0)  # (n, d_k)
-se_cov = np.array([[np.std(centred[:, i] * centred[:, j], ddof=1) for j in range(d_k)]
-                   for i in range(d_k)]) / np.sqrt(n)  # (d_k, d_k)
-off = ~np.eye(d_k, dtype=bool)
-z_off = C[off] / se_cov[off]
-print(f"{off.sum()} off-diagonal covariances: largest |Cov| = {np.abs(C[off]).max():.4f}, "
-      f"largest |Cov| / SE = {np.abs(z_off).max():.1f}")
-assert np.all(np.abs(z_off) < 4)
+# %% tags=["deep-dive"]
+g = make_rng(202)  # the deep dive's own stream: the main line never depends on it
+verify("mean of row sums = sum of column means", np.isclose(P.sum(axis=1).mean(), P.mean(axis=0).sum()))
+q_dep = sample_components((n, d_k), rng=g)
+verify("the same with k = q", np.isclose((q_dep * q_dep).sum(axis=1).mean(), (q_dep * q_dep).mean(axis=0).sum()))
+verify("sum of all entries of C = sample Var(q·k)", np.isclose(C.sum(), np.var(dots, ddof=1)),
+       f"{C.sum():.4f}")
 ax = var_plots.covariance_heatmap(C)
 ax.set_title(r"sample $\mathrm{Cov}(q_i k_i,\, q_j k_j)$, $d_k = 8$")
 ax.figure
 
 # %% [markdown]
-# With no covariances left, the variance of the sum is the sum of $d_k$ variances of 1:
-#
-# $$\mathrm{Var}(q\cdot k) = \sum_{i=1}^{d_k} \mathrm{Var}(q_i k_i) = d_k .$$
-#
-# The sum of all entries of the covariance matrix *is* the variance of the row sums
-# (exactly, for sample values too), and the simulation agrees with $d_k$ at every size
-# we try (10 000 pairs each):
-
-# %%
-assert np.isclose(C.sum(), np.var(dots, ddof=1))
-print(f"sum of all entries of C = {C.sum():.4f} = sample Var(q·k) = {np.var(dots, ddof=1):.4f}")
-for d in (1, 4, 16, 64, 256):
-    report(f"Var(q·k), d_k = {d}", *var_and_se(sample_dot_products(d, 10_000, rng=rng)),
-           theory.dot_product_moments(d).var)
-
-# %% [markdown]
-# ## 6. Where independence was used — and what breaks without it
+# ## 3. What the proof really needs
 #
 # | step | result | independence used |
 # |---|---|---|
@@ -238,182 +132,207 @@ for d in (1, 4, 16, 64, 256):
 # | 3 | $E[q_i^2k_i^2] = E[q_i^2]E[k_i^2]$ | between $q_i$ and $k_i$ |
 # | 4 | $\mathrm{Cov}(q_ik_i, q_jk_j) = 0$ | between the pairs $(q_i, k_i)$ and $(q_j, k_j)$ |
 #
-# Three ways to break it, at $d_k = 64$, each keeping every component at mean 0 and
-# variance 1:
+# Independence of all $2d_k$ components is **sufficient, not necessary**. If $q$ is
+# independent of $k$ and both have mean 0, with covariance matrices $\Sigma_q$, $\Sigma_k$,
 #
-# - **$k = q$.** The two factors of a term are the same number, so steps 2 and 3 fail:
-#   $E[q_i q_i] = E[q_i^2] = 1$, not 0, and $E[q_i^4] = 3 \ne E[q_i^2]^2$ for normal
-#   components. The terms $q_i^2$ are still independent of each other (step 4 holds), so
-#   $E[q\cdot q] = d_k$ and $\mathrm{Var}(q\cdot q) = d_k\,\mathrm{Var}(q_i^2) = d_k(3 - 1) = 2d_k$.
-# - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$ with fresh
-#   normal $z_i$ and $\rho = 0.5$. Steps 2 and 3 fail again: $E[q_ik_i] = \rho$ and
-#   $E[q_i^2k_i^2] = 3\rho^2 + (1 - \rho^2) = 1 + 2\rho^2$, so one term has variance
-#   $1 + 2\rho^2 - \rho^2 = 1 + \rho^2$. Step 4 still holds, so the mean is $\rho\, d_k$
-#   and the variance $(1 + \rho^2)\, d_k$.
-# - **the terms dependent**: one random number $x$ copied into every component of $q$,
-#   one $y$ into every component of $k$. Each pair is still independent within itself, so
-#   steps 2 and 3 hold; but step 4 fails: every covariance is $\mathrm{Var}(xy) = 1$, so
-#   $\mathrm{Var}(q\cdot k) = d_k + d_k(d_k - 1) = d_k^2$: the spread grows like $d_k$, not $\sqrt{d_k}$.
+# $$\mathrm{Var}(q\cdot k) = E[q^\top k\,k^\top q] = E[q^\top\Sigma_k q] = \operatorname{tr}(\Sigma_q\Sigma_k).$$
+#
+# So *uncorrelated* unit-variance components ($\Sigma = I$) already give exactly $d_k$, even
+# when they depend on each other. This matters: after LayerNorm the components of a vector
+# are not independent (they are tied by a fixed length). The cleanest example is $q$
+# uniform on the sphere of radius $\sqrt{d_k}$, whose components are dependent but
+# uncorrelated with variance 1:
 
 # %%
+q_sphere = sample_components((n, 64), rng=rng)
+q_sphere *= np.sqrt(64) / np.linalg.norm(q_sphere, axis=1, keepdims=True)  # every ‖q‖ = 8 exactly
+s = np.einsum("ij,ij->i", q_sphere, sample_components((n, 64), rng=rng))
+verify_close("Var(q·k), q uniform on the sphere of radius 8", s.var(ddof=1),
+             theory.dot_product_variance_cov(np.eye(64), np.eye(64)), se=var_se(s))
+
+# %% [markdown]
+# What breaks the result is correlation, inside a pair or between terms (the deep dive
+# simulates three cases): with $k = q$ the mean becomes $d_k$; with one random number copied
+# into every component the variance becomes $d_k^2$. After training, queries and keys *do*
+# correlate; notebook 08 comes back to this.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: three ways to break independence
+#
+# At $d_k = 64$, each keeping every component at mean 0 and variance 1:
+#
+# - **$k = q$.** Steps 2 and 3 fail: $E[q_i^2] = 1$, $E[q_i^4] = 3$ for normal components.
+#   The terms $q_i^2$ are still independent of each other, so $E[q\cdot q] = d_k$ and
+#   $\mathrm{Var}(q\cdot q) = d_k(3 - 1) = 2d_k$.
+# - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$, $\rho = 0.5$:
+#   $E[q_ik_i] = \rho$ and $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the mean is $\rho\, d_k$ and the
+#   variance $(1 + \rho^2)\, d_k$.
+# - **the terms dependent**: one random $x$ copied into every component of $q$, one $y$ into
+#   every component of $k$. Steps 2 and 3 hold, step 4 fails: every covariance is 1, so
+#   $\mathrm{Var}(q\cdot k) = d_k + d_k(d_k - 1) = d_k^2$.
+
+# %% tags=["deep-dive"]
+g = make_rng(203)  # the deep dive's own stream: the main line never depends on it
 d_big, n_big, rho = 64, 20_000, 0.5
-q = sample_components((n_big, d_big), rng=rng)
-z = sample_components((n_big, d_big), rng=rng)
-k_corr = rho * q + np.sqrt(1 - rho**2) * z
-x = sample_components((n_big, 1), rng=rng)
-y = sample_components((n_big, 1), rng=rng)
+q = sample_components((n_big, d_big), rng=g)
+k_corr = rho * q + np.sqrt(1 - rho**2) * sample_components((n_big, d_big), rng=g)
+x, y = sample_components(n_big, rng=g), sample_components(n_big, rng=g)
 cases = {
     "k = q": (np.sum(q * q, axis=1), d_big, 2 * d_big),
     "corr(q_i, k_i) = 0.5": (np.sum(q * k_corr, axis=1), rho * d_big, (1 + rho**2) * d_big),
-    "all components copied": ((x * y).ravel() * d_big, 0.0, d_big**2),  # q·k = d_k · x y
+    "all components copied": (x * y * d_big, 0.0, d_big**2),  # q·k = d_k · x y
 }
-print(f"independent components would give mean 0 and variance {theory.dot_product_moments(d_big).var:g}")
-for name, (s, mean_theory, var_theory) in cases.items():
-    report(f"{name}: mean", *mean_and_se(s), mean_theory)
-    report(f"{name}: variance", *var_and_se(s), var_theory)
+for name, (s_case, mean_theory, var_theory) in cases.items():
+    verify_close(f"{name}: mean", s_case.mean(), mean_theory, se=s_case.std() / np.sqrt(n_big))
+    verify_close(f"{name}: variance", s_case.var(ddof=1), var_theory, se=var_se(s_case))
 
 # %% [markdown]
-# The mean of $q\cdot q$ is about 64, not 0, correlated pairs give about 32, and copied
-# components a variance of about $4096 = 64^2$ instead of 64. After training, queries and
-# keys *do* correlate; notebook 08 comes back to this.
+# ## 4. Any means and variances, and what the softmax sees
 #
-# ## 7. The general formula
-#
-# Nothing in steps 1–4 needed mean 0 or variance 1. With components of mean $\mu_q$,
-# variance $\sigma_q^2$ (for $q$) and $\mu_k$, $\sigma_k^2$ (for $k$), all independent,
+# Nothing in steps 1–4 needed mean 0 or variance 1. With independent components of mean
+# $\mu_q$, variance $\sigma_q^2$ (in $q$) and $\mu_k$, $\sigma_k^2$ (in $k$),
 #
 # $$E[q\cdot k] = d_k\,\mu_q\mu_k, \qquad
-# \mathrm{Var}(q\cdot k) = d_k\big[(\sigma_q^2 + \mu_q^2)(\sigma_k^2 + \mu_k^2) - \mu_q^2\mu_k^2\big].$$
+# \mathrm{Var}(q\cdot k) = d_k\big[(\sigma_q^2 + \mu_q^2)(\sigma_k^2 + \mu_k^2) - \mu_q^2\mu_k^2\big]$$
 #
-# This is `theory.dot_product_moments`. A few parameter sets at $d_k = 16$, 50 000 pairs each:
+# (`theory.dot_product_moments`; the deep dive checks six parameter sets). With non-zero
+# means, the mean $d_k\mu_q\mu_k$ grows like $d_k$, and dividing by $\sqrt{d_k}$ leaves
+# $\sqrt{d_k}\,\mu_q\mu_k$, still growing. Does that hurt? Look at one row, as the softmax
+# does. For a **fixed** query $q$, over its keys:
+#
+# $$E[q\cdot k \mid q] = \mu_k\sum_i q_i, \qquad \mathrm{Var}(q\cdot k\mid q) = \sigma_k^2\,\lVert q\rVert^2 .$$
+#
+# The mean is the same for every key of the row: a shift of the whole row, which the
+# softmax ignores ($\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$). What it sees is the spread
+# within the row, $\sigma_k^2\lVert q\rVert^2 \approx \sigma_k^2 d_k(\sigma_q^2 + \mu_q^2)$: it
+# grows like $d_k$, so $1/\sqrt{d_k}$ normalises it.
+#
+# **Predict:** components of mean 0.5 and variance 1, scaled by $1/\sqrt{d_k}$. As $d_k$ goes
+# from 16 to 4096, does the spread within one row grow?
 
 # %%
-d_gen, n_gen = 16, 50_000
+mu = 0.5
+for d in (16, 256, 4096):
+    Q_rows = sample_components((8, d), mean=mu, rng=rng)  # 8 fixed queries
+    S = sample_components((2000, d), mean=mu, rng=rng) @ Q_rows.T / np.sqrt(d)  # (2000 keys, 8 rows), scaled
+    spread, expected = S.var(axis=0, ddof=1), theory.within_row_moments(Q_rows, mu, 1.0).var / d
+    z = (spread - expected) / (expected * np.sqrt(2 / 1999))  # within a row the logits are exactly normal
+    print(f"d_k = {d:4d}: row shifts {S.mean(axis=0).min():5.2f} to {S.mean(axis=0).max():5.2f} | spread within a row: "
+          f"median {np.median(spread):.2f}, range {spread.min():.2f} to {spread.max():.2f}")
+    verify(f"  every row's spread is σ_k²‖q‖²/d_k (d_k = {d})", np.abs(z).max() < 4, f"largest {np.abs(z).max():.1f} SE")
+verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(S[:, 0] - S[:, 0].mean())))
+
+# %% [markdown]
+# The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$ (about 1, 4 and 16), but the spread
+# within a row does not: its median over 8 queries is 0.99, 1.29 and 1.23 at $d_k$ = 16, 256
+# and 4096, scattered around $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ because $\lVert q\rVert^2/d_k$
+# varies from query to query (by about $\sqrt{3/d_k}$ here). So the common worry that
+# non-zero means defeat the scaling does not hold for the softmax: it sees only the
+# within-row spread, which $1/\sqrt{d_k}$ keeps fixed (at 1.25 rather than 1, a constant).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the general formula over six parameter sets
+#
+# At $d_k = 16$, 50 000 pairs each. Components of variance 2 on both sides give $4d_k$
+# (a factor 2 on each side multiplies the variance by 4); variance 2 for $q$ with 0.5 for
+# $k$ gives back $d_k$: at mean 0 only the product $\sigma_q^2\sigma_k^2$ matters.
+
+# %% tags=["deep-dive"]
+g = make_rng(204)  # the deep dive's own stream: the main line never depends on it
 params = [(0.0, 1.0, 0.0, 1.0), (0.0, 2.0, 0.0, 2.0), (0.0, 2.0, 0.0, 0.5),
           (1.0, 1.0, 0.0, 1.0), (1.0, 1.0, 2.0, 3.0), (-0.5, 0.25, 2.0, 1.0)]
-print(f"{'μ_q':>5} {'σ_q²':>5} {'μ_k':>5} {'σ_k²':>5} | {'mean: theory':>12} {'sim':>8} {'SE':>6} "
-      f"| {'var: theory':>11} {'sim':>8} {'SE':>6}")
 for mean_q, var_q, mean_k, var_k in params:
-    th = theory.dot_product_moments(d_gen, mean_q, var_q, mean_k, var_k)
-    s = sample_dot_products(d_gen, n_gen, mean_q=mean_q, var_q=var_q, mean_k=mean_k, var_k=var_k, rng=rng)
-    (m, se_m), (v, se_v) = mean_and_se(s), var_and_se(s)
-    print(f"{mean_q:>5} {var_q:>5} {mean_k:>5} {var_k:>5} | {th.mean:>12.2f} {m:>8.2f} {se_m:>6.2f} "
-          f"| {th.var:>11.2f} {v:>8.2f} {se_v:>6.2f}")
-    assert abs(m - th.mean) < 4 * se_m and abs(v - th.var) < 4 * se_v
+    th = theory.dot_product_moments(16, mean_q, var_q, mean_k, var_k)
+    s_gen = sample_dot_products(16, 50_000, mean_q=mean_q, var_q=var_q, mean_k=mean_k, var_k=var_k, rng=g)
+    label = f"μ_q={mean_q}, σ_q²={var_q}, μ_k={mean_k}, σ_k²={var_k}"
+    verify_close(f"{label}: mean", s_gen.mean(), th.mean, se=s_gen.std() / np.sqrt(50_000))
+    verify_close(f"{label}: variance", s_gen.var(ddof=1), th.var, se=var_se(s_gen))
 
 # %% [markdown]
-# Two rows to notice. Components of variance 2 on both sides give $4d_k$: a factor 2 on
-# each side multiplies the variance by 4. And variance 2 for $q$ with 0.5 for $k$ gives
-# back $d_k$: only the product $\sigma_q^2\sigma_k^2$ matters when the means are 0. With
-# non-zero means, the *mean* $d_k\mu_q\mu_k$ grows like $d_k$: dividing by $\sqrt{d_k}$
-# still leaves a mean $\sqrt{d_k}\,\mu_q\mu_k$ that grows with $d_k$.
-#
-# ## 8. Not only Gaussians
+# ## 5. Not only Gaussians: same variance, different shapes
 #
 # The derivation used means, variances and independence — never the shape of the
-# distribution. So any components with mean 0 and variance 1 should give the same
-# result. `sample_components` offers four, each standardised to mean 0 and variance 1:
+# distribution. `sample_components` offers four, each standardised to mean 0, variance 1:
+# `"normal"`, `"uniform"` (on $[-\sqrt3, \sqrt3]$), `"rademacher"` ($\pm1$) and `"laplace"`
+# (density $\propto e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
+# product and the shapes differ wildly; as $d_k$ grows it is a sum of many independent
+# terms, and the central limit theorem pulls it towards $N(0, d_k)$.
 #
-# | `dist` | component | $E[x^4]$ |
-# |---|---|---|
-# | `"normal"` | $N(0, 1)$ | 3 |
-# | `"uniform"` | uniform on $[-\sqrt3, \sqrt3]$ | 9/5 |
-# | `"rademacher"` | $\pm 1$, probability ½ each | 1 |
-# | `"laplace"` | Laplace, scale $1/\sqrt2$ (density $\propto e^{-\sqrt2\,\lvert x\rvert}$) | 6 |
+# **Predict:** at $d_k = 16$, will the four histograms look alike?
 #
-# (The fourth moments are for section 10.) Mean and variance of $q\cdot k$ at $d_k = 16$,
-# 50 000 pairs each:
+# Rows: distribution; columns: $d_k$; 4 000 dot products per panel, x axes over
+# $\pm 4.5\sqrt{d_k}$ so the normal curve has the same shape everywhere. Rademacher $q\cdot k$
+# is discrete (integers two apart), so it is drawn as stems:
 
 # %%
+grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
-    s = sample_dot_products(16, 50_000, dist=dist, rng=rng)
-    th = theory.dot_product_moments(16)
-    report(f"{dist}: E[q·k]", *mean_and_se(s), th.mean)
-    report(f"{dist}: Var(q·k)", *var_and_se(s), th.var)
+    verify_close(f"Var(q·k), {dist} components, d_k = 16", grid[dist][16].var(ddof=1), 16, se=var_se(grid[dist][16]))
+var_plots.histogram_grid(grid)
 
 # %% [markdown]
-# ## 9. The shape: towards a normal of variance $d_k$
-#
-# Same mean, same variance — but not the same shape. At $d_k = 1$, $q\cdot k$ is a single
-# product: with Rademacher components it takes only the values $-1$ and $+1$; the product
-# of two normals is sharply peaked at 0; the Laplace one more so, with heavier tails.
-#
-# As $d_k$ grows, $q\cdot k$ becomes a sum of many independent terms of variance 1, and the
-# **central limit theorem** says its distribution approaches the normal $N(0, d_k)$,
-# whatever the components. First the Rademacher claim:
+# Same variance every time, but not yet the same shape. One number measures the gap: the
+# **excess kurtosis** $\kappa$, 0 for a normal, positive for a sharp peak with heavy tails.
+# For $q\cdot k$ it is $(m_4^2 - 3)/d_k$, with $m_4 = E[x^4]$ of one component (derived in the
+# deep dive below):
 
 # %%
-s = sample_dot_products(1, 1000, dist="rademacher", rng=rng)
-print("values of q·k with Rademacher components at d_k = 1:", np.unique(s).tolist())
-assert np.unique(s).tolist() == [-1.0, 1.0]
+kappa = {dist: [theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist]) for d in (16, 256)]
+         for dist in DISTRIBUTIONS}
+print("excess kurtosis of q·k at d_k = 16 and 256:", {dist: [round(v, 3) for v in kv] for dist, kv in kappa.items()})
+laplace_at_1 = theory.dot_product_excess_kurtosis(1, EXCESS_KURTOSIS["laplace"], EXCESS_KURTOSIS["laplace"])
+print(f"Laplace: κ = {laplace_at_1:g} at d_k = 1, so κ ≤ 1 needs d_k ≥ {laplace_at_1:g}")
 
 # %% [markdown]
-# Now histograms of 4 000 dot products per panel (as many as in the explorer below) (rows: component distribution;
-# columns: $d_k$ = 1, 4, 16, 256), each with the $N(0, d_k)$ density on top. The x axes
-# span $\pm 4.5\sqrt{d_k}$, so the normal curve has the same shape in every panel. For
-# Rademacher components $q\cdot k$ is an integer of the parity of $d_k$, so its bins are
-# placed on these values (each bar at $d_k = 1$ is one value, $-1$ or $+1$).
-
-# %%
-grid_d_ks = (1, 4, 16, 256)
-grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in grid_d_ks} for dist in DISTRIBUTIONS}
-fig = var_plots.histogram_grid(grid)
-fig
-
-# %% [markdown]
-# By $d_k = 16$ the four rows look alike, and at $d_k = 256$ you cannot tell them apart.
-# Now the live version: drag $d_k$ from 1 to 4096 and switch the component distribution.
-# The title and the table below the figure compare the sample mean and variance with the
-# theory (the excess kurtosis comes in section 10).
+# So the common guess "by $d_k = 16$ they all look normal" holds for three rows only: normal,
+# uniform and Rademacher have $|\kappa| \le 0.375$ there, but Laplace still has
+# $\kappa \approx 2.06$ — a visibly sharper peak — and needs $d_k \approx 33$ to bring $\kappa$
+# down to 1. At $d_k = 256$ all four have $|\kappa| \le 0.13$ and look alike. The variance,
+# though, is $d_k$ from the first dimension on, for every distribution.
+#
+# Now the live version: drag $d_k$ from 1 to 4096 and switch the components. The title and
+# the table compare the sample mean, variance and excess kurtosis with the theory.
 
 # %% tags=["nbval-ignore-output"]
 explorer = VarianceExplorer(d_k=16)
 explorer
 
-# %% [markdown]
-# ## 10. How fast? The excess kurtosis
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the excess kurtosis, derived and measured
 #
-# To put a number on "close to normal", use the **excess kurtosis**
+# $$\kappa(Z) = \frac{E[(Z - \mu)^4]}{\sigma^4} - 3 .$$
 #
-# $$\kappa(Z) = \frac{E[(Z - \mu)^4]}{\sigma^4} - 3,$$
+# For one term $Z = q_ik_i$ with independent mean-0 unit-variance factors,
+# $E[Z^4] = E[q_i^4]\,E[k_i^4] = m_4^2$, so $\kappa(q_ik_i) = m_4^2 - 3$. For the sum
+# $S = \sum_i Z_i$ of $d_k$ independent copies (mean 0, variance 1), expand $E[S^4]$: every
+# term holding a lone $Z_i$ vanishes, which leaves $d_k$ terms $E[Z_i^4]$ and
+# $3d_k(d_k - 1)$ terms $E[Z_i^2]E[Z_j^2] = 1$. With $\mathrm{Var}(S) = d_k$:
 #
-# which is 0 for every normal, positive for peaked, heavy-tailed shapes, negative for
-# flat ones. For one term $Z = q_ik_i$ with independent mean-0 unit-variance factors,
-# independence once more gives $E[Z^4] = E[q_i^4]\,E[k_i^4] = m_4^2$, so
+# $$\kappa(q\cdot k) = \frac{d_k\,E[Z^4] + 3d_k(d_k-1)}{d_k^2} - 3 = \frac{m_4^2 - 3}{d_k}.$$
 #
-# $$\kappa(q_ik_i) = m_4^2 - 3 \qquad (m_4 = E[x^4] \text{ of one component}).$$
-#
-# For the sum $S = \sum_i Z_i$ of $d_k$ independent copies (mean 0, variance 1), expand
-# $E[S^4]$: every term holding a lone $Z_i$ vanishes ($E[Z_i] = 0$), which leaves
-# $d_k$ terms $E[Z_i^4]$ and $3d_k(d_k - 1)$ terms $E[Z_i^2]E[Z_j^2] = 1$. With
-# $\mathrm{Var}(S) = d_k$:
-#
-# $$\kappa(q\cdot k) = \frac{d_k\,E[Z^4] + 3d_k(d_k-1)}{d_k^2} - 3 = \frac{E[Z^4] - 3}{d_k}
-# = \frac{m_4^2 - 3}{d_k}.$$
-#
-# The excess kurtosis falls like $1/d_k$. First the fourth moments $m_4$ of the table in
-# section 8, by simulation:
+# The fourth moments $m_4 = 3 + \kappa_x$ (3, 9/5, 1 and 6), by simulation:
 
-# %%
-fourth_moment = {"normal": 3.0, "uniform": 9 / 5, "rademacher": 1.0, "laplace": 6.0}
+# %% tags=["deep-dive"]
+g = make_rng(205)  # the deep dive's own stream: the main line never depends on it
 for dist in DISTRIBUTIONS:
-    x = sample_components(400_000, dist=dist, rng=rng)
-    report(f"{dist}: E[x⁴]", *mean_and_se(x**4), fourth_moment[dist])
-print("excess kurtosis of one product m_4² − 3:",
-      {dist: round(m4**2 - 3, 2) for dist, m4 in fourth_moment.items()})
+    x4 = sample_components(400_000, dist=dist, rng=g) ** 4
+    if dist == "rademacher":  # x⁴ = 1 exactly: no randomness left
+        verify("rademacher: E[x⁴] = 1 exactly", np.all(x4 == 1.0))
+    else:
+        verify_close(f"{dist}: E[x⁴]", x4.mean(), 3 + EXCESS_KURTOSIS[dist], se=x4.std() / np.sqrt(x4.size))
 
-# %% [markdown]
-# Now the excess kurtosis of $q\cdot k$ itself, at $d_k$ = 1, 4 and 16. A sample
-# kurtosis is a noisy, skewed estimate when the tails are heavy, so we spend the same
-# number of products on each $d_k$: $1\,600\,000/d_k$ pairs (1.6 million at $d_k = 1$,
-# 100 000 at $d_k = 16$). Its SE has no simple formula, so we estimate it by *batching*:
-# split the sample into 20 batches, compute $\kappa$ in each, and divide the spread of
-# the 20 values by $\sqrt{20}$. This SE is itself uncertain (it comes from only 20
-# values), and for the heavy-tailed Laplace rows it is rough (rare extreme values
-# dominate, and it tends to come out too small); so 4 SE is a looser guarantee here
-# than in section 1.
+# %% [markdown] tags=["deep-dive"]
+# ### The excess kurtosis of q·k by simulation, with SE by batching
+#
+# We spend the same number of products on each $d_k$: $1\,600\,000/d_k$ pairs. A sample
+# kurtosis has no simple SE formula, so we estimate it by *batching*: split the sample into
+# 20 batches, compute $\kappa$ in each, and divide the spread of the 20 values by
+# $\sqrt{20}$. This SE is itself uncertain (20 values), and for the heavy-tailed Laplace
+# rows it is rough (rare extreme values dominate, and it tends to come out too small); so
+# 4 SE is a looser guarantee here.
 
-# %%
+# %% tags=["deep-dive"]
+g = make_rng(206)  # the deep dive's own stream: the main line never depends on it
 def excess_kurtosis(x):
     """Sample excess kurtosis: m4 / m2² − 3."""
     c = np.asarray(x, dtype=float) - np.mean(x)
@@ -422,26 +341,23 @@ def excess_kurtosis(x):
 
 kurt_d_ks = (1, 4, 16)
 kurt = {dist: {"sample": [], "se": [], "theory": []} for dist in DISTRIBUTIONS}
-print(f"{'dist':<11} {'d_k':>4} {'theory':>8} {'simulation':>11} {'SE':>7}")
 for dist in DISTRIBUTIONS:
     for d in kurt_d_ks:
-        s = sample_dot_products(d, 1_600_000 // d, dist=dist, rng=rng)
-        batches = [excess_kurtosis(b) for b in s.reshape(20, -1)]
-        value, se = excess_kurtosis(s), np.std(batches, ddof=1) / np.sqrt(20)
-        expected = (fourth_moment[dist] ** 2 - 3) / d
-        print(f"{dist:<11} {d:>4} {expected:>8.3f} {value:>11.3f} {se:>7.3f}")
-        assert abs(value - expected) < 4 * se
+        s_k = sample_dot_products(d, 1_600_000 // d, dist=dist, rng=g)
+        batches = [excess_kurtosis(b) for b in s_k.reshape(20, -1)]
+        value, se = excess_kurtosis(s_k), np.std(batches, ddof=1) / np.sqrt(20)
+        expected = theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])
+        verify_close(f"κ(q·k), {dist}, d_k = {d}", value, expected, se=se)
         for key, v in (("sample", value), ("se", se), ("theory", expected)):
             kurt[dist][key].append(v)
 
-# %% [markdown]
-# On log–log axes the theory is a line of slope $-1$ for each distribution. The figure
-# shows a simulated point only where it is resolved, that is where the theory is more
-# than 4 SE from 0 (the uniform's small $0.24/d_k$ sinks into the noise first). The
-# Rademacher values are negative and drawn as $|\kappa|$ with
+# %% [markdown] tags=["deep-dive"]
+# On log–log axes the theory is a line of slope $-1$. A simulated point is shown only
+# where it is resolved (the theory more than 4 SE from 0; the uniform's small $0.24/d_k$
+# sinks into the noise first). Rademacher values are negative and drawn as $|\kappa|$ with
 # hollow markers.
 
-# %%
+# %% tags=["deep-dive"]
 shown = {dist: np.where(np.abs(kurt[dist]["theory"]) > 4 * np.array(kurt[dist]["se"]),
                         kurt[dist]["sample"], np.nan) for dist in DISTRIBUTIONS}
 ax = var_plots.kurtosis_decay(kurt_d_ks, shown, {d: kurt[d]["se"] for d in DISTRIBUTIONS},
@@ -449,26 +365,21 @@ ax = var_plots.kurtosis_decay(kurt_d_ks, shown, {d: kurt[d]["se"] for d in DISTR
 ax.figure
 
 # %% [markdown]
-# Laplace components start far from normal ($\kappa = 33$ at $d_k = 1$) and need
-# $d_k \approx 33$ to get down to 1 — the more heavy-tailed the components, the larger the
-# $d_k$ at which the normal picture becomes accurate. The variance, though, is $d_k$ from
-# the very first dimension, for every distribution.
-#
 # ## Summary
 #
-# - Linearity (no independence needed) and $E[q_ik_i] = E[q_i]E[k_i]$ (independence within a pair) give $E[q\cdot k] = 0$.
-# - $\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2$ for independent $X, Y$: 1 for unit components.
-# - Independent terms have zero covariances, so the variances add: $\mathrm{Var}(q\cdot k) = d_k$.
-# - Without independence the result fails: $k = q$ gives mean $d_k$; copied components give variance $d_k^2$.
-# - In general $E[q\cdot k] = d_k\mu_q\mu_k$ and $\mathrm{Var}(q\cdot k) = d_k[(\sigma_q^2+\mu_q^2)(\sigma_k^2+\mu_k^2) - \mu_q^2\mu_k^2]$.
-# - Any component distribution gives the same mean and variance; the shape approaches $N(0, d_k)$ with an excess kurtosis $(m_4^2 - 3)/d_k$.
+# - Linearity (no independence) and $E[q_ik_i] = E[q_i]E[k_i]$ (independence within a pair) give $E[q\cdot k] = 0$.
+# - $\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2$; it equals $\sigma_x^2\sigma_y^2$ only at mean 0.
+# - Uncorrelated terms add their variances: $\mathrm{Var}(q\cdot k) = d_k$. The sharp condition is $\operatorname{tr}(\Sigma_q\Sigma_k) = d_k$ for independent mean-0 $q$, $k$: uncorrelated unit-variance components suffice.
+# - With non-zero means the row's shift grows, but the softmax ignores it; the within-row spread $\sigma_k^2\lVert q\rVert^2$ grows like $d_k$, and $1/\sqrt{d_k}$ normalises it.
+# - Every component distribution gives variance $d_k$; the shape approaches $N(0, d_k)$ with excess kurtosis $(m_4^2 - 3)/d_k$ — slowly for heavy tails (Laplace: $d_k \approx 33$ for $\kappa = 1$).
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`. The cells start with `answer = None`.
+# Each exercise is checked by `check(key, answer)`. Numbers are checked to three
+# significant figures (within 0.5 %), integers exactly.
 #
 # **Exercise 1.** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
-# variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$?
+# variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$ (an integer)?
 
 # %%
 answer = None  # replace None with your answer
@@ -479,12 +390,11 @@ _ = check("02.var_components_3", answer)
 #
 # One product: $(3 + 0)(3 + 0) - 0 = 9$ (the variances multiply; they do not add). Sum of
 # 64 independent terms: $64 \cdot 9 = 576$.
-# Check: `theory.dot_product_moments(64, var_q=3.0, var_k=3.0).var`.
 # </details>
 #
 # **Exercise 2.** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
 # component of $k$ has mean $-1$ and variance 1 (all independent). Give
-# $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair.
+# $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair (integers).
 
 # %%
 answer = None  # replace None with a pair (mean, variance)
@@ -494,11 +404,12 @@ _ = check("02.general", answer)
 # <details><summary>Solution</summary>
 #
 # Mean: $32 \cdot 1 \cdot (-1) = -32$. Variance of one product:
-# $(2 + 1)(1 + 1) - 1\cdot 1 = 5$, so $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
+# $(2 + 1)(1 + 1) - 1\cdot 1 = 5$ (not $2\cdot 1$: the means matter), so
+# $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
 # </details>
 #
 # **Exercise 3.** With Laplace components and $d_k = 8$, what is the excess kurtosis
-# of $q\cdot k$?
+# of $q\cdot k$ (three significant figures)?
 
 # %%
 answer = None  # replace None with your answer
@@ -507,9 +418,40 @@ _ = check("02.kurtosis_laplace", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# From the table in section 8, $m_4 = E[x^4] = 6$. One product has $E[(q_ik_i)^4] = m_4^2 = 36$
-# and variance 1, so $\kappa(q_ik_i) = 36 - 3 = 33$ (not the component's own $6 - 3 = 3$).
-# The sum of 8 independent terms divides it by 8: $33/8 = 4.125$.
+# $m_4 = E[x^4] = 6$. One product has $E[(q_ik_i)^4] = 36$ and variance 1, so
+# $\kappa(q_ik_i) = 33$ (not the component's own $6 - 3 = 3$). The sum of 8 independent
+# terms divides it by 8: $33/8 = 4.125$, or $4.13$ to three significant figures.
+# </details>
+#
+# **Exercise 4 (design).** Every component of $q$ and $k$ has mean 0 and variance 4,
+# and $d_k = 64$. By what factor must $q\cdot k$ be multiplied so that the logits have
+# variance 1 (three significant figures)?
+
+# %%
+answer = None  # replace None with your answer
+_ = check("02.unit_logit_scale", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{Var}(q\cdot k) = 64\cdot 4\cdot 4 = 1024$, so the factor is $1/\sqrt{1024} = 1/32 =
+# 0.03125$ (0.0313). The paper's $1/\sqrt{d_k} = 1/8$ assumes unit components; here it would
+# leave variance 16. The exponent $-\tfrac12$ of $d_k$ stays; the constant absorbs $\sigma_q\sigma_k$.
+# </details>
+#
+# **Exercise 5 (explain).** A colleague argues: "our queries and keys have components of
+# mean 0.5, so $E[q\cdot k] = 0.25\,d_k$, and after dividing by $\sqrt{d_k}$ the logits still
+# grow like $0.25\sqrt{d_k}$ — the scaling fails." What does the softmax of one query's row
+# actually see, and does the scaling fail?
+#
+# <details><summary>Solution</summary>
+#
+# For one query, every key's logit has the same mean $\mu_k\sum_i q_i/\sqrt{d_k}$: a shift of
+# the whole row, and $\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$. The softmax sees only the
+# spread within the row, $\sigma_k^2\lVert q\rVert^2/d_k \approx \sigma_k^2(\sigma_q^2 + \mu_q^2)$,
+# which does not grow with $d_k$ (section 4: about 1.25 at $d_k$ = 16, 256 and 4096). So the
+# scaling does its job; the row shift matters only where rows are compared with each other
+# (it does not enter attention weights).
 # </details>
 #
 # ---

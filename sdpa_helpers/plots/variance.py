@@ -155,7 +155,7 @@ def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, titl
             values, counts = np.unique(samples, return_counts=True)
             shown = np.abs(values) <= 4.5 * sd
             height = counts[shown] / samples.size / 2.0  # probability per unit length (values 2 apart)
-            ax.vlines(values[shown], 0.0, height, color=UNSCALED["color"], linewidth=2.0)
+            ax.vlines(values[shown], 0.0, height, color=UNSCALED["color"], linewidth=2.0 if d_k <= 64 else 1.0)
             ax.plot(values[shown], height, "o", color=UNSCALED["color"], markersize=4 if d_k <= 64 else 2,
                     label=r"$q\cdot k$ (simulated): probability / 2 at each value")
         else:
