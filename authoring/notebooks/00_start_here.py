@@ -1,7 +1,7 @@
 # %% [markdown]
 # # Why √d_k? — the whole answer in ten minutes
 #
-# Scaled dot-product attention, the heart of every Transformer, is one line:
+# Scaled dot-product attention, the heart of a Transformer, is one line:
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
@@ -55,9 +55,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
 #
 # Notice: the paper *suspects*; it gives a reason and one variance, not a proof that gradients
-# vanish. The footnote *assumes* independent components with mean 0 and variance 1: roughly
-# true in a freshly initialised model, not guaranteed after training (notebook 08). $d_k$ is the
-# length of each query $q$ and key $k$.
+# vanish. The footnote *assumes* independent components with mean 0 and variance 1: an
+# initialisation can make that roughly true (notebook 08 checks which do); training need not
+# keep it. $d_k$ is the length of each query $q$ and key $k$.
 #
 # ## 2. Softmax and entropy
 #
@@ -114,9 +114,8 @@ bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, 
 start_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
-# Each row is 16 times the $d_k$ of the row above. In the left column all rows share one x
-# axis: the unscaled logits spread 4 times wider each row. The other columns compare the two
-# scalings on the same draws. In numbers (unscaled vs scaled):
+# Each row has 16 times the $d_k$ of the row above. The left column shares one x axis: the
+# unscaled logits spread 4 times wider each row. In numbers (unscaled vs scaled):
 
 # %%
 for u, s in rows:
@@ -127,8 +126,9 @@ verify("at d_k = 1024 the median unscaled ‖J‖_F is below 1/1000 of the scale
 # %% [markdown]
 # The common guess — "bigger logits, sharper attention, fine" — misses the last column.
 # Unscaled, the largest weight climbs towards 1 and the entropy towards 0; for the typical
-# query (the median) the Jacobian collapses, so almost no gradient passes back. A few queries
-# whose two largest logits happen to be close still pass some: the shaded band. Scaled,
+# query (the median) the Jacobian collapses, so a bounded gradient arriving at $p$ barely passes
+# back (notebook 09 meets an unbounded one). Queries whose two largest logits happen to be close
+# still pass some: the shaded band. Scaled,
 # every column looks alike at every $d_k$: spread about 1, weights spread out, $\|J\|_F$ about 0.3.
 # That is the paper's sentence, checked: at initialisation, dividing by $\sqrt{d_k}$ keeps all
 # three steady. Notebooks 05 and 06 work out why.
@@ -168,7 +168,7 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # | 00 | **Start here** (this notebook) | the whole chain, shown |
 # | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$ and $QK^\top$; the geometric picture |
 # | 02 | [Mean and variance of q·k](02_mean_and_variance.ipynb) | mean 0, variance $d_k$: the random walk of §3, derived |
-# | 03 | [Small experiments mislead](03_small_experiments.ipynb) | why a tiny experiment seems to disprove it |
+# | 03 | [Small experiments mislead](03_small_experiments.ipynb) | why a tiny experiment can mislead |
 # | 04 | [Why √d_k and not d_k](04_why_sqrt_dk.ipynb) | $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$: why the power $-\tfrac12$ |
 # | 05 | [Softmax saturation](05_softmax_saturation.ipynb) | spread → one-hot; $H \approx \ln n - \sigma^2/2$ for small spread $\sigma$ |
 # | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | one-hot → $J \to 0$ |
@@ -182,8 +182,8 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # - The paper: dot products grow with $d_k$ and push the softmax where its gradients are tiny;
 #   the footnote assumes independent components with mean 0 and variance 1.
 # - Under that assumption, at initialisation: $q\cdot k$ is a random walk with spread $\sqrt{d_k}$;
-#   the unscaled softmax goes nearly one-hot (largest of 16 weights 0.96 at $d_k = 1024$) and its
-#   Jacobian, which every gradient passes through, nearly vanishes.
+#   the unscaled softmax goes nearly one-hot (largest of 16 weights 0.96 at $d_k = 1024$) and,
+#   for a typical query, its Jacobian, which every gradient passes through, nearly vanishes.
 # - Dividing by $\sqrt{d_k}$ keeps spread, weights and gradient steady at every $d_k$.
 # - $d_k$ is the head dimension, often but not always $d_\text{model}/h$. After training the
 #   assumption can fail (notebooks 08 and 09).
@@ -218,9 +218,9 @@ _ = check("00.std_unscaled", answer)
 # $\mathrm{Var}(q\cdot k) = d_k = 256$, so the standard deviation is $\sqrt{256} = 16$: the walks of §3.
 # </details>
 #
-# **Exercise 3 (predict).** At initialisation, as $d_k$ doubles, what happens to the largest of
-# 16 softmax weights (a) without the scale, (b) with it? Choose for each: **"up"** (towards 1),
-# **"down"** (towards 1/16) or **"same"**. Answer with a pair, e.g. `("down", "up")`.
+# **Exercise 3 (predict).** At initialisation, as $d_k$ doubles, does the largest of 16 softmax
+# weights go **"up"** (towards 1), **"down"** (towards 1/16) or stay the **"same"**, without the
+# scale and with it? Answer with a pair, e.g. `("down", "up")`.
 
 # %%
 answer = None  # replace None with your pair of answers
