@@ -40,7 +40,8 @@ normal vector), and ``||q||^2`` is chi-square with ``d_k`` degrees of freedom. S
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,7 +50,8 @@ from .sampling import make_rng
 from .scales import scale_factor
 
 __all__ = [
-    "D_K_GRID", "KEY_COUNTS", "explorer_queries", "MCEstimate", "mc_estimate", "query_logits", "prefix_logits", "WeightStats", "weight_stats",
+    "D_K_GRID", "KEY_COUNTS", "explorer_queries", "MCEstimate", "mc_estimate", "query_logits", "prefix_logits",
+    "WeightStats", "weight_stats",
     "SaturationCurves", "saturation_curves", "jacobian_frobenius", "logit_gradient",
     "GradientCurves", "gradient_curves", "finite_difference_jacobian",
     "entropy_closed_form", "effective_keys_closed_form", "saturation_onset", "iid_entropy",

@@ -199,6 +199,8 @@ def test_exercises_accept_right_and_reject_wrong_answers():
     assert check("06.jacobian_half", [[0.25, -0.25], [-0.25, 0.25]], **q)
     assert not check("06.jacobian_half", [[0.25, 0.25], [0.25, 0.25]], **q)
     assert check("06.largest_entry", 0.21, **q) and not check("06.largest_entry", 0.14, **q)
+    assert check("06.cross_entropy_grad", 1.40, **q) and check("06.cross_entropy_grad", 0.99 * np.sqrt(2), **q)
+    assert not check("06.cross_entropy_grad", 0.02, **q) and not check("06.cross_entropy_grad", 0.99, **q)
     assert check("06.softmax_jacobian", lambda p: np.diag(p) - np.outer(p, p), **q)
     assert not check("06.softmax_jacobian", lambda p: np.diag(p * (1 - p)), **q)  # diagonal only
     assert not check("06.softmax_jacobian", lambda p: np.outer(p, p) - np.diag(p), **q)  # sign flipped

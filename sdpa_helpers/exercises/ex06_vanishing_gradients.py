@@ -15,7 +15,8 @@ register(
 
 register(
     "06.largest_entry",
-    "For p = [0.7, 0.2, 0.1], what is the largest entry of the softmax Jacobian diag(p) − p pᵀ? (three significant figures)",
+    "For p = [0.7, 0.2, 0.1], what is the largest entry of the softmax Jacobian diag(p) − p pᵀ? "
+    "(three significant figures)",
     "Off the diagonal every entry is negative; on it, p_i (1 − p_i). Compare the three.",
     numeric_checker(0.21, what="the largest entry"),
 )
@@ -56,4 +57,12 @@ register(
     "Start from J[i, j] = p_i (δ_ij − p_j) and split it into two matrices: one that is zero off the "
     "diagonal, and one holding every product p_i p_j. Look up which numpy functions build each.",
     _check_jacobian,
+)
+
+register(
+    "06.cross_entropy_grad",
+    "p = softmax(z) = [0.99, 0.01] and the loss is cross-entropy on p with target key 2, L = -ln p_2. "
+    "What is the norm of dL/dz? (three significant figures)",
+    "dL/dp = (0, -1/p_2). Multiply by J = diag(p) - p pᵀ: the result simplifies to p minus a one-hot vector.",
+    numeric_checker(0.99 * np.sqrt(2.0), what="the norm of dL/dz"),
 )

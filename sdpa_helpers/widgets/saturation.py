@@ -21,8 +21,17 @@ from matplotlib.collections import PolyCollection
 
 from .. import plots
 from ..plots import saturation as sat_plots
-from ..saturation import (D_K_GRID, KEY_COUNTS, entropy_closed_form, explorer_queries, prefix_logits,
-                          saturation_curves, saturation_onset, temperature_curves, weight_stats)
+from ..saturation import (
+    D_K_GRID,
+    KEY_COUNTS,
+    entropy_closed_form,
+    explorer_queries,
+    prefix_logits,
+    saturation_curves,
+    saturation_onset,
+    temperature_curves,
+    weight_stats,
+)
 from ..scales import scale_factor
 from . import Explorer, d_k_slider, seed_slider
 
@@ -131,7 +140,7 @@ class SaturationExplorer(Explorer):
         z = _one_query(seed)[at, :keys]  # (n,) unscaled logits of this query
         logits = np.stack([scale_factor(s, d_k) * z for s in _SCALES])  # (2, n)
         weights, stats = _softmax_rows(logits), weight_stats(logits)
-        for i, scale in enumerate(_SCALES):
+        for i in range(len(_SCALES)):
             self.bars[i].set_verts(_bar_verts(weights[i], unit=True))
             # plain text, no mathtext: parsing a new $...$ string on every move costs tens of ms
             self.titles[i].set_text(f"max {stats.max_weight[i]:.2f}\nH {stats.entropy[i]:.2f}\n"
