@@ -21,7 +21,7 @@ from . import Explorer, d_k_slider, seed_slider
 __all__ = ["JacobianExplorer"]
 
 #: Queries averaged per d_k in the explorer's curves, and their seed.
-N_QUERIES = 4000
+N_QUERIES = 2000
 CURVE_SEED = 2024
 #: Smallest norm shown on the log axis; smaller values sit on the bottom edge.
 NORM_FLOOR = 1e-16
