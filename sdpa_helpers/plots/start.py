@@ -135,7 +135,7 @@ class EffectsPanels:
         ax_w.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax_w.axhline(1 / n_keys, color="0.5", linewidth=0.8, linestyle=":")
         ax_w.set(xlim=(0.5, n_keys + 0.5), ylim=(0, 1.02), xlabel="key, by weight (largest first)",
-                 ylabel="softmax weight (mean)", title=f"weights of one query over {n_keys} keys")
+                 ylabel="weight (mean over queries)", title=f"weights of one query over {n_keys} keys")
         self.texts = {}
         if annotate:
             for name, y, spec in (("unscaled", 0.80, u), ("sqrt", 0.66, s)):
@@ -174,6 +174,7 @@ class EffectsPanels:
         self.stairs_s.set_data(density_s)
         self.title_u.set_text(f"d_k = {d_k}: unscaled, std {unscaled.logits.std():.1f}")  # no mathtext: fast
         self.title_s.set_text(f"scaled, std {scaled.logits.std():.2f}")
+        self.axes[2].set_ylabel(f"weight, mean of {len(unscaled.sorted_weights)} queries")
         self.line_wu.set_ydata(unscaled.sorted_weights.mean(axis=0))
         self.line_ws.set_ydata(scaled.sorted_weights.mean(axis=0))
         for name, fx in (("unscaled", unscaled), ("sqrt", scaled)):
