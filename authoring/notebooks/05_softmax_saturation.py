@@ -78,7 +78,7 @@ print("softmax(8 z) =", np.array2string(softmax(8 * z5), precision=4, floatmode=
 verify_close("largest weight of softmax(8 z)", softmax(8 * z5).max(), 0.8000, atol=5e-5)
 
 # %% [markdown]
-# Most people guess "a bit more than the others"; it takes 80%. As $c$ grows the softmax tends to
+# A common guess is "a little more than the others"; it takes 80%. As $c$ grows the softmax tends to
 # **one-hot** (all weight on the largest logit); as $c \to 0$ to **uniform** ($1/n$ each).
 #
 # Now the link with $d_k$: for one query and random keys, the unscaled logits $q\cdot k_j$ have
@@ -141,10 +141,9 @@ sat_plots.saturation_small_multiples(bars)
 # ## 4. Averaging over many queries
 #
 # One query could be a fluke. Three numbers say how peaked a softmax is: the **largest weight**
-# $p_{\max}$ ($1/n$ uniform, 1 one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ uniform,
-# 0 one-hot), and the **effective number of keys** $e^{H}$ ($n$ uniform, 1 one-hot: a softmax
-# spread evenly over $m$ keys has $e^H = m$). We average them over 4000 random queries, each with
-# its own 16 keys, at every $d_k$ from 1 to 4096.
+# $p_{\max}$ ($1/n$ uniform, 1 one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ to 0),
+# and the **effective number of keys** $e^{H}$ ($n$ to 1: a softmax spread evenly over $m$ keys has
+# $e^H = m$). We average them over 4000 random queries with 16 keys each, for $d_k$ = 1 … 4096.
 
 # %%
 n_keys, n_queries = 16, 4000
@@ -195,7 +194,7 @@ print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_GRID)
 #
 # $$H \approx \ln n - \frac{\sigma^2}{2}, \qquad e^{H} \approx n\,e^{-\sigma^2/2}.$$
 #
-# Each unit of variance costs half a nat, whatever $n$ is. Check against Monte Carlo at $n = 1024$,
+# While the law holds, each unit of variance costs half a nat, whatever $n$ is. Check against Monte Carlo at $n = 1024$,
 # over 5 seeds of 1000 softmaxes each (median and range over seeds):
 
 # %%
@@ -215,8 +214,8 @@ verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_
 #
 # So call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
 # and $e^H = \sqrt{n}$ keys. Unscaled logits have $\sigma^2 = \|q\|^2 \approx d_k$, so they
-# saturate from $d_k \approx \ln n$ on: **the onset grows with the number of keys, but only like
-# its logarithm**. Scaled logits have $\sigma^2 = 1$ and stay below it for any $n \ge 3$.
+# begin to saturate near $d_k \approx \ln n$: **the onset grows with the number of keys, but only
+# like its logarithm**. Scaled logits have $\sigma^2 = 1$ and stay below it for any $n \ge 3$.
 
 # %%
 print("predicted onset d_k ≈ ln n for n = 16, 1024, 65536 keys:", saturation.saturation_onset([16, 1024, 65536]).round(2))
@@ -225,11 +224,10 @@ sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(satur
                                    entropy_law=(d, saturation.entropy_closed_form(n_keys, d)))
 
 # %% [markdown]
-# Section 4's averages (bars: ±1 SE). Dash-dotted: the predicted onset for 16 keys, where the
-# unscaled curves are in their steepest fall. Thin black: the law $\ln n - d_k/2$. With only 16
-# keys it is rough even at $d_k = 1$ (it is a large-$n$ law, and $\|q\|^2$ varies from query to
-# query), and past the onset it falls far below the curve, as the table above predicts. In the
-# explorer below, set $n = 1024$: it follows the unscaled entropy more closely up to the onset.
+# Dash-dotted: the predicted onset for 16 keys, where the unscaled curves are falling fast. Thin
+# black: the law $\ln n - d_k/2$, rough with only 16 keys (a large-$n$ law, and $\|q\|^2$ varies
+# between queries) and far below the curve past the onset. With $n = 1024$ in the explorer below it
+# follows the unscaled entropy more closely up to the onset.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: where the law comes from, and why it stops at about $\sigma^2 = \ln n$
@@ -258,10 +256,9 @@ verify_close("relative spread of Z at the onset σ² = ln n", np.sqrt(np.expm1(n
 # %% [markdown]
 # ## 6. Explorer: drag $d_k$ and the number of keys
 #
-# The figures above, live. Top: one query's weights, unscaled (vermillion) and scaled (blue).
-# Bottom: the average curves (a smaller Monte Carlo per key count, computed when the explorer is
-# built), with a marker at your $d_k$, the predicted onset $d_k = \ln n$ and the law. Try
-# $n = 4$ and $n = 1024$: how far does the onset move?
+# The figures above, live: one query's weights (top) and the average curves (bottom; a smaller
+# Monte Carlo per key count), with the onset $d_k = \ln n$ and the law. Try $n = 4$ and
+# $n = 1024$: how far does the onset move?
 
 # %% tags=["nbval-ignore-output"]
 explorer = SaturationExplorer(d_k=64)
@@ -298,7 +295,7 @@ temperature_explorer
 #   Unscaled logits $q\cdot k$ are multiplied by about $\sqrt{d_k}$, so as $d_k$ grows the softmax
 #   **saturates** (16 keys, $d_k = 4096$: the top key takes about 98% on average).
 # - For $n$ i.i.d. $N(0,\sigma^2)$ logits, $H \approx \ln n - \sigma^2/2$ for $\sigma^2 \lesssim \ln n$;
-#   unscaled logits saturate from $d_k \approx \ln n$ on, later for longer sequences, but only logarithmically.
+#   unscaled logits begin to saturate near $d_k \approx \ln n$: later for longer sequences, but only logarithmically.
 # - Scaled logits have variance 1 at every $d_k$: $1/\sqrt{d_k}$ is an inverse temperature that
 #   exactly cancels the spread.
 #

@@ -59,8 +59,8 @@ verify_close("||J^T g|| for cross-entropy on p", np.linalg.norm(saturation.logit
 print(f"max p = {p.max():.6f}, yet ||J^T g|| = {np.linalg.norm(saturation.logit_gradient(p, g)):.3f}")
 
 # %% [markdown]
-# In attention, $p$ feeds the weighted sum of values, so $g$ is bounded by the values and the
-# layers above; the rest of this notebook is about that case.
+# In attention, $p$ weights the values, so $g_j = v_j\cdot\partial L/\partial(\text{output})$: bounded
+# whenever the values and the gradient from above are. The rest of this notebook is about that case.
 #
 # ## 2. The Jacobian of the softmax
 #
@@ -181,8 +181,8 @@ grads = {s: saturation.gradient_curves(D_K_GRID, n_keys, n_queries, scale=s, rng
 grad_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
-# Filled markers: the mean (bars ±1 SE); hollow: the median. **Scaled** (blue, solid), no size
-# shrinks as $d_k$ grows. **Unscaled** (vermillion, dashed), the typical query is cut off:
+# Filled markers: the mean (bars ±1 SE); hollow: the median. **Scaled** (blue, solid), every size
+# stays in a narrow band as $d_k$ grows. **Unscaled** (vermillion, dashed), the typical query is cut off:
 
 # %%
 for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
@@ -202,10 +202,11 @@ for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
 u_q, s_q = grads["unscaled"].query_grad_norm, grads["sqrt"].query_grad_norm
 print(f"d_k = 4096, ||dL/dq||: unscaled mean {u_q.mean[-1]:.3f}, median {u_q.median[-1]:.1e}; "
       f"scaled mean {s_q.mean[-1]:.3f}, median {s_q.median[-1]:.3f}")
-verify("unscaled mean/median > 1e6 at d_k = 4096, scaled < 1.5", u_q.mean[-1] / u_q.median[-1] > 1e6 > 1.5 > s_q.mean[-1] / s_q.median[-1])
+verify("unscaled: mean at 4096 > mean at 1, mean/median > 1e6; scaled mean/median < 1.5",
+       u_q.mean[-1] > u_q.mean[0] and u_q.mean[-1] / u_q.median[-1] > 1e6 > 1.5 > s_q.mean[-1] / s_q.median[-1])
 
 # %% [markdown]
-# Most people predict a steady shrinking. What happens is a collapse for the typical query
+# A common prediction is a steady shrinking. What happens is a collapse for the typical query
 # and rare, large, noisy kicks: a poor learning signal. Scaled attention gives the typical query a
 # gradient of the same modest size at every $d_k$. Notebook 09 trains both.
 
