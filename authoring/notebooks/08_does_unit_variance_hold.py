@@ -1,31 +1,25 @@
 # %% [markdown]
 # # 08 — Does unit variance hold?
 #
-# The whole case for $1/\sqrt{d_k}$ rests on one sentence, footnote 4 of *Attention Is All
-# You Need* (Vaswani et al., 2017):
+# The whole case for $1/\sqrt{d_k}$ rests on footnote 4 of *Attention Is All You Need*
+# (Vaswani et al., 2017):
 #
 # > To illustrate why the dot products get large, assume that the components of $q$ and $k$
 # > are independent random variables with mean 0 and variance 1. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean 0 and variance $d_k$.
 #
-# That is an *assumption*. In a real layer, $q = W_Q x$ and $k = W_K x'$ are made from
-# token vectors by learned matrices. This notebook asks whether the assumption holds there:
-# at initialisation (it depends on how $W_Q, W_K$ are initialised), and after training
-# (when $q$ and $k$ become correlated, it breaks — and that is why μP and QK-norm exist).
-#
-# **The main line:** sections 1–3 follow the variance through LayerNorm and the projections
-# at initialisation; section 5 shows what correlation does; sections 6–7 cover the fixes used
-# in practice. Paragraphs headed *Side note* go deeper and can be skipped on a first reading.
+# That is an *assumption*. In a real layer $q = W_Q x$ and $k = W_K x'$ are made from token
+# vectors by learned matrices. Does it hold there, at initialisation and after training?
 #
 # **Learning goals**
-# - Trace unit variance through a real layer: LayerNorm gives $\mathrm{E}[x^2] = 1$, and the initialisation of $W_Q$ sets $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
-# - Work out $\mathrm{Var}(q\cdot k)$ when $q$ and $k$ come from the same token or from two tokens, and check it by simulation.
-# - Derive what correlated $q$ and $k$ do to the logits ($\mathrm{E}[q\cdot k] = \rho\, d_k$) and why μP scales by $1/d_k$.
-# - Explain QK-norm, and what large models report about attention-logit growth and entropy collapse.
+# - Trace the variance through a real layer: LayerNorm, then $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
+# - Compute $\mathrm{Var}(q\cdot k)$ at initialisation, and what real models (GPT-2, T5, Gemma 2) start from.
+# - See why correlated $q$ and $k$ — what training produces — make the logits grow again.
+# - Know what μP, QK-norm and soft-capping do about it.
 #
 # **Prerequisites**
-# - Notebook 02 (mean and variance of a sum and of a product), 04 ($\mathrm{Var}(cX) =
-#   c^2\,\mathrm{Var}(X)$), 05 (softmax saturation) and 07 (multi-head attention).
+# - Notebook 02 (variance of a sum and of a product), 04 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$),
+#   05 (softmax saturation) and 07 (multi-head attention, the head dimension $d_k$).
 
 # %% [markdown]
 # ## Setup
@@ -40,11 +34,12 @@ import numpy as np
 
 import sdpa_helpers
 from sdpa_helpers import assumptions as A
-from sdpa_helpers import make_rng
+from sdpa_helpers import make_rng, models
 from sdpa_helpers.attention import layer_norm, softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import assumptions as assumption_plots
-from sdpa_helpers.widgets.assumptions import D_MODEL_CHOICES, CorrelationExplorer, InitExplorer, init_scaled_logits
+from sdpa_helpers.verify import verify, verify_close
+from sdpa_helpers.widgets.assumptions import CorrelationExplorer, InitExplorer
 
 SEED = 0
 rng = make_rng(SEED)
@@ -52,62 +47,59 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. LayerNorm: tokens with mean 0 and variance 1
+# ## 1. LayerNorm: each token gets mean 0 and variance 1
 #
-# In a Transformer the attention layer does not see raw token vectors: in the now common
-# pre-LN layout, each token first goes through LayerNorm, which subtracts the token's own mean
-# and divides by its own standard deviation, over its $d_\text{model}$ components. (LayerNorm
-# then applies a learned gain and bias, which start at 1 and 0; we leave them out.)
-# Here are four raw tokens with very different offsets and spreads, before and after
-# (`layer_norm` has no learned gain or bias; it adds $\varepsilon = 10^{-5}$ to the variance).
+# In the common pre-LN layout each token $x$ first goes through LayerNorm, which subtracts
+# *that token's* mean and divides by *its* standard deviation, taken **across its
+# $d_\text{model}$ features** — per token, not per feature across tokens. It normalises $x$, not
+# $q$ or $k$, which are made from $x$ afterwards. (Its gain and bias start at 1 and 0.)
 
 # %%
-d_model = 512
-g = make_rng(SEED)
-offset = 2.0 * g.standard_normal((4, 1))  # each token its own offset ...
-spread = np.exp(0.5 * g.standard_normal((4, 1)))  # ... and its own spread
-raw = offset + spread * g.standard_normal((4, d_model))  # (4, d_model)
-x = layer_norm(raw)  # (4, d_model), normalised along d_model
-print("token | raw mean | raw var | LayerNorm mean | LayerNorm var | |x|²/d_model")
-for t in range(4):
-    print(f"{t:5d} | {raw[t].mean():8.3f} | {raw[t].var():7.3f} | {x[t].mean():14.1e} | {x[t].var():13.6f} "
-          f"| {np.sum(x[t] ** 2) / d_model:.6f}")
-assert np.allclose(x.mean(axis=1), 0.0, atol=1e-12) and np.allclose(x.var(axis=1), 1.0, atol=1e-4)
-assert np.array_equal(x, A.sample_tokens(4, d_model, rng=SEED))  # the helper used below: same recipe
+d_model, d_k = 512, 64
+raw = A.sample_tokens(4, d_model, layer_normed=False, rng=SEED)  # 4 tokens, each its own offset and spread
+x = layer_norm(raw)  # (4, d_model), normalised along d_model, token by token
+verify("after LayerNorm each token has mean 0, variance 1", np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
 
 # %% [markdown]
-# After LayerNorm every token has mean 0 and variance 1 (up to $\varepsilon$, which is why the
-# last column is a hair below 1), so the average square of its components is $\mathrm{E}[x^2] = 1$ and
-# its squared length is $|x|^2 = \sum_j x_j^2 = d_\text{model}$, the same for every token. `A.sample_tokens` makes tokens this way; we use it
-# from now on.
-
-# %% [markdown]
+# So $\mathrm{E}[x_j^2] = 1$ averaged over a token's components, and $|x|^2 = d_\text{model}$ for
+# every token.
+#
 # ## 2. The projection decides $\mathrm{Var}(q_i)$
 #
-# One query component is $q_i = \sum_j W_{ij}\, x_j$, a sum over the $\text{fan\_in} =
-# d_\text{model}$ components of $x$. At initialisation the weights are independent, with mean
-# 0 and variance $\mathrm{Var}(W)$, and independent of $x$. So
+# One query component is $q_i = \sum_j W_{ij}\, x_j$, a sum over $\text{fan\_in} = d_\text{model}$
+# terms. At initialisation the weights are independent of $x$ and of each other, with mean 0, so
 #
-# $$\mathrm{E}[q_i] = \sum_j \mathrm{E}[W_{ij}]\,x_j = 0, \qquad
-# \mathrm{Var}(q_i) = \sum_j \sum_l \mathrm{E}[W_{ij}W_{il}]\,x_j x_l = \mathrm{Var}(W)\,|x|^2
-# = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2],$$
+# $$\mathrm{Var}(q_i) = \mathrm{Var}(W)\,|x|^2 = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2].$$
 #
-# because $\mathrm{E}[W_{ij}W_{il}] = 0$ for $j \ne l$. With LayerNorm, $\mathrm{E}[x^2] = 1$.
-# Each initialisation sets $\mathrm{Var}(W)$ differently:
-#
-# | initialisation | $\mathrm{Var}(W)$ | $\mathrm{Var}(q_i)$ |
+# | initialisation | $\mathrm{Var}(W)$ | $\mathrm{Var}(q_i)$ after LayerNorm |
 # |---|---|---|
-# | LeCun | $1/\text{fan\_in}$ | $1$ exactly |
-# | Xavier/Glorot | $2/(\text{fan\_in}+\text{fan\_out})$ | $2\,\text{fan\_in}/(\text{fan\_in}+\text{fan\_out})$: 1 only for a square matrix |
+# | LeCun | $1/\text{fan\_in}$ | $1$ |
+# | Xavier/Glorot | $2/(\text{fan\_in}+\text{fan\_out})$ | 1 only for a square matrix |
 # | PyTorch `nn.Linear` default, $U(\pm 1/\sqrt{\text{fan\_in}})$ | $1/(3\,\text{fan\_in})$ | $1/3$ |
 # | He/Kaiming | $2/\text{fan\_in}$ | $2$ |
 # | GPT-2, $N(0, 0.02^2)$ | $0.0004$ | $0.0004\, d_\text{model}$: grows with the width |
 #
-# Where the $1/3$ comes from: `nn.Linear` calls `kaiming_uniform_(weight, a=√5)`, a uniform
-# on $\pm\,\text{gain}\cdot\sqrt{3/\text{fan\_in}}$ with $\text{gain} = \sqrt{2/(1+a^2)}$.
-# A uniform on $\pm b$ has variance $b^2/3$.
+# **Predict:** which rows give the footnote's variance 1? The simulation: 16 freshly initialised
+# networks (one head, $d_k = 64$ rows of $W_Q$ each) project the same 64 LayerNormed tokens;
+# the standard error treats each network as one draw.
 
 # %%
+X = A.sample_tokens(64, d_model, rng=rng)  # (64, d_model), LayerNormed
+for scheme in A.INITS:
+    W = A.sample_weights(scheme, d_model, d_k, size=16, rows=d_k, rng=rng)  # (16 networks, d_k, d_model)
+    q = X @ np.swapaxes(W, -1, -2)  # (16, 64, d_k)
+    estimate, se = A.cluster_mean((q**2).reshape(16, -1))
+    verify_close(f"Var(q_i), {A.INIT_SHORT_LABELS[scheme]}", estimate, A.query_variance(scheme, d_model, d_k), se=se)
+
+# %% [markdown]
+# Only LeCun's $1/\text{fan\_in}$ (and Xavier on a square matrix) delivers variance 1; the
+# others are off by a constant factor or, for GPT-2's fixed standard deviation, by a factor
+# that grows with $d_\text{model}$.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the PyTorch default and Xavier's shapes
+
+# %% tags=["deep-dive"]
 a = np.sqrt(5.0)
 bound = np.sqrt(2.0 / (1.0 + a**2)) * np.sqrt(3.0 / d_model)
 w = rng.uniform(-bound, bound, size=1_000_000)
@@ -117,30 +109,30 @@ print(f"Var(W): theory 1/(3·{d_model}) = {1 / (3 * d_model):.4e}, simulation {w
 assert np.isclose(bound, 1 / np.sqrt(d_model)) and abs(w.var() - 1 / (3 * d_model)) < 4 * se_w
 assert np.isclose(A.init_weight_variance("pytorch_default", d_model), bound**2 / 3)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # Xavier's value depends on the shape of the matrix, and code differs in what that shape is.
 # One head's projection $d_\text{model} \to d_k$ (512 → 64) is far from square; one matrix for
 # all heads (512 → 512) is square; PyTorch's `nn.MultiheadAttention` keeps $W_Q, W_K, W_V$ in
 # one fused `in_proj_weight` of shape $(3 d_\text{model}, d_\text{model})$ and initialises it
 # with `xavier_uniform_` — that is 512 → 1536.
 #
-# Now the check: for each initialisation, 40 independently initialised networks (one head,
-# $d_k = 64$ rows of $W_Q$ each) project the same 200 LayerNormed tokens. The estimate of
+# Now the check: for each initialisation, 16 independently initialised networks (one head,
+# $d_k = 64$ rows of $W_Q$ each) project the same 100 LayerNormed tokens. The estimate of
 # $\mathrm{Var}(q_i) = \mathrm{E}[q_i^2]$ averages $q_i^2$; its standard error (SE) treats each
-# network as one independent draw (`A.cluster_mean`: the spread of the 40 per-network
-# averages, divided by $\sqrt{40}$). We accept $|\text{simulation} - \text{theory}| < 4\,\mathrm{SE}$.
+# network as one independent draw (`A.cluster_mean`: the spread of the 16 per-network
+# averages, divided by $\sqrt{16}$). We accept $|\text{simulation} - \text{theory}| < 4\,\mathrm{SE}$.
 
-# %%
+# %% tags=["deep-dive"]
 d_k = 64
-n_networks, n_tokens = 40, 200
-X = A.sample_tokens(n_tokens, d_model, rng=rng)  # (n_tokens, d_model), LayerNormed
+n_networks, n_tokens = 16, 100
+X_dd = A.sample_tokens(n_tokens, d_model, rng=rng)  # (n_tokens, d_model), LayerNormed
 cases = [(scheme, "head") for scheme in A.INITS] + [("xavier", "all_heads"), ("xavier", "fused_qkv")]
 var_q = {}
 print(f"{'initialisation':15s} {'matrix':>12s} {'Var(W)':>9s} | Var(q_i): theory  simulation (SE)")
 for scheme, projection in cases:
     fan_out = A.projection_fan_out(projection, d_model, d_k)
     W = A.sample_weights(scheme, d_model, fan_out, size=n_networks, rows=d_k, rng=rng)  # (networks, d_k, d_model)
-    q = X @ np.swapaxes(W, -1, -2)  # (n_tokens, d_model) @ (networks, d_model, d_k) -> (networks, n_tokens, d_k)
+    q = X_dd @ np.swapaxes(W, -1, -2)  # (n_tokens, d_model) @ (networks, d_model, d_k) -> (networks, n_tokens, d_k)
     estimate, se = A.cluster_mean((q**2).reshape(n_networks, -1))
     theory = A.query_variance(scheme, d_model, fan_out)
     var_q[scheme, projection] = theory
@@ -148,10 +140,10 @@ for scheme, projection in cases:
     print(f"{scheme:15s} {f'{d_model}→{fan_out}':>12s} {A.init_weight_variance(scheme, d_model, fan_out):9.2e} |"
           f"          {theory:6.3f}  {estimate:6.3f} ({se:.3f})")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # The numbers of the table, as exact fractions:
 
-# %%
+# %% tags=["deep-dive"]
 print(f"Xavier, one head 512→64    : 2·512/(512+64)   = {2 * 512 / (512 + 64):.4f}")
 print(f"Xavier, all heads 512→512  : 2·512/(512+512)  = {2 * 512 / (512 + 512):.4f}")
 print(f"Xavier, fused QKV 512→1536 : 2·512/(512+1536) = {2 * 512 / (512 + 1536):.4f}")
@@ -161,46 +153,29 @@ print(f"GPT-2 N(0, 0.02²), d_model 512: 0.0004·512 = {0.0004 * 512:.4f}; "
 assert np.isclose(var_q["xavier", "head"], 2 * 512 / 576) and np.isclose(var_q["xavier", "fused_qkv"], 0.5)
 
 # %% [markdown]
-# Only LeCun's $1/\text{fan\_in}$ (and Xavier on a square matrix) delivers the footnote's
-# variance 1. The others are off by a constant factor — $1/3$, $0.5$, $1.78$, $2$ — or, for a
-# fixed standard deviation like GPT-2's, by a factor that changes with $d_\text{model}$.
-
-# %% [markdown]
-# ## 3. From $\mathrm{Var}(q_i)$ to $\mathrm{Var}(q\cdot k)$: same token or different tokens?
+# ## 3. From $\mathrm{Var}(q_i)$ to $\mathrm{Var}(q\cdot k)$
 #
-# In self-attention $q = W_Q x$ and $k = W_K x'$ come from the same sequence, and the
-# diagonal of $QK^\top$ even pairs a token with *itself* ($x' = x$). Are $q_i$ and $k_i$
-# then still independent? Condition on the tokens. $W_Q$ and $W_K$ are independent random
-# matrices, so $q_i$ (built from row $i$ of $W_Q$) and $k_i$ (row $i$ of $W_K$) are
-# independent with mean 0 — whether or not $x' = x$. Products from different rows are
-# uncorrelated: $\mathrm{E}[q_i k_i\, q_j k_j] = \mathrm{E}[q_i q_j]\,\mathrm{E}[k_i k_j] = 0$.
-# So
+# $W_Q$ and $W_K$ are drawn independently, so given the tokens $q_i$ and $k_i$ are independent
+# with mean 0 — even for a token with itself ($x' = x$, the diagonal of $QK^\top$). Hence
 #
-# $$\mathrm{E}[q\cdot k] = 0, \qquad
-# \mathrm{Var}(q\cdot k \mid x, x') = \sum_{i=1}^{d_k} \mathrm{E}[q_i^2]\,\mathrm{E}[k_i^2]
-# = d_k\,\mathrm{Var}(W)^2\,|x|^2\,|x'|^2 .$$
+# $$\mathrm{E}[q\cdot k] = 0, \qquad \mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)
+# = d_k\,\mathrm{Var}(q_i)^2 ,$$
 #
-# After LayerNorm, $|x|^2 = |x'|^2 = d_\text{model}$, and this is $d_k\,\mathrm{Var}(q_i)^2$ for
-# any pair of tokens. For the PyTorch default that is $d_k/9$.
-#
-# The simulation: for each of 40 networks, $q\cdot k$ for 200 token pairs. Since the mean is 0,
-# $\mathrm{Var}(q\cdot k) = \mathrm{E}[(q\cdot k)^2]$, estimated with the same per-network SE.
+# and the scaled logit $q\cdot k/\sqrt{d_k}$ has standard deviation $\mathrm{Var}(q_i)$: the scale
+# removes the $d_k$, not the initialisation's factor. For PyTorch's default, $d_k/9$ unscaled and
+# a scaled standard deviation of $1/3$ — attention starts closer to uniform than the footnote says.
 
 # %%
-X2 = A.sample_tokens(n_tokens, d_model, rng=rng)  # a second, independent set of tokens
-print(f"{'initialisation':15s} {'pairing':16s} | Var(q·k): theory  simulation (SE) | mean (SE)")
-for scheme in ("lecun", "pytorch_default"):
-    theory = A.init_logit_moments(scheme, d_model, d_k)
-    for pairing, partner in (("different tokens", X2), ("same token", None)):
-        logits = A.sample_projected_logits(scheme, d_k, X, partner, n_networks=n_networks, rng=rng)
-        estimate, se = A.cluster_mean(logits**2)
-        mean, mean_se = A.cluster_mean(logits)
-        assert abs(estimate - theory.var) < 4 * se and abs(mean) < 4 * mean_se
-        print(f"{scheme:15s} {pairing:16s} |          {theory.var:6.2f}  {estimate:6.2f} ({se:.2f})"
-              f"    | {mean:5.2f} ({mean_se:.2f})")
-print(f"d_k/9 = {d_k}/9 = {d_k / 9:.2f}")
+X2 = A.sample_tokens(64, d_model, rng=rng)  # a second set of tokens
+for pairing, partner in (("two tokens", X2), ("a token with itself", None)):
+    logits = A.sample_projected_logits("pytorch_default", d_k, X, partner, n_networks=16, rng=rng)
+    estimate, se = A.cluster_mean(logits**2)
+    verify_close(f"Var(q·k), PyTorch default, {pairing}: d_k/9", estimate, A.init_logit_moments("pytorch_default", d_model, d_k).var, se=se)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: tokens of different lengths, tied weights, every initialisation
+
+# %% [markdown] tags=["deep-dive"]
 # Same token or not, the variance is $d_k\,\mathrm{Var}(q_i)^2$: sharing $x$ does not
 # correlate $q$ with $k$, because the two matrices are drawn independently.
 #
@@ -212,7 +187,7 @@ print(f"d_k/9 = {d_k}/9 = {d_k / 9:.2f}")
 # gets a larger variance than the rest. The theory below is computed from the tokens
 # themselves: $d_k\,\mathrm{Var}(W)^2$ times the average of $|x|^2|x'|^2$.
 
-# %%
+# %% tags=["deep-dive"]
 raw_X = A.sample_tokens(n_tokens, d_model, layer_normed=False, rng=rng)
 raw_X2 = A.sample_tokens(n_tokens, d_model, layer_normed=False, rng=rng)
 sq_len, sq_len2 = np.sum(raw_X**2, axis=1), np.sum(raw_X2**2, axis=1)  # |x|², |x'|²: (n_tokens,)
@@ -228,117 +203,173 @@ for pairing, partner, lengths in (("different tokens", raw_X2, sq_len * sq_len2)
 print(f"ratio same / different: {results['same token'] / results['different tokens']:.2f} "
       f"(after LayerNorm: 1, since every |x|² = d_model)")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # *Side note — where $q$ and $k$ are truly dependent: tied weights.* If a model used one matrix for
 # both ($W_K = W_Q$), a token's query and key would be the *same* vector, and its logit with
 # itself $q\cdot q = |q|^2 \ge 0$, with mean $d_k\,\mathrm{Var}(q_i)$ instead of 0. That is
 # correlation $\rho = 1$, the extreme case of section 5.
 
-# %%
-logits = A.sample_projected_logits("lecun", d_k, X, None, n_networks=n_networks, tied=True, rng=rng)
+# %% tags=["deep-dive"]
+logits = A.sample_projected_logits("lecun", d_k, X_dd, None, n_networks=n_networks, tied=True, rng=rng)
 mean, mean_se = A.cluster_mean(logits)
 assert (logits >= 0).all() and abs(mean - d_k * var_q["lecun", "head"]) < 4 * mean_se
 print(f"tied W_K = W_Q, same token: every logit >= 0: {(logits >= 0).all()}; "
       f"mean {mean:.2f} ({mean_se:.2f}), theory d_k·Var(q_i) = {d_k * var_q['lecun', 'head']:.2f}")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # **What this means for $1/\sqrt{d_k}$.** The scaled logit $q\cdot k/\sqrt{d_k}$ has variance
 # $\mathrm{Var}(q_i)^2$: the scale removes the $d_k$, but not the initialisation's factor.
 # With PyTorch's default `nn.Linear` the scaled logits start with standard deviation
 # $\mathrm{Var}(q_i) = 1/3$ instead of 1 — attention starts closer to uniform, and the logits
 # must grow during training before any head can attend sharply.
 
-# %%
+# %% tags=["deep-dive"]
 for scheme, projection in cases:
     m = A.init_logit_moments(scheme, d_model, d_k, fan_out=A.projection_fan_out(projection, d_model, d_k),
                              scale=d_k ** -0.5)
     print(f"{scheme:15s} {projection:9s}: std of q·k/√d_k = Var(q_i) = {m.std:.3f}")
 
 # %% [markdown]
-# ## 4. Explore: initialisation, width and the scaled logits
+# The same at a glance: the scaled logits at initialisation for each scheme, against the
+# $N(0, 1)$ the footnote promises (dotted), $d_\text{model} = 512$, $d_k = 64$.
+
+# %%
+panels = {A.INIT_SHORT_LABELS[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
+assumption_plots.init_small_multiples(panels)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the variance against the width
 #
-# First the still version. The simulation: 8 networks, each scoring 256 pairs of
-# LayerNormed tokens, one head of $d_k = 64$. (To keep it fast, the 8 networks are
-# simulated once per weight distribution — normal, uniform — and rescaled: $q\cdot k$ is a product of a $W_Q$ and a
-# $W_K$ term, so weights with $c$ times the variance give logits with $c^2$ times the variance.
-# The explorer below uses exactly these samples.) First the scaled logits at
-# $d_\text{model} = 512$ for each initialisation, against the $N(0, 1)$ the footnote
-# promises (dotted):
-
-# %%
-panels = {}
-for scheme in A.INITS:
-    s = init_scaled_logits(scheme, 512)  # (8 networks, 256 token pairs): q·k/√d_k
-    panels[A.INIT_SHORT_LABELS[scheme]] = (s, A.init_logit_moments(scheme, 512, d_k, scale=d_k ** -0.5).var)
-fig = assumption_plots.init_small_multiples(panels)
-fig
-
-# %% [markdown]
 # Then $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = \mathrm{Var}(q_i)^2$ against $d_\text{model}$, theory
-# as lines and simulation as markers (± 2 SE, with the per-network SE of section 2). Every
-# marker is checked against its line at 4 SE.
+# as lines and simulation as markers (± 2 SE). Every marker is checked against its line at 4 SE.
 
-# %%
+# %% tags=["deep-dive"]
 theory_curves, simulated = {}, {}
 for scheme in A.INITS:
-    theory = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in D_MODEL_CHOICES]
-    points = np.array([A.cluster_mean(init_scaled_logits(scheme, d) ** 2) for d in D_MODEL_CHOICES]).T
-    assert (np.abs(points[0] - theory) < 4 * points[1]).all()  # (2, len(D_MODEL_CHOICES)): estimates, SEs
+    theory = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in A.D_MODEL_CHOICES]
+    points = np.array([A.cluster_mean(A.init_scaled_logits(scheme, d) ** 2) for d in A.D_MODEL_CHOICES]).T
+    assert (np.abs(points[0] - theory) < 4 * points[1]).all()  # (2, len(A.D_MODEL_CHOICES)): estimates, SEs
     theory_curves[A.INIT_LABELS[scheme]], simulated[A.INIT_LABELS[scheme]] = theory, points
 for scheme in ("xavier", "gpt2"):
-    ends = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in (D_MODEL_CHOICES[0], D_MODEL_CHOICES[-1])]
-    print(f"{scheme}: Var(q·k/√d_k) = {ends[0]:.4f} at d_model = {D_MODEL_CHOICES[0]}, "
-          f"{ends[1]:.4f} at d_model = {D_MODEL_CHOICES[-1]}")
+    ends = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in (A.D_MODEL_CHOICES[0], A.D_MODEL_CHOICES[-1])]
+    print(f"{scheme}: Var(q·k/√d_k) = {ends[0]:.4f} at d_model = {A.D_MODEL_CHOICES[0]}, "
+          f"{ends[1]:.4f} at d_model = {A.D_MODEL_CHOICES[-1]}")
 print(f"GPT-2 passes 1 where 0.0004·d_model = 1: d_model = {1 / 0.0004:.0f}")
-ax = assumption_plots.init_variance_vs_d_model(D_MODEL_CHOICES, theory_curves, simulated)
+ax = assumption_plots.init_variance_vs_d_model(A.D_MODEL_CHOICES, theory_curves, simulated)
 ax.figure
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # Flat lines are initialisations that scale with the width ($\mathrm{Var}(W) \propto
 # 1/\text{fan\_in}$); only LeCun's sits on 1. Xavier's per-head line rises from 1 (at
 # $d_\text{model} = d_k = 64$, a square matrix) towards 4 as $d_\text{model}$ outgrows $d_k$
 # ($\mathrm{Var}(q_i) \to 2$); GPT-2's fixed $0.02$ climbs like $d_\text{model}^2$ and passes 1
-# at $d_\text{model} = 2500$ — of the widths here, only at 4096. Now the live version: pick
-# $d_\text{model}$, the initialisation and the shape of the projection matrix.
+# at $d_\text{model} = 2500$ — of the widths here, only at 4096.
+
+# %% [markdown]
+# Now the live version: pick $d_\text{model}$, the initialisation and the shape of the projection matrix.
 
 # %% tags=["nbval-ignore-output"]
 init_explorer = InitExplorer(d_model=512)
 init_explorer
 
 # %% [markdown]
-# ## 5. When the assumptions break: correlated queries and keys
+# ## 4. What real models do
 #
-# Training exists to make queries *agree* with the keys they should attend to. After
-# training, $q$ and $k$ are no longer independent. A simple model of that: each key component
-# is partly a copy of the query component,
-#
-# $$k = \rho\, q + \sqrt{1-\rho^2}\; z ,$$
-#
-# with $z$ independent of $q$, all components mean 0 and variance 1. Then $\mathrm{Var}(k_i) =
-# \rho^2 + (1 - \rho^2) = 1$ and the correlation of $q_i$ with $k_i$ is $\rho$.
-#
-# **Mean.** $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\mathrm{E}[z_i]
-# = \rho$, so $\mathrm{E}[q\cdot k] = \rho\, d_k$: it grows *linearly* in $d_k$.
-#
-# **Variance.** For Gaussian components $\mathrm{E}[q_i^4] = 3$, and the cross term has
-# $\mathrm{E}[q_i^3]\,\mathrm{E}[z_i] = 0$:
-#
-# $$\mathrm{E}[q_i^2 k_i^2] = \rho^2\,\mathrm{E}[q_i^4] + (1-\rho^2)\,\mathrm{E}[q_i^2]\,\mathrm{E}[z_i^2]
-# = 3\rho^2 + 1 - \rho^2, \qquad
-# \mathrm{Var}(q_i k_i) = 3\rho^2 + 1 - \rho^2 - \rho^2 = 1 + \rho^2 .$$
-#
-# The $d_k$ products are independent, so $\mathrm{Var}(q\cdot k) = d_k(1 + \rho^2)$: the spread
-# grows only like $\sqrt{d_k}$. After the $1/\sqrt{d_k}$ scale the logit has
-#
-# $$\text{mean } \rho\sqrt{d_k} \quad (\text{still growing}), \qquad \text{variance } 1 + \rho^2 .$$
-#
-# (*Side note:* for components with another kurtosis $\kappa = \mathrm{E}[q_i^4]$,
-# $\mathrm{Var}(q_i k_i) = \rho^2(\kappa - 1) + 1 - \rho^2$.) The check, with $\rho = 0.5$ and
-# 20 000 pairs per $d_k$; the SE of a variance estimate is $\sqrt{(m_4 - s^4)/N}$:
+# Published configurations (`sdpa_helpers.models`; each row's `source` names the paper section
+# or the file of the reference code):
 
 # %%
-rho, n_pairs = 0.5, 20_000
-print(f" d_k | mean: theory  simulation (SE) | variance: theory  simulation (SE)")
+print(models.format_table())
+
+# %% [markdown]
+# **GPT-2** initialises every weight $N(0, 0.02^2)$ (`conv1d(..., w_init_stdev=0.02)` in
+# openai/gpt-2 `src/model.py`) and LayerNorms $x$ first. With $d_\text{model} = 768$:
+# $\mathrm{Var}(q_i) = 768 \cdot 0.0004$. **Predict:** is its attention saturated at initialisation?
+
+# %%
+gpt2 = models.model("GPT-2 small")
+spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
+Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d_model)  # two sets of tokens
+sim = gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)
+verify_close("GPT-2 at init: Var(q·k/√64) = Var(q_i)²", *A.cluster_mean(sim**2)[:1], spread**2, se=A.cluster_mean(sim**2)[1])
+rows = softmax(make_rng(SEED).normal(0.0, spread, (100, 1024)))  # 100 queries over GPT-2's 1024 positions
+print(f"effective number of keys e^H: {np.exp(-(rows * np.log(rows)).sum(axis=-1)).mean():.0f} of 1024; largest weight {rows.max(axis=-1).mean():.4f} vs uniform {1 / 1024:.4f}")
+
+# %% [markdown]
+# Not saturated at all: with logits of that spread, each query spreads its weight over about
+# 95 % of the keys. **T5** has no scale in its forward pass; its reference code
+# (`mesh_tensorflow/transformer/attention.py`, lines 436–439) draws $W_Q$ with standard deviation
+# $(d_\text{model}\,d_{kv})^{-1/2}$ and $W_K$ with $d_\text{model}^{-1/2}$ — the $1/\sqrt{d_{kv}}$ moved
+# into $W_Q$, so the logits start with the same variance as the paper's:
+
+# %%
+t5 = models.model("T5 base")
+var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model  # fan_in · Var(W), E[x²] = 1
+verify_close("T5 at init: Var(q·k) = d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
+
+# %% [markdown]
+# So in practice the danger is not saturation at initialisation: initialisations start the
+# logits small. It is **logit growth during training**, when $q$ and $k$ grow and align
+# (Dehghani et al. 2023 saw ViT-22B diverge from it). Recent models bound it: Gemma 2
+# *soft-caps* every logit to $50\tanh(s/50)$; ViT-22B, OLMo 2 and Gemma 3 normalise $q$ and $k$
+# (**QK-norm**); μP changes the scale's exponent. Sections 5 and 6 show why each works.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: sources of the techniques
+
+# %% tags=["deep-dive"]
+for t in models.TECHNIQUES:
+    print(f"{t.name}: {t.what}\n  used by: {t.used_by}\n  source: {t.source}\n")
+
+# %% [markdown]
+# ## 5. What training does: correlated queries and keys
+#
+# Training makes a query *agree* with the keys it should attend to. A simple model:
+# $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$, all components mean 0 and
+# variance 1, so the correlation of $q_i$ and $k_i$ is $\rho$. Then $\mathrm{E}[q_i k_i] = \rho$ and,
+# for Gaussian components, $\mathrm{Var}(q_i k_i) = 1 + \rho^2$, so
+#
+# $$\mathrm{E}[q\cdot k] = \rho\, d_k , \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2):$$
+#
+# the mean grows like $d_k$, the spread only like $\sqrt{d_k}$. After $1/\sqrt{d_k}$ the matching
+# key's logit has mean $\rho\sqrt{d_k}$ — still growing — while an unrelated key's stays $N(0, 1)$.
+#
+# **Predict:** at $\rho = 0.5$, where does the correlated key's logit sit at $d_k = 1024$? The
+# histograms (top: $\times 1/\sqrt{d_k}$; bottom: $\times 1/d_k$; each row shares its $x$-axis):
+
+# %%
+rho, by_d_k = 0.5, {}
+for d in (4, 64, 1024):
+    qq, qz = A.correlated_dot_product_parts(d, 2000, rng=SEED)  # q·q and q·z
+    by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 2000, rng=SEED + 1)[1])
+    verify_close(f"mean of q·k/√d_k at d_k = {d}: ρ√d_k", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(2000 * d))
+assumption_plots.correlated_small_multiples(by_d_k, rho)
+
+# %% [markdown]
+# At $d_k = 1024$ the matching key's logit sits at 16, the others' near 0 with spread 1: the
+# softmax saturates again. With $1/d_k$ the gap stays $\rho$ for every $d_k$. That is the argument of
+# **μP** (Yang et al. 2022, *Tensor Programs V*) for a $1/d$ attention scale: once $q$ and $k$
+# are correlated, $q\cdot k$ grows like $d_k$ (a law of large numbers), not like $\sqrt{d_k}$.
+# Near-uniform attention at initialisation is not a price μP pays: its reference
+# implementation (microsoft/mup, README) initialises $W_Q$ to **zero** on purpose — every logit
+# is then 0 and attention exactly uniform at every width — and uses $8/d$, equal to
+# $1/\sqrt{d}$ at the common $d = 64$, so a base model keeps its usual scale.
+
+# %%
+verify_close("muP's 8/d at d = 64 equals 1/√64", 8 / models.MUP_BASE_HEAD_DIM, models.MUP_BASE_HEAD_DIM**-0.5, rtol=1e-12)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the moments checked, other kurtoses, and the softmax weight
+#
+# The derivation in full. **Mean.** $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\mathrm{E}[z_i] = \rho$.
+# **Variance.** For Gaussian components $\mathrm{E}[q_i^4] = 3$ and
+# $\mathrm{E}[q_i^2 k_i^2] = 3\rho^2 + 1 - \rho^2$, so $\mathrm{Var}(q_i k_i) = 1 + \rho^2$. For components with
+# kurtosis $\kappa = \mathrm{E}[q_i^4]$, $\mathrm{Var}(q_i k_i) = \rho^2(\kappa - 1) + 1 - \rho^2$.
+# The check, with $\rho = 0.5$ and 20 000 pairs per $d_k$; the SE of a variance is $\sqrt{(m_4 - s^4)/N}$:
+
+# %% tags=["deep-dive"]
+n_pairs = 20_000
+print(" d_k | mean: theory  simulation (SE) | variance: theory  simulation (SE)")
 for d in (1, 16, 256):
     s = A.sample_correlated_dot_products(d, n_pairs, rho, rng=rng)
     theory = A.correlated_dot_product_moments(d, rho)
@@ -349,11 +380,11 @@ for d in (1, 16, 256):
           f"{s.var():10.2f} ({se_var:.2f})")
 print(f"per component: Var(q_i k_i) = 1 + ρ² = {1 + rho**2:.2f}")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # *Side note:* the same check with uniform components ($\kappa = 1.8$), where the per-component variance
 # is $0.8\rho^2 + 1 - \rho^2$:
 
-# %%
+# %% tags=["deep-dive"]
 d = 64
 s = A.sample_correlated_dot_products(d, n_pairs, rho, dist="uniform", rng=rng)
 theory = A.correlated_dot_product_moments(d, rho, kurtosis=A.KURTOSIS["uniform"])
@@ -362,32 +393,12 @@ assert abs(s.var() - theory.var) < 4 * se_var
 print(f"uniform q, d_k = {d}: Var(q·k) theory {theory.var:.2f} (= {d}·{theory.var / d:.2f}), "
       f"simulation {s.var():.2f} ({se_var:.2f})")
 
-# %% [markdown]
-# **Why a growing mean matters.** The softmax ignores a constant added to a whole row, so
-# what counts is the *gap* between the key that matches the query and the others. Take one
-# key correlated with the query ($\rho$) among keys that are not ($\rho = 0$). With the
-# $1/\sqrt{d_k}$ scale, the gap is $\rho\sqrt{d_k}$, so as $d_k$ grows the matching key takes
-# all the weight again — the saturation of notebook 05, back through the correlation. With
-# a $1/d_k$ scale, the gap is $\rho$ whatever $d_k$ is, and the noise (std
-# $\sqrt{(1+\rho^2)/d_k}$) shrinks. The histograms, at $\rho = 0.5$ (top: $1/\sqrt{d_k}$;
-# bottom: $1/d_k$; curves: normal densities with the theoretical mean and variance — at
-# $d_k = 4$ the sums are still visibly skewed):
-
-# %%
-by_d_k = {}
-for d in (4, 64, 1024):
-    qq, qz = A.correlated_dot_product_parts(d, 4000, rng=SEED)
-    _, unrelated = A.correlated_dot_product_parts(d, 4000, rng=SEED + 1)  # q'·z': a key with rho = 0
-    by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, unrelated)  # q·k = rho q·q + sqrt(1 - rho²) q·z
-fig = assumption_plots.correlated_small_multiples(by_d_k, rho)
-fig
-
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # And what the softmax makes of it: one correlated key among $n = 12$ keys, the mean weight
 # it gets, for 400 queries per $d_k$. With $1/d_k$, the logits tend to $(\rho, 0, \dots, 0)$
 # and the weight to $e^\rho/(e^\rho + n - 1)$.
 
-# %%
+# %% tags=["deep-dive"]
 n_keys, n_queries = 12, 400
 d_ks = [1, 4, 16, 64, 256, 1024, 4096]
 weight_sqrt, weight_inv = [], []
@@ -409,52 +420,51 @@ se_last = weight_inv[-1].std(ddof=1) / np.sqrt(n_queries)
 assert weight_sqrt[-1].mean() > 0.99 and abs(weight_inv[-1].mean() - limit) < 4 * se_last
 weight_sqrt, weight_inv = [w.mean() for w in weight_sqrt], [w.mean() for w in weight_inv]
 
-# %%
+# %% tags=["deep-dive"]
 ax = assumption_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=limit)
 ax.figure
 
 # %% [markdown]
-# With $1/\sqrt{d_k}$ the weight on the matching key heads to 1 as $d_k$ grows (one-hot
-# again); with $1/d_k$ it settles at the same value for every large $d_k$. This is the
-# argument Yang et al. (2022, *Tensor Programs V*) give for the attention scale of **μP**: once
-# training has made $q$ and $k$ correlated, $q\cdot k$ grows like $d_k$ (a law of large numbers), not like $\sqrt{d_k}$ (the
-# central limit theorem behind the footnote), so μP divides by $d_k$ to keep attention logits
-# of the same size as models grow wider. The price shows at initialisation ($\rho = 0$): the
-# $1/d_k$ logits have standard deviation $1/\sqrt{d_k}$, so attention starts almost uniform.
-#
-# Drag $d_k$ and $\rho$ yourself. Left: the scaled logits of the correlated key (orange) and of
-# an unrelated key (blue). Right: the mean of the correlated key's logit for both scales.
+# Drag $d_k$ and $\rho$ yourself: the scaled logits of the correlated key (orange) and of an
+# unrelated key (blue), and the correlated key's mean logit for both scales.
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
 correlation_explorer
 
 # %% [markdown]
-# ## 6. QK-norm: bound the logits directly
+# ## 6. QK-norm and soft-capping: bound the logits directly
 #
-# Henry et al. (2020) take another route. **QK-norm** normalises every query and key to unit
-# length ($\ell_2$, along the head dimension) and multiplies by a learned scalar $g$ instead
-# of dividing by $\sqrt{d_k}$:
-#
-# $$\text{logit} = g\,\frac{q}{|q|}\cdot\frac{k}{|k|} = g\cos\theta \in [-g, g] .$$
-#
-# Whatever $d_k$ is and however large $q$ and $k$ grow, no logit can leave $[-g, g]$: the
-# sharpness of the softmax is set by one learned number.
-#
-# How does this compare with scaled attention at the start, for random vectors? Let $u = q/|q|$
-# and $v = k/|k|$. For Gaussian $q$, $u$ is uniform on the unit sphere; by symmetry its
-# $d_k$ squared components have the same mean, and they sum to 1, so $\mathrm{E}[u_i^2] =
-# 1/d_k$; flipping the sign of one component does not change the distribution, so
-# $\mathrm{E}[u_i u_j] = 0$ for $i \ne j$. Together: $\mathrm{E}[u u^\top] = I/d_k$, and the same
-# holds for $v$. With $v$ independent of $u$, $\mathrm{E}[\cos\theta] = 0$ and
-#
-# $$\mathrm{Var}(\cos\theta) = \mathrm{E}[(u\cdot v)^2] = \mathrm{E}\big[u^\top\,\mathrm{E}[v v^\top]\,u\big]
-# = \mathrm{E}[u^\top u]/d_k = 1/d_k \quad\text{exactly.}$$
-#
-# So **$g = \sqrt{d_k}$ gives logits of variance 1**, as $1/\sqrt{d_k}$ does. The check: the
-# mean of $d_k\cos^2\theta$ should be 1, with the SE of a mean (its sample std over $\sqrt{N}$):
+# **QK-norm** (Henry et al. 2020) normalises every query and key to unit length and multiplies
+# by a learned scalar $g$: the logit is $g\cos\theta \in [-g, g]$ whatever $d_k$ is and however
+# $q$ and $k$ grow. For independent random vectors $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly, so
+# $g = \sqrt{d_k}$ matches scaled attention at initialisation. **Soft-capping** keeps the usual
+# logit $s$ but passes it through $c\tanh(s/c)$. With the correlated keys of section 5:
 
 # %%
+for d in (64, 1024, 4096):
+    q, k = A.sample_correlated_qk(200, d, rho, rng=rng)  # (200, d_k) each
+    scaled = np.einsum("nd,nd->n", q, k) / np.sqrt(d)
+    normed, capped = A.qk_norm_scores(q[:, None, :], k[:, None, :], gain=5.0)[:, 0, 0], A.softcap(scaled, 50.0)
+    print(f"d_k = {d:5d}: scaled {scaled.mean():6.1f} | QK-norm, g = 5: {normed.mean():.2f} | soft-capped at 50: {capped.mean():5.1f}")
+verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(normed).max() <= 5.0 and np.abs(capped).max() <= 50.0)
+
+# %% [markdown]
+# The scaled logit's mean $\rho\sqrt{d_k}$ keeps growing; QK-norm settles near $g\rho = 2.5$
+# ($\cos\theta \to \rho$); soft-capping passes small logits almost unchanged and bends large
+# ones below the cap.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: Var(cos θ) = 1/d_k, QK-layernorm, and entropy collapse in the literature
+#
+# Let $u = q/|q|$ and $v = k/|k|$. For Gaussian $q$, $u$ is uniform on the unit sphere; by symmetry its
+# $d_k$ squared components have the same mean and sum to 1, so $\mathrm{E}[u_i^2] = 1/d_k$, and flipping
+# the sign of one component leaves the distribution unchanged, so $\mathrm{E}[u_i u_j] = 0$ for $i \ne j$:
+# $\mathrm{E}[u u^\top] = I/d_k$. With $v$ independent of $u$,
+# $\mathrm{Var}(\cos\theta) = \mathrm{E}[(u\cdot v)^2] = \mathrm{E}[u^\top\,\mathrm{E}[v v^\top]\,u] = 1/d_k$ exactly.
+# The check: the mean of $d_k\cos^2\theta$ should be 1.
+
+# %% tags=["deep-dive"]
 n_vec = 4000
 print(" d_k | Var(cos θ)·d_k: theory  simulation (SE)")
 for d in (1, 2, 4, 16, 64, 256, 1024):
@@ -467,13 +477,13 @@ for d in (1, 2, 4, 16, 64, 256, 1024):
     assert abs(est - theory) < 4 * se or (se < 1e-12 and np.isclose(est, theory))  # d_k = 1: cos² = 1, no spread
     print(f"{d:4d} | {theory:23.3f}  {est:10.3f} ({se:.3f})")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # ($d_k = 1$ is the extreme case: $\cos\theta = \pm 1$ always.) Side by side at a few $d_k$,
 # QK-norm logits $\sqrt{d_k}\cos\theta$ and scaled logits $q\cdot k/\sqrt{d_k}$ both have variance
 # 1 (printed in the legends). At $d_k = 4$ the QK-norm logits cannot leave $[-2, 2]$; as $d_k$
 # grows both histograms approach $N(0, 1)$:
 
-# %%
+# %% tags=["deep-dive"]
 qk_norm_logits, scaled_logits = {}, {}
 for d in (4, 64, 1024):
     q, k = rng.standard_normal((n_vec, d)), rng.standard_normal((n_vec, d))
@@ -482,25 +492,7 @@ for d in (4, 64, 1024):
 fig = assumption_plots.cosine_small_multiples(qk_norm_logits, scaled_logits)
 fig
 
-# %% [markdown]
-# The difference shows once $q$ and $k$ are correlated. With a fixed $g$ (say the network has
-# learned $g = 5$) and $\rho = 0.5$: the scaled logit's mean $\rho\sqrt{d_k}$ keeps growing, while
-# $\cos\theta \to \rho$ (by the law of large numbers, $q\cdot k/d_k \to \rho$ and $|q|/\sqrt{d_k},
-# |k|/\sqrt{d_k} \to 1$), so the QK-norm logit settles near $g\rho$, and never exceeds $g$.
-
-# %%
-gain = 5.0
-print(f" d_k | scaled logit mean (theory ρ√d_k) | QK-norm logit mean (→ gρ = {gain * rho:.2f}) | max |QK-norm logit|")
-for d in (4, 64, 1024):
-    q, k = A.sample_correlated_qk(2000, d, rho, rng=rng)
-    scaled = np.einsum("nd,nd->n", q, k) / np.sqrt(d)
-    normed = A.qk_norm_scores(q[:, None, :], k[:, None, :], gain=gain)[:, 0, 0]  # g cos θ per pair: (2000,)
-    se = scaled.std() / np.sqrt(scaled.size)
-    assert abs(scaled.mean() - rho * np.sqrt(d)) < 4 * se and np.abs(normed).max() <= gain
-    print(f"{d:4d} | {scaled.mean():8.2f} ({rho * np.sqrt(d):5.2f})                  | {normed.mean():8.2f}"
-          f"                        | {np.abs(normed).max():.2f} ≤ {gain:.0f}")
-
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # *Side note:* **LayerNorm on $q$ and $k$** ("QK-layernorm", used by the papers of the next
 # section) is a close cousin. LayerNorm (without its learned gain) centres a vector and rescales it to
 # length $\sqrt{d_k}$, so $\mathrm{LN}(q)\cdot\mathrm{LN}(k)/\sqrt{d_k} = \sqrt{d_k}\cos\theta'$,
@@ -508,7 +500,7 @@ for d in (4, 64, 1024):
 # to centred vectors. The LayerNorms' learned gains (one per component, not a single number)
 # then play a part like $g$'s. Checked exactly ($\varepsilon = 0$, no gains):
 
-# %%
+# %% tags=["deep-dive"]
 q, k = rng.standard_normal((5, 64)), rng.standard_normal((5, 64))
 lhs = np.einsum("nd,nd->n", layer_norm(q, eps=0.0), layer_norm(k, eps=0.0)) / np.sqrt(64)
 qc, kc = q - q.mean(axis=1, keepdims=True), k - k.mean(axis=1, keepdims=True)
@@ -517,8 +509,8 @@ assert np.allclose(lhs, rhs)
 print("LN(q)·LN(k)/√d_k :", np.array2string(lhs, precision=4))
 print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
 
-# %% [markdown]
-# ## 7. Entropy collapse in practice
+# %% [markdown] tags=["deep-dive"]
+# ### Entropy collapse in practice
 #
 # The failure this course has simulated — logits so large that each attention row is
 # one-hot, with almost no gradient — has been reported in real training runs. What these
@@ -550,95 +542,112 @@ print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
 # their alignment, and nothing in $1/\sqrt{d_k}$ stops the logits from following. μP's $1/d_k$
 # and QK-norm's bounded $g\cos\theta$ are two ways to keep them in check.
 
+# %% [markdown] tags=["deep-dive"]
+# ### Further reading
+#
+# - A. Vaswani et al., *Attention Is All You Need*, 2017, arXiv:1706.03762 — §3.2.1 and footnote 4.
+# - G. Yang et al., *Tensor Programs V*, 2022, arXiv:2203.03466, and the microsoft/mup README — μP.
+# - A. Henry et al., *Query-Key Normalization for Transformers*, 2020, arXiv:2010.04245.
+# - M. Dehghani et al., *Scaling Vision Transformers to 22 Billion Parameters*, 2023, arXiv:2302.05442.
+# - Gemma Team, *Gemma 2*, 2024, arXiv:2408.00118; *Gemma 3 Technical Report*, 2025, arXiv:2503.19786.
+# - C. Raffel et al., *Exploring the Limits of Transfer Learning with a Unified Text-to-Text
+#   Transformer*, JMLR 2020 (T5), and tensorflow/mesh `mesh_tensorflow/transformer/attention.py`.
+
 # %% [markdown]
 # ## Summary
 #
-# - LayerNorm makes each token mean 0, variance 1: $\mathrm{E}[x^2] = 1$, $|x|^2 = d_\text{model}$.
-# - $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2]$: LeCun gives 1,
-#   Xavier $2\,\text{fan\_in}/(\text{fan\_in}+\text{fan\_out})$ (1.78 for one 512 → 64 head,
-#   0.5 for a fused 512 → 1536 QKV matrix), PyTorch's `nn.Linear` default 1/3.
-# - With independent $W_Q$, $W_K$, $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ — for a
-#   token with itself as for two tokens, because LayerNorm fixes $|x|$ ($d_k/9$ for the
-#   PyTorch default). $1/\sqrt{d_k}$ removes the $d_k$, not the initialisation's factor.
-# - If training correlates $q$ and $k$ ($k = \rho q + \sqrt{1-\rho^2}z$), then
-#   $\mathrm{E}[q\cdot k] = \rho d_k$ and $\mathrm{Var}(q\cdot k) = d_k(1+\rho^2)$: the scaled
-#   logits' mean $\rho\sqrt{d_k}$ still grows and the softmax saturates again. μP divides by
-#   $d_k$ instead.
-# - QK-norm bounds every logit by a learned $g$; for random vectors $\mathrm{Var}(\cos\theta) =
-#   1/d_k$, so $g = \sqrt{d_k}$ matches scaled attention at initialisation.
-# - In real training runs the logits do grow: Dehghani et al. and Wortsman et al. report
-#   divergence from attention-logit growth, fixed by LayerNorm on $q$ and $k$; Zhai et al. link
-#   collapsing attention entropy to unstable training.
-#
-# ## Further reading
-#
-# - A. Vaswani et al., *Attention Is All You Need*, 2017, arXiv:1706.03762 — §3.2.1 and footnote 4.
-# - D. Britz, A. Goldie, M.-T. Luong, Q. Le, *Massive Exploration of Neural Machine Translation
-#   Architectures*, 2017, arXiv:1703.03906.
-# - G. Yang et al., *Tensor Programs V: Tuning Large Neural Networks via Zero-Shot
-#   Hyperparameter Transfer*, 2022, arXiv:2203.03466 — μP and its $1/d$ attention.
-# - A. Henry, P. R. Dachapally, S. Pawar, Y. Chen, *Query-Key Normalization for Transformers*,
-#   2020, arXiv:2010.04245.
-# - M. Dehghani et al., *Scaling Vision Transformers to 22 Billion Parameters*, 2023, arXiv:2302.05442.
-# - S. Zhai et al., *Stabilizing Transformer Training by Preventing Attention Entropy Collapse*,
-#   2023, arXiv:2303.06296.
-# - M. Wortsman et al., *Small-scale proxies for large-scale Transformer training
-#   instabilities*, 2023, arXiv:2309.14322.
+# - LayerNorm works per token, across its features: each $x$ gets mean 0 and variance 1, so
+#   $|x|^2 = d_\text{model}$. It normalises $x$, not $q$ or $k$.
+# - $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2]$: LeCun gives 1, PyTorch's
+#   `nn.Linear` default 1/3, GPT-2's $N(0, 0.02^2)$ gives $0.0004\,d_\text{model}$.
+# - At initialisation, with independent $W_Q$ and $W_K$, $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ —
+#   for a token with itself as for two tokens. $1/\sqrt{d_k}$ removes the $d_k$, not the
+#   initialisation's factor; $d_v$ plays no part.
+# - Real models start unsaturated: GPT-2's scaled logits spread by about 0.3; T5 drops the scale
+#   and puts $1/\sqrt{d_{kv}}$ into $W_Q$'s initialisation instead.
+# - Training correlates $q$ and $k$: $\mathrm{E}[q\cdot k] = \rho d_k$ outgrows the spread
+#   $\sqrt{d_k(1+\rho^2)}$, and scaled logits grow again. μP's $1/d$ (with a zero-initialised $W_Q$),
+#   QK-norm's $g\cos\theta$ and Gemma 2's soft-cap keep them in check.
 #
 # ## Exercises
 #
 # Each exercise is checked by `check(key, answer)`, which prints ✅ or ❌ with a hint.
 #
 # **Exercise 1.** One head's query projection $d_\text{model} = 768 \to d_k = 64$ is initialised
-# with Xavier/Glorot, and the tokens are LayerNormed. What is $\mathrm{Var}(q_i)$?
+# with Xavier/Glorot, and the tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
 
 # %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("08.xavier_head_var", answer)
+_ = check("08.xavier_head_var", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
 # $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\frac{2}{\text{fan\_in}+\text{fan\_out}} = \frac{2\cdot 768}{768 + 64}
-# = \frac{1536}{832} \approx 1.846$. Check: `A.query_variance("xavier", 768, 64)`.
+# = \frac{1536}{832} \approx 1.85$. Check: `A.query_variance("xavier", 768, 64)`.
 # </details>
 #
 # **Exercise 2.** $W_Q$ and $W_K$ ($d_\text{model} \to d_k = 128$) keep PyTorch's default
 # `nn.Linear` initialisation, and the tokens are LayerNormed. What is the variance of the
-# *unscaled* $q\cdot k$?
+# *unscaled* $q\cdot k$ (three significant figures)?
 
 # %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("08.default_logit_var", answer)
+_ = check("08.default_logit_var", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
 # $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\frac{1}{3\,\text{fan\_in}} = \frac13$ whatever $d_\text{model}$ is,
-# so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.22$.
+# so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.2$.
 # </details>
 #
 # **Exercise 3.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
-# the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$?
+# the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
 
 # %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("08.rho_mean", answer)
+_ = check("08.rho_mean", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{E}[q\cdot k] = \rho\, d_k = 256$, and $256/\sqrt{1024} = 256/32 = 8$ — eight units
-# above an unrelated key, whose logit has mean 0 and standard deviation 1.
+# $\mathrm{E}[q\cdot k] = \rho\, d_k = 256$, and $256/\sqrt{1024} = 8$ — eight units above an
+# unrelated key, whose logit has mean 0 and standard deviation 1.
 # </details>
 #
-# **Exercise 4.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
+# **Exercise 4 (predict, then explain).** Take $k = q$ with $d_k = 64$ independent standard
+# normal components. What are the mean and the variance of $q\cdot k$? Give the variance (an integer).
+
+# %%
+_ = check("08.k_equals_q_var", None)  # replace None with your answer, then run the cell
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $q\cdot q = \sum_i q_i^2$: mean $d_k\,\mathrm{E}[q_i^2] = 64$, and $\mathrm{Var}(q_i^2) = \mathrm{E}[q_i^4] - 1 = 2$,
+# so the variance is $2 d_k = 128$. This is $\rho = 1$ of section 5: the mean grows like $d_k$
+# and dwarfs the spread $\sqrt{2 d_k}$, which is why a token attending to itself with tied
+# $W_Q = W_K$ would dominate its row.
+# </details>
+#
+# **Exercise 5.** GPT-2 medium has $d_\text{model} = 1024$ and 16 heads of 64, with every weight
+# $N(0, 0.02^2)$ and LayerNormed tokens. What is the standard deviation of its scaled logits
+# $q\cdot k/\sqrt{64}$ at initialisation (three significant figures)?
+
+# %%
+_ = check("08.gpt2_medium_std", None)  # replace None with your answer, then run the cell
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{Var}(q_i) = 1024 \cdot 0.02^2 = 0.4096$, and the scaled logit has standard deviation
+# $\mathrm{Var}(q_i) = 0.410$ (its variance is $\mathrm{Var}(q_i)^2$). Still far from saturation.
+# </details>
+#
+# **Exercise 6.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
 # vectors `q` and `k`.
 
 # %%
 def cosine_logit(q, k, g):
-    """QK-norm logit g·cos(θ) of two 1-D vectors."""
-    raise NotImplementedError("write cosine_logit")  # replace this line with your code
+    ...  # your code: g·cos(θ) of the 1-D vectors q and k
 
 
 _ = check("08.cosine_logit", cosine_logit)
