@@ -10,7 +10,8 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
   weight, the entropy and the Frobenius norm of the softmax's Jacobian, per query;
 - :func:`effects_by_d_k` -- the same for every ``d_k`` of a grid, from one seed (cached);
 - :func:`jacobian_norm_bands` -- quantiles of the Jacobian norm against ``d_k``;
-- :func:`density_histogram` -- a histogram as a density (for the figures' panels);
+- :func:`density_histogram` -- a histogram as a density (for the figures' panels), on the bins
+  :func:`spread_edges` (unscaled logits) and :data:`SCALED_EDGES` (scaled logits);
 - :data:`D_KS`, :data:`SHOWN_D_KS`, :data:`N_KEYS`, :data:`N_QUERIES`, :data:`COMPARED` --
   the grid, the rows of the static figure, the sizes and the two scalings compared.
 
@@ -33,7 +34,7 @@ from .saturation import MCEstimate, jacobian_frobenius, mc_estimate, query_logit
 from .scales import check_scaling, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "N_QUERIES", "COMPARED", "dot_product_walks", "Effects",
-           "effects", "effects_by_d_k", "jacobian_norm_bands", "density_histogram"]
+           "effects", "effects_by_d_k", "jacobian_norm_bands", "density_histogram", "spread_edges", "SCALED_EDGES"]
 
 #: The d_k values of the course's sliders: powers of two, 1 ... 4096.
 D_KS = tuple(2**i for i in range(13))
@@ -45,6 +46,23 @@ N_KEYS = 16
 N_QUERIES = 2000
 #: The two scalings notebook 00 compares (names of :data:`sdpa_helpers.scales.SCALINGS`).
 COMPARED = ("unscaled", "sqrt")
+#: Bins of the scaled logits q·k/sqrt(d_k): 32 bins over [-4, 4].
+SCALED_EDGES = np.linspace(-4.0, 4.0, 33)
+SCALED_EDGES.setflags(write=False)
+
+
+def spread_edges(d_max: int, n_bins: int = 128) -> np.ndarray:
+    """Bins of the unscaled logits for every ``d_k <= d_max``: ``n_bins`` over ``±4 sqrt(d_max)``.
+
+    One set of bins for all ``d_k`` puts every histogram on the same x axis.
+
+    >>> spread_edges(1024)[[0, -1]].tolist()
+    [-128.0, 128.0]
+    """
+    d_max = _checks.positive_int("d_max", d_max)
+    n_bins = _checks.positive_int("n_bins", n_bins)
+    half = 4.0 * float(np.sqrt(d_max))
+    return np.linspace(-half, half, n_bins + 1)
 
 
 def dot_product_walks(d_k: int, n_walks: int, dist: str = "normal", rng=None) -> np.ndarray:

@@ -191,9 +191,9 @@ def test_panels_show_the_data(small_figure_data):
     u, s = rows[1]
     panels.show(u, s)
     heights_u = panels.stairs_u.get_data()[0]
-    expected = overview.density_histogram(u.logits, start_plots.spread_edges(256))
+    expected = overview.density_histogram(u.logits, overview.spread_edges(256))
     assert np.allclose(heights_u, expected / expected.max())  # tallest bar = 1
-    assert np.allclose(panels.stairs_s.get_data()[0], overview.density_histogram(s.logits, start_plots.SCALED_EDGES))
+    assert np.allclose(panels.stairs_s.get_data()[0], overview.density_histogram(s.logits, overview.SCALED_EDGES))
     assert np.allclose(panels.line_wu.get_ydata(), u.sorted_weights.mean(axis=0))
     assert panels.markers["unscaled"].get_ydata()[0] == pytest.approx(bands["unscaled"][1, 1])
     with pytest.raises(TypeError, match="Effects"):

@@ -7,9 +7,9 @@
   the softmax Jacobian's norm against ``d_k``; :meth:`EffectsPanels.show` puts one ``d_k``'s data
   in (the explorer of notebook 00 reuses the same panels and moves only their data);
 - :func:`three_effects_figure` -- the static twin: one row of those panels per ``d_k``;
-- :func:`spread_edges`, :data:`SCALED_EDGES` -- the histograms' bins.
-
-The numbers come from :mod:`sdpa_helpers.overview`; these functions draw them.
+The numbers (and the histograms' bins, :func:`sdpa_helpers.overview.spread_edges` and
+:data:`sdpa_helpers.overview.SCALED_EDGES`) come from :mod:`sdpa_helpers.overview`; these
+functions draw them.
 """
 
 from __future__ import annotations
@@ -17,25 +17,13 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
-from ..overview import Effects, density_histogram
+from ..overview import SCALED_EDGES, Effects, density_histogram, spread_edges
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["random_walks", "EffectsPanels", "three_effects_figure", "spread_edges", "SCALED_EDGES"]
+__all__ = ["random_walks", "EffectsPanels", "three_effects_figure"]
 
-#: Bins of the scaled logits q·k/sqrt(d_k): 32 bins over [-4, 4].
-SCALED_EDGES = np.linspace(-4.0, 4.0, 33)
 #: Lower limit of the Jacobian-norm axis (log scale).
 JACOBIAN_YMIN = 1e-16
-
-
-def spread_edges(d_max: int, n_bins: int = 128) -> np.ndarray:
-    """Bins of the unscaled logits for ``d_k <= d_max``: ``n_bins`` over ``±4 sqrt(d_max)``.
-
-    >>> spread_edges(1024)[[0, -1]].tolist()
-    [-128.0, 128.0]
-    """
-    half = 4.0 * float(np.sqrt(d_max))
-    return np.linspace(-half, half, n_bins + 1)
 
 
 def random_walks(walks, n_shown: int = 5, ax=None):

@@ -11,7 +11,7 @@ well under a second); a move only swaps the artists' data.
 from __future__ import annotations
 
 from .. import overview
-from ..plots.start import SCALED_EDGES, EffectsPanels, spread_edges
+from ..plots.start import EffectsPanels
 from . import Explorer, d_k_slider
 
 __all__ = ["ThreeEffectsExplorer"]
@@ -30,10 +30,11 @@ class ThreeEffectsExplorer(Explorer):
         d_ks = overview.D_KS
         self.rows = {name: dict(zip(d_ks, overview.effects_by_d_k(d_ks, name, seed=self.seed)))
                      for name in overview.COMPARED}
-        edges_u = spread_edges(max(d_ks))
+        edges_u = overview.spread_edges(max(d_ks))
         # Histograms of every d_k, once: a slider move draws, it does not count.
         self.density_u = {d: overview.density_histogram(self.rows["unscaled"][d].logits, edges_u) for d in d_ks}
-        self.density_s = {d: overview.density_histogram(self.rows["sqrt"][d].logits, SCALED_EDGES) for d in d_ks}
+        self.density_s = {d: overview.density_histogram(self.rows["sqrt"][d].logits, overview.SCALED_EDGES)
+                          for d in d_ks}
         peak = max(float(h.max()) for h in self.density_s.values())  # the d_k = 1 cusp is the tallest
         bands = {name: overview.jacobian_norm_bands(tuple(self.rows[name][d] for d in d_ks))
                  for name in overview.COMPARED}
