@@ -17,6 +17,8 @@ from sdpa_helpers.plots import dot_products as dp  # noqa: E402
 from sdpa_helpers.plots import variance as vp  # noqa: E402
 from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_dot_products  # noqa: E402
 from sdpa_helpers.theory import dot_product_excess_kurtosis, normal_pdf  # noqa: E402
+from sdpa_helpers import dot_product_law as law  # noqa: E402
+from sdpa_helpers.dot_product_law import sample_dot_products_fast  # noqa: E402
 from sdpa_helpers.widgets import variance as wv  # noqa: E402
 
 
@@ -117,14 +119,14 @@ def test_spread_growth_bad_input():
 
 @pytest.mark.parametrize("d_k", [1, 2, 3, 4, 5, 8, 16, 64, 255, 256, 1024, 4096])
 def test_rademacher_bins_hold_the_same_number_of_lattice_values(d_k):
-    edges = vp.histogram_edges(d_k, "rademacher")
+    edges = law.histogram_edges(d_k, "rademacher")
     sd = math.sqrt(d_k)
     values = np.arange(-d_k, d_k + 1, 2)  # every possible q·k
     assert not np.isin(values, edges).any(), "no possible value sits on an edge"
     assert edges[0] <= -4.5 * sd and edges[-1] >= 4.5 * sd, "the bins cover the axis"
     assert np.allclose(edges, -edges[::-1]), "symmetric about 0"
     widths = np.diff(edges)
-    assert np.allclose(widths, widths[0]) and widths[0] >= (vp.BINS[1] - vp.BINS[0]) * sd
+    assert np.allclose(widths, widths[0]) and widths[0] >= (law.BINS[1] - law.BINS[0]) * sd
     counts, _ = np.histogram(values, edges)
     inside = (edges[:-1] >= -d_k) & (edges[1:] <= d_k)
     assert len(set(counts[inside].tolist())) <= 1, "every full bin holds the same number of values"
@@ -132,27 +134,27 @@ def test_rademacher_bins_hold_the_same_number_of_lattice_values(d_k):
 
 @pytest.mark.parametrize("dist", ["normal", "uniform", "laplace"])
 def test_continuous_bins_are_standardised(dist):
-    assert np.allclose(vp.histogram_edges(16, dist), vp.BINS * 4)
+    assert np.allclose(law.histogram_edges(16, dist), law.BINS * 4)
 
 
 def test_histogram_density_matches_numpy_and_counts_outsiders():
     rng = np.random.default_rng(2)
     x = rng.standard_normal(10_000)
     edges = np.linspace(-2, 2, 21)
-    d = vp.histogram_density(x, edges)
+    d = law.histogram_density(x, edges)
     counts, _ = np.histogram(x, edges)
     assert np.allclose(d * np.diff(edges) * x.size, counts)
     assert np.isclose((d * np.diff(edges)).sum(), np.mean(np.abs(x) <= 2))
     inside = x[np.abs(x) < 2]
-    assert np.allclose(vp.histogram_density(inside, edges), np.histogram(inside, edges, density=True)[0])
+    assert np.allclose(law.histogram_density(inside, edges), np.histogram(inside, edges, density=True)[0])
 
 
 @pytest.mark.parametrize("call,err,match", [
-    (lambda: vp.histogram_edges(0), ValueError, "d_k"),
-    (lambda: vp.histogram_edges(2.0), TypeError, "d_k"),
-    (lambda: vp.histogram_edges(4, "cauchy"), ValueError, "dist must be one of"),
-    (lambda: vp.histogram_density([1.0], [1.0, 0.0]), ValueError, "edges"),
-    (lambda: vp.histogram_density([], [0.0, 1.0]), ValueError, "samples"),
+    (lambda: law.histogram_edges(0), ValueError, "d_k"),
+    (lambda: law.histogram_edges(2.0), TypeError, "d_k"),
+    (lambda: law.histogram_edges(4, "cauchy"), ValueError, "dist must be one of"),
+    (lambda: law.histogram_density([1.0], [1.0, 0.0]), ValueError, "edges"),
+    (lambda: law.histogram_density([], [0.0, 1.0]), ValueError, "samples"),
     (lambda: vp.covariance_heatmap(np.ones((2, 3))), ValueError, "C must be a square"),
     (lambda: vp.histogram_grid({"normal": {1: np.ones(3)}, "uniform": {2: np.ones(3)}}), ValueError, "same d_k"),
     (lambda: vp.histogram_grid([]), TypeError, "samples"),
@@ -275,15 +277,14 @@ def test_variance_explorer_defaults_and_controls():
 
 def test_variance_explorer_shows_the_cached_samples_and_their_moments():
     e = wv.VarianceExplorer(d_k=64, components="laplace")
-    s = sample_dot_products(64, e.n_samples, dist="laplace", rng=e.seed)  # an independent draw, same seed
+    s = sample_dot_products_fast(64, e.n_samples, "laplace", rng=e.seed)  # an independent draw, same seed
     values, edges, _ = e.bars.get_data()
-    counts, _ = np.histogram(s, vp.histogram_edges(64, "laplace"))
+    counts, _ = np.histogram(s, law.histogram_edges(64, "laplace"))
     assert np.allclose(values * np.diff(edges) * s.size, counts)
     # the axes are in standardised units: the N(0, d_k) density of q·k is N(0, 1) in z = q·k / 8
     x, y = e.curve.get_data()
     assert np.allclose(y, normal_pdf(x)) and x.min() == -4.5 and x.max() == 4.5
     assert tuple(map(float, e.ax.get_xlim())) == (-4.5, 4.5)
-    assert f"mean {s.mean():.2f}" in e.title.get_text()
     assert f"variance {s.var(ddof=1):.2f}" in e.title.get_text() and "(theory 64)" in e.title.get_text()
     assert f"{s.mean():.3f} ± {s.std(ddof=1) / math.sqrt(s.size):.3f}" in e.readout.value
 
@@ -312,8 +313,9 @@ def test_variance_explorer_changes_with_the_distribution():
 @pytest.mark.parametrize("dist", DISTRIBUTIONS)
 def test_variance_explorer_bars_fit_under_the_y_limit(dist):
     for d_k in (1, 2, 4, 8, 16, 64):
-        _, density, level, _ = wv._view(d_k, dist, wv.VarianceExplorer.n_samples, wv.VarianceExplorer.seed)
-        assert density.max() * math.sqrt(d_k) <= level, f"{dist}, d_k={d_k}: the tallest bar is cut off"
+        _, density, level, _, (_, stem_y) = wv._view(d_k, dist, wv.VarianceExplorer.n_samples, wv.VarianceExplorer.seed)
+        tallest = stem_y.max() if dist == "rademacher" else density.max() * math.sqrt(d_k)
+        assert tallest <= level, f"{dist}, d_k={d_k}: the tallest bar is cut off"
 
 
 def test_variance_explorer_cache_is_read_only():
@@ -361,3 +363,40 @@ def test_rowwise_dot_exercise_accepts_correct_functions_and_rejects_lookalikes()
         assert check("01.rowwise_dot", fn, quiet=True)
     for fn in wrong:
         assert not check("01.rowwise_dot", fn, quiet=True)
+
+
+@pytest.mark.parametrize("d_k", [1, 4, 64])
+def test_variance_explorer_draws_rademacher_as_stems(d_k):
+    e = wv.VarianceExplorer(d_k=d_k, components="rademacher")
+    s = sample_dot_products_fast(d_k, e.n_samples, "rademacher", rng=e.seed)  # the same draw, independently
+    assert not e.bars.get_visible()
+    x, y = e.stem_tops.get_data()
+    sd = math.sqrt(d_k)
+    values = np.asarray(x) * sd  # back to real units
+    assert np.allclose(values, np.round(values)) and set(np.round(values).astype(int) % 2) == {d_k % 2}
+    for v, h in zip(values, y):  # height in standardised units: probability / 2 * sqrt(d_k)
+        assert np.isclose(h, np.mean(s == round(v)) / 2 * sd)
+    assert len(e.stems.get_segments()) == len(values)
+    e.controls["components"].value = "normal"
+    assert e.bars.get_visible() and len(e.stems.get_segments()) == 0
+
+
+def test_variance_explorer_first_visits_draw_o_n_numbers(monkeypatch):
+    # the mechanism behind fast first visits: no per-visit draw of n * d_k numbers
+    calls = []
+    import sdpa_helpers.sampling as sampling_module
+    real = sampling_module.sample_dot_products
+
+    def spy(d_k, n_samples, *args, **kwargs):
+        calls.append(d_k * n_samples)
+        return real(d_k, n_samples, *args, **kwargs)
+
+    monkeypatch.setattr("sdpa_helpers.dot_product_law.sample_dot_products", spy)
+    wv._samples.cache_clear()
+    wv._view.cache_clear()
+    e = wv.VarianceExplorer(d_k=4096)
+    for dist in DISTRIBUTIONS:
+        e.controls["components"].value = dist
+        e.controls["d_k"].value = 4096
+        e.controls["d_k"].value = 1024
+    assert all(c <= 128 * e.n_samples for c in calls), calls

@@ -2,11 +2,7 @@
 
 This module offers:
 
-- :data:`BINS` -- histogram bin edges in units of the standard deviation (width 1/6 over ±4.5);
 - :data:`DIST_STYLE` -- one colour, line style and marker per component distribution;
-- :func:`histogram_edges` -- bin edges in units of ``q . k`` for a given ``d_k`` and distribution
-  (on the lattice of possible values for Rademacher components);
-- :func:`histogram_density` -- a histogram scaled to a density, on those edges;
 - :func:`dot_product_histogram` -- one histogram of ``q . k`` with the ``N(0, d_k)`` density on top
   (stems for the discrete Rademacher case);
 - :func:`histogram_grid` -- small multiples: one row per distribution, one column per ``d_k``;
@@ -21,15 +17,13 @@ import math
 import numpy as np
 
 from .. import _checks
+from ..dot_product_law import BINS, histogram_density, histogram_edges
 from ..sampling import check_dist
 from ..theory import normal_pdf
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["BINS", "DIST_STYLE", "histogram_edges", "histogram_density",
+__all__ = ["DIST_STYLE",
            "dot_product_histogram", "histogram_grid", "covariance_heatmap", "kurtosis_decay"]
-
-#: Bin edges in units of the standard deviation ``sqrt(d_k)``: 54 bins of width 1/6 over [-4.5, 4.5].
-BINS = np.linspace(-4.5, 4.5, 55)
 
 #: Colour, line style and marker of each component distribution (Okabe-Ito, none of the
 #: three colours reserved for the scalings).
@@ -41,75 +35,6 @@ DIST_STYLE = {
 }
 
 _NORMAL_LINE = {"color": OKABE_ITO["black"], "linewidth": 1.5}
-
-
-def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
-    """Bin edges, in units of ``q . k``, for a histogram of ``q . k`` over about ±4.5 ``sqrt(d_k)``.
-
-    Continuous components get :data:`BINS` times ``sqrt(d_k)``. With Rademacher components
-    ``q . k`` is an integer of the parity of ``d_k`` (``-d_k, -d_k + 2, ..., d_k``); its bins
-    hold the same number ``m`` of these values each (``2m`` wide, ``m`` the smallest that is
-    at least the width of :data:`BINS`, odd when ``d_k`` is even) and no value sits on an
-    edge, so no bin is empty or doubled by aliasing.
-
-    Parameters
-    ----------
-    d_k : int
-        Number of components, >= 1.
-    dist : {"normal", "uniform", "rademacher", "laplace"}
-
-    Returns
-    -------
-    ndarray, shape (n_bins + 1,)
-
-    Examples
-    --------
-    >>> histogram_edges(4)[[0, -1]].tolist()
-    [-9.0, 9.0]
-    >>> histogram_edges(1, "rademacher").tolist()  # q·k = -1 or 1: one value per bin
-    [-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
-    """
-    d_k = _checks.positive_int("d_k", d_k)
-    sd = math.sqrt(d_k)
-    if check_dist("dist", dist) != "rademacher":
-        return BINS * sd
-    m = max(1, math.ceil((BINS[1] - BINS[0]) * sd / 2))
-    if d_k % 2 == 0 and m % 2 == 0:
-        m += 1
-    offset = 0.0 if d_k % 2 else float(m)  # edges on even numbers (odd d_k) or odd multiples of m
-    n_side = math.ceil((BINS[-1] * sd - offset) / (2 * m)) + 1
-    return offset + 2.0 * m * np.arange(-n_side - (1 if offset else 0), n_side + 1)
-
-
-def histogram_density(samples, edges) -> np.ndarray:
-    """Counts of ``samples`` in the bins ``edges``, divided by ``len(samples) * bin width``.
-
-    Samples outside the edges count in the total, so the bars integrate to the fraction
-    of samples inside.
-
-    Parameters
-    ----------
-    samples : array_like, shape (n,)
-    edges : array_like, shape (n_bins + 1,)
-        Increasing bin edges.
-
-    Returns
-    -------
-    ndarray, shape (n_bins,)
-
-    Examples
-    --------
-    >>> histogram_density([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
-    [0.25, 0.5]
-    """
-    samples = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    edges = _checks.real_array("edges", edges, min_ndim=1)
-    if edges.ndim != 1 or edges.size < 2 or not np.all(np.diff(edges) > 0):
-        raise ValueError("edges must be a 1-D increasing array of at least two bin edges")
-    if samples.size == 0:
-        raise ValueError("samples must not be empty")
-    counts, _ = np.histogram(samples, bins=edges)
-    return counts / samples.size / np.diff(edges)
 
 
 def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, title: str | None = None,

@@ -10,8 +10,8 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import plots
-from ..plots.variance import BINS, histogram_density, histogram_edges
-from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_dot_products
+from ..dot_product_law import BINS, histogram_density, histogram_edges, sample_dot_products_fast
+from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS
 from ..theory import dot_product_excess_kurtosis, dot_product_moments, normal_pdf
 from . import Explorer, d_k_slider
 
@@ -28,7 +28,8 @@ def _fmt(v: float) -> str:
 
 @lru_cache(maxsize=64)
 def _samples(d_k: int, dist: str, n: int, seed: int) -> np.ndarray:
-    s = sample_dot_products(d_k, n, dist=dist, rng=seed)
+    # O(n) exact draws (dot_product_law): a first visit at d_k = 4096 costs what d_k = 1 does
+    s = sample_dot_products_fast(d_k, n, dist, rng=seed)
     s.flags.writeable = False  # shared through the cache
     return s
 
@@ -50,7 +51,14 @@ def _view(d_k: int, dist: str, n: int, seed: int):
         "var": var, "se_var": math.sqrt(max(m4 - var**2, 0.0) / n),
         "kurt": m4 / var**2 - 3.0,
     }
-    return edges, density, level, stats
+    if dist == "rademacher":  # discrete: stems at the values, height probability / 2 (values 2 apart)
+        values, counts = np.unique(s, return_counts=True)
+        shown = np.abs(values) <= BINS[-1] * sd
+        stems = (values[shown] / sd, counts[shown] / n / 2.0 * sd)  # standardised units
+        level = next((y for y in _Y_LEVELS if y >= 1.08 * float(stems[1].max())), _Y_LEVELS[-1])
+    else:
+        stems = (np.empty(0), np.empty(0))
+    return edges, density, level, stats, stems
 
 
 class _Ticks:
@@ -101,8 +109,10 @@ class _Ticks:
 class VarianceExplorer(Explorer):
     """Histogram of q·k against the N(0, d_k) density, for the slider's d_k and the chosen components.
 
-    The samples (4000 pairs per setting) are drawn once per ``(d_k, components)`` and cached,
-    so moving back to a setting is instant and shows the same picture.
+    The samples (4000 pairs per setting) are drawn once per ``(d_k, components)`` by the O(n)
+    exact sampler :func:`sdpa_helpers.dot_product_law.sample_dot_products_fast` and cached, so a
+    first visit is fast and moving back to a setting shows the same picture. Rademacher
+    components make ``q . k`` discrete: drawn as stems (probability / 2 at each value).
     """
 
     figsize = (8.0, 3.4)
@@ -129,6 +139,8 @@ class VarianceExplorer(Explorer):
         z = np.linspace(BINS[0], BINS[-1], 301)
         (self.curve,) = ax.plot(z, normal_pdf(z), color=plots.OKABE_ITO["black"], linewidth=1.5,
                                 label=r"$N(0, d_k)$ density")
+        self.stems = ax.vlines([], 0.0, [], color=plots.UNSCALED["color"], linewidth=2.0, animated=True)
+        (self.stem_tops,) = ax.plot([], [], "o", color=plots.UNSCALED["color"], markersize=4, animated=True)
         self.title = ax.set_title(" ", animated=True)
         ax.set_xlim(BINS[0], BINS[-1])
         ax.set_xticks([])
@@ -145,15 +157,21 @@ class VarianceExplorer(Explorer):
         return self._frame(d_k, components)[2]  # only the y range (in standardised units) changes
 
     def _update(self, d_k, components):
-        edges, density, level, st = self._frame(d_k, components)
+        edges, density, level, st, (stem_x, stem_y) = self._frame(d_k, components)
         sd = math.sqrt(d_k)
         self.ax.set_ylim(0, level)
+        discrete = components == "rademacher"
+        self.bars.set_visible(not discrete)
         self.bars.set_data(density * sd, edges / sd)  # the density of q·k / sqrt(d_k)
+        self.stems.set_segments([[(x, 0.0), (x, y)] for x, y in zip(stem_x, stem_y)])
+        self.stems.set_linewidth(2.0 if d_k <= 64 else 1.0)
+        self.stem_tops.set_data(stem_x, stem_y)
+        self.stem_tops.set_markersize(4 if d_k <= 64 else 0)
         self.x_ticks.update(BINS[0], BINS[-1], sd)
         self.y_ticks.update(0.0, level, 1 / sd)
         theory = dot_product_moments(d_k)
-        self.title.set_text(f"{components} components, $d_k$ = {d_k}: mean {st['mean']:.2f} (theory 0), "
-                            f"variance {_fmt(st['var'])} (theory {theory.var:g})")
+        # short title (text drawing dominates the frame time); the mean is in the table below
+        self.title.set_text(f"{components} components, $d_k$ = {d_k}: variance {_fmt(st['var'])} (theory {theory.var:g})")
         kappa = EXCESS_KURTOSIS[components]
         kurt = dot_product_excess_kurtosis(d_k, kappa, kappa)
         z_mean = st["mean"] / st["se_mean"]

@@ -1,0 +1,103 @@
+"""sdpa_helpers.dot_product_law: characteristic functions, the inverted density and the fast exact
+sampler, against Monte Carlo, the closed-form moments of theory, exact enumeration and the direct sampler."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sdpa_helpers import dot_product_law as law
+from sdpa_helpers import theory
+from sdpa_helpers.sampling import EXCESS_KURTOSIS, sample_components, sample_dot_products
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "rademacher", "laplace"])
+@pytest.mark.parametrize("t", [0.3, 1.0, 1.75])
+def test_product_cf_by_monte_carlo(dist, t):
+    xy = sample_components(1_000_000, dist=dist, rng=1) * sample_components(1_000_000, dist=dist, rng=2)
+    c = np.cos(t * xy)
+    se = c.std() / math.sqrt(c.size)
+    assert abs(c.mean() - float(law.product_cf(t, dist))) < 4 * se + 1e-12
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "laplace"])
+def test_product_cf_has_the_moments_of_one_product(dist):
+    # phi(t) = 1 - t^2/2 + m4^2 t^4/24 - ...: read E[Z^2] = 1 and E[Z^4] = m4^2 off finite differences
+    h = 1e-2
+    phi = lambda t: float(law.product_cf(t, dist))  # noqa: E731
+    second = (phi(h) - 2 * phi(0.0) + phi(-h)) / h**2
+    fourth = (phi(2 * h) - 4 * phi(h) + 6 * phi(0.0) - 4 * phi(-h) + phi(-2 * h)) / h**4
+    m4 = 3 + EXCESS_KURTOSIS[dist]
+    assert math.isclose(-second, 1.0, rel_tol=1e-3)
+    assert math.isclose(fourth, m4**2, rel_tol=2e-2)
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "laplace"])
+@pytest.mark.parametrize("d_k", [128, 1024, 4096])
+def test_density_has_the_closed_form_moments(dist, d_k):
+    x, f = law.dot_product_density(d_k, dist)
+    assert np.all(f >= 0)
+    assert math.isclose(np.trapezoid(f, x), 1.0, abs_tol=1e-6)
+    assert abs(np.trapezoid(x * f, x)) < 1e-9
+    assert math.isclose(np.trapezoid(x**2 * f, x), 1.0, abs_tol=1e-5)
+    kurt = np.trapezoid(x**4 * f, x) - 3
+    expected = theory.dot_product_excess_kurtosis(d_k, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])
+    assert abs(kurt - expected) < 1e-3 * abs(expected) + 1e-6
+
+
+def _ks(a, b):
+    """Two-sample Kolmogorov-Smirnov statistic."""
+    grid = np.sort(np.concatenate([a, b]))
+    fa = np.searchsorted(np.sort(a), grid, side="right") / a.size
+    fb = np.searchsorted(np.sort(b), grid, side="right") / b.size
+    return np.abs(fa - fb).max()
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "laplace"])
+@pytest.mark.parametrize("d_k", [1, 16, 128, 512])
+def test_fast_draws_have_the_distribution_of_the_direct_sampler(dist, d_k):
+    n = 20_000
+    fast = law.sample_dot_products_fast(d_k, n, dist, rng=3)
+    direct = sample_dot_products(d_k, n, dist=dist, rng=4)
+    # KS critical value at level 1e-4 for two samples of n: sqrt(-ln(1e-4 / 2) / n)
+    assert _ks(fast, direct) < math.sqrt(-math.log(0.5e-4) / n)
+
+
+@pytest.mark.parametrize("d_k", [1, 2, 3, 6])
+def test_rademacher_draws_follow_the_binomial_law_by_enumeration(d_k):
+    n = 200_000
+    s = law.sample_dot_products_fast(d_k, n, "rademacher", rng=5)
+    values = np.arange(-d_k, d_k + 1, 2)
+    pmf = np.array([math.comb(d_k, (v + d_k) // 2) for v in values]) / 2**d_k  # B = (v + d_k) / 2 products +1
+    assert set(np.unique(s).tolist()) <= set(values.tolist())
+    freq = np.array([np.mean(s == v) for v in values])
+    assert np.all(np.abs(freq - pmf) < 4 * np.sqrt(pmf * (1 - pmf) / n) + 1e-12)
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "laplace", "rademacher"])
+def test_fast_draws_at_large_d_k_have_variance_d_k(dist):
+    s = law.sample_dot_products_fast(4096, 200_000, dist, rng=6)
+    c = s - s.mean()
+    se = math.sqrt((np.mean(c**4) - s.var() ** 2) / s.size)
+    assert abs(s.var(ddof=1) - 4096) < 4 * se
+    assert abs(s.mean()) < 4 * 64 / math.sqrt(s.size)
+
+
+def test_cdf_cache_is_bounded():
+    for d_k in range(128, 128 + law._CDF_CACHE_MAX + 10):
+        law.sample_dot_products_fast(d_k, 10, "uniform", rng=0)
+    assert len(law._CDF_CACHE) <= law._CDF_CACHE_MAX
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: law.product_cf(1.0, "cauchy"), ValueError, "dist"),
+    (lambda: law.product_cf([np.nan]), ValueError, "t"),
+    (lambda: law.dot_product_density(64, "uniform"), ValueError, "d_k must be >= 128"),
+    (lambda: law.dot_product_density(256, "rademacher"), ValueError, "discrete"),
+    (lambda: law.sample_dot_products_fast(0, 10), ValueError, "d_k"),
+    (lambda: law.sample_dot_products_fast(4, 0), ValueError, "n_samples"),
+    (lambda: law.sample_dot_products_fast(4.0, 10), TypeError, "d_k"),
+])
+def test_bad_input(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
