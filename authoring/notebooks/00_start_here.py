@@ -54,8 +54,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # > independent random variables with mean $0$ and variance $1$. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
 #
-# Notice: the paper *suspects*; it gives a reason and one variance, not a proof that gradients
-# vanish. The footnote *assumes* independent components with mean 0 and variance 1: an
+# Notice: the paper *suspects*. Its evidence, the sentence before: without the scale, additive
+# attention beat dot-product attention at large $d_k$ (Britz et al. 2017). It gives a reason and
+# one variance, not a proof that gradients vanish. The footnote *assumes* independent components with mean 0 and variance 1: an
 # initialisation can make that roughly true (notebook 08 checks which do); training need not
 # keep it. $d_k$ is the length of each query $q$ and key $k$.
 #
@@ -136,7 +137,7 @@ verify("at d_k = 1024 the median unscaled ‖J‖_F is below 1/1000 of the scale
 # ## 5. Drag $d_k$ yourself
 #
 # The explorer shows the same four panels for the $d_k$ you choose (1 to 4096, in powers of
-# two). Sliders need a running kernel; on GitHub the figure above is its still version.
+# two). Without a kernel (on GitHub), the figure above is its still version.
 
 # %% tags=["nbval-ignore-output"]
 ThreeEffectsExplorer(d_k=64)
@@ -158,8 +159,8 @@ print(models.format_table([models.model(n) for n in ("Transformer base (2017)", 
 verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.model(n).head_dim_is_d_model_over_h for n in ("T5 3B", "T5 11B", "Gemma 7B")))
 
 # %% [markdown]
-# (T5 has no scale in its forward pass at all: it folds $1/\sqrt{d_{kv}}$ into the
-# initialisation of $W_Q$.) Notebook 08 collects what real models do, with sources.
+# (T5 has no scale in its forward pass: it folds $1/\sqrt{d_{kv}}$ into $W_Q$'s initialisation.)
+# Notebook 08 collects what real models do, with sources.
 #
 # ## 7. The map of the course
 #
@@ -190,7 +191,7 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 #
 # ## Exercises
 #
-# `check(key, answer)` prints ✅ or ❌ with a hint. Each cell starts with `answer = None`.
+# `check(key, answer)` prints ✅ or ❌ with a hint.
 #
 # **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads of size $d_\text{model}/h$.
 # What is its $d_k$? (an integer)
