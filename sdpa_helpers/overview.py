@@ -22,10 +22,12 @@ and :func:`sdpa_helpers.saturation.jacobian_frobenius`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 from .attention import softmax
@@ -190,8 +192,8 @@ def _effects_by_d_k(d_ks: tuple, scale: str, n_keys: int, n_queries: int, seed: 
     return rows
 
 
-def effects_by_d_k(d_ks=D_KS, scale: str = "unscaled", n_keys: int = N_KEYS, n_queries: int = N_QUERIES,
-                   seed: int = 0) -> tuple[Effects, ...]:
+def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str = "unscaled", n_keys: int = N_KEYS,
+                   n_queries: int = N_QUERIES, seed: int = 0) -> tuple[Effects, ...]:
     """:func:`effects` at every ``d_k`` of ``d_ks``, each drawn from the same integer ``seed``.
 
     One seed for every ``d_k`` and both scalings (common random numbers): the keys' directions are
@@ -232,7 +234,7 @@ def effects_by_d_k(d_ks=D_KS, scale: str = "unscaled", n_keys: int = N_KEYS, n_q
     return _effects_by_d_k(d_ks, scale, n_keys, n_queries, int(seed))
 
 
-def jacobian_norm_bands(rows, quantiles=(0.1, 0.5, 0.9)) -> np.ndarray:
+def jacobian_norm_bands(rows: Iterable[Effects], quantiles: ArrayLike = (0.1, 0.5, 0.9)) -> np.ndarray:
     """Quantiles over queries of the Jacobian norm, one column per :class:`Effects` in ``rows``.
 
     Parameters
@@ -260,7 +262,7 @@ def jacobian_norm_bands(rows, quantiles=(0.1, 0.5, 0.9)) -> np.ndarray:
     return np.stack([np.quantile(r.jacobian_norm, q) for r in rows], axis=1)
 
 
-def density_histogram(values, edges) -> np.ndarray:
+def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Histogram of ``values`` on ``edges`` as a density: ``counts / (len(values) * bin width)``.
 
     Values outside the edges count in the total, so the bars' area is the fraction inside.
