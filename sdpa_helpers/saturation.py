@@ -90,6 +90,12 @@ class MCEstimate(NamedTuple):
     median: np.ndarray
 
 
+def _power_of_two_scale(largest: np.ndarray) -> np.ndarray:
+    """A power of two near ``largest`` (1 where it is 0): dividing by it is exact, so results keep their rounding."""
+    _, exponent = np.frexp(largest)
+    return np.where(largest > 0, np.ldexp(1.0, exponent), 1.0)
+
+
 def mc_estimate(samples, axis: int = 0) -> MCEstimate:
     """Mean, standard error ``std / sqrt(n)`` and median of ``samples`` along ``axis``.
 
@@ -116,7 +122,12 @@ def mc_estimate(samples, axis: int = 0) -> MCEstimate:
     n = x.shape[axis]
     if n < 2:
         raise ValueError(f"samples needs at least 2 draws along axis {axis} for a standard error, got {n}")
-    return MCEstimate(x.mean(axis=axis), x.std(axis=axis, ddof=1) / np.sqrt(n), np.median(x, axis=axis))
+    # scale-safe at any magnitude: squares of 1e200 overflow and of 1e-300 underflow, so work in units of max |x|
+    scale = _power_of_two_scale(np.max(np.abs(x), axis=axis, keepdims=True))
+    y = x / scale  # exact: a power of two
+    mean = np.squeeze(scale, axis=axis) * y.mean(axis=axis)
+    se = np.squeeze(scale, axis=axis) * (y.std(axis=axis, ddof=1) / np.sqrt(n))
+    return MCEstimate(mean, se, np.median(x, axis=axis))
 
 
 def _check_d_ks(d_ks) -> np.ndarray:
@@ -416,12 +427,15 @@ def logit_gradient(p, upstream) -> np.ndarray:
         p, g = np.broadcast_arrays(p, g)
     except ValueError:
         raise ValueError(f"upstream of shape {g.shape} does not broadcast against p of shape {p.shape}") from None
+    # J g is linear in g: work with g / max|g| so that gaps g_i - g_j cannot overflow at any magnitude
+    scale = _power_of_two_scale(np.max(np.abs(g), axis=-1, keepdims=True))
+    g = g / scale  # exact (a power of two): the same rounding as without the rescaling
     centred = g - (p * g).sum(axis=-1, keepdims=True)  # g_i - p . g
     top = _top_index(p)
     g_top = np.take_along_axis(g, top, axis=-1)  # (..., 1)
     centred_top = (p * (g_top - g)).sum(axis=-1, keepdims=True)  # sum_j p_j (g_top - g_j)
     np.put_along_axis(centred, top, centred_top, axis=-1)
-    return p * centred
+    return (p * centred) * scale
 
 
 class GradientCurves(NamedTuple):
@@ -521,6 +535,10 @@ def finite_difference_jacobian(f: Callable, z, h: float = 1e-5) -> np.ndarray:
     if z.ndim != 1 or z.size == 0:
         raise ValueError(f"z must have shape (n,) with n >= 1, got shape {z.shape}")
     h = _checks.positive("h", h)
+    if np.any(z + h == z) or np.any(z - h == z):
+        j = int(np.argmax((z + h == z) | (z - h == z)))
+        raise ValueError(f"h = {h:g} is below the spacing of floats at z[{j}] = {z[j]:g}: z + h rounds to z; "
+                         f"use h of at least {np.spacing(abs(z[j])):.3g}")
     columns = []
     for j in range(z.size):
         step = np.zeros_like(z)

@@ -411,3 +411,19 @@ def test_temperature_curves_equal_the_softmax_at_each_temperature():
 def test_explorer_query_budget():
     assert [S.explorer_queries(n) for n in S.KEY_COUNTS] == [4096, 1024, 256, 64, 32]
     assert all(S.explorer_queries(n) * n <= 16384 or S.explorer_queries(n) == 32 for n in S.KEY_COUNTS)
+
+
+@pytest.mark.parametrize("mag", [1e-300, 1e-200, 1.0, 1e200, 1e300, 1e307])
+def test_mc_estimate_and_logit_gradient_at_any_magnitude(mag):
+    """Scale-equivariant: the answer at magnitude `mag` is `mag` times the answer at 1 (no overflow, no underflow)."""
+    x = np.array([1.0, -1.0, 0.5, 0.25])
+    base = S.mc_estimate(x)
+    est = S.mc_estimate(mag * x)
+    assert np.isclose(est.mean, mag * base.mean, rtol=1e-12) and np.isclose(est.se, mag * base.se, rtol=1e-12)
+    p, g = np.array([0.5, 0.3, 0.2]), np.array([1.0, -1.0, 0.25])
+    assert np.allclose(S.logit_gradient(p, mag * g) / mag, S.logit_gradient(p, g), rtol=1e-12, atol=1e-15)
+
+
+def test_finite_differences_refuse_a_step_below_float_spacing():
+    with pytest.raises(ValueError, match="h"):
+        S.finite_difference_jacobian(lambda x: 2 * x, [1e200, 1.0])
