@@ -207,13 +207,13 @@ dp_plots.spread_growth(dots)
 # %%
 parts = {}
 for d_k in (4, 16, 256, 1024):
-    qs, ks = sample_components((20_000, d_k), rng=rng), sample_components((20_000, d_k), rng=rng)
+    qs, ks = sample_components((5000, d_k), rng=rng), sample_components((5000, d_k), rng=rng)
     norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)
     cos = np.einsum("ij,ij->i", qs, ks) / (norm_q * norm_k)
     parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos,
                   "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
 verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof=1), 1024 * cosine_moments(1024).var,
-             se=np.sqrt(2 / 20_000))
+             se=np.sqrt(2 / 5000))
 dp_plots.geometric_picture(parts)
 
 # %% [markdown]
@@ -239,12 +239,12 @@ dp_plots.geometric_picture(parts)
 var_cos = []
 for seed in range(5):
     g = make_rng(seed)
-    u, v = sample_components((10_000, 256), rng=g), sample_components((10_000, 256), rng=g)
+    u, v = sample_components((5000, 256), rng=g), sample_components((5000, 256), rng=g)
     cos = np.einsum("ij,ij->i", u, v) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
     var_cos.append(256 * cos.var(ddof=1))
 print(f"d_k·Var(cos θ) over 5 seeds: median {np.median(var_cos):.3f}, range {min(var_cos):.3f} to {max(var_cos):.3f}")
 verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
-             256 * cosine_moments(256).var, se=np.sqrt(2 / 10_000 / 5))
+             256 * cosine_moments(256).var, se=np.sqrt(2 / 5000 / 5))
 
 # %% [markdown]
 # ## Summary

@@ -144,9 +144,9 @@ ax.figure
 # uncorrelated with variance 1:
 
 # %%
-q_sphere = sample_components((n, 64), rng=rng)
+q_sphere = sample_components((40_000, 64), rng=rng)
 q_sphere *= np.sqrt(64) / np.linalg.norm(q_sphere, axis=1, keepdims=True)  # every ‖q‖ = 8 exactly
-s = np.einsum("ij,ij->i", q_sphere, sample_components((n, 64), rng=rng))
+s = np.einsum("ij,ij->i", q_sphere, sample_components((40_000, 64), rng=rng))
 verify_close("Var(q·k), q uniform on the sphere of radius 8", s.var(ddof=1),
              theory.dot_product_variance_cov(np.eye(64), np.eye(64)), se=var_se(s))
 
@@ -224,7 +224,7 @@ verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(
 
 # %% [markdown]
 # The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$ (about 1, 4 and 16), but the spread
-# within a row does not: its median over 8 queries is 0.99, 1.29 and 1.23 at $d_k$ = 16, 256
+# within a row does not: its median over 8 queries is 1.33, 1.22 and 1.25 at $d_k$ = 16, 256
 # and 4096, scattered around $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ because $\lVert q\rVert^2/d_k$
 # varies from query to query (by about $\sqrt{3/d_k}$ here). So the common worry that
 # non-zero means defeat the scaling does not hold for the softmax: it sees only the
@@ -324,7 +324,7 @@ for dist in DISTRIBUTIONS:
 # %% [markdown] tags=["deep-dive"]
 # ### The excess kurtosis of q·k by simulation, with SE by batching
 #
-# We spend the same number of products on each $d_k$: $1\,600\,000/d_k$ pairs. A sample
+# We spend the same number of products on each $d_k$: $800\,000/d_k$ pairs. A sample
 # kurtosis has no simple SE formula, so we estimate it by *batching*: split the sample into
 # 20 batches, compute $\kappa$ in each, and divide the spread of the 20 values by
 # $\sqrt{20}$. This SE is itself uncertain (20 values), and for the heavy-tailed Laplace
@@ -343,7 +343,7 @@ kurt_d_ks = (1, 4, 16)
 kurt = {dist: {"sample": [], "se": [], "theory": []} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
     for d in kurt_d_ks:
-        s_k = sample_dot_products(d, 1_600_000 // d, dist=dist, rng=g)
+        s_k = sample_dot_products(d, 800_000 // d, dist=dist, rng=g)
         batches = [excess_kurtosis(b) for b in s_k.reshape(20, -1)]
         value, se = excess_kurtosis(s_k), np.std(batches, ddof=1) / np.sqrt(20)
         expected = theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])
