@@ -25,7 +25,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from sdpa_helpers import assumptions, attention, overview, sample_spread, saturation, theory, training
+from sdpa_helpers import (
+    assumptions,
+    attention,
+    dot_product_law,
+    overview,
+    sample_spread,
+    saturation,
+    theory,
+    training,
+)
 
 CTX = decimal.Context(prec=60, Emax=10**6, Emin=-(10**6),
                       traps=[decimal.InvalidOperation, decimal.DivisionByZero])
@@ -477,12 +486,14 @@ def test_variance_with_se_at_any_magnitude(data):
 
 
 @SETTINGS
-@given(st.data())
-def test_density_histogram_at_any_magnitude(data):
+@given(st.data(), st.sampled_from([(overview.density_histogram, "values"),
+                                   (dot_product_law.histogram_density, "samples")]))
+def test_density_histogram_at_any_magnitude(data, fn_name):
+    fn, name = fn_name
     values = data.draw(magnitude_arrays((12,)))
     top = float(np.abs(values).max())
     edges = np.linspace(-top, top, 5)
-    got = outcome(lambda: overview.density_histogram(values, edges), ["values", "edges"])
+    got = outcome(lambda: fn(values, edges), [name, "edges"])
     if got is None:
         return
     counts, _ = np.histogram(values, bins=edges)  # counting compares floats: exact
