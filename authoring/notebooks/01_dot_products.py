@@ -74,7 +74,8 @@ print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.t
 
 # %% [markdown]
 # The 3-d set spreads about twice as much. But three hand-picked vectors are poor
-# evidence for "more dimensions, more spread": the 3-d examples simply use bigger numbers;
+# evidence for "more dimensions, more spread": the spread says as much about which numbers
+# were picked (the 3-d set holds the largest, 10, 9 and 11) as about $d_k$;
 # all their components are positive, so every product adds and the *mean* grows with
 # $d_k$ too (real queries and keys have both signs); and a standard deviation of three
 # numbers is itself very noisy. How noisy? Draw three random pairs in 2-d and three in
@@ -198,7 +199,7 @@ dp_plots.spread_growth(dots)
 #
 # A second route, through $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$:
 # - $\lVert q\rVert^2 = \sum_i q_i^2$ has mean $d_k$, so $\lVert q\rVert \approx \sqrt{d_k}$, and so is $\lVert k\rVert$;
-# - two random directions in many dimensions are nearly perpendicular: $\cos\theta$ has mean 0 and variance exactly $1/d_k$;
+# - two random directions in many dimensions are nearly perpendicular: $\cos\theta$ has mean 0 and variance $1/d_k$ (exactly, for normal components);
 # - so $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k) = d_k\, N(0, 1/d_k)$, whose spread is $\sqrt{d_k}$.
 #
 # **Predict:** as $d_k$ grows, which of the three factors changes shape: the lengths

@@ -151,9 +151,9 @@ verify_close("Var(q·k), q uniform on the sphere of radius 8", s.var(ddof=1),
              theory.dot_product_variance_cov(np.eye(64), np.eye(64)), se=var_se(s))
 
 # %% [markdown]
-# What breaks the result is correlation, inside a pair or between terms (the deep dive
-# simulates three cases): with $k = q$ the mean becomes $d_k$; with one random number copied
-# into every component the variance becomes $d_k^2$. After training, queries and keys *do*
+# What breaks the result is dependence between $q$ and $k$, or correlated components (the
+# deep dive simulates three cases): with $k = q$ the mean becomes $d_k$; with one random
+# number copied into every component the variance becomes $d_k^2$. After training, queries and keys *do*
 # correlate; notebook 08 comes back to this.
 
 # %% [markdown] tags=["deep-dive"]
