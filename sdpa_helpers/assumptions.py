@@ -40,7 +40,8 @@ __all__ = [
     "init_logit_moments", "sample_tokens", "sample_projected_logits", "cluster_mean",
     "correlated_dot_product_moments", "sample_correlated_qk", "correlated_dot_product_parts",
     "sample_correlated_dot_products", "qk_norm_scores", "cosine_moments",
-    "D_MODEL_CHOICES", "init_scaled_logits", "softcap",
+    "D_MODEL_CHOICES", "init_scaled_logits", "softcap", "correlated_dot_product_parts_exact",
+    "init_scaled_logits_exact",
 ]
 
 #: Initialisation schemes known here.
@@ -722,3 +723,74 @@ def softcap(logits, cap: float) -> np.ndarray:
     s = _checks.real_array("logits", logits)
     cap = _checks.positive("cap", cap)
     return cap * np.tanh(s / cap)
+
+
+def correlated_dot_product_parts_exact(d_k: int, n_samples: int, rng=None):
+    """``q . q`` and ``q . z`` for standard normal ``q``, ``z``, drawn exactly in O(n_samples) whatever d_k is.
+
+    ``q . q = |q|^2`` is chi-square with ``d_k`` degrees of freedom, and given ``q``,
+    ``q . z`` is ``N(0, |q|^2)`` (a fixed combination of independent standard normals), so
+    ``q . z = |q| * N(0, 1)`` with an independent ``N(0, 1)``. The pair has exactly the
+    distribution of :func:`correlated_dot_product_parts` with ``dist="normal"``, at a cost that
+    does not grow with ``d_k`` (an explorer's first visit to ``d_k = 4096`` stays instant).
+
+    Parameters
+    ----------
+    d_k, n_samples : int
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    qq, qz : ndarray, shape (n_samples,)
+
+    Examples
+    --------
+    >>> qq, qz = correlated_dot_product_parts_exact(64, 200_000, rng=0)
+    >>> round(float(qq.mean()) / 64, 2), round(float(qz.var()) / 64, 2)
+    (1.0, 1.0)
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    n_samples = _checks.positive_int("n_samples", n_samples)
+    rng = make_rng(rng)
+    qq = rng.chisquare(d_k, n_samples)
+    return qq, np.sqrt(qq) * rng.standard_normal(n_samples)
+
+
+@lru_cache(maxsize=16)  # at most 16 arrays of n_samples floats
+def _unit_scaled_dot_products(d_k: int, n_samples: int, seed: int) -> np.ndarray:
+    _, qz = correlated_dot_product_parts_exact(d_k, n_samples, rng=seed)  # q . z for independent q, z
+    out = qz / np.sqrt(d_k)
+    out.flags.writeable = False
+    return out
+
+
+def init_scaled_logits_exact(scheme: str, d_model: int, projection: str = "head", d_k: int = 64,
+                             n_samples: int = 2048, seed: int = 0) -> np.ndarray:
+    """Scaled logits ``q . k / sqrt(d_k)`` at initialisation, one independent network per sample; fast.
+
+    After LayerNorm, ``|x|^2 = d_model`` for every token. Given the tokens, a freshly drawn
+    ``W_Q`` gives ``q_i = w_i . x`` independent across ``i`` with mean 0 and variance
+    ``Var(q_i) = d_model Var(W)`` (:func:`query_variance`), and the same for ``k``. For normal
+    weights ``q_i`` is then exactly ``N(0, Var(q_i))``, so ``q . k / sqrt(d_k)`` is
+    ``Var(q_i)`` times the scaled dot product of two standard normal vectors, drawn here
+    exactly (:func:`correlated_dot_product_parts_exact`) whatever d_model and d_k are. For
+    uniform weights (PyTorch's default, Xavier's uniform) ``q_i`` is a sum of d_model
+    independent uniform terms, drawn here as a normal of the same variance: the variance is
+    exact, the excess kurtosis of ``q_i`` (``-1.2 sum x_j^4 / |x|^4``, about ``-3.6/d_model``) is
+    left out. (The tokens' LayerNorm ``eps`` is neglected: ``|x|^2`` is ``d_model`` to 1e-5.)
+    Samples are independent, so the mean of ``s**2`` has the ordinary standard error.
+
+    Returns
+    -------
+    ndarray, shape (n_samples,)
+
+    >>> s = init_scaled_logits_exact("pytorch_default", 512)
+    >>> s.shape, round(float(np.sqrt((s ** 2).mean())), 1)   # std Var(q_i) = 1/3
+    ((2048,), 0.3)
+    """
+    fan_out = projection_fan_out(projection, d_model, d_k)
+    var_q = query_variance(scheme, d_model, fan_out)
+    n_samples = _checks.positive_int("n_samples", n_samples)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    return var_q * _unit_scaled_dot_products(int(d_k), n_samples, int(seed))

@@ -74,3 +74,41 @@ def test_softcap_bounds_and_small_logit_limit():
     assert np.allclose(A.softcap(small, 50.0), small - small**3 / (3 * 50.0**2), rtol=1e-9)  # Taylor series
     with pytest.raises(ValueError, match="cap"):
         A.softcap(s, 0.0)
+
+
+@pytest.mark.parametrize("d_k", [1, 8, 256])
+def test_exact_parts_have_the_closed_form_moments_and_match_the_direct_sampler(d_k):
+    n = 200_000
+    qq, qz = A.correlated_dot_product_parts_exact(d_k, n, rng=1)
+    # closed forms for q, z standard normal: E[qq] = d_k, Var(qq) = 2 d_k, E[qz] = 0, Var(qz) = E[qq] = d_k
+    for value, expected, sd in ((qq.mean(), d_k, np.sqrt(2 * d_k / n)), (qq.var(), 2 * d_k, None),
+                                (qz.mean(), 0.0, np.sqrt(d_k / n)), (qz.var(), d_k, None)):
+        if sd is None:  # SE of a sample variance from the sample itself
+            continue
+        assert abs(value - expected) < 4 * sd
+    se_var_qz = np.sqrt((np.mean(qz**4) - qz.var() ** 2) / n)
+    assert abs(qz.var() - d_k) < 4 * se_var_qz
+    se_var_qq = np.sqrt((np.mean((qq - qq.mean()) ** 4) - qq.var() ** 2) / n)
+    assert abs(qq.var() - 2 * d_k) < 4 * se_var_qq
+    # the direct sampler (q and z drawn component by component): same quartiles of q·k at rho = 0.5
+    m = 20_000
+    dq, dz = A.correlated_dot_product_parts(d_k, m, rng=2)
+    exact = 0.5 * qq[:m] + np.sqrt(0.75) * qz[:m]
+    direct = 0.5 * dq + np.sqrt(0.75) * dz
+    for p in (0.25, 0.5, 0.75):
+        # SE of a sample quantile: sqrt(p (1 - p) / m) / f(x_p); for these near-normal sums the density at
+        # the quartiles and median is >= 0.3 / sd, so 1/f <= 3.4 sd; two independent estimates: times sqrt(2)
+        se_diff = np.sqrt(2 * p * (1 - p) / m) * 3.4 * direct.std()
+        assert abs(np.quantile(exact, p) - np.quantile(direct, p)) < 4 * se_diff
+
+
+def test_init_scaled_logits_exact_variance_and_agreement_with_the_network_simulation():
+    for scheme in A.INITS:
+        s = A.init_scaled_logits_exact(scheme, 256, n_samples=4096)
+        theory = A.query_variance(scheme, 256, 64) ** 2
+        sq = s**2
+        assert abs(sq.mean() - theory) < 4 * sq.std(ddof=1) / np.sqrt(sq.size)
+        est, se = A.cluster_mean(A.init_scaled_logits(scheme, 256) ** 2)  # real networks and tokens
+        assert abs(est - sq.mean()) < 4 * np.hypot(se, sq.std(ddof=1) / np.sqrt(sq.size))
+    with pytest.raises(ValueError, match="seed"):
+        A.init_scaled_logits_exact("lecun", 256, seed=-1)

@@ -350,9 +350,9 @@ assumption_plots.correlated_small_multiples(by_d_k, rho)
 # softmax saturates again. With $1/d_k$ the gap stays $\rho$ for every $d_k$. That is the argument of
 # **μP** (Yang et al. 2022, *Tensor Programs V*) for a $1/d$ attention scale: once $q$ and $k$
 # are correlated, $q\cdot k$ grows like $d_k$ (a law of large numbers), not like $\sqrt{d_k}$.
-# Near-uniform attention at initialisation is not a price μP pays: its reference
-# implementation (microsoft/mup, README) initialises $W_Q$ to **zero** on purpose — every logit
-# is then 0 and attention exactly uniform at every width — and uses $8/d$, equal to
+# Near-uniform attention at initialisation is not a price μP pays: its authors recommend
+# initialising $W_Q$ to **zero** on purpose (microsoft/mup README) — every logit is then 0 and
+# attention exactly uniform at every width — and their example code uses $8/d$, equal to
 # $1/\sqrt{d}$ at the common $d = 64$, so a base model keeps its usual scale.
 
 # %%

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import ipywidgets as W
 import numpy as np
 
 from .. import assumptions as A
 from .. import plots
-from ..assumptions import D_MODEL_CHOICES, init_scaled_logits
+from ..assumptions import D_MODEL_CHOICES, init_scaled_logits_exact
 from ..plots.assumptions import LOGIT_RANGE, MATCH, REFERENCE
 from ..scales import scale_factor
 from ..theory import normal_pdf
@@ -25,7 +23,12 @@ _PROJECTION_LABELS = {
 
 
 class InitExplorer(Explorer):
-    """Scaled logits at initialisation for a chosen d_model, initialisation and projection shape."""
+    """Scaled logits at initialisation for a chosen d_model, initialisation and projection shape.
+
+    Samples come from :func:`sdpa_helpers.assumptions.init_scaled_logits_exact` (one
+    independent network per sample, exact for normal weights, drawn once): a move only
+    rescales them and redraws.
+    """
 
     figsize = (10.0, 3.8)
     d_k = 64
@@ -45,11 +48,8 @@ class InitExplorer(Explorer):
         }
 
     def _setup(self, fig):
-        # Simulate every width once, up front (about a second, once per session): afterwards
-        # every move of any control only rescales cached logits and redraws.
-        for d_model in D_MODEL_CHOICES:
-            for scheme in ("lecun", "pytorch_default"):  # one per weight distribution (normal, uniform)
-                init_scaled_logits(scheme, d_model, "head", self.d_k, self.seed)
+        # One exact sample (independent networks, O(n) whatever the width), drawn once and
+        # cached in the math layer: every move of any control only rescales it and redraws.
         self.ax_h, self.ax_v = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1.0]})
         self.bins = np.linspace(*LOGIT_RANGE, 61)
         x = np.linspace(*LOGIT_RANGE, 300)
@@ -79,7 +79,7 @@ class InitExplorer(Explorer):
         self.ax_v.legend(loc="lower right", fontsize=8)
 
     def _update(self, d_model, init, projection):
-        s = init_scaled_logits(init, d_model, projection, self.d_k, self.seed)
+        s = init_scaled_logits_exact(init, d_model, projection, self.d_k, seed=self.seed)  # (2048,)
         fan_out = A.projection_fan_out(projection, d_model, self.d_k)
         theory = A.init_logit_moments(init, d_model, self.d_k, fan_out=fan_out, scale=self.d_k ** -0.5)
         var_q = A.query_variance(init, d_model, fan_out)
@@ -89,20 +89,13 @@ class InitExplorer(Explorer):
         curve = [A.init_logit_moments(init, d, self.d_k, fan_out=A.projection_fan_out(projection, d, self.d_k),
                                       scale=self.d_k ** -0.5).var for d in D_MODEL_CHOICES]
         self.theory_line.set_ydata(curve)
-        estimate, se = A.cluster_mean(s**2)
+        estimate, se = (s**2).mean(), (s**2).std(ddof=1) / np.sqrt(s.size)  # independent samples
         self.sim_point.set_data([d_model], [estimate])
         self.title_h.set_text(f"Var: theory {theory.var:.3f}, simulation {estimate:.3f}")
         return (f"d_model = {d_model}, fan_out = {fan_out}: Var(W) = "
                 f"{A.init_weight_variance(init, d_model, fan_out):.3g}, Var(q_i) = d_model·Var(W) = "
                 f"<b>{var_q:.3f}</b>; Var(q·k/√d_k) = Var(q_i)² = <b>{theory.var:.3f}</b> "
                 f"(simulation {estimate:.3f} ± {se:.3f} SE).")
-
-
-@lru_cache(maxsize=32)
-def _parts(d_k: int, n: int, seed: int):
-    qq, qz = A.correlated_dot_product_parts(d_k, n, rng=seed)
-    _, other = A.correlated_dot_product_parts(d_k, n, rng=seed + 1)  # an unrelated key: q'·z'
-    return qq, qz, other
 
 
 class CorrelationExplorer(Explorer):
@@ -163,7 +156,9 @@ class CorrelationExplorer(Explorer):
         self.ax_m.legend(loc="upper left", fontsize=8)
 
     def _update(self, rho, d_k):
-        qq, qz, other = _parts(d_k, self.n_samples, self.seed)
+        # exact O(n) draws whatever d_k is: q·q ~ chi²(d_k), q·z = |q| N(0, 1) (see the math layer)
+        qq, qz = A.correlated_dot_product_parts_exact(d_k, self.n_samples, rng=self.seed)
+        other = A.correlated_dot_product_parts_exact(d_k, self.n_samples, rng=self.seed + 1)[1]  # unrelated key
         dots = rho * qq + np.sqrt(1.0 - rho**2) * qz  # q·k with k = rho q + sqrt(1 - rho^2) z
         c = d_k ** -0.5
         widths = np.diff(self.edges)

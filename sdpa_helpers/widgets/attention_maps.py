@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import plots
 from ..attention import causal_mask, scaled_dot_product_attention
-from ..plots.attention_maps import WEIGHTS_NORM, add_weights_colorbar, label_heatmap
+from ..plots.attention_maps import WEIGHTS_NORM, add_weights_colorbar
 from ..sampling import make_rng
 from . import Explorer, d_k_slider, seed_slider
 
@@ -54,34 +54,29 @@ class AttentionMapExplorer(Explorer):
         }
 
     def _setup(self, fig):
+        # Every length is drawn on the same square (the largest length's extent, no per-key
+        # ticks), so a change of any control only redraws the two images: no new background.
         self.ax_u, self.ax_s = fig.subplots(1, 2)
-        blank = np.zeros((4, 4))
+        n_max = self.controls["length"].max
+        self.extent = (-0.5, n_max - 0.5, n_max - 0.5, -0.5)
         self.images = []
-        for ax in (self.ax_u, self.ax_s):
-            image = ax.imshow(blank, cmap=plots.HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest",
-                              aspect="equal", animated=True)
+        for ax, spec, title in ((self.ax_u, plots.UNSCALED, "unscaled: softmax(QKᵀ)"),
+                                (self.ax_s, plots.SCALED, "scaled: softmax(QKᵀ/√d_k)")):
+            image = ax.imshow(np.zeros((4, 4)), cmap=plots.HEATMAP_CMAP, norm=WEIGHTS_NORM,
+                              interpolation="nearest", extent=self.extent, aspect="equal", animated=True)
             self.images.append(image)
-            ax.set(xlabel="key $j$", ylabel="query $i$")
+            ax.set_xlim(self.extent[0], self.extent[1])
+            ax.set_ylim(self.extent[2], self.extent[3])
+            ax.set(xlabel="key $j$ →", ylabel="← query $i$", xticks=[], yticks=[])
+            ax.set_title(title, color=spec["color"], fontsize=10)
             ax.grid(False)
-        self.title_u = self.ax_u.set_title(" ", animated=True, color=plots.UNSCALED["color"])
-        self.title_s = self.ax_s.set_title(" ", animated=True, color=plots.SCALED["color"])
         add_weights_colorbar(fig, [self.ax_u, self.ax_s])
-
-    def _background_key(self, d_k, length, causal, seed):
-        return length  # the axes' extent and ticks follow the sequence length
 
     def _update(self, d_k, length, causal, seed):
         unscaled, scaled = attention_weights(d_k, length, seed, bool(causal))
-        extent = (-0.5, length - 0.5, length - 0.5, -0.5)
-        for ax, image, w in ((self.ax_u, self.images[0], unscaled), (self.ax_s, self.images[1], scaled)):
-            image.set_data(w)
-            image.set_extent(extent)
-            ax.set_xlim(extent[0], extent[1])
-            ax.set_ylim(extent[2], extent[3])
-            label_heatmap(ax, length, length)
+        for image, w in zip(self.images, (unscaled, scaled)):
+            image.set_data(w)  # stretched over the fixed square: one cell per (query, key)
         max_u, max_s = unscaled.max(axis=1).mean(), scaled.max(axis=1).mean()
-        self.title_u.set_text(f"unscaled: mean max weight {max_u:.2f}")
-        self.title_s.set_text(f"scaled by 1/√d_k: mean max weight {max_s:.2f}")
         # uniform rows: 1/length each, or 1/(i+1) on row i under the causal mask
         uniform = np.mean(1.0 / np.arange(1, length + 1)) if causal else 1.0 / length
         return (f"d_k = {d_k}, length {length}{', causal' if causal else ''}: mean over rows of the "
