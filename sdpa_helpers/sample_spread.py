@@ -11,7 +11,8 @@ This module offers:
 - :func:`exact_relative_sd`, :func:`iid_relative_sd` -- the exact spread of ``s2 / n`` (entries
   share rows and columns) and the spread the i.i.d. formula would predict;
 - :func:`variance_with_se` -- a sample variance with its standard error;
-- :func:`z_score` -- how many standard deviations a value lies from its expectation.
+- :func:`z_score` -- how many standard deviations a value lies from its expectation;
+- :data:`REL_BINS`, :func:`bin_fractions` -- histogram fractions of ``s2 / n`` (what the figures draw).
 
 numpy only; the closed forms come from :mod:`sdpa_helpers.theory`.
 """
@@ -26,11 +27,14 @@ from numpy.typing import ArrayLike
 from . import _checks, theory
 from .sampling import sample_matmul_variances
 
-__all__ = ["SIZES", "SEED", "THREAD_2X2", "THREAD_BIG", "THREAD_BIG_SCALED", "reps_for",
-           "relative_sample_variances", "exact_relative_sd", "iid_relative_sd", "variance_with_se", "z_score"]
+__all__ = ["SIZES", "SEED", "DRAWS_PER_SIZE", "MAX_REPS", "MIN_REPS", "THREAD_2X2", "THREAD_BIG",
+           "THREAD_BIG_SCALED", "reps_for", "relative_sample_variances", "exact_relative_sd", "iid_relative_sd",
+           "variance_with_se", "z_score", "REL_BINS", "bin_fractions"]
 
-#: Matrix sizes n of the notebook's simulations and of its explorer's slider: powers of two, 2 ... 256.
-SIZES = tuple(2**i for i in range(1, 9))
+#: Matrix sizes n of the notebook's simulations and of its explorer's slider: powers of two, 2 ... 128.
+SIZES = tuple(2**i for i in range(1, 8))
+#: Bin edges for ``s2 / n`` (the sample variance over its true value): 80 bins over [0, 4].
+REL_BINS = np.linspace(0.0, 4.0, 81)
 #: Seed of the cached simulations (:func:`relative_sample_variances`).
 SEED = 3
 #: The thread's 2x2 experiment: the sample variance of the 4 entries of one 2x2 product.
@@ -41,19 +45,23 @@ THREAD_BIG = 110.56
 THREAD_BIG_SCALED = 0.99604
 
 
+#: Random numbers drawn per matrix size n (:func:`reps_for`), the most repetitions, the fewest.
+DRAWS_PER_SIZE, MAX_REPS, MIN_REPS = 2**19, 20_000, 16
+
+
 def reps_for(n: int) -> int:
     """Repetitions simulated for ``n x n`` products: many for small n, fewer for large n.
 
-    Each repetition draws ``2 n^2`` random numbers; the repetitions are capped at 20 000 and
-    at about 2**21 random numbers per n (but at least 48 repetitions), so all sizes together
-    take a fraction of a second. The spread of ``s2 / n`` is small for large n, so fewer
-    repetitions show it.
+    Each repetition draws ``2 n^2`` random numbers; the repetitions are capped at
+    :data:`MAX_REPS` and at about :data:`DRAWS_PER_SIZE` random numbers per n (but at least
+    :data:`MIN_REPS`), so every size of :data:`SIZES` together takes a fraction of a second.
+    The spread of ``s2 / n`` is small for large n, so fewer repetitions show it.
 
-    >>> [reps_for(n) for n in (2, 16, 128, 256)]
-    [20000, 4096, 64, 48]
+    >>> [reps_for(n) for n in (2, 16, 64, 128, 256)]
+    [20000, 1024, 64, 16, 16]
     """
     n = _checks.positive_int("n", n)
-    return int(min(20_000, max(48, 2**21 // (2 * n**2))))
+    return int(min(MAX_REPS, max(MIN_REPS, DRAWS_PER_SIZE // (2 * n**2))))
 
 
 @lru_cache(maxsize=len(SIZES))
@@ -68,7 +76,7 @@ def relative_sample_variances(n: int) -> np.ndarray:
 
     The entries of an ``n x n`` product of standard normal matrices have variance n, so
     ``s2 / n`` estimates 1. The returned array is read-only (every caller shares it); the
-    cache holds at most one array per size in :data:`SIZES` (under 200 kB in all).
+    cache holds at most one array per size in :data:`SIZES` (under 400 kB in all).
 
     >>> r = relative_sample_variances(2)
     >>> r.shape, r.flags.writeable
@@ -140,3 +148,17 @@ def z_score(value: float, expected: float, sd: float) -> float:
     """
     value, expected = _checks.real("value", value), _checks.real("expected", expected)
     return (value - expected) / _checks.positive("sd", sd)
+
+
+def bin_fractions(values: ArrayLike, bins: ArrayLike) -> np.ndarray:
+    """Fraction of ``values`` in each bin; values outside the bins count in the total.
+
+    >>> bin_fractions([0.5, 1.5, 1.7, 9.0], [0.0, 1.0, 2.0]).tolist()
+    [0.25, 0.5]
+    """
+    values = _checks.real_array("values", values, min_ndim=1, shape_hint="(n,)")
+    bins = _checks.real_array("bins", bins, min_ndim=1, shape_hint="(n_bins + 1,)")
+    if bins.ndim != 1 or bins.size < 2 or np.any(np.diff(bins) <= 0):
+        raise ValueError(f"bins must be at least two increasing edges, got {bins.tolist()}")
+    counts, _ = np.histogram(values, bins=bins)
+    return counts / max(1, values.size)

@@ -10,15 +10,17 @@ import math
 
 import matplotlib
 import numpy as np
+import pytest
 
 from sdpa_helpers import sampling
-import pytest
 
 matplotlib.use("Agg")
 
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from sdpa_helpers import sample_spread as ss  # noqa: E402
+from sdpa_helpers import scale_comparison as scmp  # noqa: E402
 from sdpa_helpers import theory  # noqa: E402
 from sdpa_helpers.attention import attention_scores, entropy  # noqa: E402
 from sdpa_helpers.exercises import check  # noqa: E402
@@ -26,6 +28,7 @@ from sdpa_helpers.plots import get_axes  # noqa: E402
 from sdpa_helpers.plots import scaling as sc_plots  # noqa: E402
 from sdpa_helpers.plots import small_experiments as sx_plots  # noqa: E402
 from sdpa_helpers.sampling import EXCESS_KURTOSIS, make_rng, sample_components  # noqa: E402
+from sdpa_helpers.scales import SCALINGS, scale_factor  # noqa: E402
 from sdpa_helpers.widgets import scaling as sc_widgets  # noqa: E402
 from sdpa_helpers.widgets import small_experiments as sx_widgets  # noqa: E402
 
@@ -224,22 +227,22 @@ def test_effective_sample_size_of_square_products_is_about_a_third():
     (lambda: sampling.sample_matmul_variances(0, 10), ValueError, "n"),
     (lambda: sampling.sample_matmul_variances(2, 10, ddof=4), ValueError, "ddof"),
     (lambda: sampling.sample_matmul_variances(2, 0), ValueError, "n_reps"),
-    (lambda: sc_plots.scale_of("half", 4), ValueError, "name"),
-    (lambda: sc_plots.scale_of("sqrt", 0), ValueError, "d_k"),
+    (lambda: scale_factor("half", 4), ValueError, "scale"),
+    (lambda: scale_factor("sqrt", 0), ValueError, "d_k"),
     (lambda: sx_plots.variance_histogram([1.0, np.nan], 2.0), ValueError, "s2"),
     (lambda: sx_plots.variance_histogram([1.0, 2.0], 0.0), ValueError, "true_var"),
     (lambda: sx_plots.relative_spread_histograms({}), TypeError, "s2_by_n"),
     (lambda: sx_plots.spread_vs_n([2, 4], [1.0]), ValueError, "sim_sd"),
     (lambda: sx_plots.conditional_spread([1.0, 2.0], [1.0], d_k=1), ValueError, "s_ij and s_ik"),
     (lambda: sx_plots.conditional_spread([1.0], [1.0], d_k=0), ValueError, "d_k"),
-    (lambda: sx_plots.exact_relative_sd([2.5]), TypeError, "n"),
+    (lambda: ss.exact_relative_sd([2.5]), TypeError, "n"),
     (lambda: sc_plots.logit_std_vs_d_k([1, 2], {"sqrt": [1.0]}), ValueError, "sim_std"),
     (lambda: sc_plots.logit_std_vs_d_k([1], {"cube": [1.0]}), ValueError, "sim_std"),
     (lambda: sc_plots.attention_vs_d_k([1], {"sqrt": [1.0]}, {"sqrt": [0.5]}, n_keys=0), ValueError, "n_keys"),
     (lambda: sc_plots.sorted_weights({}), TypeError, "weights"),
     (lambda: sc_plots.set_power_of_two_axis(get_axes(), which="z"), ValueError, "which"),
-    (lambda: sc_widgets.query_weights(8192), ValueError, "d_k"),
-    (lambda: sc_widgets.logit_std(-1), ValueError, "d_k"),
+    (lambda: scmp.query_weights(8192), ValueError, "d_k"),
+    (lambda: scmp.logit_std(-1), ValueError, "d_k"),
 ])
 def test_bad_input_names_the_parameter(call, exc, name):
     with pytest.raises(exc, match=name):
@@ -267,24 +270,24 @@ def test_sample_matmul_variances_is_seeded_and_chunked():
 
 
 def test_relative_sample_variances_cached_and_read_only():
-    r = sx_widgets.relative_sample_variances(4)
-    assert r is sx_widgets.relative_sample_variances(4)
-    assert r.size == sx_widgets.reps_for(4) and not r.flags.writeable
-    assert [sx_widgets.reps_for(n) for n in sx_widgets.SIZES] == sorted(
-        (sx_widgets.reps_for(n) for n in sx_widgets.SIZES), reverse=True)
-    assert all(2 * n * n * sx_widgets.reps_for(n) <= 2**21 or sx_widgets.reps_for(n) == 48 for n in sx_widgets.SIZES)
+    r = ss.relative_sample_variances(4)
+    assert r is ss.relative_sample_variances(4)
+    assert r.size == ss.reps_for(4) and not r.flags.writeable
+    assert [ss.reps_for(n) for n in ss.SIZES] == sorted(
+        (ss.reps_for(n) for n in ss.SIZES), reverse=True)
+    assert all(2 * n * n * ss.reps_for(n) <= ss.DRAWS_PER_SIZE or ss.reps_for(n) == ss.MIN_REPS for n in ss.SIZES)
 
 
 def test_logit_std_and_query_weights():
     for d_k in (1, 16, 1024):
-        sd = sc_widgets.logit_std(d_k)
+        sd = scmp.logit_std(d_k)
         # SE of a std: half the relative SE of the variance
-        rel_se = theory.sample_variance_moments(sc_widgets.N_STD_SAMPLES, 1.0,
+        rel_se = theory.sample_variance_moments(scmp.N_STD_SAMPLES, 1.0,
                                                 theory.dot_product_excess_kurtosis(d_k)).std / 2
         assert abs(sd / math.sqrt(d_k) - 1) < 4 * rel_se
-        w = sc_widgets.query_weights(d_k)
-        for name, weights in w.items():
-            assert weights.shape == (sc_widgets.N_KEYS,) and np.isclose(weights.sum(), 1.0)
+        w = scmp.query_weights(d_k)
+        for weights in w.values():
+            assert weights.shape == (scmp.N_KEYS,) and np.isclose(weights.sum(), 1.0)
             assert np.all(np.diff(weights) <= 1e-15), "sorted, largest first"
         # the scalings order the sharpness: unscaled >= 1/sqrt(d_k) >= 1/d_k (equal at d_k = 1)
         h = [float(entropy(w[name])) for name in ("unscaled", "sqrt", "inv_d")]
@@ -309,7 +312,7 @@ def test_variance_histogram_counts_fractions():
 
 
 def test_relative_spread_histograms_and_spread_vs_n():
-    data = {n: sx_widgets.relative_sample_variances(n) for n in (2, 8)}
+    data = {n: ss.relative_sample_variances(n) for n in (2, 8)}
     fig = sx_plots.relative_spread_histograms(data)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     assert all(ax.get_xlabel() and ax.get_title() for ax in fig.axes) and fig.axes[0].get_ylabel()
@@ -332,12 +335,12 @@ def test_conditional_spread_rises_for_shared_queries():
 
 
 def test_logit_std_vs_d_k_lines_follow_the_theory():
-    sim = {name: np.ones(3) for name in sc_plots.SCALINGS}
+    sim = {name: np.ones(3) for name in SCALINGS}
     ax = sc_plots.logit_std_vs_d_k([1, 2, 4], sim)
     assert labelled(ax) and ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    for line, (name, (_, e)) in zip(ax.lines[:3], sc_plots.SCALINGS.items()):
+    for line, (name, e) in zip(ax.lines[:3], SCALINGS.items()):
         x = np.asarray(line.get_xdata())
-        want = [theory.scaled_moments(theory.dot_product_moments(int(d)), sc_plots.scale_of(name, int(d))).std
+        want = [theory.scaled_moments(theory.dot_product_moments(int(d)), scale_factor(name, int(d))).std
                 for d in x]
         assert np.allclose(line.get_ydata(), want)
         assert np.isclose(np.polyfit(np.log(x), np.log(line.get_ydata()), 1)[0], 0.5 + e)
@@ -346,7 +349,7 @@ def test_logit_std_vs_d_k_lines_follow_the_theory():
 def test_attention_figures():
     fig = sc_plots.attention_vs_d_k([1, 4, 16], {"sqrt": np.ones(3)}, {"sqrt": np.full(3, 0.3)}, n_keys=8)
     assert isinstance(fig, Figure) and all(labelled(ax) for ax in fig.axes)
-    fig = sc_plots.weights_small_multiples({d: sc_widgets.query_weights(d) for d in (4, 64)})
+    fig = sc_plots.weights_small_multiples({d: scmp.query_weights(d) for d in (4, 64)})
     assert len(fig.axes) == 2 and all(labelled(ax) for ax in fig.axes)
     ax = sc_plots.sorted_weights({"unscaled": np.array([0.1, 0.7, 0.2]), "inv_d": np.array([0.3, 0.35, 0.35])})
     assert ax.lines[0].get_ydata().tolist() == [0.7, 0.2, 0.1]
@@ -364,33 +367,35 @@ def test_power_of_two_axis_labels():
 def test_variance_spread_explorer_shows_the_cached_simulation():
     e = sx_widgets.VarianceSpreadExplorer()
     assert e.main == "n" and e.controls["n"].description == "n"
-    assert e.sweep_values() == list(sx_widgets.SIZES)
+    assert e.sweep_values() == list(ss.SIZES)
     e.controls["n"].value = 8
-    r = sx_widgets.relative_sample_variances(8)
+    r = ss.relative_sample_variances(8)
     values = e.stairs.get_data().values
-    assert np.allclose(values * r.size, np.histogram(r, bins=sx_plots.REL_BINS)[0])
+    assert np.allclose(values * r.size, np.histogram(r, bins=ss.REL_BINS)[0])
     assert f"{r.std(ddof=1):.3f}" in e.readout.value
     assert e.marker.get_data()[1][0] == pytest.approx(r.std(ddof=1))
 
 
 def test_variance_spread_explorer_precomputes_every_n():
-    sx_widgets.relative_sample_variances.cache_clear()
+    ss.relative_sample_variances.cache_clear()
     e = sx_widgets.VarianceSpreadExplorer(n=8)  # timings: benchmarks/slider_latency.py
-    assert sx_widgets.relative_sample_variances.cache_info().currsize == len(sx_widgets.SIZES)
-    assert set(e._backgrounds) == set(sx_widgets.SIZES), "one cached background per n"
+    assert ss.relative_sample_variances.cache_info().currsize == len(ss.SIZES)
+    assert len(e._backgrounds) == 1, "one background serves every n (fixed axes)"
     assert e.controls["n"].value == 8 and "n = 8:" in e.readout.value
-    renders = e.renders
-    e.controls["n"].value = 256
-    assert e.renders == renders + 1 and set(e._backgrounds) == set(sx_widgets.SIZES)
+    renders, fig = e.renders, e.fig
+    for n in ss.SIZES:  # a visit to every n: no new simulation, background or figure
+        e.controls["n"].value = n
+    assert e.renders == renders + len(ss.SIZES) and len(e._backgrounds) == 1 and e.fig is fig
+    assert ss.relative_sample_variances.cache_info().misses == len(ss.SIZES)
 
 
 def test_scaling_explorer_markers_sit_on_the_lines():
     e = sc_widgets.ScalingExplorer(d_k=256)
-    sd = sc_widgets.logit_std(256)
-    for name in sc_plots.SCALINGS:
+    sd = scmp.logit_std(256)
+    for name in SCALINGS:
         x, y = e.markers[name].get_data()
-        assert x[0] == 256 and y[0] == pytest.approx(sc_plots.scale_of(name, 256) * sd)
-        assert np.allclose(e.lines[name].get_ydata(), sc_widgets.query_weights(256)[name])
+        assert x[0] == 256 and y[0] == pytest.approx(scale_factor(name, 256) * sd)
+        assert np.allclose(e.lines[name].get_ydata(), scmp.query_weights(256)[name])
 
 
 # -- exercises ---------------------------------------------------------------------------------------

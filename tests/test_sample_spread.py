@@ -12,7 +12,8 @@ from sdpa_helpers.sampling import make_rng, sample_dot_products
 def test_reps_for_budget_and_order():
     reps = [ss.reps_for(n) for n in ss.SIZES]
     assert reps == sorted(reps, reverse=True)
-    assert all(2 * n * n * r <= 2**21 or r == 48 for n, r in zip(ss.SIZES, reps))
+    assert all(2 * n * n * r <= ss.DRAWS_PER_SIZE or r == ss.MIN_REPS for n, r in zip(ss.SIZES, reps))
+    assert min(reps) >= ss.MIN_REPS and max(reps) <= ss.MAX_REPS
 
 
 def test_relative_sample_variances_cached_read_only_and_checked_before_the_cache():
@@ -78,7 +79,17 @@ def test_the_threads_numbers_judged_with_the_exact_and_naive_standard_errors():
     assert ss.THREAD_BIG / 111 == pytest.approx(ss.THREAD_BIG_SCALED, abs=5e-6)  # Var(cX) = c^2 Var(X)
 
 
+def test_bin_fractions_against_a_loop():
+    values = make_rng(3).standard_normal(500) * 2 + 1
+    fractions = ss.bin_fractions(values, ss.REL_BINS)
+    loop = [sum(lo <= v < hi for v in values) / values.size for lo, hi in zip(ss.REL_BINS[:-1], ss.REL_BINS[1:])]
+    loop[-1] += sum(v == ss.REL_BINS[-1] for v in values) / values.size  # numpy's last bin is closed
+    assert np.allclose(fractions, loop) and fractions.sum() < 1  # values outside count in the total
+
+
 @pytest.mark.parametrize("call,exc,name", [
+    (lambda: ss.bin_fractions([1.0], [1.0]), ValueError, "bins"),
+    (lambda: ss.bin_fractions([np.inf], [0.0, 1.0]), ValueError, "values"),
     (lambda: ss.reps_for(0), ValueError, "n"),
     (lambda: ss.relative_sample_variances(-2), ValueError, "n"),
     (lambda: ss.exact_relative_sd([2.5]), TypeError, "n"),

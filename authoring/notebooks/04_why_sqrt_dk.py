@@ -3,19 +3,20 @@
 #
 # The logits $q\cdot k$ have variance $d_k$ (notebook 02), so their standard deviation grows
 # like $\sqrt{d_k}$. Attention multiplies them by a constant $c$ before the softmax. Which
-# constant? Dividing by $d_k$ looks just as natural as dividing by $\sqrt{d_k}$. This
-# notebook shows why only $\sqrt{d_k}$ keeps the logits at a fixed spread, and what goes
-# wrong with the other choices.
+# constant? Dividing by $d_k$ looks just as natural as dividing by $\sqrt{d_k}$. This notebook
+# shows which *power* of $d_k$ keeps the logits at a fixed spread, what is mere convention,
+# and what goes wrong with the other choices — at initialisation, where the components of
+# $q$ and $k$ are independent.
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and check it by simulation.
-# - Compare no scaling, $1/\sqrt{d_k}$ and $1/d_k$ on one log-log plot, and read off the slopes ½, 0 and −½.
-# - See that $1/d_k$ shrinks the logits to 0 and makes attention uniform as $d_k$ grows.
-# - Recognise equivalent spellings of the scale in code, and use the per-head $d_k$, not $d_\text{model}$.
+# - Compare no scaling, $1/\sqrt{d_k}$ and $1/d_k$ on log-log axes: slopes ½, 0 and −½; the exponent −½ is forced, the constant is a convention.
+# - See that $1/d_k$ shrinks the logits to 0 and makes attention uniform as $d_k$ grows (at initialisation).
+# - Recognise equivalent spellings of the scale in code, and use the head dimension $d_k$, not $d_\text{model}$.
 #
 # **Prerequisites**
-# - Notebook 02: $\mathrm{Var}(q\cdot k) = d_k$ for independent unit-variance components.
-# - The softmax and its entropy (notebook 00 shows the formula).
+# - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): $\mathrm{Var}(q\cdot k) = d_k$ for independent unit-variance components.
+# - The softmax and its entropy ([00 — Start here](00_start_here.ipynb) defines both).
 
 # %% [markdown]
 # ## Setup
@@ -24,60 +25,50 @@
 # %matplotlib inline
 import platform
 
-import ipywidgets
 import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng, theory
-from sdpa_helpers.attention import attention_scores, entropy, softmax
+from sdpa_helpers import make_rng, models, theory
+from sdpa_helpers.attention import attention_scores
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import scaling as sc_plots
 from sdpa_helpers.sampling import sample_dot_products
-from sdpa_helpers.widgets import D_K_CHOICES
-from sdpa_helpers.widgets.scaling import ScalingExplorer, query_weights
+from sdpa_helpers.scale_comparison import (D_KS, N_KEYS, attention_by_d_k, log_log_slopes, query_weights,
+                                           simulated_logit_stds)
+from sdpa_helpers.scales import SCALINGS
+from sdpa_helpers.verify import verify, verify_close
+from sdpa_helpers.widgets.scaling import ScalingExplorer
 
 SEED = 0
 rng = make_rng(SEED)
 print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib {matplotlib.__version__} "
-      f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
+      f"| sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
 # ## 1. Scaling a random variable: $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$
 #
-# Let $X$ have mean $\mu$ and let $c$ be a constant. The mean scales with $c$:
-# $\mathbb{E}[cX] = c\mu$. The variance scales with $c^2$:
+# Let $X$ have mean $\mu$ and let $c$ be a constant. Then $\mathbb{E}[cX] = c\mu$ and
 #
 # $$\mathrm{Var}(cX) = \mathbb{E}\big[(cX - c\mu)^2\big] = c^2\,\mathbb{E}\big[(X-\mu)^2\big] = c^2\,\mathrm{Var}(X),$$
 #
 # so the standard deviation scales with $|c|$. For the logits, $X = q\cdot k$ with
-# $\mathrm{Var}(X) = d_k$. `theory.scaled_moments` has the closed form; here it is against
-# 100 000 simulated dot products at $d_k = 64$, for $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$.
-# The tolerance is 4 standard errors of a sample variance, computed from
-# `theory.sample_variance_moments` (the logits' excess kurtosis is $6/d_k$).
+# $\mathrm{Var}(X) = d_k$. A check on 100 000 simulated dot products at $d_k = 64$, for
+# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors of a sample variance):
 
 # %%
 d_k, n = 64, 100_000
 x = sample_dot_products(d_k, n, rng=SEED)  # (n,) unscaled q·k
+rel_se = theory.sample_variance_moments(n, 1.0, theory.dot_product_excess_kurtosis(d_k)).std  # SE of s² / σ²
 for c in (1.0, 1 / 8, 1 / 64):
-    predicted = theory.scaled_moments(theory.dot_product_moments(d_k), c)
-    se = theory.sample_variance_moments(n, predicted.var, theory.dot_product_excess_kurtosis(d_k)).std
-    simulated = np.var(c * x, ddof=1)
-    print(f"c = {c:<9.6g} Var(c·q·k): simulated {simulated:.4g} ± {se:.2g} (1 SE), theory c²·d_k = {predicted.var:.6g}")
-    assert abs(simulated - predicted.var) < 4 * se
-
-# %% [markdown]
-# The three rows use the *same* draws, so the identity also holds draw by draw: the sample
-# variance of $cX$ is exactly $c^2$ times that of $X$ (up to rounding).
-
-# %%
-for c in (1 / 8, 1 / 64):
-    ratio = np.var(c * x) / np.var(x)
-    print(f"c = {c:.6g}: Var(cX) / Var(X) = {ratio:.10f}, c² = {c**2:.10f}")
-    assert np.isclose(ratio, c**2, rtol=1e-12)
+    verify_close(f"Var(c·q·k) with c = {c:g}", np.var(c * x, ddof=1), c**2 * d_k, se=c**2 * d_k * rel_se)
+verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.var(x), 1 / 64, rtol=1e-12)
 
 # %% [markdown]
 # ## 2. Three choices of scale
+#
+# **Predict:** as $d_k$ grows from 1 to 4096, which scale keeps the spread of the logits
+# fixed, and what do the other two do?
 #
 # Put $\mathrm{Var}(q\cdot k) = d_k$ into $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$:
 #
@@ -87,217 +78,180 @@ for c in (1 / 8, 1 / 64):
 # | $1/\sqrt{d_k}$ | $1$ | $1$ | 0 |
 # | $1/d_k$ | $1/d_k$ | $d_k^{-1/2}$ | −½ |
 #
-# Only $1/\sqrt{d_k}$ keeps the spread of the logits fixed whatever $d_k$ is. The closed forms:
+# On log-log axes a power law $d_k^{a}$ is a straight line of slope $a$. Simulate 2 000 dot
+# products at every $d_k$, scale them three ways, and fit the slopes:
 
 # %%
-for d_k in (1, 64, 4096):
-    stds = [theory.scaled_moments(theory.dot_product_moments(d_k), sc_plots.scale_of(name, d_k)).std
-            for name in sc_plots.SCALINGS]
-    print(f"d_k = {d_k:4d}: std unscaled {stds[0]:6.3f}   1/√d_k {stds[1]:.3f}   1/d_k {stds[2]:.4f}")
-
-# %% [markdown]
-# Now simulate 2 000 dot products at every $d_k$ from 1 to 4096 and scale each sample three
-# ways. On log-log axes a power law $d_k^{a}$ is a straight line of slope $a$.
-
-# %%
-n = 2000
-sim_std = {name: [] for name in sc_plots.SCALINGS}
-for d_k in D_K_CHOICES:
-    x = sample_dot_products(d_k, n, rng=SEED + d_k)  # (n,) unscaled
-    for name in sc_plots.SCALINGS:
-        sim_std[name].append((sc_plots.scale_of(name, d_k) * x).std())
-sim_std = {name: np.array(v) for name, v in sim_std.items()}
-ax = sc_plots.logit_std_vs_d_k(D_K_CHOICES, sim_std)
-ax.set_title("simulation (markers) on the theory lines")
+stds = simulated_logit_stds(D_KS, n=2000, seed=SEED)  # name -> (13,): std of the scaled logits per d_k
+ax = sc_plots.logit_std_vs_d_k(D_KS, stds)
+for name, (slope, se) in log_log_slopes(D_KS, stds, n=2000).items():
+    verify_close(f"log-log slope, {name}", slope, 0.5 + SCALINGS[name], se=se)
 ax.figure
 
 # %% [markdown]
-# The markers sit on the lines. To check the slopes, fit a straight line to
-# $\log_2(\text{std})$ against $\log_2 d_k$. Each point's standard error in log units is
-# half the relative standard error of its sample variance, and the fitted slope's standard
-# error follows from the least-squares weights. (All three use the same draws: their
-# $\log_2(\text{std})$ differ by exactly $e\log_2 d_k$, so the three fitted slopes differ by
-# exactly ½, and one standard error serves all three.)
+# The markers sit on the lines, with slopes ½, 0 and −½. A common guess is that $1/d_k$ is
+# the natural normaliser (it turns a sum into an average); at initialisation it
+# over-corrects, shrinking the spread like $1/\sqrt{d_k}$.
+#
+# What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
+# $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: **the exponent is forced**.
+# The constant $a$ is not: any $a/\sqrt{d_k}$ keeps the spread fixed (at $a$); $a = 1$,
+# the paper's choice, makes it 1. And "$1/d_k$ over-corrects" holds here, *at
+# initialisation with independent components*. Notebook 08 shows that once training
+# correlates $q$ and $k$, $q\cdot k$ can grow like $d_k$, and then $1/d_k$ (the μP scale)
+# is the exponent that keeps it fixed.
 
-# %%
-log_d = np.log2(D_K_CHOICES)
-w = (log_d - log_d.mean()) / ((log_d - log_d.mean()) ** 2).sum()  # slope = sum(w * log_std)
-se_point = np.array([theory.sample_variance_moments(n, 1.0, theory.dot_product_excess_kurtosis(d)).std / 2
-                     for d in D_K_CHOICES]) / np.log(2)  # SE of log2(std): half the relative SE of the variance
-se_slope = np.sqrt((w**2 * se_point**2).sum())
-for name, expected in zip(sc_plots.SCALINGS, (0.5, 0.0, -0.5)):
-    slope = np.polyfit(log_d, np.log2(sim_std[name]), 1)[0]
-    print(f"{name:9s}: fitted slope {slope:+.4f} ± {se_slope:.4f} (1 SE), theory {expected:+.1f}")
-    assert abs(slope - expected) < 4 * se_slope
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the closed forms, and why one standard error serves all three slopes
+#
+# The standard deviations from the closed form (`theory.scaled_moments`) at three $d_k$:
+
+# %% tags=["deep-dive"]
+for d in (1, 64, 4096):
+    exact = {name: theory.scaled_moments(theory.dot_product_moments(d), d ** e).std for name, e in SCALINGS.items()}
+    print(f"d_k = {d:4d}: " + ", ".join(f"{name} {v:.4g}" for name, v in exact.items()))
+
+# %% [markdown] tags=["deep-dive"]
+# Each point's standard error in $\log_2$ units is half the relative standard error of its
+# sample variance, divided by $\ln 2$; the fitted slope's standard error follows from the
+# least-squares weights (`scale_comparison.log_log_slopes`). The three scalings use the
+# *same* draws, so their $\log_2(\text{std})$ differ by exactly $\tfrac12\log_2 d_k$
+# ($1/\sqrt{d_k}$ against none) and $\log_2 d_k$ ($1/d_k$ against none): the fitted slopes
+# differ by exactly ½, and one standard error serves all three.
+
+# %% tags=["deep-dive"]
+gap = np.log2(stds["unscaled"]) - np.log2(stds["sqrt"])
+verify("log2(std) unscaled minus scaled = ½ log2 d_k at every d_k", np.allclose(gap, 0.5 * np.log2(D_KS)),
+       f"largest deviation {np.max(np.abs(gap - 0.5 * np.log2(D_KS))):.1e}")
+slopes = {name: s for name, (s, _) in log_log_slopes(D_KS, stds, n=2000).items()}
+verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["sqrt"], 0.5, rtol=1e-9)
 
 # %% [markdown]
 # ## 3. What $1/d_k$ does to attention
 #
-# With $c = 1/d_k$ the logits have standard deviation $1/\sqrt{d_k}$, which goes to 0. The
-# softmax of nearly equal logits is nearly uniform: every one of $n$ keys gets weight close
-# to $1/n$, and the entropy approaches its maximum $\log n$. The model can no longer tell
-# keys apart. (Without scaling, the opposite happens: the largest logit takes all the
-# weight; notebook 05 studies that.) A simulation with $n = 16$ keys and 256 queries per $d_k$:
+# With $c = 1/d_k$ the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax of nearly
+# equal logits is nearly uniform: each of $n$ keys gets weight close to $1/n$, the entropy
+# approaches its maximum $\log n$, and the model can no longer tell keys apart. Unscaled,
+# the opposite happens: the largest logit takes all the weight (notebook 05).
+#
+# **Predict:** 2 000 random queries, 16 keys each. With $1/d_k$, what happens to the
+# largest weight as $d_k$ grows? With $1/\sqrt{d_k}$?
 
 # %%
-n_keys, n_queries = 16, 256
-mean_entropy = {name: [] for name in sc_plots.SCALINGS}
-mean_max = {name: [] for name in sc_plots.SCALINGS}
-deficit = {}  # log n - entropy of every query, 1/d_k scaling
-for d_k in D_K_CHOICES:
-    g = make_rng(SEED + d_k)
-    q = g.standard_normal((n_queries, d_k))
-    K = g.standard_normal((n_queries, n_keys, d_k))
-    z = np.einsum("qd,qkd->qk", q, K)  # (n_queries, d_k) x (n_queries, n_keys, d_k) -> (n_queries, n_keys)
-    for name in sc_plots.SCALINGS:
-        p = softmax(sc_plots.scale_of(name, d_k) * z)  # (n_queries, n_keys), rows sum to 1
-        mean_entropy[name].append(entropy(p).mean())
-        mean_max[name].append(p.max(axis=1).mean())
-        if name == "inv_d":
-            deficit[d_k] = np.log(n_keys) - entropy(p)
-fig = sc_plots.attention_vs_d_k(D_K_CHOICES, mean_entropy, mean_max, n_keys)
+stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
+fig = sc_plots.attention_vs_d_k(D_KS, stats.entropy, stats.max_weight, N_KEYS)
+i = D_KS.index(4096)
+print("mean largest weight at d_k = 4096:", {name: round(float(w[i]), 3) for name, w in stats.max_weight.items()})
+print(f"with 1/√d_k, over all d_k: {stats.max_weight['sqrt'].min():.3f} ... {stats.max_weight['sqrt'].max():.3f}")
+verify_close("mean entropy at d_k = 4096 with 1/d_k, vs log 16", stats.entropy["inv_d"][i], np.log(N_KEYS), rtol=1e-3)
 fig
 
 # %% [markdown]
-# With $1/d_k$ (green, dotted) the entropy climbs to its maximum $\log 16 = 2.77$ and the
-# largest weight falls to $1/16 = 0.0625$: uniform attention (numbers printed below). With $1/\sqrt{d_k}$ (blue, solid) both stay in a
-# narrow band for every $d_k$ (the largest weight between about 0.18 and 0.25). Unscaled
-# (red, dashed), the largest weight heads for 1.
-#
-# How close to uniform? For small scaled logits $z_j$, a second-order Taylor expansion of
-# the entropy around uniform weights gives
-# $\log n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$. The $n$ logits of one
-# query are uncorrelated with variance $\sigma_z^2$ (notebook 03, section 6), so, as for `np.var`,
-# the mean of this is $\tfrac{n-1}{2n}\,\sigma_z^2 = \tfrac{n-1}{2n\,d_k}$ for $\sigma_z^2 = 1/d_k$.
-# Checked within 4 standard errors at the largest $d_k$:
-
-# %%
-for d_k in (256, 4096):
-    gap, se = deficit[d_k].mean(), deficit[d_k].std(ddof=1) / np.sqrt(n_queries)
-    predicted = (n_keys - 1) / (2 * n_keys * d_k)
-    print(f"d_k = {d_k:4d}, scale 1/d_k: log n - entropy = {gap:.3e} ± {se:.1e} (1 SE), "
-          f"predicted {predicted:.3e}")
-i = D_K_CHOICES.index(4096)
-print(f"d_k = 4096, scale 1/d_k: mean entropy {mean_entropy['inv_d'][i]:.3f}, log n = {np.log(n_keys):.3f}")
-print(f"d_k = 4096, scale 1/d_k: mean largest weight {mean_max['inv_d'][i]:.4f}, 1/n = {1 / n_keys:.4f}")
-print(f"d_k = 4096, unscaled   : mean largest weight {mean_max['unscaled'][i]:.3f}, "
-      f"mean entropy {mean_entropy['unscaled'][i]:.3f}")
-print(f"scale 1/√d_k: mean largest weight {min(mean_max['sqrt']):.3f} ... {max(mean_max['sqrt']):.3f} "
-      f"over all d_k")
-assert abs(deficit[4096].mean() - (n_keys - 1) / (2 * n_keys * 4096)) < 4 * deficit[4096].std(ddof=1) / np.sqrt(n_queries)
-
-# %% [markdown]
-# The same comparison for a single query: its softmax weights over 16 keys, sorted from the
-# largest $q\cdot k$ down, at $d_k$ = 4, 64 and 1024. Unscaled, the first key takes nearly
-# everything at large $d_k$; with $1/d_k$ the weights flatten to $1/16$; with $1/\sqrt{d_k}$
-# their shape stays similar.
+# With $1/d_k$ (green, dotted) the largest weight falls to $1/16 = 0.0625$ and the entropy
+# climbs to $\log 16 = 2.77$: uniform attention. With $1/\sqrt{d_k}$ (blue, solid) both stay
+# in a narrow band at every $d_k$. Unscaled (red, dashed), the largest weight heads for 1.
+# The same for one query, its weights over 16 keys sorted from the largest $q\cdot k$ down
+# (the same query and keys at every $d_k$, cut to their first $d_k$ components):
 
 # %%
 fig = sc_plots.weights_small_multiples({d: query_weights(d) for d in (4, 64, 1024)})
 fig
 
 # %% [markdown]
-# The live version: drag $d_k$. On the left, the three markers slide along their lines;
-# on the right, the weights of one query change accordingly.
+# The live version: drag $d_k$. On the left the three markers slide along their lines; on
+# the right, the weights of that one query follow.
 
 # %% tags=["nbval-ignore-output"]
 explorer = ScalingExplorer(d_k=64)
 explorer
 
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how close to uniform?
+#
+# For small scaled logits $z_j$, a second-order expansion of the entropy around uniform
+# weights gives $\log n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$. The $n$
+# logits of one query are uncorrelated with variance $\sigma_z^2$ (notebook 03), so, as for
+# `np.var`, its mean is $\tfrac{n-1}{2n}\,\sigma_z^2 = \tfrac{n-1}{2n\,d_k}$ for
+# $\sigma_z^2 = 1/d_k$:
+
+# %% tags=["deep-dive"]
+for d in (256, 4096):
+    deficit = stats.inv_d_entropy_gap[d]  # (2000,): log n - entropy of every query, scale 1/d_k
+    verify_close(f"d_k = {d}: log n - entropy with 1/d_k", deficit.mean(), (N_KEYS - 1) / (2 * N_KEYS * d),
+                 se=deficit.std(ddof=1) / np.sqrt(deficit.size))
+
 # %% [markdown]
 # ## 4. The same logits, spelled five ways
 #
-# Code divides by $\sqrt{d_k}$ in several equivalent ways. All of these give the same logits:
-#
-# - `scores / np.sqrt(d_k)` — the formula as written;
-# - `scores * d_k**-0.5` — multiplying by $d_k^{-1/2}$ is dividing by $\sqrt{d_k}$;
-# - `(Q / np.sqrt(d_k)) @ K.T` — scale the queries first: $(cQ)K^\top = c\,(QK^\top)$;
-# - `(Q * d_k**-0.25) @ (K * d_k**-0.25).T` — split the factor between $q$ and $k$
-#   (OpenAI's Whisper does this);
-# - `attention_scores(Q, K)` — this course's helper, whose default scale is $1/\sqrt{d_k}$.
+# Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`;
+# `scores * d_k**-0.5`; scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq
+# scales $q$ right after its projection: $n_q d_k$ multiplications instead of $n_q n_k$);
+# splitting the factor as $d_k^{-1/4}$ on both $Q$ and $K$ (OpenAI's Whisper); or this
+# course's `attention_scores(Q, K)`, whose default scale is $1/\sqrt{d_k}$.
 
 # %%
-d_k = 64
-Q = rng.standard_normal((5, d_k))  # (n_q, d_k)
-K = rng.standard_normal((7, d_k))  # (n_k, d_k)
-scores = Q @ K.T  # (5, d_k) @ (d_k, 7) -> (5, 7)
-spellings = {
-    "scores / np.sqrt(d_k)": scores / np.sqrt(d_k),
-    "scores * d_k**-0.5": scores * d_k**-0.5,
-    "(Q / np.sqrt(d_k)) @ K.T": (Q / np.sqrt(d_k)) @ K.T,
-    "(Q * d_k**-0.25) @ (K * d_k**-0.25).T": (Q * d_k**-0.25) @ (K * d_k**-0.25).T,
-    "attention_scores(Q, K)": attention_scores(Q, K),
-}
-reference = spellings["scores / np.sqrt(d_k)"]
-for name, logits in spellings.items():
-    assert np.allclose(logits, reference, rtol=1e-12, atol=1e-12)
-    print(f"{name:40s} matches: {np.allclose(logits, reference, rtol=1e-12, atol=1e-12)}")
+Q, K = rng.standard_normal((5, 64)), rng.standard_normal((7, 64))  # (n_q, d_k), (n_k, d_k)
+d_k = Q.shape[-1]
+reference = Q @ K.T / np.sqrt(d_k)  # (5, 64) @ (64, 7) -> (5, 7)
+for name, logits in {"scores * d_k**-0.5": (Q @ K.T) * d_k**-0.5, "(Q / √d_k) @ K.T": (Q / np.sqrt(d_k)) @ K.T,
+                     "(Q d_k^-¼) @ (K d_k^-¼).T": (Q * d_k**-0.25) @ (K * d_k**-0.25).T,
+                     "attention_scores(Q, K)": attention_scores(Q, K)}.items():
+    verify(f"{name} = Q @ K.T / np.sqrt(d_k)", np.allclose(logits, reference, rtol=1e-12, atol=1e-12))
 
 # %% [markdown]
-# Scaling $Q$ first multiplies $n_q \times d_k$ numbers instead of $n_q \times n_k$ logits,
-# which is less work when there are more keys than dimensions; several codebases (fairseq,
-# for example) scale $q$ right after its projection.
-#
 # ## 5. Which $d$? The dimension of one head
 #
-# In multi-head attention the model dimension is split between the heads:
-# $d_k = d_\text{model}/h$. Each head computes its own logits from vectors of length $d_k$,
-# so the scale is $1/\sqrt{d_k}$ with the **per-head** $d_k$. In the original Transformer,
-# $d_\text{model} = 512$ and $h = 8$, so $d_k = 64$. The queries of all heads come out of one
-# projection and are split by a reshape:
+# In multi-head attention each head computes its logits from vectors of its own length,
+# the head dimension $d_k$, so the scale is $1/\sqrt{d_k}$ with that $d_k$, never
+# $d_\text{model}$. The head dimension is often $d_\text{model}/h$, but that is a common
+# configuration, not a rule. Published configurations (`sdpa_helpers.models`, each row with
+# its source):
 
 # %%
-d_model, h, n_tokens = 512, 8, 10
-d_k = d_model // h
-X_q = rng.standard_normal((n_tokens, d_model))  # all heads' queries side by side
-Q_heads = X_q.reshape(n_tokens, h, d_k).transpose(1, 0, 2)  # (n_tokens, 512) -> (h, n_tokens, d_k)
-print(f"d_k = {d_model} / {h} = {d_k}; per-head queries have shape {Q_heads.shape}")
-assert np.array_equal(Q_heads[1], X_q[:, d_k:2 * d_k])  # head 1 owns columns 64..127
+rows = ("Transformer base (2017)", "BERT-base", "T5 base", "T5 3B", "T5 11B", "Gemma 7B")
+print(models.format_table([models.model(name) for name in rows]))
 
 # %% [markdown]
-# Scaling a head's logits by $1/\sqrt{d_\text{model}}$ instead would shrink them to a
-# standard deviation of $\sqrt{d_k/d_\text{model}} = \sqrt{64/512} \approx 0.354$, not 1:
+# T5 3B and 11B use $d_k = 128$ with $d_\text{model} = 1024$ and 32 or 128 heads; Gemma 7B
+# uses 256 with $d_\text{model} = 3072$ and 16 heads. (T5 multiplies the logits by nothing:
+# it folds $1/\sqrt{d_k}$ into the initialisation of $W_Q$, which gives logits of the same
+# spread at initialisation, though not necessarily the same training.) The value dimension
+# $d_v$ never enters $q\cdot k$, so it plays no role in the scale.
+#
+# Scaling a head's logits by $1/\sqrt{d_\text{model}}$ instead would shrink their standard
+# deviation to $\sqrt{d_k/d_\text{model}}$, for example $\sqrt{64/512} \approx 0.354$ in the
+# original Transformer (the draws `x` of section 1 have $d_k = 64$):
 
 # %%
-n = 100_000
-x = sample_dot_products(d_k, n, rng=SEED)  # (n,) one head's unscaled logits
-rows = []
-for label, c in (("1/√d_k", d_k**-0.5), ("1/√d_model", d_model**-0.5)):
-    predicted = theory.scaled_moments(theory.dot_product_moments(d_k), c)
-    se_var = theory.sample_variance_moments(n, predicted.var, theory.dot_product_excess_kurtosis(d_k)).std
-    simulated = np.var(c * x, ddof=1)
-    rows.append(f"scale {label:11s}: std simulated {np.sqrt(simulated):.4f}, theory {predicted.std:.4f}")
-    assert abs(simulated - predicted.var) < 4 * se_var
-print("\n".join(rows))
-print(f"√(d_k / d_model) = {np.sqrt(d_k / d_model):.4f}")
+verify_close("std of one head's logits scaled by 1/√512", np.std(x / np.sqrt(512)), np.sqrt(64 / 512),
+             se=np.sqrt(64 / 512) * rel_se / 2)
 
 # %% [markdown]
-# Do not confuse the scale with another factor in the paper. Section 3.4 of *Attention Is All
-# You Need* multiplies the **embedding** weights by $\sqrt{d_\text{model}}$. That factor acts
-# once, on the token embeddings at the input of the model (before the positional encodings
-# are added); it never touches the attention logits, and its $d$ is $d_\text{model}$, not
-# $d_k$. Inside every attention head, the scale is $1/\sqrt{d_k}$.
+# Do not confuse the scale with another factor in the paper: section 3.4 of *Attention Is
+# All You Need* multiplies the **embedding** weights by $\sqrt{d_\text{model}}$. That acts
+# once, on the token embeddings at the input, never on the attention logits.
 #
 # ## Summary
 #
 # - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$: a scale $c$ multiplies the standard deviation by $|c|$.
 # - With $\mathrm{Var}(q\cdot k) = d_k$, the logits' standard deviation is $d_k^{1/2}$ unscaled,
-#   $1$ with $1/\sqrt{d_k}$ and $d_k^{-1/2}$ with $1/d_k$: slopes ½, 0 and −½ on log-log axes.
-#   Only $1/\sqrt{d_k}$ keeps it fixed.
-# - $1/d_k$ over-corrects: the logits shrink to 0 and attention becomes uniform (entropy
-#   $\to \log n$, every weight $\to 1/n$).
+#   $1$ with $1/\sqrt{d_k}$ and $d_k^{-1/2}$ with $1/d_k$: slopes ½, 0 and −½. The exponent
+#   −½ is forced; the constant is a convention (any $a/\sqrt{d_k}$ keeps the spread fixed).
+# - At initialisation, with independent components, $1/d_k$ over-corrects: the logits shrink
+#   to 0 and attention becomes uniform. When training correlates $q$ and $k$, $1/d_k$ can
+#   be right (μP, notebook 08).
 # - `scores / np.sqrt(d_k)`, `scores * d_k**-0.5`, scaling $Q$ first, or $d_k^{-1/4}$ on both
-#   $Q$ and $K$ give the same logits. Use the per-head $d_k = d_\text{model}/h$; the
-#   $\sqrt{d_\text{model}}$ on the embeddings is a different factor.
+#   give the same logits. Use the head dimension $d_k$ (often, not always, $d_\text{model}/h$);
+#   $d_v$ plays no role.
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`; the cells start with `answer = None`.
+# Check an answer with `check(key, answer)`: numbers to three significant figures, integers exactly.
 #
-# **Exercise 1.** A model has $d_\text{model} = 768$ and 12 heads, but its code divides each
-# head's logits by $\sqrt{d_\text{model}}$ instead of $\sqrt{d_k}$. With unit-variance
-# components, what is the standard deviation of one head's scaled logits? (Three significant
-# figures are enough.)
+# **Exercise 1.** A model has $d_\text{model} = 768$ and 12 heads of dimension 64, but its
+# code divides each head's logits by $\sqrt{d_\text{model}}$ instead of $\sqrt{d_k}$. With
+# unit-variance components, what is the standard deviation of one head's scaled logits
+# (three significant figures)?
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -306,13 +260,13 @@ _ = check("04.wrong_d", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $d_k = 768/12 = 64$, so the unscaled logits have variance 64. Multiplying by
-# $1/\sqrt{768}$ gives variance $64/768$ and standard deviation $\sqrt{64/768} = 0.289$.
+# The unscaled logits have variance 64. Multiplying by $1/\sqrt{768}$ gives variance
+# $64/768$ and standard deviation $\sqrt{64/768} = 0.289$.
 # </details>
 #
 # **Exercise 2.** Some codebases multiply $q$ and $k$ each by the same factor $c$ before the
-# dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$? (Three
-# significant figures are enough.)
+# dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$
+# (three significant figures)?
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -321,11 +275,43 @@ _ = check("04.split_scale", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $(cq)\cdot(ck) = c^2\,(q\cdot k)$, so $c^2 = 1/\sqrt{64} = 1/8$ and
-# $c = d_k^{-1/4} = 64^{-1/4} \approx 0.354$.
+# $(cq)\cdot(ck) = c^2\,(q\cdot k)$, so $c^2 = 1/8$ and $c = d_k^{-1/4} = 64^{-1/4} = 0.354$.
 # </details>
 #
-# **Exercise 3.** Write `scaled_scores(Q, K)` with numpy only: the logits $QK^\top/\sqrt{d_k}$
+# **Exercise 3 (design).** Every component of $q$ and of $k$ has mean 0 and variance
+# $\sigma^2 = 4$ (all independent), and $d_k = 64$. Which factor $c$ makes the logits
+# $c\,q\cdot k$ have variance 1 (three significant figures)?
+
+# %%
+answer = None  # replace None with your answer, then run the cell
+_ = check("04.component_var", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{Var}(q\cdot k) = d_k\,\sigma^2\sigma^2 = 64\cdot 16 = 1024$, so
+# $c = 1/\sqrt{1024} = 1/(\sigma^2\sqrt{d_k}) = 0.0313$. The exponent of $d_k$ is still −½;
+# only the constant changes.
+# </details>
+#
+# **Exercise 4 (explain).** At initialisation, with independent mean-0 components, which of
+# these changes the factor $c$ that gives unit-variance logits? (a) $d_v$, the length of the
+# value vectors; (b) the number of keys; (c) the variance of the components of $q$ and $k$;
+# (d) $d_\text{model}$, with $d_k$ fixed. Answer with a letter, e.g. `answer = "a"`.
+
+# %%
+answer = None  # replace None with a letter, then run the cell
+_ = check("04.what_sets_scale", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# (c). $\mathrm{Var}(c\,q\cdot k) = c^2 d_k \sigma_q^2\sigma_k^2$ involves only what enters
+# the dot product. The values, the number of keys and $d_\text{model}$ (beyond the head's
+# $d_k$) never enter it.
+# </details>
+#
+# **Exercise 5.** Write `scaled_scores(Q, K)` with numpy only: the logits $QK^\top/\sqrt{d_k}$
 # for `Q` of shape `(..., n_q, d_k)` and `K` of shape `(..., n_k, d_k)` (batches included).
 
 # %%
@@ -333,8 +319,7 @@ def scaled_scores(Q, K):
     ...  # your code here
 
 
-answer = None  # when your function is ready, set answer = scaled_scores
-_ = check("04.scaled_scores", answer)
+_ = check("04.scaled_scores", scaled_scores)
 
 # %% [markdown]
 # <details><summary>Solution</summary>

@@ -8,12 +8,11 @@ from . import choice_checker, function_checker, numeric_checker, register
 
 register(
     "04.wrong_d",
-    "A model has d_model = 768 and 12 heads, but its code divides each head's logits by sqrt(d_model) "
-    "instead of sqrt(d_k). With unit-variance components, what is the standard deviation of one head's "
-    "scaled logits (three significant figures)?",
-    "Find the per-head d_k first. The unscaled logits have variance d_k; multiplying by c multiplies "
-    "the variance by c^2.",
-    numeric_checker(theory.scaled_moments(theory.dot_product_moments(768 // 12), 768**-0.5).std,
+    "A model has d_model = 768 and 12 heads of dimension 64, but its code divides each head's logits by "
+    "sqrt(d_model) instead of sqrt(d_k). With unit-variance components, what is the standard deviation of one "
+    "head's scaled logits (three significant figures)?",
+    "The unscaled logits of one head have variance d_k; multiplying by c multiplies the variance by c^2.",
+    numeric_checker(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).std,
                     what="the standard deviation"),
 )
 

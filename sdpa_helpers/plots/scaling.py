@@ -1,7 +1,8 @@
 """Figures for notebook 04: three choices of scale -- none, 1/sqrt(d_k), 1/d_k.
 
-- :data:`SCALINGS` -- the three choices: name, line style and the exponent ``e`` in ``c = d_k**e``;
-- :func:`scale_of` -- the factor ``c`` of a scaling at a given d_k;
+The scalings are named as in :data:`sdpa_helpers.scales.SCALINGS` and drawn in the styles of
+:data:`sdpa_helpers.plots.SCALING_STYLES`.
+
 - :func:`logit_std_vs_d_k` -- log-log: the logits' standard deviation against d_k, theory lines
   (slopes 1/2, 0, -1/2) and simulation dots;
 - :func:`attention_vs_d_k` -- mean entropy and mean largest weight of the softmax against d_k;
@@ -17,33 +18,15 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from .. import _checks
-from . import INV_D, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+from ..scales import SCALINGS, check_scaling
+from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["SCALINGS", "scale_of", "set_power_of_two_axis", "logit_std_vs_d_k", "attention_vs_d_k",
+__all__ = ["set_power_of_two_axis", "logit_std_vs_d_k", "attention_vs_d_k",
            "sorted_weights", "weights_small_multiples"]
-
-#: name -> (line properties, exponent e of the scale c = d_k**e).
-SCALINGS = {
-    "unscaled": (UNSCALED, 0.0),
-    "sqrt": (SCALED, -0.5),
-    "inv_d": (INV_D, -1.0),
-}
-
-
-def scale_of(name: str, d_k: int) -> float:
-    """The factor ``c`` that multiplies ``q . k`` for the scaling ``name`` at ``d_k``.
-
-    >>> scale_of("unscaled", 64), scale_of("sqrt", 64), scale_of("inv_d", 64)
-    (1.0, 0.125, 0.015625)
-    """
-    _check_name("name", name)
-    return float(_checks.positive_int("d_k", d_k)) ** SCALINGS[name][1]
 
 
 def _check_name(what: str, name) -> str:
-    if not isinstance(name, str) or name not in SCALINGS:
-        raise ValueError(f"{what} must be one of {', '.join(map(repr, SCALINGS))}; got {name!r}")
-    return name
+    return check_scaling(what, name)
 
 
 def _check_per_scaling(what: str, values: dict, n: int) -> None:
@@ -94,7 +77,7 @@ def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int
     d_ks : sequence of int, optional
         d_k of the simulation dots.
     sim_std : dict name -> ndarray, shape (len(d_ks),), optional
-        Simulated standard deviations per scaling name (keys of :data:`SCALINGS`).
+        Simulated standard deviations per scaling name (keys of :data:`sdpa_helpers.scales.SCALINGS`).
     ax : Axes, optional
     d_max : int
         Largest d_k of the theory lines.
@@ -115,13 +98,14 @@ def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int
     ax = get_axes(ax, figsize=(6.0, 4.2))
     grid = 2.0 ** np.arange(0, int(np.log2(d_max)) + 1)
     with style():
-        for name, (spec, e) in SCALINGS.items():
+        for name, e in SCALINGS.items():
+            spec = SCALING_STYLES[name]
             slope = Fraction(0.5 + e)
             ax.plot(grid, grid ** (0.5 + e), color=spec["color"], linestyle=spec["linestyle"],
                     label=f"{spec['label']}: slope {slope}")
         if sim_std is not None:
             for name, values in sim_std.items():
-                spec = SCALINGS[name][0]
+                spec = SCALING_STYLES[name]
                 ax.plot(d_ks, values, linestyle="none", marker=spec["marker"], color=spec["color"],
                         markersize=5)
         set_d_k_axis(ax, d_max=d_max)
@@ -137,7 +121,7 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
     ----------
     d_ks : sequence of int
     entropy, max_weight : dict name -> ndarray, shape (len(d_ks),)
-        Per scaling name (keys of :data:`SCALINGS`): the mean over queries.
+        Per scaling name (keys of :data:`sdpa_helpers.scales.SCALINGS`): the mean over queries.
     n_keys : int
         Number of keys: marks ``log n`` (uniform attention) and ``1/n``.
 
@@ -156,7 +140,7 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
     fig, (ax_h, ax_m) = new_figure(1, 2, figsize=(10.0, 3.6))
     with style():
         for name in entropy:
-            spec = SCALINGS[name][0]
+            spec = SCALING_STYLES[name]
             kw = dict(color=spec["color"], linestyle=spec["linestyle"], marker=spec["marker"], markersize=4,
                       label=spec["label"])
             ax_h.plot(d_ks, entropy[name], **kw)
@@ -206,7 +190,7 @@ def sorted_weights(weights: dict, ax=None, title: str = ""):
     ranks = np.arange(1, first.size + 1)
     with style():
         for name, w in weights.items():
-            spec = SCALINGS[name][0]
+            spec = SCALING_STYLES[name]
             ax.plot(ranks, np.asarray(w, dtype=float)[order], color=spec["color"], linestyle=spec["linestyle"],
                     marker=spec["marker"], markersize=4, label=spec["label"])
         ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02), title=title)

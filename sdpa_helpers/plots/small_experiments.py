@@ -2,7 +2,8 @@
 
 - :func:`variance_histogram` -- histogram of many sample variances, true value and mean marked;
 - :func:`relative_spread_histograms` -- small multiples: ``s2 / n`` of ``n x n`` products for a few n;
-- :func:`spread_vs_n` -- log-log: spread of ``s2 / n`` against n, simulation vs exact and i.i.d. theory;
+- :func:`spread_vs_n` -- log-log: spread of ``s2 / n`` against n, simulation vs exact and i.i.d. theory
+  (the theory lines come from :mod:`sdpa_helpers.sample_spread`);
 - :func:`conditional_spread` -- two logits of one query: uncorrelated, yet their sizes move together.
 """
 
@@ -10,32 +11,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _checks, theory
+from .. import _checks
+from ..sample_spread import REL_BINS, bin_fractions, exact_relative_sd, iid_relative_sd
 from . import OKABE_ITO, SCALED, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["REL_BINS", "bin_fractions", "variance_histogram", "relative_spread_histograms", "spread_vs_n",
-           "exact_relative_sd", "iid_relative_sd", "conditional_spread"]
-
-#: Bin edges for ``s2 / n`` (the sample variance over its true value): 80 bins over [0, 4].
-REL_BINS = np.linspace(0.0, 4.0, 81)
+__all__ = ["variance_histogram", "relative_spread_histograms", "spread_vs_n",
+           "conditional_spread"]
 
 TRUTH = {"color": OKABE_ITO["black"], "linestyle": "-", "linewidth": 1.5}
 EXACT = {"color": OKABE_ITO["blue"], "linestyle": "-", "label": "exact (entries share rows/columns)"}
 IID = {"color": OKABE_ITO["orange"], "linestyle": "--", "label": "i.i.d. formula"}
 
 
-def bin_fractions(values, bins) -> np.ndarray:
-    """Fraction of ``values`` in each bin (values outside the bins count in the total).
-
-    >>> bin_fractions([0.5, 1.5, 1.7, 9.0], [0.0, 1.0, 2.0]).tolist()
-    [0.25, 0.5]
-    """
-    counts, _ = np.histogram(values, bins=bins)
-    return counts / max(1, np.size(values))
-
-
 def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, label: str = "",
-                       xlabel: str = r"sample variance $s^2$"):
+                       xlabel: str = r"sample variance $s^2$", marks: dict | None = None):
     """Histogram (fraction per bin) of sample variances, with the true value and their mean marked.
 
     Parameters
@@ -52,6 +41,8 @@ def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, labe
     label : str
         Names the estimator in the legend (e.g. ``"ddof=1"``).
     xlabel : str
+    marks : dict label -> float, optional
+        Values to mark with a dotted vertical line each (e.g. ``{"the thread's 1.6": 1.6}``).
 
     Returns
     -------
@@ -71,31 +62,13 @@ def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, labe
         ax.axvline(true_var, **TRUTH, label=f"true variance {true_var:g}")
         ax.axvline(s2.mean(), color=color, linestyle="--", linewidth=1.5,
                    label=f"mean{' of ' + label if label else ''}: {s2.mean():.2f}")
+        for text, value in (marks or {}).items():
+            ax.axvline(_checks.real(f"marks[{text!r}]", value), color=OKABE_ITO["reddish_purple"],
+                       linestyle=(0, (1, 1.5)), linewidth=2, label=str(text))
         ax.set_xlim(float(bins[0]), float(bins[-1]))
         ax.set(xlabel=xlabel, ylabel="fraction of experiments")
         ax.legend(loc="upper right")
     return ax
-
-
-def exact_relative_sd(ns) -> np.ndarray:
-    """Exact standard deviation of ``s2 / n`` for the entries of an ``n x n`` product (ddof=1).
-
-    >>> exact_relative_sd([2]).round(3).tolist()
-    [1.453]
-    """
-    return np.array([theory.matmul_sample_variance_moments(n, n).std / n for n in ns])
-
-
-def iid_relative_sd(ns) -> np.ndarray:
-    """The i.i.d. formula's standard deviation of ``s2 / n`` for ``n^2`` values of variance n.
-
-    Uses the entries' own excess kurtosis ``6 / n`` but ignores that they share rows and columns.
-
-    >>> iid_relative_sd([2]).round(3).tolist()
-    [1.19]
-    """
-    return np.array([theory.sample_variance_moments(_checks.positive_int("n", n) ** 2, 1.0,
-                                                    theory.dot_product_excess_kurtosis(n)).std for n in ns])
 
 
 def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
