@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter
 
 from .. import plots
 from ..attention import softmax, softmax_jacobian
@@ -68,6 +69,9 @@ class JacobianExplorer(Explorer):
             self.titles.append(ax.set_title(" ", animated=True))  # plain text: no mathtext per move
         fig.colorbar(self.images[1], ax=self.ax_s, label=r"$\partial p_i/\partial z_j$", shrink=0.85)
         grad_plots.format_norm_axis(self.ax_norm, grad_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
+        # plain "1e-8" tick labels: eight mathtext powers of ten cost a visible part of the build
+        power_of_ten = FuncFormatter(lambda v, _: f"1e{round(np.log10(v)):d}" if v < 1 else "1")
+        self.ax_norm.yaxis.set_major_formatter(power_of_ten)
         for curve, scale in zip(_curves(n), _SCALES):
             grad_plots.norm_curves(self.ax_norm, D_K_GRID, curve, scale)
         self.ax_norm.set_title(f"this query (star) vs {N_QUERIES} random queries")
