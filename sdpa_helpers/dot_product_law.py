@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 from .sampling import check_dist, make_rng, sample_dot_products
@@ -51,7 +52,7 @@ _T_MAX = 14.0
 _T_GRID = np.linspace(0.0, _T_MAX, 281)  # step 0.05: the trapezoid aliasing period 2 pi / 0.05 = 126 >> 18
 
 
-def product_cf(t, dist: str = "normal") -> np.ndarray:
+def product_cf(t: ArrayLike, dist: str = "normal") -> np.ndarray:
     """Characteristic function ``E[cos(t X Y)]`` of the product of two independent standardised components.
 
     (The product is symmetric, so the characteristic function is real.)
@@ -69,21 +70,21 @@ def product_cf(t, dist: str = "normal") -> np.ndarray:
     >>> [round(float(product_cf(0.5, d)), 6) for d in ("normal", "rademacher", "uniform", "laplace")]
     [0.894427, 0.877583, 0.883122, 0.91677]
     """
-    t = np.abs(_checks.real_array("t", t))
+    ta = np.abs(_checks.real_array("t", t))
     dist = check_dist("dist", dist)
     if dist == "normal":
-        return 1.0 / np.sqrt(1.0 + t * t)
+        return 1.0 / np.sqrt(1.0 + ta * ta)
     if dist == "rademacher":
-        return np.cos(t)
+        return np.cos(ta)
     if dist == "uniform":
         nodes, weights = _LEGENDRE_01
         v = (nodes + 1.0) / 2.0  # on [0, 1]
-        return np.sinc(np.multiply.outer(3.0 * t, v) / math.pi) @ (weights / 2.0)
+        return np.sinc(np.multiply.outer(3.0 * ta, v) / math.pi) @ (weights / 2.0)
     u, w = _LAGUERRE
-    return (1.0 / (1.0 + np.multiply.outer(t * t, u * u) / 4.0)) @ w
+    return (1.0 / (1.0 + np.multiply.outer(ta * ta, u * u) / 4.0)) @ w
 
 
-def dot_product_density(d_k: int, dist: str = "normal", x=None):
+def dot_product_density(d_k: int, dist: str = "normal", x: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Density of ``z = q . k / sqrt(d_k)`` for ``d_k`` i.i.d. standardised component pairs.
 
     Inverts the characteristic function ``phi(t) = product_cf(t / sqrt(d_k), dist) ** d_k`` of ``z``:
@@ -119,12 +120,12 @@ def dot_product_density(d_k: int, dist: str = "normal", x=None):
     w = np.full(_T_GRID.size, _T_GRID[1] - _T_GRID[0])
     w[[0, -1]] /= 2.0  # trapezoid weights
     if x is None:
-        x, cos = _X_GRID, _cos_table()
+        xs, cos = _X_GRID, _cos_table()
     else:
-        x = _checks.real_array("x", x)
-        cos = np.cos(np.multiply.outer(x, _T_GRID))
+        xs = _checks.real_array("x", x)
+        cos = np.cos(np.multiply.outer(xs, _T_GRID))
     density = (cos @ (w * phi)) / math.pi
-    return x, np.maximum(density, 0.0)
+    return xs, np.maximum(density, 0.0)
 
 
 _COS_TABLE: list[np.ndarray] = []
@@ -226,7 +227,7 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     return offset + 2.0 * m * np.arange(-n_side - (1 if offset else 0), n_side + 1)
 
 
-def histogram_density(samples, edges) -> np.ndarray:
+def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Counts of ``samples`` in the bins ``edges``, divided by ``len(samples) * bin width``.
 
     Samples outside the edges count in the total, so the bars integrate to the fraction
@@ -247,11 +248,11 @@ def histogram_density(samples, edges) -> np.ndarray:
     >>> histogram_density([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
     [0.25, 0.5]
     """
-    samples = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    edges = _checks.real_array("edges", edges, min_ndim=1)
-    if edges.ndim != 1 or edges.size < 2 or not np.all(np.diff(edges) > 0):
+    s = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    e = _checks.real_array("edges", edges, min_ndim=1)
+    if e.ndim != 1 or e.size < 2 or not np.all(np.diff(e) > 0):
         raise ValueError("edges must be a 1-D increasing array of at least two bin edges")
-    if samples.size == 0:
+    if s.size == 0:
         raise ValueError("samples must not be empty")
-    counts, _ = np.histogram(samples, bins=edges)
-    return counts / samples.size / np.diff(edges)
+    counts, _ = np.histogram(s, bins=e)
+    return counts / s.size / np.diff(e)

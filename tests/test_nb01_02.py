@@ -12,13 +12,13 @@ matplotlib.use("Agg")
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from sdpa_helpers import dot_product_law as law  # noqa: E402
+from sdpa_helpers.dot_product_law import sample_dot_products_fast  # noqa: E402
 from sdpa_helpers.exercises import check  # noqa: E402
 from sdpa_helpers.plots import dot_products as dp  # noqa: E402
 from sdpa_helpers.plots import variance as vp  # noqa: E402
 from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_dot_products  # noqa: E402
 from sdpa_helpers.theory import dot_product_excess_kurtosis, normal_pdf  # noqa: E402
-from sdpa_helpers import dot_product_law as law  # noqa: E402
-from sdpa_helpers.dot_product_law import sample_dot_products_fast  # noqa: E402
 from sdpa_helpers.widgets import variance as wv  # noqa: E402
 
 

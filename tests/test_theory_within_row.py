@@ -10,7 +10,6 @@ import pytest
 from sdpa_helpers import theory
 from sdpa_helpers.sampling import sample_components
 
-
 # -- normal_pdf ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mean,var", [(0.0, 1.0), (3.0, 2.0), (-1.0, 16.0), (0.0, 4096.0)])

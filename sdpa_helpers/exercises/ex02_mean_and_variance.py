@@ -27,8 +27,9 @@ register(
     "02.kurtosis_laplace",
     "With Laplace components (mean 0, variance 1) and d_k = 8, what is the excess kurtosis of q·k "
     "(three significant figures)?",
-    "Take E[x^4] = 6 of one Laplace component (notebook 02, section 5 and its deep dive). Work out E[(q_i k_i)^4] for one "
-    "product and its excess kurtosis, then use how the excess kurtosis of a sum of d_k independent "
+    "Take E[x^4] = 6 of one Laplace component (notebook 02, section 5 and its deep dive). "
+    "Work out E[(q_i k_i)^4] for one product and its excess kurtosis, then use how the excess "
+    "kurtosis of a sum of d_k independent "
     "identical terms depends on d_k.",
     numeric_checker((_LAPLACE_FOURTH_MOMENT**2 - 3.0) / 8, what="the excess kurtosis"),
 )

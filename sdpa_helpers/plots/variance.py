@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _checks
-from ..dot_product_law import BINS, histogram_density, histogram_edges
+from ..dot_product_law import histogram_density, histogram_edges
 from ..sampling import check_dist
 from ..theory import normal_pdf
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style

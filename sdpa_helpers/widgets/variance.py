@@ -171,7 +171,8 @@ class VarianceExplorer(Explorer):
         self.y_ticks.update(0.0, level, 1 / sd)
         theory = dot_product_moments(d_k)
         # short title (text drawing dominates the frame time); the mean is in the table below
-        self.title.set_text(f"{components} components, $d_k$ = {d_k}: variance {_fmt(st['var'])} (theory {theory.var:g})")
+        self.title.set_text(f"{components} components, $d_k$ = {d_k}: "
+                            f"variance {_fmt(st['var'])} (theory {theory.var:g})")
         kappa = EXCESS_KURTOSIS[components]
         kurt = dot_product_excess_kurtosis(d_k, kappa, kappa)
         z_mean = st["mean"] / st["se_mean"]
