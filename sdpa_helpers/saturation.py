@@ -563,9 +563,10 @@ def entropy_closed_form(n_keys: int, sigma2) -> np.ndarray:
     sums are close to ``n`` times their means, ``E e^z = e^{sigma2/2}`` and
     ``E[z e^z] = sigma2 e^{sigma2/2}``, so ``ln Z ~ ln n + sigma2/2`` and
     ``sum_j p_j z_j ~ sigma2``. That needs ``Var(Z)/(E Z)^2 = (e^{sigma2} - 1)/n`` to be small:
-    the law holds for about ``sigma2 <~ ln n`` (:func:`saturation_onset`); beyond it the largest
-    logit, near ``sigma sqrt(2 ln n)``, dominates the sums and the law undershoots (it reaches 0
-    at ``sigma2 = 2 ln n`` while the true entropy is still a few nats).
+    the law holds for about ``sigma2 <~ ln n`` (:func:`saturation_onset`); beyond it a few of the
+    largest logits (the largest near ``sigma sqrt(2 ln n)``) carry the sums and the law undershoots
+    (it reaches 0 at ``sigma2 = 2 ln n`` while the true entropy is still a few nats; as
+    ``n -> infinity`` it holds to leading order in ``ln n`` up to there, the random energy model).
 
     Parameters
     ----------

@@ -210,7 +210,7 @@ verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_
 # The law is excellent for small $\sigma^2$, a couple of percent off at $\sigma^2 = 4$, and wrong
 # beyond: at $\sigma^2 = 2\ln n$ it predicts $H = 0$ while the true entropy is still above 2 nats.
 # It needs $Z$ close to its mean, which holds for about $\sigma^2 \lesssim \ln n$; beyond that the
-# largest logit, near $\sigma\sqrt{2\ln n}$, dominates the sums.
+# sums are carried by a few of the largest logits (the largest sits near $\sigma\sqrt{2\ln n}$).
 #
 # So call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
 # and $e^H = \sqrt{n}$ keys. Unscaled logits have $\sigma^2 = \|q\|^2 \approx d_k$, so they
@@ -242,8 +242,9 @@ sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(satur
 #
 # which is small exactly when $e^{\sigma^2} \ll n$, i.e. $\sigma^2 \ll \ln n$. Beyond it $Z$ is carried
 # by its few largest terms, and the maximum of $n$ normals sits near $\sigma\sqrt{2\ln n}$. (This is the
-# *random energy model* of statistical physics, whose entropy freezes at $\sigma^2 = 2\ln n$ as
-# $n \to \infty$; at finite $n$ the crossover is gradual, as the numbers above show.) A finer check of
+# *random energy model* of statistical physics: as $n \to \infty$ the law holds to leading order
+# in $\ln n$ up to $\sigma^2 = 2\ln n$, where the entropy "freezes"; but the corrections shrink
+# slowly, and at $n = 1024$ it is already 29% off at $\sigma^2 = 9 \approx 1.3\ln n$, as measured above.) A finer check of
 # the two moments by quadrature lives in `tests/test_saturation.py`.
 #
 # The relative spread $\sqrt{(e^{\sigma^2} - 1)/n}$ of $Z$ at the four variances above, and at the onset:
