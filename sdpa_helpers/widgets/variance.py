@@ -68,7 +68,7 @@ class _Ticks:
     in real units, ``value = position * scale``, at round values of the real units.
     """
 
-    def __init__(self, ax, which: str, n_max: int = 14):
+    def __init__(self, ax, which: str, n_max: int = 14, nbins: int = 8):
         self.which = which
         transform = ax.get_xaxis_transform() if which == "x" else ax.get_yaxis_transform()
         kw = {"transform": transform, "animated": True}
@@ -76,7 +76,7 @@ class _Ticks:
         (self.marks,) = ax.plot([], [], color="black", linewidth=0.8, clip_on=False, **kw)
         align = {"ha": "center", "va": "top"} if which == "x" else {"ha": "right", "va": "center"}
         self.labels = [ax.text(0, 0, "", fontsize=9, clip_on=False, **align, **kw) for _ in range(n_max)]
-        self.locator = MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10])
+        self.locator = MaxNLocator(nbins=nbins, steps=[1, 2, 2.5, 5, 10])
 
     def update(self, lo: float, hi: float, scale: float) -> None:
         values = [v for v in self.locator.tick_values(lo * scale, hi * scale)
@@ -133,7 +133,7 @@ class VarianceExplorer(Explorer):
         fig.set_layout_engine("none")
         self.ax = ax = fig.add_axes((0.09, 0.19, 0.89, 0.70))
         self.x_ticks = _Ticks(ax, "x")  # made first, so the grid lines are drawn under the bars
-        self.y_ticks = _Ticks(ax, "y")
+        self.y_ticks = _Ticks(ax, "y", nbins=4)  # few labels: text drawing dominates the frame time
         self.bars = ax.stairs(np.zeros(len(BINS) - 1), BINS, fill=True, color=plots.UNSCALED["color"],
                               alpha=0.55, animated=True, label=rf"$q\cdot k$ ({self.n_samples} simulated pairs)")
         z = np.linspace(BINS[0], BINS[-1], 301)
