@@ -552,4 +552,4 @@ def dot_product_variance_cov(cov_q: ArrayLike, cov_k: ArrayLike, mean_q: ArrayLi
     mq, mk = means
     with np.errstate(over="ignore", invalid="ignore"):
         var = float(np.sum(cq * ck.T) + mk @ cq @ mk + mq @ ck @ mq)  # tr(Sq Sk) = sum_ij Sq_ij Sk_ji
-    return _finite(var, "dot_product_variance_cov")
+    return _finite(var, "dot_product_variance_cov of these cov_q, cov_k, mean_q, mean_k")

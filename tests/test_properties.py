@@ -526,3 +526,90 @@ def test_the_reported_cases(fn, args, names):
         np.testing.assert_allclose([got.max_weight, got.entropy, got.effective_keys], [1.0, 0.0, 1.0])
         return
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@SETTINGS
+@given(st.data())
+def test_temperature_curves_at_any_magnitude(data):
+    n = data.draw(st.integers(1, 5))
+    logits = data.draw(magnitude_arrays((n,)))
+    temperatures = np.abs(data.draw(magnitude_arrays((2,), elements=POSITIVE)))
+    got = outcome(lambda: saturation.temperature_curves(logits, temperatures), ["logits", "temperatures"])
+    if got is None:
+        return
+    weights, stats = got
+    for T, row, h in zip(temperatures, weights, stats.entropy):
+        with decimal.localcontext(CTX):
+            ref = dsoftmax([D(v) / D(T) for v in logits])
+        for g, r in zip(row, ref):
+            assert_close("temperature_curves weights", g, r, decimal.Decimal("1e-12"))
+        assert_close("temperature_curves entropy", h, dentropy(ref), decimal.Decimal("1e-12"))
+
+
+@SETTINGS
+@given(st.data())
+def test_dot_product_variance_cov_at_any_magnitude(data):
+    d = data.draw(st.integers(1, 4))
+    A = data.draw(magnitude_arrays((d, d)))
+    B = data.draw(magnitude_arrays((d, d)))
+    cq, ck = (A + A.T) / 2, (B + B.T) / 2  # symmetric (the check wants a covariance's symmetry)
+    mq = data.draw(magnitude_arrays((d,)))
+    got = outcome(lambda: theory.dot_product_variance_cov(cq, ck, mean_q=mq), ["cov_q", "cov_k", "mean_q"])
+    if got is None:
+        return
+    with decimal.localcontext(CTX):
+        terms = [D(cq[i, j]) * D(ck[j, i]) for i in range(d) for j in range(d)]
+        terms += [D(mq[i]) * D(ck[i, j]) * D(mq[j]) for i in range(d) for j in range(d)]
+        ref = dsum(terms)
+        assert_close("dot_product_variance_cov", got, ref, dsum(abs(t) for t in terms) * decimal.Decimal("1e-13"))
+
+
+@SETTINGS
+@given(st.data())
+def test_entropy_closed_form_and_z_score_at_any_magnitude(data):
+    n = data.draw(st.integers(1, 10**6))
+    sigma2 = np.abs(data.draw(magnitude_arrays((3,), elements=POSITIVE)))
+    got = outcome(lambda: saturation.entropy_closed_form(n, sigma2), ["n_keys", "sigma2"])
+    if got is not None:
+        with decimal.localcontext(CTX):
+            for s2, g in zip(sigma2, got):
+                ref = decimal.Decimal(n).ln() - D(s2) / 2
+                tol = (decimal.Decimal(n).ln() + D(s2)) * decimal.Decimal("1e-14")
+                assert_close("entropy_closed_form", g, ref, tol)
+    value, expected = (data.draw(MANTISSA) * 10.0 ** data.draw(EXPONENTS) for _ in range(2))
+    sd = positive_scalar(data.draw)
+    got = outcome(lambda: sample_spread.z_score(value, expected, sd), ["value", "expected", "sd"])
+    if got is not None:
+        with decimal.localcontext(CTX):
+            ref = (D(value) - D(expected)) / D(sd)
+            assert_close("z_score", got, ref, (abs(D(value)) + abs(D(expected))) / D(sd) * decimal.Decimal("1e-15"))
+
+
+@SETTINGS
+@given(st.data())
+def test_seed_summary_at_any_magnitude(data):
+    values = data.draw(magnitude_arrays((5,)))
+    got = outcome(lambda: training.seed_summary(values), ["values"])
+    if got is None:
+        return
+    s = sorted(values.tolist())
+    assert (got.median, got.low, got.high) == (s[2], s[0], s[4])
+
+
+@SETTINGS
+@given(st.data(), st.sampled_from(["normal", "uniform", "laplace"]))
+def test_product_cf_at_any_magnitude(data, dist):
+    t = np.abs(data.draw(magnitude_arrays((3,), elements=POSITIVE)))
+    got = outcome(lambda: dot_product_law.product_cf(t, dist), ["t", "dist"])
+    if got is None:
+        return
+    for tt, g in zip(t, got):
+        with decimal.localcontext(CTX):
+            if dist == "normal":  # 1 / sqrt(1 + t^2)
+                ref = 1 / dsqrt(1 + D(tt) ** 2)
+                assert_close("product_cf normal", g, ref, ref * decimal.Decimal("1e-14"))
+            else:  # |Si(3t) / (3t)| <= min(1, 1.852 / (3t));  int e^-u / (1 + t^2 u^2 / 4) du <= min(1, pi / t)
+                bound = min(1, decimal.Decimal("1.852") / (3 * D(tt))) if dist == "uniform" else \
+                    min(1, decimal.Decimal(math.pi) / D(tt))
+                assert math.isfinite(g) and abs(D(g)) <= bound * (1 + decimal.Decimal("1e-9")) + TINY, \
+                    f"product_cf {dist} at t={tt:.3e}: {g!r} is beyond the bound {bound:.3e}"
