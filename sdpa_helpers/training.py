@@ -10,7 +10,7 @@ Every input component has mean 0 and variance 1.
 The model (one head, learnable ``W_Q`` and ``W_K``, a fixed value read-out)::
 
     q   = W_Q x                      (d_k,)        k_j = W_K y_j       (d_k,)
-    z_j = s (q . k_j)                s = 1/sqrt(d_k) (scaled) or 1 (unscaled)
+    z_j = s (q . k_j)                s = scale_factor(scale, d_k): 1/sqrt(d_k) ("sqrt") or 1 ("unscaled")
     p   = softmax(z)                 attention weights over the keys
     o   = sum_j p_j v_j              v_j = gain * onehot(c_j): the class scores
     r   = softmax(o)                 class probabilities
@@ -22,35 +22,50 @@ unit-variance components and the unscaled logits have variance ``d_k``.
 This module offers:
 
 - :class:`Batch`, :func:`make_batch` -- examples of the task;
-- :class:`Weights`, :func:`init_weights`, :func:`initial_weights`, :func:`ideal_weights` -- parameters;
+- :class:`Weights`, :func:`draw_weights` (from any generator), :func:`starting_weights` (the
+  weights a training run of a given seed starts from), :func:`ideal_weights` -- parameters;
 - :class:`Forward`, :func:`forward` -- the forward pass with every intermediate;
 - :class:`Backward`, :func:`backward` -- the backward pass, one equation per field;
 - :func:`loss_and_gradients` -- the same gradients, computed cheaply through ``W_Q^T W_K``;
 - :func:`per_example_gradient_norms` -- ``||dL_b/dW_Q||`` for each example ``b``;
+- :func:`init_statistics` -- entropy, per-example and batch gradient norms at given weights;
 - :func:`finite_difference_gradient` -- central differences, to check the backward pass;
 - :class:`Metrics`, :func:`evaluate` -- loss, accuracy and attention entropy;
-- :func:`training_data` -- the seeded batches and held-out set every run of a seed shares;
-- :class:`History`, :func:`train` -- SGD or Adam, seeded, with a record of every step;
-- :func:`run` -- :func:`train` cached (notebook and explorer share the runs);
-- :func:`steps_to_accuracy`, :func:`share_of_examples` -- summaries of runs and gradients.
+- :func:`training_batches`, :func:`held_out_set` -- the seeded data of a run, made as training goes;
+- :class:`Arm`, :data:`ARMS` -- how an arm sets up the model: the scale, and the powers of d_k
+  that multiply the initial weights and the learning rates (``"scaled"``, ``"unscaled"``,
+  ``"reparametrised"``, ``"asymmetric"``);
+- :class:`Runs`, :func:`train_runs` -- ONE batched trainer: many models (seeds x arms x
+  learning rates) trained at once over leading array axes, SGD or Adam;
+- :class:`History` -- one run's record (:meth:`Runs.history`);
+- :func:`cached_runs` -- :func:`train_runs` with its arguments checked, then cached (bounded in bytes);
+- :func:`steps_to_accuracy`, :func:`share_of_examples`, :func:`seed_summary` -- summaries.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable, NamedTuple
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from . import _checks
 from .sampling import make_rng
+from .saturation import logit_gradient
+from .scales import scale_factor
 
 __all__ = [
     "N_KEYS", "D_IN", "D_ADDR", "GAIN", "BATCH_SIZE", "STEPS", "OPTIMIZERS",
-    "Batch", "make_batch", "address_codes", "Weights", "init_weights", "initial_weights", "ideal_weights",
+    "Batch", "make_batch", "address_codes", "Weights", "draw_weights", "starting_weights", "ideal_weights",
     "Forward", "forward", "Backward", "backward", "loss_and_gradients",
-    "per_example_gradient_norms", "finite_difference_gradient", "Metrics", "evaluate",
-    "History", "training_data", "train", "run", "steps_to_accuracy", "share_of_examples",
+    "per_example_gradient_norms", "init_statistics", "finite_difference_gradient", "Metrics", "evaluate",
+    "training_batches", "held_out_set", "Arm", "ARMS", "Runs", "History", "train_runs", "cached_runs",
+    "steps_to_accuracy", "share_of_examples", "seed_summary", "SeedSummary", "rolling_quantiles",
+    "GRID_D_KS", "GRID_LRS", "GRID_SEEDS", "GRID_ARMS", "GRID_FIELDS", "GRID_FILE", "Grid",
+    "compute_grid", "write_grid", "training_grid",
 ]
 
 #: Keys per example (also the number of classes: every key has its own label).
@@ -64,7 +79,7 @@ GAIN = 5.0
 #: Default batch size and number of training steps.
 BATCH_SIZE = 64
 STEPS = 300
-#: The optimizers :func:`train` knows.
+#: The optimizers :func:`train_runs` knows.
 OPTIMIZERS = ("sgd", "adam")
 
 
@@ -149,13 +164,35 @@ def make_batch(batch_size: int, n_keys: int = N_KEYS, d_in: int = D_IN, d_addr: 
     x = rng.standard_normal((batch_size, d_in))
     x[:, :d_addr] = keys[np.arange(batch_size), target, :d_addr]
     labels = np.argsort(rng.random((batch_size, n_keys)), axis=1)  # a random permutation per row
-    return Batch(x, keys, labels, target)
+    return Batch(x, keys, labels, target)  # valid by construction from checked arguments
 
 
-def _check_batch(batch) -> Batch:
+def _check_batch(batch, name: str = "batch") -> Batch:
+    """Validate a :class:`Batch` where it is made and where it enters: shapes, labels, finiteness."""
     if not isinstance(batch, Batch):
-        raise TypeError(f"batch must be a Batch (from make_batch), got {type(batch).__name__}")
-    return batch
+        raise TypeError(f"{name} must be a Batch (from make_batch), got {type(batch).__name__}")
+    x = _checks.real_array(f"{name}.x", batch.x, min_ndim=2, shape_hint="(B, d_in)")
+    keys = _checks.real_array(f"{name}.keys", batch.keys, min_ndim=3, shape_hint="(B, n_keys, d_in)")
+    if x.ndim != 2 or keys.ndim != 3:
+        raise ValueError(f"{name}.x must have shape (B, d_in) and {name}.keys (B, n_keys, d_in), "
+                         f"got {x.shape} and {keys.shape}")
+    B, n, d_in = keys.shape
+    if x.shape != (B, d_in):
+        raise ValueError(f"{name}.x has shape {x.shape} but {name}.keys has shape {keys.shape}: "
+                         f"expected x of shape ({B}, {d_in})")
+    labels, target = np.asarray(batch.labels), np.asarray(batch.target)
+    for what, arr, shape in (("labels", labels, (B, n)), ("target", target, (B,))):
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"{name}.{what} must be integers, got dtype {arr.dtype}")
+        if arr.shape != shape:
+            raise ValueError(f"{name}.{what} must have shape {shape} to match {name}.keys {keys.shape}, "
+                             f"got {arr.shape}")
+        if arr.size and (arr.min() < 0 or arr.max() >= n):
+            raise ValueError(f"{name}.{what} must lie in 0..{n - 1} (n_keys = {n}), "
+                             f"got values from {arr.min()} to {arr.max()}")
+    if B and not np.array_equal(np.sort(labels, axis=1), np.broadcast_to(np.arange(n), (B, n))):
+        raise ValueError(f"{name}.labels must hold a permutation of 0..{n - 1} in every row")
+    return Batch(x, keys, labels, target)
 
 
 # -- parameters -----------------------------------------------------------------------
@@ -169,14 +206,14 @@ class Weights(NamedTuple):
     W_K: np.ndarray
 
 
-def init_weights(d_k: int, d_in: int = D_IN, rng=None) -> Weights:
-    """``W_Q``, ``W_K`` with independent N(0, 1/d_in) entries (LeCun init, 1/fan_in).
+def draw_weights(d_k: int, d_in: int = D_IN, rng=None) -> Weights:
+    """Draw ``W_Q``, ``W_K`` with independent N(0, 1/d_in) entries (LeCun init, 1/fan_in) from ``rng``.
 
     Then ``q = W_Q x`` has components of variance ``||x||^2 / d_in``, which is 1 on average.
 
     Examples
     --------
-    >>> w = init_weights(1024, rng=0)
+    >>> w = draw_weights(1024, rng=0)
     >>> w.W_Q.shape, round(float(w.W_Q.var() * 16), 1)
     ((1024, 16), 1.0)
     """
@@ -187,17 +224,17 @@ def init_weights(d_k: int, d_in: int = D_IN, rng=None) -> Weights:
     return Weights(sd * rng.standard_normal((d_k, d_in)), sd * rng.standard_normal((d_k, d_in)))
 
 
-def initial_weights(d_k: int, seed: int = 0) -> Weights:
-    """The initial weights :func:`train` starts from for ``(d_k, seed)``: :func:`init_weights`, seeded.
+def starting_weights(d_k: int, seed: int = 0) -> Weights:
+    """The weights every training run of ``seed`` at ``d_k`` starts from (before an arm's multiplier).
 
-    The scaled and unscaled runs of a seed share them.
+    :func:`draw_weights` with a generator seeded by ``(seed, d_k)``: the arms of a seed share them.
 
-    >>> w = initial_weights(8)
-    >>> bool(np.array_equal(w.W_Q, initial_weights(8).W_Q)), w.W_Q.shape
+    >>> w = starting_weights(8)
+    >>> bool(np.array_equal(w.W_Q, starting_weights(8).W_Q)), w.W_Q.shape
     (True, (8, 16))
     """
     d_k = _checks.positive_int("d_k", d_k)
-    return init_weights(d_k, rng=np.random.default_rng([_seed(seed), 0, d_k]))
+    return draw_weights(d_k, rng=np.random.default_rng([_seed(seed), 0, d_k]))
 
 
 def ideal_weights(d_k: int, alpha: float = 4.0, d_in: int = D_IN, d_addr: int = D_ADDR) -> Weights:
@@ -236,10 +273,6 @@ def _check_weights(weights, d_in: int) -> Weights:
     return Weights(W_Q, W_K)
 
 
-def _resolve_scale(scale, d_k: int) -> float:
-    return 1.0 / np.sqrt(d_k) if scale is None else _checks.positive("scale", scale)
-
-
 # -- forward and backward, step by step -------------------------------------------------
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # ln 2 = HI + LO
 _INV_FACTORIALS = tuple(1.0 / np.prod(np.arange(1.0, i + 1)) for i in range(14))  # 1/i!, i = 0..13
@@ -273,12 +306,8 @@ def _entropy(p: np.ndarray) -> np.ndarray:
 
 
 def _softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """``(diag(p) - p p^T) g = p * (g - p . g)``, with the largest ``p_i`` summed stably."""
-    centred = g - (p * g).sum(axis=-1, keepdims=True)
-    top = np.argmax(p, axis=-1)[..., None]
-    g_top = np.take_along_axis(g, top, axis=-1)
-    np.put_along_axis(centred, top, (p * (g_top - g)).sum(axis=-1, keepdims=True), axis=-1)
-    return p * centred
+    """``(diag(p) - p p^T) g``: :func:`sdpa_helpers.saturation.logit_gradient` (the stable form)."""
+    return logit_gradient(p, g)
 
 
 class Forward(NamedTuple):
@@ -310,8 +339,9 @@ def forward(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> F
     weights : Weights
         ``W_Q``, ``W_K`` of shape (d_k, d_in).
     batch : Batch
-    scale : float > 0 or None
-        ``None`` means ``1/sqrt(d_k)`` (scaled); ``1.0`` is unscaled.
+    scale : None, a name of :data:`sdpa_helpers.scales.SCALINGS` or a float > 0
+        Resolved by :func:`sdpa_helpers.scales.scale_factor`: ``None`` or ``"sqrt"`` mean
+        ``1/sqrt(d_k)``; ``"unscaled"`` (or ``1.0``) is unscaled.
     gain : float > 0
         The value read-out's gain.
 
@@ -321,13 +351,13 @@ def forward(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> F
 
     Examples
     --------
-    >>> f = forward(ideal_weights(4), make_batch(100, rng=0), scale=1.0)
+    >>> f = forward(ideal_weights(4), make_batch(100, rng=0), scale="unscaled")
     >>> f.accuracy, round(f.loss, 3)
     (1.0, 0.046)
     """
     batch = _check_batch(batch)
     W_Q, W_K = _check_weights(weights, batch.x.shape[-1])
-    s = _resolve_scale(scale, W_Q.shape[0])
+    s = scale_factor(scale, W_Q.shape[0])
     gain = _checks.positive("gain", gain)
     B, n = batch.labels.shape
     q = np.einsum("di,bi->bd", W_Q, batch.x)  # q = W_Q x: (d_k, d_in), (B, d_in) -> (B, d_k)
@@ -390,7 +420,7 @@ def backward(batch: Batch, fwd: Forward) -> Backward:
     Examples
     --------
     >>> b = make_batch(4, rng=0)
-    >>> g = backward(b, forward(init_weights(8, rng=1), b))
+    >>> g = backward(b, forward(draw_weights(8, rng=1), b))
     >>> g.W_Q.shape, bool(np.allclose(g.d_logits.sum(axis=1), 0))  # each row of dL/dz sums to 0
     ((8, 16), True)
     """
@@ -463,14 +493,14 @@ def loss_and_gradients(weights: Weights, batch: Batch, scale=None, gain: float =
 
     Examples
     --------
-    >>> b, w = make_batch(16, rng=0), init_weights(32, rng=1)
+    >>> b, w = make_batch(16, rng=0), draw_weights(32, rng=1)
     >>> _, g, _ = loss_and_gradients(w, b)
     >>> bool(np.allclose(g.W_Q, backward(b, forward(w, b)).W_Q))
     True
     """
     batch = _check_batch(batch)
     weights = _check_weights(weights, batch.x.shape[-1])
-    s = _resolve_scale(scale, weights.W_Q.shape[0])
+    s = scale_factor(scale, weights.W_Q.shape[0])
     gain = _checks.positive("gain", gain)
     loss, accuracy, entropy, _, d_A = _logit_grads(weights, batch, s, gain)
     grads = Weights(*_weight_grads(weights, d_A))  # (d_k, d_in) each
@@ -485,7 +515,7 @@ def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain:
 
     Examples
     --------
-    >>> b, w = make_batch(5, rng=0), init_weights(16, rng=1)
+    >>> b, w = make_batch(5, rng=0), draw_weights(16, rng=1)
     >>> norms = per_example_gradient_norms(w, b)
     >>> full = [np.linalg.norm(backward(b._make(a[i:i + 1] for a in b),
     ...          forward(w, b._make(a[i:i + 1] for a in b))).W_Q) for i in range(5)]
@@ -494,13 +524,43 @@ def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain:
     """
     batch = _check_batch(batch)
     weights = _check_weights(weights, batch.x.shape[-1])
-    s = _resolve_scale(scale, weights.W_Q.shape[0])
+    s = scale_factor(scale, weights.W_Q.shape[0])
     gain = _checks.positive("gain", gain)
     B = batch.labels.shape[0]
     _, _, _, d_z, _ = _logit_grads(weights, batch, s, gain)
     d_z = d_z * B  # per-example loss, not the batch mean
-    d_q = s * np.einsum("di,bi->bd", weights.W_K, np.einsum("bn,bni->bi", d_z, batch.keys))  # (B, d_k)
-    return np.sqrt((d_q**2).sum(axis=1) * (batch.x**2).sum(axis=1))
+    v = np.einsum("bn,bni->bi", d_z, batch.keys)  # dL_b/dq_b = s W_K v_b: (B, d_in)
+    m = np.abs(v).max(axis=1, keepdims=True)
+    v = v / np.where(m > 0, m, 1.0)  # scale-safe: ||W_K v||^2 = v^T (W_K^T W_K) v on the rescaled v
+    C_K = np.einsum("di,dj->ij", weights.W_K, weights.W_K)
+    sq = np.maximum(np.einsum("bi,ij,bj->b", v, C_K, v), 0.0)
+    return s * m[:, 0] * np.sqrt(sq * (batch.x**2).sum(axis=1))
+
+
+def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int = BATCH_SIZE) -> dict:
+    """Where the gradient comes from at ``weights``, measured on ``batch``.
+
+    Returns a dict: ``entropy`` (mean attention entropy, nats); ``norms`` (each example's own
+    ``||dL_b/dW_Q||``), their ``median`` and ``mean``; ``share`` (:func:`share_of_examples` of the
+    norms); ``batch`` and ``batch_se``: the mean norm of the gradient of consecutive
+    sub-batches of ``batch_size`` examples (what one training step sees) and its standard error.
+
+    >>> st = init_statistics(starting_weights(16), make_batch(256, rng=0))
+    >>> sorted(st)
+    ['batch', 'batch_se', 'entropy', 'mean', 'median', 'norms', 'share']
+    """
+    batch = _check_batch(batch)
+    batch_size = _checks.positive_int("batch_size", batch_size)
+    n = len(batch.x) // batch_size
+    if n < 2:
+        raise ValueError(f"batch must hold at least 2 sub-batches of batch_size={batch_size}, "
+                         f"has {len(batch.x)} examples")
+    norms = per_example_gradient_norms(weights, batch, scale)
+    subs = [batch._make(a[i * batch_size:(i + 1) * batch_size] for a in batch) for i in range(n)]
+    per_batch = np.array([np.linalg.norm(loss_and_gradients(weights, b, scale)[1].W_Q) for b in subs])
+    return dict(entropy=evaluate(weights, batch, scale).entropy, norms=norms, median=float(np.median(norms)),
+                mean=float(norms.mean()), share=share_of_examples(norms), batch=float(per_batch.mean()),
+                batch_se=float(per_batch.std(ddof=1) / np.sqrt(n)))
 
 
 def finite_difference_gradient(f: Callable[[np.ndarray], float], W, h: float = 1e-5) -> np.ndarray:
@@ -539,9 +599,9 @@ def finite_difference_gradient(f: Callable[[np.ndarray], float], W, h: float = 1
     return grad
 
 
-# -- evaluation and training ----------------------------------------------------------
+# -- evaluation -------------------------------------------------------------------------
 class Metrics(NamedTuple):
-    """Batch-mean ``loss``, ``accuracy`` and attention ``entropy`` (nats)."""
+    """Batch-mean ``loss``, ``accuracy`` and attention ``entropy`` (nats) (floats, or arrays over runs)."""
 
     loss: float
     accuracy: float
@@ -553,28 +613,16 @@ def evaluate(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> 
 
     Examples
     --------
-    >>> m = evaluate(ideal_weights(4), make_batch(200, rng=0), scale=1.0)
+    >>> m = evaluate(ideal_weights(4), make_batch(200, rng=0), scale="unscaled")
     >>> m.accuracy, round(m.loss, 4), round(m.entropy, 4)
     (1.0, 0.0461, 0.0)
     """
     return loss_and_gradients(weights, batch, scale, gain)[2]
 
 
-class History(NamedTuple):
-    """The record of one training run, one entry per step (measured before that step's update).
-
-    ``loss``, ``accuracy``, ``entropy``: on the step's fresh batch; ``grad_norm_q``,
-    ``grad_norm_k``: ``||dL/dW_Q||_F``, ``||dL/dW_K||_F``. ``final``: :class:`Metrics` of the
-    trained weights on a held-out set; ``weights``: the trained weights.
-    """
-
-    loss: np.ndarray
-    accuracy: np.ndarray
-    entropy: np.ndarray
-    grad_norm_q: np.ndarray
-    grad_norm_k: np.ndarray
-    final: Metrics
-    weights: Weights
+# -- the data of a run, made as training goes ---------------------------------------------
+#: Examples in the held-out set of each seed.
+HELD_OUT = 2000
 
 
 def _seed(seed) -> int:
@@ -585,115 +633,424 @@ def _seed(seed) -> int:
     return int(seed)
 
 
-@lru_cache(maxsize=4)
-def training_data(seed: int = 0, steps: int = STEPS, batch_size: int = BATCH_SIZE) -> tuple[list, Batch]:
-    """The batches :func:`train` uses for ``seed``, one per step, and its held-out set of 2000 examples.
+def _data_rngs(seed: int):
+    data_seq, eval_seq = np.random.SeedSequence([seed, 1]).spawn(2)
+    return np.random.default_rng(data_seq), np.random.default_rng(eval_seq)
 
-    Every run with the same seed sees the same data (whatever ``d_k``, scaling or optimizer).
-    The arrays are read-only; the result is cached.
 
-    >>> batches, held_out = training_data(0, steps=3)
-    >>> len(batches), batches[0].x.shape, held_out.x.shape
-    (3, (64, 16), (2000, 16))
+def training_batches(seed: int = 0, batch_size: int = BATCH_SIZE) -> Iterator[Batch]:
+    """The training batches of ``seed``, one per step, made as they are asked for (an endless stream).
+
+    Every run with the same seed sees the same batches (whatever ``d_k``, arm or optimizer);
+    nothing is stored, so a long run's memory does not grow with the number of steps.
+
+    >>> stream = training_batches(0)
+    >>> b = next(stream)
+    >>> b.x.shape, bool(np.array_equal(b.x, next(training_batches(0)).x))
+    ((64, 16), True)
     """
     seed = _seed(seed)
-    steps = _checks.positive_int("steps", steps)
     batch_size = _checks.positive_int("batch_size", batch_size)
-    data_seq, eval_seq = np.random.SeedSequence([seed, 1]).spawn(2)
-    rng = np.random.default_rng(data_seq)
-    batches = [make_batch(batch_size, rng=rng) for _ in range(steps)]
-    held_out = make_batch(2000, rng=np.random.default_rng(eval_seq))
-    for batch in (*batches, held_out):
-        for a in batch:
-            a.setflags(write=False)
-    return batches, held_out
+    rng = _data_rngs(seed)[0]
+    while True:
+        yield make_batch(batch_size, rng=rng)
 
 
-def train(d_k: int, scaled: bool = True, lr: float = 1.0, optimizer: str = "sgd", steps: int = STEPS,
-          batch_size: int = BATCH_SIZE, seed: int = 0) -> History:
-    """Train ``W_Q``, ``W_K`` on fresh batches of the task; seeded, so runs are reproducible.
+def held_out_set(seed: int = 0, size: int = HELD_OUT) -> Batch:
+    """The held-out examples of ``seed`` on which a run's final :class:`Metrics` are measured.
 
-    The initial weights depend on ``(seed, d_k)`` only and the batches on ``seed`` only, so
-    the scaled and unscaled runs of a seed start from the same weights and see the same data.
+    >>> held_out_set(0).x.shape
+    (2000, 16)
+    """
+    return make_batch(_checks.positive_int("size", size), rng=_data_rngs(_seed(seed))[1])
+
+
+# -- arms: what differs between the models compared ---------------------------------------
+class Arm(NamedTuple):
+    """How one arm sets up the model, as powers of ``d_k``.
+
+    - ``scale``: the factor on ``q . k`` (the :mod:`sdpa_helpers.scales` vocabulary);
+    - ``init_q``, ``init_k``: ``W_Q`` starts at ``d_k**init_q`` times :func:`starting_weights`'s
+      ``W_Q`` (the same for ``W_K``);
+    - ``lr_q``, ``lr_k``: ``W_Q`` is trained with learning rate ``d_k**lr_q`` times the run's
+      learning rate (the same for ``W_K``).
+    """
+
+    name: str
+    scale: object
+    init_q: float = 0.0
+    init_k: float = 0.0
+    lr_q: float = 0.0
+    lr_k: float = 0.0
+
+
+#: The arms the notebook compares. ``"reparametrised"`` is the unscaled model with the initial
+#: weights times ``d_k**(-1/4)`` and learning rate ``eta / sqrt(d_k)``: under SGD it follows the
+#: scaled model's trajectory exactly. ``"asymmetric"`` puts the whole ``1/sqrt(d_k)`` into
+#: ``W_Q``'s initialisation (as T5 does) and, to match SGD on the scaled model, trains ``W_Q``
+#: with ``eta / d_k``.
+ARMS = {arm.name: arm for arm in (
+    Arm("scaled", "sqrt"),
+    Arm("unscaled", "unscaled"),
+    Arm("reparametrised", "unscaled", -0.25, -0.25, -0.5, -0.5),
+    Arm("asymmetric", "unscaled", -0.5, 0.0, -1.0, 0.0),
+)}
+
+
+def _check_arm(arm) -> Arm:
+    if isinstance(arm, str):
+        if arm not in ARMS:
+            raise ValueError(f"arms must name one of {', '.join(map(repr, ARMS))} or be an Arm, got {arm!r}")
+        return ARMS[arm]
+    if not isinstance(arm, Arm):
+        raise TypeError(f"arms must hold names from ARMS or Arm tuples, got {arm!r}")
+    scale_factor(arm.scale, 4, name="arm.scale")
+    for field in ("init_q", "init_k", "lr_q", "lr_k"):
+        _checks.real(f"arm.{field}", getattr(arm, field))
+    return arm
+
+
+# -- the batched trainer ------------------------------------------------------------------
+class History(NamedTuple):
+    """The record of one training run, one entry per step (measured before that step's update).
+
+    ``loss``, ``accuracy``, ``entropy``: on the step's fresh batch; ``grad_norm_q``,
+    ``grad_norm_k``: ``||dL/dW_Q||_F``, ``||dL/dW_K||_F``. ``final``: :class:`Metrics` of the
+    trained weights on the seed's held-out set; ``weights``: the trained weights (or None).
+    """
+
+    loss: np.ndarray
+    accuracy: np.ndarray
+    entropy: np.ndarray
+    grad_norm_q: np.ndarray
+    grad_norm_k: np.ndarray
+    final: Metrics
+    weights: Weights | None
+
+
+class Runs(NamedTuple):
+    """Many training runs at once: every record has leading axes (seed, arm, learning rate).
+
+    ``loss``, ``accuracy``, ``entropy``, ``grad_norm_q``, ``grad_norm_k``: shape
+    (S, A, L, steps); ``final``: :class:`Metrics` of arrays (S, A, L) on each seed's held-out
+    set; ``diverged``: (S, A, L) the step after which a run's weights left the floats (0 =
+    never; its later records are NaN); ``weights``: the trained weights, arrays
+    (S, A, L, d_k, d_in), or None.
+    """
+
+    d_k: int
+    seeds: tuple
+    arms: tuple
+    lrs: tuple
+    optimizer: str
+    method: str
+    loss: np.ndarray
+    accuracy: np.ndarray
+    entropy: np.ndarray
+    grad_norm_q: np.ndarray
+    grad_norm_k: np.ndarray
+    final: Metrics
+    diverged: np.ndarray
+    weights: Weights | None
+
+    def index(self, seed=None, arm="scaled", lr=None) -> tuple:
+        """The (seed, arm, lr) index of one run; ``None`` means the only (or first) seed / lr."""
+        names = [a.name for a in self.arms]
+        i = 0 if seed is None else self.seeds.index(seed)
+        j = names.index(arm if isinstance(arm, str) else arm.name)
+        k = 0 if lr is None else self.lrs.index(lr)
+        return i, j, k
+
+    def history(self, seed=None, arm="scaled", lr=None) -> History:
+        """One run's :class:`History`."""
+        idx = self.index(seed, arm, lr)
+        weights = None if self.weights is None else Weights(self.weights.W_Q[idx], self.weights.W_K[idx])
+        return History(self.loss[idx], self.accuracy[idx], self.entropy[idx], self.grad_norm_q[idx],
+                       self.grad_norm_k[idx], Metrics(*(float(m[idx]) for m in self.final)), weights)
+
+    def steps_to(self, threshold: float = 0.9, window: int = 10) -> np.ndarray:
+        """:func:`steps_to_accuracy` of every run, shape (S, A, L); NaN where a run never gets there."""
+        return steps_to_accuracy(self.accuracy, threshold, window, never=np.nan)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays of these runs."""
+        arrays = [*self[6:11], *self.final, self.diverged, *(self.weights or ())]
+        return int(sum(a.nbytes for a in arrays))
+
+
+def _mm(a, b):
+    """Batched ``a @ b`` by einsum: the same bits on every CPU (BLAS kernels differ in the last bit)."""
+    return np.einsum("...ij,...jk->...ik", a, b)
+
+
+def _tr(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _batched_step(A, x, keys, target, s, gain):
+    """Per-run loss, accuracy, entropy, ``G = dL/dA`` for ``A = W_Q^T W_K`` of shape (S, R, d, d), and
+    whether each run's logits were finite.
+
+    ``x`` (S, B, d), ``keys`` (S, B, n, d), ``target`` (S, B): one batch per seed; ``s`` (R,).
+    """
+    B = x.shape[1]
+    u = np.einsum("sbi,srij->srbj", x, A)  # x^T A: (S, R, B, d)
+    z = s[None, :, None, None] * np.einsum("sbnj,srbj->srbn", keys, u)  # z_j = s x^T A y_j
+    finite = np.isfinite(z).all(axis=(-1, -2))  # (S, R): False for a run whose logits overflowed
+    z = np.where(finite[..., None, None], z, 0.0)
+    p = _softmax(z)
+    r = _softmax(gain * p)  # class probabilities in key order (see _logit_grads)
+    t = np.broadcast_to(target[:, None, :, None], (*r.shape[:3], 1))
+    r_t = np.take_along_axis(r, t, axis=-1)[..., 0]
+    loss = -np.log(r_t).mean(axis=-1)
+    accuracy = (r.argmax(axis=-1) == t[..., 0]).mean(axis=-1)
+    entropy = _entropy(p).mean(axis=-1)
+    d_p = r
+    np.put_along_axis(d_p, t, r_t[..., None] - 1.0, axis=-1)
+    d_p *= gain / B
+    d_z = _softmax_backward(p, d_p)
+    d_y = np.einsum("srbn,sbnj->srbj", d_z, keys)
+    G = s[None, :, None, None] * np.einsum("sbi,srbj->srij", x, d_y)
+    return loss, accuracy, entropy, G, finite
+
+
+METHODS = ("gram", "weights")
+
+
+def train_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), optimizer: str = "sgd",
+               steps: int = STEPS, batch_size: int = BATCH_SIZE, method: str | None = None,
+               keep_weights: bool = False) -> Runs:
+    """Train many models at once -- every (seed, arm, learning rate) -- with vectorised numpy.
+
+    Each run starts from :func:`starting_weights` ``(d_k, seed)`` times its arm's multipliers and
+    sees the batches of :func:`training_batches` ``(seed)``, made step by step (never stored).
+    The runs of a seed share the data; the arms of a seed share the initial draw.
+
+    Two exact ways to compute SGD (they agree in exact arithmetic; tested to rounding):
+
+    - ``method="gram"`` (SGD's default): the logits depend on the weights only through
+      ``A = W_Q^T W_K`` (d_in x d_in), and an SGD step maps ``(A, C_Q = W_Q^T W_Q,
+      C_K = W_K^T W_K)`` to new d_in x d_in matrices::
+
+          A'   = A - eta_K C_Q G - eta_Q G C_K + eta_Q eta_K G A^T G
+          C_Q' = C_Q - eta_Q (A G^T + G A^T) + eta_Q^2 G C_K G^T
+          C_K' = C_K - eta_K (A^T G + G^T A) + eta_K^2 G^T C_Q G
+
+      with ``G = dL/dA`` (``dL/dW_Q = W_K G^T``, ``dL/dW_K = W_Q G``). A step then costs the
+      same at every d_k; the weights themselves are not formed.
+    - ``method="weights"``: update ``W_Q``, ``W_K`` themselves (needed for Adam and for
+      ``keep_weights``).
 
     Parameters
     ----------
     d_k : int
-        Rows of ``W_Q`` and ``W_K``.
-    scaled : bool
-        Divide the logits by ``sqrt(d_k)`` (True) or not (False).
-    lr : float > 0
-        Learning rate.
+    seeds : int or sequence of int >= 0
+    lrs : float or sequence of float > 0
+    arms : name, :class:`Arm`, or a sequence of them (names from :data:`ARMS`)
     optimizer : {"sgd", "adam"}
-        ``"sgd"``: ``W <- W - lr g``. ``"adam"``: Adam with ``beta1 = 0.9``,
-        ``beta2 = 0.999``, ``eps = 1e-8`` and bias correction.
+        Adam: ``beta1 = 0.9``, ``beta2 = 0.999``, ``eps = 1e-8``, bias-corrected.
     steps, batch_size : int
-    seed : int >= 0
+    method : None, "gram" or "weights"
+    keep_weights : bool
+        Keep the trained weights in :attr:`Runs.weights` (``method="weights"`` only).
 
     Returns
     -------
-    History
+    Runs
 
     Examples
     --------
-    >>> h = train(4, lr=1.0, steps=100, seed=0)
-    >>> h.loss.shape, h.final.accuracy > 0.9
-    ((100,), True)
+    >>> r = train_runs(4, seeds=(0, 1), lrs=(0.3, 1.0), steps=100)
+    >>> r.loss.shape, bool((r.final.accuracy[:, 0] > 0.9).all())  # (seeds, arms, lrs, steps)
+    ((2, 2, 2, 100), True)
     """
+    d_k, seeds, lrs, arms, optimizer, steps, batch_size, method, keep_weights = _check_run_args(
+        d_k, seeds, lrs, arms, optimizer, steps, batch_size, method, keep_weights)
+    S, A_, L = len(seeds), len(arms), len(lrs)
+    R = A_ * L
+    s = np.repeat([scale_factor(a.scale, d_k, name="arm.scale") for a in arms], L)  # (R,)
+    lr = np.tile(lrs, A_)
+    eta_q = lr * np.repeat([float(d_k) ** a.lr_q for a in arms], L)
+    eta_k = lr * np.repeat([float(d_k) ** a.lr_k for a in arms], L)
+    g_q = np.repeat([float(d_k) ** a.init_q for a in arms], L)[None, :, None, None]
+    g_k = np.repeat([float(d_k) ** a.init_k for a in arms], L)[None, :, None, None]
+    W0 = [starting_weights(d_k, seed) for seed in seeds]
+    WQ = g_q * np.stack([w.W_Q for w in W0])[:, None]  # (S, R, d_k, d_in)
+    WK = g_k * np.stack([w.W_K for w in W0])[:, None]
+    if method == "gram":
+        state = [np.einsum("srdi,srdj->srij", WQ, WK), np.einsum("srdi,srdj->srij", WQ, WQ),
+                 np.einsum("srdi,srdj->srij", WK, WK)]  # A, C_Q, C_K
+        del WQ, WK
+    else:
+        state = [WQ, WK]
+        moments = [np.zeros_like(WQ), np.zeros_like(WQ), np.zeros_like(WK), np.zeros_like(WK)]
+    record = np.full((5, S, R, steps), np.nan)
+    alive = np.ones((S, R), bool)
+    diverged = np.zeros((S, R), int)
+    streams = [training_batches(seed, batch_size) for seed in seeds]
+    eq, ek = eta_q[None, :, None, None], eta_k[None, :, None, None]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow = divergence, handled explicitly
+        for step in range(1, steps + 1):
+            batch = [next(stream) for stream in streams]
+            x = np.stack([b.x for b in batch])
+            keys = np.stack([b.keys for b in batch])
+            target = np.stack([b.target for b in batch])
+            if method == "gram":
+                A, CQ, CK = state
+            else:
+                A = np.einsum("srdi,srdj->srij", *state)
+            loss, accuracy, entropy, G, finite = _batched_step(np.where(alive[..., None, None], A, 0.0), x, keys,
+                                                               target, s, GAIN)
+            bad = alive & ~(finite & np.isfinite(A).all(axis=(-1, -2)) & np.isfinite(G).all(axis=(-1, -2)))
+            diverged[bad] = step
+            alive = alive & ~bad
+            G = np.where(alive[..., None, None], G, 0.0)
+            if method == "gram":
+                m = np.abs(G).max(axis=(-1, -2), keepdims=True)
+                m = np.where(m > 0, m, 1.0)
+                Gn = G / m  # scale-safe norms: ||W_K G^T||^2 = tr(G C_K G^T), ||W_Q G||^2 = tr(G^T C_Q G)
+                CQG, GCK = _mm(CQ, Gn), _mm(Gn, CK)
+                nq = m[..., 0, 0] * np.sqrt(np.maximum((GCK * Gn).sum(axis=(-1, -2)), 0.0))
+                nk = m[..., 0, 0] * np.sqrt(np.maximum((CQG * Gn).sum(axis=(-1, -2)), 0.0))
+                CQG, GCK = m * CQG, m * GCK
+                GT, AT = _tr(G), _tr(A)
+                GAT = _mm(G, AT)
+                ATG = _mm(AT, G)
+                new = [A - ek * CQG - eq * GCK + eq * ek * _mm(GAT, G),
+                       CQ - eq * (_tr(GAT) + GAT) + eq**2 * _mm(GCK, GT),
+                       CK - ek * (ATG + _tr(ATG)) + ek**2 * _mm(GT, CQG)]
+            else:
+                WQ, WK = state
+                grads = [np.einsum("srdj,srij->srdi", WK, G), np.einsum("srdi,srij->srdj", WQ, G)]
+                nq, nk = (np.sqrt((g**2).sum(axis=(-1, -2))) for g in grads)
+                new = []
+                for i, (w, g, eta) in enumerate(zip(state, grads, (eq, ek))):
+                    if optimizer == "sgd":
+                        new.append(w - eta * g)
+                    else:
+                        m, v = moments[2 * i], moments[2 * i + 1]
+                        m *= beta1
+                        m += (1 - beta1) * g
+                        v *= beta2
+                        v += (1 - beta2) * g * g
+                        m_hat, v_hat = m / (1 - beta1**step), v / (1 - beta2**step)
+                        new.append(w - eta * m_hat / (np.sqrt(v_hat) + eps))
+            for i, rec in enumerate((loss, accuracy, entropy, nq, nk)):
+                record[i, ..., step - 1] = np.where(alive, rec, np.nan)
+            ok = alive & np.logical_and.reduce([np.isfinite(a).all(axis=(-1, -2)) for a in new])
+            fresh = alive & ~ok
+            diverged[fresh] = step
+            alive = ok
+            for old, upd in zip(state, new):  # a diverged run keeps its last finite state, records NaN
+                old[...] = np.where(alive[..., None, None], upd, old)
+    held = [held_out_set(seed) for seed in seeds]
+    A = state[0] if method == "gram" else np.einsum("srdi,srdj->srij", *state)
+    with np.errstate(all="ignore"):
+        final = _batched_step(np.where(alive[..., None, None], A, 0.0), np.stack([h.x for h in held]),
+                              np.stack([h.keys for h in held]), np.stack([h.target for h in held]), s, GAIN)[:3]
+    final = Metrics(*(np.where(alive, f, np.nan).reshape(S, A_, L) for f in final))
+    weights = Weights(*(w.reshape(S, A_, L, d_k, D_IN) for w in state)) if keep_weights else None
+    rec = record.reshape(5, S, A_, L, steps)
+    return Runs(d_k, seeds, arms, lrs, optimizer, method, *rec, final, diverged.reshape(S, A_, L), weights)
+
+
+def _as_tuple(name, value, check):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        value = (value,)
+    value = tuple(value)
+    if not value:
+        raise ValueError(f"{name} must not be empty")
+    return tuple(check(v) for v in value)
+
+
+def _check_run_args(d_k, seeds, lrs, arms, optimizer, steps, batch_size, method, keep_weights):
     d_k = _checks.positive_int("d_k", d_k)
-    if not isinstance(scaled, (bool, np.bool_)):
-        raise TypeError(f"scaled must be True (divide by sqrt(d_k)) or False (unscaled), got {scaled!r}")
-    lr = _checks.positive("lr", lr)
+    seeds = _as_tuple("seeds", seeds, _seed)
+    lrs = _as_tuple("lrs", lrs, lambda v: _checks.positive("lrs", v))
+    arms = _as_tuple("arms", arms, _check_arm)
+    if isinstance(arms[0], Arm) and len({a.name for a in arms}) != len(arms):
+        raise ValueError("arms must have distinct names")
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
     steps = _checks.positive_int("steps", steps)
     batch_size = _checks.positive_int("batch_size", batch_size)
-    seed = _seed(seed)
-    batches, held_out = training_data(seed, steps, batch_size)
-    W = initial_weights(d_k, seed)
-    params = [W.W_Q.copy(), W.W_K.copy()]
-    s = 1.0 / np.sqrt(d_k) if scaled else 1.0
-    record = np.empty((steps, 5))
-    m = [np.zeros_like(w) for w in params]
-    v = [np.zeros_like(w) for w in params]
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
-    for t, batch in enumerate(batches, start=1):
-        loss, accuracy, entropy, _, d_A = _logit_grads(params, batch, s, GAIN)
-        grads = _weight_grads(params, d_A)
-        record[t - 1] = (loss, accuracy, entropy, np.sqrt((grads[0] ** 2).sum()), np.sqrt((grads[1] ** 2).sum()))
-        for i, g in enumerate(grads):
-            if optimizer == "sgd":
-                params[i] -= lr * g
-            else:
-                m[i] = beta1 * m[i] + (1 - beta1) * g
-                v[i] = beta2 * v[i] + (1 - beta2) * g * g
-                m_hat, v_hat = m[i] / (1 - beta1**t), v[i] / (1 - beta2**t)
-                params[i] -= lr * m_hat / (np.sqrt(v_hat) + eps)
-        if not all(np.isfinite(p).all() for p in params):
-            raise FloatingPointError(f"training diverged at step {t} (d_k={d_k}, scaled={scaled}, lr={lr}); "
-                                     "use a smaller learning rate")
-    final = evaluate(Weights(*params), held_out, scale=s)
-    return History(*record.T.copy(), final, Weights(*params))
+    if not isinstance(keep_weights, (bool, np.bool_)):
+        raise TypeError(f"keep_weights must be True or False, got {keep_weights!r}")
+    if method is None:
+        method = "gram" if optimizer == "sgd" and not keep_weights else "weights"
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if method == "gram" and (optimizer != "sgd" or keep_weights):
+        raise ValueError("method='gram' trains with SGD and does not form the weights: "
+                         "use method='weights' for optimizer='adam' or keep_weights=True")
+    return d_k, seeds, lrs, arms, optimizer, steps, batch_size, method, bool(keep_weights)
 
 
-@lru_cache(maxsize=512)
-def run(d_k: int, scaled: bool = True, lr: float = 1.0, optimizer: str = "sgd", steps: int = STEPS,
-        batch_size: int = BATCH_SIZE, seed: int = 0) -> History:
-    """:func:`train`, cached: the same arguments return the same (read-only) :class:`History`.
+class _ByteCache:
+    """A least-recently-used cache bounded by the bytes its values hold, not by their number."""
 
-    >>> run(4, steps=20) is run(4, steps=20)
+    def __init__(self, max_bytes: int):
+        self.max_bytes = int(max_bytes)
+        self._items: OrderedDict = OrderedDict()
+        self.nbytes = 0
+
+    def get(self, key):
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key, value, nbytes: int) -> None:
+        if nbytes > self.max_bytes:
+            return  # too big to keep
+        self._items[key] = (value, nbytes)
+        self.nbytes += nbytes
+        while self.nbytes > self.max_bytes:
+            _, (_, size) = self._items.popitem(last=False)
+            self.nbytes -= size
+
+    def __len__(self):
+        return len(self._items)
+
+    def clear(self):
+        self._items.clear()
+        self.nbytes = 0
+
+
+#: The cache of :func:`cached_runs`: at most this many bytes of records.
+RUNS_CACHE = _ByteCache(64 * 2**20)
+
+
+def cached_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), optimizer: str = "sgd",
+                steps: int = STEPS, batch_size: int = BATCH_SIZE, method: str | None = None,
+                keep_weights: bool = False) -> Runs:
+    """:func:`train_runs`, with every argument checked first, then cached (read-only arrays).
+
+    The cache (:data:`RUNS_CACHE`) is bounded by bytes; the arguments are checked before it is
+    consulted, so ``cached_runs(8.0)`` raises even after ``cached_runs(8)``.
+
+    >>> cached_runs(4, steps=20) is cached_runs(4, steps=20)
     True
     """
-    h = train(d_k, scaled, lr, optimizer, steps, batch_size, seed)
-    for a in (*h[:5], *h.weights):
+    args = _check_run_args(d_k, seeds, lrs, arms, optimizer, steps, batch_size, method, keep_weights)
+    hit = RUNS_CACHE.get(args)
+    if hit is not None:
+        return hit[0]
+    runs = train_runs(*args)
+    for a in (*runs[6:11], *runs.final, runs.diverged, *(runs.weights or ())):
         a.setflags(write=False)
-    return h
+    RUNS_CACHE.put(args, runs, runs.nbytes)
+    return runs
 
 
-def steps_to_accuracy(accuracy, threshold: float = 0.9, window: int = 10):
+# -- summaries --------------------------------------------------------------------------
+def steps_to_accuracy(accuracy, threshold: float = 0.9, window: int = 10, never=None):
     """The first step ``t`` at which the accuracy averaged over steps ``t-window+1 .. t`` reaches ``threshold``.
 
-    Steps count from 1 (the first recorded accuracy is step 1). Returns ``None`` if it never does.
+    Steps count from 1. For a 1-D record returns an int, or ``never`` if it never does; for an
+    array of records (..., steps) returns a float array with ``nan`` where a run never does.
 
     Examples
     --------
@@ -701,22 +1058,31 @@ def steps_to_accuracy(accuracy, threshold: float = 0.9, window: int = 10):
     4
     >>> steps_to_accuracy([0.0, 0.5], window=2) is None
     True
+    >>> steps_to_accuracy([[0.0, 1.0, 1.0], [0.0, 0.0, 0.0]], window=2).tolist()
+    [3.0, nan]
     """
-    acc = _checks.real_array("accuracy", accuracy, min_ndim=1, shape_hint="(steps,)")
+    acc = np.asarray(accuracy, dtype=float)
+    if acc.ndim == 0:
+        raise ValueError("accuracy must have shape (..., steps), got a scalar")
+    acc = _checks.real_array("accuracy", np.nan_to_num(acc, nan=0.0), min_ndim=1, shape_hint="(..., steps)")
     threshold = _checks.real("threshold", threshold)
     window = _checks.positive_int("window", window)
-    if acc.ndim != 1 or acc.size < window:
-        raise ValueError(f"accuracy must be 1-D with at least window={window} entries, got shape {acc.shape}")
-    means = np.convolve(acc, np.ones(window) / window, mode="valid")  # means[i] covers steps i+1 .. i+window
-    hits = np.flatnonzero(means >= threshold - 1e-12)
-    return int(hits[0] + window) if hits.size else None
+    if acc.shape[-1] < window:
+        raise ValueError(f"accuracy must have at least window={window} steps, got shape {acc.shape}")
+    c = np.cumsum(np.concatenate([np.zeros(acc.shape[:-1] + (1,)), acc], axis=-1), axis=-1)
+    means = (c[..., window:] - c[..., :-window]) / window  # means[i] covers steps i+1 .. i+window
+    hit = means >= threshold - 1e-9
+    first = np.where(hit.any(axis=-1), hit.argmax(axis=-1) + window, np.nan)
+    if acc.ndim == 1:
+        return int(first) if np.isfinite(first) else never
+    return first
 
 
 def share_of_examples(norms, mass: float = 0.9) -> float:
     """The smallest fraction of examples whose squared gradient norms add up to ``mass`` of the total.
 
     About ``mass`` when every example contributes alike; small when a few examples carry
-    the whole gradient.
+    the whole gradient. Scale-safe: the norms are divided by the largest before squaring.
 
     Examples
     --------
@@ -724,6 +1090,8 @@ def share_of_examples(norms, mass: float = 0.9) -> float:
     0.9
     >>> share_of_examples([100.0] + [0.001] * 9)
     0.1
+    >>> share_of_examples([1e200, 1e200])
+    1.0
     """
     x = _checks.real_array("norms", norms, min_ndim=1, shape_hint="(n,)")
     mass = _checks.positive("mass", mass)
@@ -731,9 +1099,152 @@ def share_of_examples(norms, mass: float = 0.9) -> float:
         raise ValueError("norms must be a non-empty 1-D array of non-negative numbers")
     if mass > 1:
         raise ValueError(f"mass must be in (0, 1], got {mass}")
-    sq = np.sort(x**2)[::-1]
-    total = sq.sum()
-    if total == 0:
+    top = x.max()
+    if top == 0:
         raise ValueError("norms are all 0: no gradient to share")
-    count = int(np.searchsorted(np.cumsum(sq) / total, mass - 1e-12) + 1)
-    return count / x.size
+    sq = np.sort((x / top) ** 2)[::-1]
+    count = int(np.searchsorted(np.cumsum(sq) / sq.sum(), mass - 1e-12) + 1)
+    return min(count, x.size) / x.size
+
+
+class SeedSummary(NamedTuple):
+    """A result over seeds: ``median``, ``low``, ``high`` (range) of the runs that got there, and
+    ``never``: how many of ``n`` runs did not."""
+
+    median: float
+    low: float
+    high: float
+    never: int
+    n: int
+
+    def __str__(self) -> str:
+        if self.never == self.n:
+            return f"none of {self.n} within the steps"
+        text = f"median {self.median:.4g} (range {self.low:.4g}–{self.high:.4g})"
+        return text + (f", {self.never} of {self.n} never" if self.never else "")
+
+
+def seed_summary(values) -> SeedSummary:
+    """Median and range over seeds; NaN entries count as runs that never got there.
+
+    The median is taken over every run with "never" counted as larger than any value (so it is
+    NaN -- "never" -- when more than half never got there); the range covers the runs that did.
+
+    >>> str(seed_summary([10, 12, 30, np.nan, 11]))
+    'median 12 (range 10–30), 1 of 5 never'
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0:
+        raise ValueError("values must not be empty")
+    done = v[np.isfinite(v)]
+    ordered = np.sort(np.where(np.isfinite(v), v, np.inf))
+    n = v.size
+    med = ordered[(n - 1) // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+    med = float(med) if np.isfinite(med) else float("nan")
+    low, high = (float(done.min()), float(done.max())) if done.size else (float("nan"), float("nan"))
+    return SeedSummary(med, low, high, int(n - done.size), int(n))
+
+
+def rolling_quantiles(values, window: int = 15, quantiles=(0.1, 0.5, 0.9)) -> np.ndarray:
+    """Quantiles of ``values`` (..., steps) over a centred window of steps, pooled over the leading axes.
+
+    Entry ``[k, t]`` is quantile ``quantiles[k]`` of every value at steps ``t - window//2 ..
+    t + window//2`` (clipped at the ends) of every run; NaN values are ignored. Shape
+    (len(quantiles), steps).
+
+    >>> rolling_quantiles(np.arange(10.0), window=3, quantiles=(0.5,))[0, :4].tolist()
+    [0.5, 1.0, 2.0, 3.0]
+    """
+    v = _checks.real_array("values", np.nan_to_num(np.asarray(values, float), nan=0.0), min_ndim=1,
+                           shape_hint="(..., steps)")
+    v = np.asarray(values, float).reshape(-1, v.shape[-1])
+    window = _checks.positive_int("window", window)
+    qs = _as_tuple("quantiles", quantiles, lambda q: _checks.real("quantiles", q))
+    if any(not 0 <= q <= 1 for q in qs):
+        raise ValueError(f"quantiles must lie in [0, 1], got {qs}")
+    steps, h = v.shape[-1], window // 2
+    padded = np.pad(v, ((0, 0), (h, h)), constant_values=np.nan)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * h + 1, axis=1)  # (runs, steps, window)
+    pooled = np.moveaxis(windows, 0, 1).reshape(steps, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN window gives NaN, silently
+        return np.nanquantile(pooled, qs, axis=1)
+
+
+# -- the explorer's grid, computed once and stored with the package --------------------------
+#: The grid of runs behind TrainingExplorer (and the notebook's sweeps): d_k, learning rates,
+#: seeds, arms. SGD, :data:`STEPS` steps, batch :data:`BATCH_SIZE`.
+GRID_D_KS = (4, 16, 64, 256, 1024)
+GRID_LRS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+GRID_SEEDS = (0, 1, 2, 3, 4)
+GRID_ARMS = ("scaled", "unscaled", "reparametrised")
+#: The curves stored per run, in order (``grad_norm_q`` as log10).
+GRID_FIELDS = ("loss", "accuracy", "entropy", "grad_norm_q")
+GRID_FILE = Path(__file__).with_name("data") / "training_grid.npz"
+
+
+class Grid(NamedTuple):
+    """Every run of the grid: ``curves`` float16 (D, S, A, L, 4, steps) of :data:`GRID_FIELDS`
+    (the gradient norm as log10, floored at -30); ``final_accuracy`` (D, S, A, L);
+    ``steps_to_90`` (D, S, A, L), NaN = never."""
+
+    d_ks: tuple
+    lrs: tuple
+    seeds: tuple
+    arms: tuple
+    curves: np.ndarray
+    final_accuracy: np.ndarray
+    steps_to_90: np.ndarray
+
+    def runs(self, d_k: int, lr: float) -> Runs:
+        """The stored runs at ``(d_k, lr)`` as :class:`Runs` (curves as stored: float16 precision;
+        no ``grad_norm_k`` and no final loss or entropy -- NaN)."""
+        i, k = self.d_ks.index(d_k), self.lrs.index(lr)
+        c = self.curves[i, :, :, k:k + 1].astype(float)  # (S, A, 1, 4, steps)
+        loss, accuracy, entropy, log_grad = np.moveaxis(c, 3, 0)
+        nan = np.full(loss.shape[:3], np.nan)
+        final = Metrics(nan, self.final_accuracy[i, :, :, k:k + 1], nan)
+        return Runs(d_k, self.seeds, tuple(ARMS[a] for a in self.arms), (lr,), "sgd", "gram", loss, accuracy,
+                    entropy, 10.0**log_grad, np.full_like(loss, np.nan), final, np.zeros(loss.shape[:3], int), None)
+
+
+def compute_grid(d_ks=GRID_D_KS, lrs=GRID_LRS, seeds=GRID_SEEDS, arms=GRID_ARMS) -> Grid:
+    """Train every run of the grid with :func:`cached_runs` (about half a minute) and pack it."""
+    curves, final, steps_to = [], [], []
+    for d_k in d_ks:
+        r = cached_runs(d_k, seeds, lrs, arms)
+        with np.errstate(divide="ignore"):
+            log_grad = np.maximum(np.log10(r.grad_norm_q), -30.0)
+        curves.append(np.stack([r.loss, r.accuracy, r.entropy, log_grad], axis=-2).astype(np.float16))
+        final.append(r.final.accuracy)
+        steps_to.append(r.steps_to())
+    return Grid(tuple(d_ks), tuple(lrs), tuple(seeds), tuple(arms), np.stack(curves),
+                np.stack(final), np.stack(steps_to))
+
+
+def write_grid(path=GRID_FILE) -> Path:
+    """Compute the grid and store it (compressed) at ``path``; run when the trainer changes."""
+    grid = compute_grid()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, d_ks=grid.d_ks, lrs=grid.lrs, seeds=grid.seeds, arms=np.array(grid.arms),
+                        curves=grid.curves, final_accuracy=grid.final_accuracy, steps_to_90=grid.steps_to_90,
+                        steps=STEPS, batch_size=BATCH_SIZE)
+    return path
+
+
+_GRID: list = []
+
+
+def training_grid() -> Grid:
+    """The stored grid (:data:`GRID_FILE`, read once), or :func:`compute_grid` if the file is missing."""
+    if not _GRID:
+        grid = None
+        if GRID_FILE.exists():
+            with np.load(GRID_FILE) as f:
+                meta = (tuple(f["d_ks"].tolist()), tuple(f["lrs"].tolist()), tuple(f["seeds"].tolist()),
+                        tuple(f["arms"].tolist()), int(f["steps"]), int(f["batch_size"]))
+                if meta == (GRID_D_KS, GRID_LRS, GRID_SEEDS, GRID_ARMS, STEPS, BATCH_SIZE):
+                    grid = Grid(*meta[:4], f["curves"], f["final_accuracy"], f["steps_to_90"])
+        _GRID.append(grid if grid is not None else compute_grid())
+    return _GRID[0]

@@ -2,26 +2,35 @@
 
 This module offers:
 
+- :data:`ARM_STYLES` -- the line style of each arm of :data:`sdpa_helpers.training.ARMS`
+  (the scaled and unscaled arms use :data:`sdpa_helpers.plots.SCALING_STYLES`);
 - :data:`PANELS` -- the four quantities drawn for a run, with their labels and fixed limits;
+- :func:`panel_values`, :func:`decorate_panel` -- what a panel draws and how it is labelled;
 - :func:`draw_history` -- one run's four curves on four Axes;
-- :func:`training_small_multiples` -- a grid: one row per quantity, one column per d_k,
-  scaled and unscaled runs in every panel;
+- :func:`training_small_multiples` -- one row per quantity, one column per d_k, every arm in
+  every panel: the median over seeds with the seeds' range (the gradient norm: a rolling
+  median with a 10-90 % band);
 - :func:`gradient_histogram` -- per-example gradient norms, scaled vs unscaled (log x);
-- :func:`lr_sweep` -- steps to reach an accuracy against the learning rate;
-- :func:`best_steps` -- steps to reach an accuracy at the best learning rate, against d_k.
-
-Runs are :class:`sdpa_helpers.training.History` records (anything with the fields
-``loss``, ``accuracy``, ``entropy``, ``grad_norm_q``).
+- :func:`lr_sweep` -- steps to reach an accuracy against the learning rate, over seeds.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, set_d_k_axis, style
+from ..training import rolling_quantiles
+from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, style
 
-__all__ = ["PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "draw_history", "training_small_multiples",
-           "gradient_histogram", "lr_sweep", "best_steps"]
+__all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "panel_values", "decorate_panel",
+           "draw_history", "training_small_multiples", "gradient_histogram", "lr_sweep"]
+
+#: Line style of each training arm, keyed by the names of :data:`sdpa_helpers.training.ARMS`.
+ARM_STYLES = {
+    "scaled": SCALING_STYLES["sqrt"],
+    "unscaled": SCALING_STYLES["unscaled"],
+    "reparametrised": {"color": OKABE_ITO["black"], "linestyle": ":", "marker": "x",
+                       "label": r"unscaled, reparametrised ($d_k^{-1/4}$ init, $\eta/\sqrt{d_k}$)"},
+}
 
 #: Gradient norms below this are drawn at the bottom edge of the (log) axis.
 GRAD_FLOOR = 1e-8
@@ -37,12 +46,14 @@ PANELS = (
 )
 
 
-def _curve(history, field: str) -> np.ndarray:
-    y = np.asarray(getattr(history, field), dtype=float)
+def panel_values(values, field: str) -> np.ndarray:
+    """The values a panel draws: the gradient norm floored at :data:`GRAD_FLOOR`, others as given."""
+    y = np.asarray(values, dtype=float)
     return np.maximum(y, GRAD_FLOOR) if field == "grad_norm_q" else y
 
 
-def _decorate(ax, field: str, label: str, ylim, log: bool, steps: int) -> None:
+def decorate_panel(ax, field: str, label: str, ylim, log: bool, steps: int) -> None:
+    """Labels, limits and reference lines of one panel (dotted: accuracy 0.9, entropy log 8)."""
     if log:
         ax.set_yscale("log")
     ax.set(xlim=(0, steps), ylim=ylim, xlabel="step", ylabel=label)
@@ -52,7 +63,7 @@ def _decorate(ax, field: str, label: str, ylim, log: bool, steps: int) -> None:
         ax.axhline(0.9, color=OKABE_ITO["black"], lw=0.8, ls=":")
 
 
-def draw_history(history, axes, scaled: bool, animated: bool = False, decorate: bool = True) -> list:
+def draw_history(history, axes, arm: str = "scaled", animated: bool = False, decorate: bool = True) -> list:
     """Draw one run's loss, accuracy, entropy and ``||dL/dW_Q||`` on four Axes.
 
     Parameters
@@ -60,56 +71,62 @@ def draw_history(history, axes, scaled: bool, animated: bool = False, decorate: 
     history : History
         A training run (fields ``loss``, ``accuracy``, ``entropy``, ``grad_norm_q``, each (steps,)).
     axes : sequence of 4 Axes
-    scaled : bool
-        Which scaling the run used; sets colour, line style and legend label.
+    arm : str
+        A key of :data:`ARM_STYLES`: sets colour, line style and legend label.
     animated : bool
         Create the lines with ``animated=True`` (for explorers).
     decorate : bool
-        Set labels, limits and reference lines (dotted: accuracy 0.9, entropy log 8).
+        Set labels, limits and reference lines.
 
     Returns
     -------
-    list of Line2D
-        One line per panel.
+    list of Line2D, one per panel
 
-    >>> from sdpa_helpers.training import run
+    >>> from sdpa_helpers.training import train_runs
     >>> fig, axes = new_figure(1, 4)
-    >>> lines = draw_history(run(4, steps=20), axes, scaled=True)
+    >>> lines = draw_history(train_runs(4, steps=20).history(), axes, arm="scaled")
     >>> len(lines), axes[0].get_ylabel()
     (4, 'loss $L$')
     """
-    spec = SCALED if scaled else UNSCALED
+    spec = ARM_STYLES[arm]
     lines = []
     steps = len(history.loss)
     with style():
         for ax, (field, label, ylim, log) in zip(axes, PANELS):
-            y = _curve(history, field)
-            (line,) = ax.plot(np.arange(1, steps + 1), y, color=spec["color"], linestyle=spec["linestyle"],
-                              lw=1.2, label=spec["label"], animated=animated)
+            (line,) = ax.plot(np.arange(1, steps + 1), panel_values(getattr(history, field), field),
+                              color=spec["color"], linestyle=spec["linestyle"], lw=1.2, label=spec["label"],
+                              animated=animated)
             lines.append(line)
             if decorate:
-                _decorate(ax, field, label, ylim, log, steps)
+                decorate_panel(ax, field, label, ylim, log, steps)
     return lines
 
 
-def training_small_multiples(runs: dict, d_ks, title: str = ""):
-    """One row per quantity (loss, accuracy, entropy, gradient norm), one column per d_k.
+def training_small_multiples(runs: dict, d_ks, arms=("scaled", "unscaled", "reparametrised"), lr=None,
+                             title: str = "", window: int = 15):
+    """One row per quantity, one column per d_k; every arm, summarised over its seeds.
+
+    Loss, accuracy, entropy: the median over seeds (line) and the seeds' range (band). The
+    gradient norm, which jumps by orders of magnitude from step to step: a rolling median
+    over ``window`` steps of every seed (line) with its 10-90 % band.
 
     Parameters
     ----------
-    runs : dict (d_k, scaled) -> History
-        Both scalings for every d_k in ``d_ks``.
+    runs : dict d_k -> Runs
+        :class:`sdpa_helpers.training.Runs` holding every arm in ``arms`` (and ``lr``).
     d_ks : sequence of int
         The columns, in order.
+    arms : sequence of str
+    lr : float, optional
+        The learning rate to draw (default: the runs' first).
     title : str
-        A figure title (e.g. the learning rate).
 
     Returns
     -------
     Figure
 
-    >>> from sdpa_helpers.training import run
-    >>> fig = training_small_multiples({(4, s): run(4, s, steps=20) for s in (True, False)}, [4])
+    >>> from sdpa_helpers.training import train_runs
+    >>> fig = training_small_multiples({4: train_runs(4, seeds=(0, 1), steps=20)}, [4], arms=("scaled", "unscaled"))
     >>> len(fig.axes)
     4
     """
@@ -118,15 +135,32 @@ def training_small_multiples(runs: dict, d_ks, title: str = ""):
                            sharex=True, sharey="row")
     with style():
         for j, d_k in enumerate(d_ks):
-            for scaled in (True, False):
-                draw_history(runs[(d_k, scaled)], axes[:, j], scaled)
+            r = runs[d_k]
+            k = 0 if lr is None else r.lrs.index(lr)
+            names = [a.name for a in r.arms]
+            steps = r.loss.shape[-1]
+            t = np.arange(1, steps + 1)
+            for arm in arms:
+                a = names.index(arm)
+                spec = ARM_STYLES[arm]
+                for i, (field, label, ylim, log) in enumerate(PANELS):
+                    ax = axes[i, j]
+                    y = getattr(r, field)[:, a, k]  # (seeds, steps)
+                    if field == "grad_norm_q":
+                        low, mid, high = panel_values(rolling_quantiles(y, window, (0.1, 0.5, 0.9)), field)
+                    else:
+                        low, mid, high = np.nanmin(y, 0), np.nanmedian(y, 0), np.nanmax(y, 0)
+                    ax.fill_between(t, low, high, color=spec["color"], alpha=0.18, lw=0)
+                    ax.plot(t, mid, color=spec["color"], linestyle=spec["linestyle"], lw=1.3, label=spec["label"])
+                    decorate_panel(ax, field, label, ylim, log, steps)
             axes[0, j].set_title(f"$d_k$ = {d_k}")
             for i in range(len(PANELS)):
                 if j:
                     axes[i, j].set_ylabel("")
                 if i < len(PANELS) - 1:
                     axes[i, j].set_xlabel("")
-        axes[0, 0].legend(loc="upper right")
+        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=len(arms),
+                   fontsize=8)
         if title:
             fig.suptitle(title)
     return fig
@@ -136,17 +170,6 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
     """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled.
 
     A thin vertical line (in the scaling's colour and line style) marks each median.
-
-    Parameters
-    ----------
-    norms_scaled, norms_unscaled : array_like, shape (n,)
-        Per-example gradient norms (> 0 drawn; zeros are counted at the left edge).
-    d_k : int
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
 
     >>> ax = gradient_histogram([1.0, 2.0], [1e-6, 3.0], d_k=4)
     >>> ax.get_xscale()
@@ -159,7 +182,7 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
     both = np.maximum(np.concatenate([s, u]), floor)
     edges = np.logspace(np.floor(np.log10(both.min())), np.ceil(np.log10(both.max())), 49)
     with style():
-        for data, spec in ((s, SCALED), (u, UNSCALED)):
+        for data, spec in ((s, ARM_STYLES["scaled"]), (u, ARM_STYLES["unscaled"])):
             counts, _ = np.histogram(np.maximum(data, floor), bins=edges)
             ax.stairs(counts / data.size, edges, color=spec["color"], linestyle=spec["linestyle"], lw=1.6,
                       label=f"{spec['label']} (median {np.median(data):.1e})")
@@ -172,31 +195,26 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
     return ax
 
 
-def _steps_or_ceiling(steps, ceiling):
-    return np.array([ceiling if s is None else s for s in steps], dtype=float)
+def lr_sweep(lrs, steps_by_arm: dict, max_steps: int, d_k: int, threshold: float = 0.9, ax=None):
+    """Steps to reach ``threshold`` accuracy against the learning rate (log-log), over seeds.
 
-
-def lr_sweep(lrs, steps_scaled, steps_unscaled, max_steps: int, d_k: int, threshold: float = 0.9, ax=None):
-    """Steps to reach ``threshold`` accuracy against the learning rate (log-log).
-
-    A run that never gets there within ``max_steps`` is drawn as a hollow marker on the
-    dotted line above ``max_steps``.
+    For each arm: the median over seeds (marker and line) and the seeds' range (bar). Runs
+    that never got there count as larger than any that did; a median that never got there is
+    drawn hollow on the dotted line above ``max_steps``.
 
     Parameters
     ----------
     lrs : sequence of float
-    steps_scaled, steps_unscaled : sequence of int or None
-        One entry per learning rate; None means "not within ``max_steps``".
-    max_steps : int
-    d_k : int
-    threshold : float
+    steps_by_arm : dict arm -> array (seeds, len(lrs))
+        Steps to ``threshold``; NaN means "not within ``max_steps``".
+    max_steps, d_k : int
     ax : Axes, optional
 
     Returns
     -------
     Axes
 
-    >>> ax = lr_sweep([0.1, 1.0], [50, 10], [80, None], max_steps=300, d_k=1024)
+    >>> ax = lr_sweep([0.1, 1.0], {"scaled": [[50, 10]], "unscaled": [[80, np.nan]]}, max_steps=300, d_k=1024)
     >>> ax.get_xscale(), ax.get_yscale()
     ('log', 'log')
     """
@@ -204,48 +222,24 @@ def lr_sweep(lrs, steps_scaled, steps_unscaled, max_steps: int, d_k: int, thresh
     lrs = np.asarray(lrs, dtype=float)
     ceiling = 1.5 * max_steps
     with style():
-        for steps, spec in ((steps_scaled, SCALED), (steps_unscaled, UNSCALED)):
-            y = _steps_or_ceiling(steps, ceiling)
-            never = y == ceiling
-            ax.plot(lrs, y, color=spec["color"], linestyle=spec["linestyle"], marker=spec["marker"],
+        for arm, steps in steps_by_arm.items():
+            spec = ARM_STYLES[arm]
+            y = np.where(np.isfinite(steps), steps, np.inf)
+            med = np.median(y, axis=0)
+            low, high = np.min(y, axis=0), np.max(y, axis=0)
+            never = ~np.isfinite(med)
+            med = np.where(never, ceiling, med)
+            lo = np.where(np.isfinite(low), low, ceiling)
+            hi = np.where(np.isfinite(high), high, ceiling)
+            ax.vlines(lrs, lo, hi, color=spec["color"], lw=2.5, alpha=0.35)
+            ax.plot(lrs, med, color=spec["color"], linestyle=spec["linestyle"], marker=spec["marker"],
                     label=spec["label"])
-            ax.plot(lrs[never], y[never], spec["marker"], color=spec["color"], mfc="white")  # hollow: never
+            ax.plot(lrs[never], med[never], spec["marker"], color=spec["color"], mfc="white")
         ax.axhline(ceiling, color=OKABE_ITO["black"], lw=0.8, ls=":")
         ax.text(lrs[0], ceiling * 1.05, f"not within {max_steps} steps", fontsize=8, va="bottom")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set(xlabel=r"learning rate $\eta$", ylabel=f"steps to {threshold:.0%} accuracy",
-               ylim=(5, ceiling * 1.5), title=f"$d_k$ = {d_k}")
-        ax.legend(loc="lower left")
-    return ax
-
-
-def best_steps(d_ks, steps_scaled, steps_unscaled, threshold: float = 0.9, ax=None):
-    """Steps to reach ``threshold`` accuracy at each scaling's best learning rate, against d_k.
-
-    Parameters
-    ----------
-    d_ks : sequence of int
-    steps_scaled, steps_unscaled : sequence of int
-        The fewest steps over the learning rates tried, one per d_k.
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = best_steps([4, 1024], [15, 11], [18, 89])
-    >>> ax.get_xlabel()
-    '$d_k$'
-    """
-    ax = get_axes(ax, figsize=(5.5, 3.8))
-    with style():
-        for steps, spec in ((steps_scaled, SCALED), (steps_unscaled, UNSCALED)):
-            ax.plot(d_ks, steps, color=spec["color"], linestyle=spec["linestyle"], marker=spec["marker"],
-                    label=spec["label"])
-        set_d_k_axis(ax, d_max=max(d_ks))
-        ax.set_yscale("log")
-        ax.set(ylabel=f"steps to {threshold:.0%} accuracy\n(best learning rate)", ylim=(5, 400),
-               title="At each scaling's best learning rate")
-        ax.legend(loc="upper left")
+        ax.set(xlabel=r"learning rate $\eta$", ylabel=f"steps to {threshold:.0%} accuracy\n(median, range over seeds)",
+               ylim=(5, ceiling * 1.6), title=f"$d_k$ = {d_k}")
+        ax.legend(loc="lower left", fontsize=7)
     return ax
