@@ -44,8 +44,6 @@ EXCESS_KURTOSIS: dict[str, float] = {"normal": 0.0, "uniform": -1.2, "rademacher
 #: Largest number of float64 entries in one chunk of draws (2**20 = 8 MiB): one chunk of q
 #: (and one of k) in :func:`sample_dot_products`; read at call time, so tests may patch it.
 CHUNK_ENTRIES = 2**20
-# For sample_matmul_variances: float64 entries of A, B and A @ B together in one chunk.
-_MATMUL_CHUNK_ENTRIES = 2**21
 
 
 def make_rng(seed: RngLike = None) -> np.random.Generator:
@@ -259,7 +257,7 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
     """Sample variance of the ``n * p`` entries of ``A @ B``, for ``n_reps`` independent pairs.
 
     ``A`` is ``(n, d)`` and ``B`` is ``(d, p)`` with independent standard normal entries
-    (``d`` and ``p`` default to ``n``). The work goes in chunks of about 2**21 numbers (at
+    (``d`` and ``p`` default to ``n``). The work goes in chunks of about ``2 * CHUNK_ENTRIES`` numbers (at
     least one repetition: ``A``, ``B`` and ``A @ B`` of one repetition are held at once), which
     depend on the shapes only, so a seed gives the same numbers on every machine.
 
@@ -295,7 +293,7 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
     ddof = _checks.ddof(ddof, n * p)
     rng = make_rng(rng)
     out = np.empty(n_reps)
-    rows = max(1, _MATMUL_CHUNK_ENTRIES // (n * d + d * p + n * p))
+    rows = max(1, 2 * CHUNK_ENTRIES // (n * d + d * p + n * p))  # A, B and A @ B of `rows` repetitions
     for start in range(0, n_reps, rows):
         r = min(rows, n_reps - start)
         A = rng.standard_normal((r, n, d))
