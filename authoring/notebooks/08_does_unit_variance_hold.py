@@ -295,7 +295,7 @@ Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d
 estimate, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
 verify_close("GPT-2 at init: Var(q·k/√64) = Var(q_i)²", estimate, spread**2, se=se)
 rows = softmax(make_rng(SEED).normal(0.0, spread, (100, 1024)))  # 100 queries over GPT-2's 1024 positions
-print(f"effective number of keys e^H: {np.exp(-(rows * np.log(rows)).sum(axis=-1)).mean():.0f} of 1024; largest weight {rows.max(axis=-1).mean():.4f} vs uniform {1 / 1024:.4f}")
+print(f"Var(q_i) = std of q·k/√64 = {spread:.4f}; effective number of keys e^H: {np.exp(-(rows * np.log(rows)).sum(axis=-1)).mean():.0f} of 1024; largest weight {rows.max(axis=-1).mean():.4f} vs uniform {1 / 1024:.4f}")
 
 # %% [markdown]
 # Not saturated at all: with logits of that spread, each query spreads its weight over about
@@ -310,8 +310,8 @@ var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model 
 verify_close("T5 at init: Var(q·k) = d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# So in practice the danger is not saturation at initialisation: initialisations start the
-# logits small. It is **logit growth during training**, when $q$ and $k$ grow and align
+# So in practice the danger is not saturation at initialisation — GPT-2's and T5's
+# initialisations start the scaled logits with spread 0.31 and 1. It is **logit growth during training**, when $q$ and $k$ grow and align
 # (Dehghani et al. 2023 saw ViT-22B diverge from it). Recent models bound it: Gemma 2
 # *soft-caps* every logit to $50\tanh(s/50)$; ViT-22B, OLMo 2 and Gemma 3 normalise $q$ and $k$
 # (**QK-norm**); μP changes the scale's exponent. Sections 5 and 6 show why each works.
@@ -439,7 +439,7 @@ correlation_explorer
 #
 # **QK-norm** (Henry et al. 2020) normalises every query and key to unit length and multiplies
 # by a learned scalar $g$: the logit is $g\cos\theta \in [-g, g]$ whatever $d_k$ is and however
-# $q$ and $k$ grow. For independent random vectors $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly, so
+# $q$ and $k$ grow. For independent Gaussian vectors $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly, so
 # $g = \sqrt{d_k}$ matches scaled attention at initialisation. **Soft-capping** keeps the usual
 # logit $s$ but passes it through $c\tanh(s/c)$. With the correlated keys of section 5:
 
@@ -495,8 +495,8 @@ fig = assumption_plots.cosine_small_multiples(qk_norm_logits, scaled_logits)
 fig
 
 # %% [markdown] tags=["deep-dive"]
-# *Side note:* **LayerNorm on $q$ and $k$** ("QK-layernorm", used by the papers of the next
-# section) is a close cousin. LayerNorm (without its learned gain) centres a vector and rescales it to
+# *Side note:* **LayerNorm on $q$ and $k$** ("QK-layernorm", used by the papers
+# below) is a close cousin. LayerNorm (without its learned gain) centres a vector and rescales it to
 # length $\sqrt{d_k}$, so $\mathrm{LN}(q)\cdot\mathrm{LN}(k)/\sqrt{d_k} = \sqrt{d_k}\cos\theta'$,
 # with $\theta'$ the angle between the centred $q$ and $k$: QK-norm with $g = \sqrt{d_k}$, applied
 # to centred vectors. The LayerNorms' learned gains (one per component, not a single number)
@@ -565,7 +565,7 @@ print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
 # - At initialisation, with independent $W_Q$ and $W_K$, $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ —
 #   for a token with itself as for two tokens. $1/\sqrt{d_k}$ removes the $d_k$, not the
 #   initialisation's factor; $d_v$ plays no part.
-# - Real models start unsaturated: GPT-2's scaled logits spread by about 0.3; T5 drops the scale
+# - GPT-2 starts unsaturated: its scaled logits spread by about 0.31; T5 drops the scale
 #   and puts $1/\sqrt{d_{kv}}$ into $W_Q$'s initialisation instead.
 # - Training correlates $q$ and $k$: $\mathrm{E}[q\cdot k] = \rho d_k$ outgrows the spread
 #   $\sqrt{d_k(1+\rho^2)}$, and scaled logits grow again. μP's $1/d$ (with a zero-initialised $W_Q$),
@@ -626,8 +626,8 @@ _ = check("08.k_equals_q_var", None)  # replace None with your answer, then run 
 #
 # $q\cdot q = \sum_i q_i^2$: mean $d_k\,\mathrm{E}[q_i^2] = 64$, and $\mathrm{Var}(q_i^2) = \mathrm{E}[q_i^4] - 1 = 2$,
 # so the variance is $2 d_k = 128$. This is $\rho = 1$ of section 5: the mean grows like $d_k$
-# and dwarfs the spread $\sqrt{2 d_k}$, which is why a token attending to itself with tied
-# $W_Q = W_K$ would dominate its row.
+# and dwarfs the spread $\sqrt{2 d_k}$, which is why, for large $d_k$, a token attending to
+# itself with tied $W_Q = W_K$ would dominate its row.
 # </details>
 #
 # **Exercise 5.** GPT-2 medium has $d_\text{model} = 1024$ and 16 heads of 64, with every weight
