@@ -613,3 +613,134 @@ def test_product_cf_at_any_magnitude(data, dist):
                     min(1, decimal.Decimal(math.pi) / D(tt))
                 assert math.isfinite(g) and abs(D(g)) <= bound * (1 + decimal.Decimal("1e-9")) + TINY, \
                     f"product_cf {dist} at t={tt:.3e}: {g!r} is beyond the bound {bound:.3e}"
+
+
+@SETTINGS
+@given(st.data())
+def test_bin_fractions_and_effective_keys_at_any_magnitude(data):
+    values = data.draw(magnitude_arrays((10,)))
+    top = float(np.abs(values).max())
+    bins = np.linspace(-top / 2, top, 4)
+    got = outcome(lambda: sample_spread.bin_fractions(values, bins), ["values", "bins"])
+    if got is not None:
+        inside = [sum(1 for v in values if bins[i] <= v < bins[i + 1] or (i == 2 and v == bins[3])) for i in range(3)]
+        np.testing.assert_allclose(got, np.array(inside) / values.size, rtol=1e-15)
+    n = data.draw(st.integers(1, 10**6))
+    sigma2 = np.abs(data.draw(magnitude_arrays((3,), elements=POSITIVE)))
+    got = outcome(lambda: saturation.effective_keys_closed_form(n, sigma2), ["n_keys", "sigma2"])
+    if got is not None:
+        with decimal.localcontext(CTX):
+            for s2, g in zip(sigma2, got):
+                ref = n * dexp(-D(s2) / 2)
+                assert_close("effective_keys_closed_form", g, ref, ref * decimal.Decimal("1e-13") * (1 + D(s2)))
+
+
+def dquantile(values: list[decimal.Decimal], q: float) -> decimal.Decimal:
+    """numpy's default (linear) quantile, exactly."""
+    s = sorted(values)
+    h = (len(s) - 1) * D(q)
+    lo = int(h)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (h - lo) * (s[hi] - s[lo])
+
+
+@SETTINGS
+@given(st.data())
+def test_rolling_quantiles_at_any_magnitude(data):
+    values = data.draw(magnitude_arrays((2, 6)))
+    got = outcome(lambda: training.rolling_quantiles(values, window=3, quantiles=(0.1, 0.5, 0.9)),
+                  ["values", "window", "quantiles"])
+    if got is None:
+        return
+    with decimal.localcontext(CTX):
+        top = max(abs(D(v)) for v in values.ravel())
+        for t in range(6):
+            pooled = [D(values[r, s]) for r in range(2) for s in range(max(0, t - 1), min(6, t + 2))]
+            for k, q in enumerate((0.1, 0.5, 0.9)):
+                assert_close(f"rolling_quantiles q={q} t={t}", got[k, t], dquantile(pooled, q),
+                             top * decimal.Decimal("1e-14"))
+
+
+@SETTINGS
+@given(st.data())
+def test_log_log_slopes_at_any_magnitude(data):
+    from sdpa_helpers import scale_comparison
+
+    d_ks = [4, 16, 64, 256]
+    stds = np.abs(data.draw(magnitude_arrays((4,), elements=POSITIVE)))
+    got = outcome(lambda: scale_comparison.log_log_slopes(d_ks, {"sqrt": stds}, 1000), ["d_ks", "stds", "n"])
+    if got is None:
+        return
+    with decimal.localcontext(CTX):
+        x = [decimal.Decimal(d).ln() / decimal.Decimal(2).ln() for d in d_ks]
+        y = [D(s).ln() / decimal.Decimal(2).ln() for s in stds]
+        xm, ym = dsum(x) / 4, dsum(y) / 4
+        slope = dsum((a - xm) * (b - ym) for a, b in zip(x, y)) / dsum((a - xm) ** 2 for a in x)
+        scale = max(abs(b) for b in y)
+    assert_close("log_log_slopes", got["sqrt"][0], slope, scale * decimal.Decimal("1e-13"))
+
+
+# -- every public array function of the math layer is swept above, or exempt for a stated reason --
+
+COVERED = {
+    "attention": {"softmax", "softmax_jacobian", "entropy", "attention_scores", "scaled_dot_product_attention",
+                  "layer_norm"},
+    "theory": {"normal_pdf", "within_row_moments", "dot_product_variance_cov"},
+    "assumptions": {"qk_norm_scores", "softcap", "cluster_mean"},
+    "saturation": {"weight_stats", "mc_estimate", "jacobian_frobenius", "logit_gradient", "temperature_curves",
+                   "entropy_closed_form", "effective_keys_closed_form"},
+    "training": {"share_of_examples", "seed_summary", "rolling_quantiles"},
+    "sample_spread": {"variance_with_se", "bin_fractions"},
+    "overview": {"density_histogram"},
+    "dot_product_law": {"histogram_density", "product_cf"},
+    "scale_comparison": {"log_log_slopes"},
+}
+EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
+    "assumptions.sample_weights": "size is a shape",
+    "assumptions.sample_projected_logits": "X are tokens drawn by sample_tokens (LayerNorm-ed or unit scale)",
+    "attention.causal_mask": "sizes only",
+    "dot_product_law.dot_product_density": "x is in units of sqrt(d_k) at moderate d_k (a density table)",
+    "models.format_table": "rows of model configurations",
+    "overview.jacobian_norm_bands": "rows of Effects; quantiles in [0, 1]",
+    "sample_spread.exact_relative_sd": "ns are matrix sizes (integers)",
+    "sample_spread.iid_relative_sd": "ns are matrix sizes (integers)",
+    "saturation.prefix_logits": "d_ks are integers",
+    "saturation.saturation_curves": "d_ks are integers",
+    "saturation.gradient_curves": "d_ks are integers",
+    "saturation.saturation_onset": "n_keys are integers",
+    "saturation.iid_entropy": "a Monte Carlo of weight_stats (swept above) at sigma2",
+    "saturation.finite_difference_jacobian": "a numerical derivative: its step h is checked against z's spacing",
+    "scale_comparison.simulated_logit_stds": "d_ks are integers",
+    "scale_comparison.attention_by_d_k": "d_ks are integers",
+    "training.finite_difference_gradient": "a numerical derivative of a loss at weights of order 1",
+    "training.train_runs": "grids of learning rates and arm names",
+    "training.cached_runs": "grids of learning rates and arm names",
+    "training.steps_to_accuracy": "accuracies in [0, 1]",
+    "training.compute_grid": "grids of d_k, learning rates and arm names",
+    "training.write_grid": "a path",
+}
+
+
+def test_every_array_function_of_the_math_layer_is_swept():
+    import importlib
+    import inspect
+    import pkgutil
+
+    import sdpa_helpers
+
+    missing = []
+    for info in pkgutil.iter_modules(sdpa_helpers.__path__):
+        if info.ispkg or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"sdpa_helpers.{info.name}")
+        for name, fn in vars(module).items():
+            if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != module.__name__:
+                continue
+            params = inspect.signature(fn).parameters.values()
+            takes_arrays = any("ArrayLike" in str(p.annotation) or (p.annotation is inspect.Parameter.empty
+                               and p.name not in ("rng", "scale", "dist", "seed", "seeds", "axis"))
+                               for p in params)
+            key = f"{info.name}.{name}"
+            if takes_arrays and name not in COVERED.get(info.name, set()) and key not in EXEMPT:
+                missing.append(key)
+    assert not missing, f"public math functions that take arrays but have no magnitude sweep here: {missing}"
