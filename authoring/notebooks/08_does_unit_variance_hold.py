@@ -342,9 +342,9 @@ for t in models.TECHNIQUES:
 # %%
 rho, by_d_k = 0.5, {}
 for d in (4, 64, 1024):
-    qq, qz = A.correlated_dot_product_parts(d, 2000, rng=SEED)  # q·q and q·z
-    by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 2000, rng=SEED + 1)[1])
-    verify_close(f"mean of q·k/√d_k at d_k = {d}: ρ√d_k", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(2000 * d))
+    qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z
+    by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 1000, rng=SEED + 1)[1])
+    verify_close(f"mean of q·k/√d_k at d_k = {d}: ρ√d_k", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
 assumption_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]

@@ -263,9 +263,11 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
             match, other = (c * np.asarray(a, dtype=float) for a in logits_by_d_k[d_k])
             ax = correlated_histograms(match, other, rho, d_k, scaling, ax=axes[row, j], xlim=xlim, legend=False)
             ax.set_title(ax.get_title(), fontsize=9)
-    handles, labels = axes[0, 0].get_legend_handles_labels()
+    (h_top, h_match), (l_top, l_match) = axes[0, 0].get_legend_handles_labels()
+    h_bottom = axes[1, 0].get_legend_handles_labels()[0][0]
     with style():
-        fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=9, frameon=False)
+        fig.legend([h_top, h_bottom, h_match], [l_top + " × 1/√d_k", l_top + " × 1/d_k", l_match],
+                   loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     return fig
 
 
