@@ -23,6 +23,7 @@ PyTorch's ``attn_mask`` meaning: True means "may attend".
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,6 +39,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "causal_mask",
     "layer_norm",
+    "random_attention_weights",
 ]
 
 
@@ -374,3 +376,32 @@ def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
         if tiny.any():  # (x - mean) / sqrt(eps): 2**e * centred / sqrt(eps)
             out = np.where(tiny, np.ldexp(centred, e) / math.sqrt(eps), out)
     return out
+
+
+@lru_cache(maxsize=512)  # at most 512 pairs of (length, length) arrays, length <= a few dozen in practice
+def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Unscaled and scaled attention weights of random unit-variance ``Q``, ``K``; cached, read-only.
+
+    ``Q`` and ``K`` are ``(length, d_k)`` standard normal draws from ``seed``; the weights are
+    ``softmax(Q K^T)`` and ``softmax(Q K^T / sqrt(d_k))``, with a causal mask if ``causal``.
+    Notebook 07's AttentionMapExplorer shows them.
+
+    >>> u, s = random_attention_weights(64, 8, 0, True)
+    >>> u.shape, bool((u[0, 1:] == 0).all())
+    ((8, 8), True)
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    length = _checks.positive_int("length", length)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if not isinstance(causal, (bool, np.bool_)):
+        raise TypeError(f"causal must be True or False, got {causal!r}")
+    rng = np.random.default_rng(int(seed))
+    Q, K = rng.standard_normal((2, length, d_k))  # (length, d_k) each
+    V = np.zeros((length, 1))  # the weights do not depend on V
+    mask = causal_mask(length) if causal else None
+    unscaled = scaled_dot_product_attention(Q, K, V, mask=mask, scale=1.0)[1]
+    scaled = scaled_dot_product_attention(Q, K, V, mask=mask)[1]
+    unscaled.flags.writeable = False
+    scaled.flags.writeable = False
+    return unscaled, scaled

@@ -74,12 +74,22 @@ def test_fully_masked_row_is_a_clear_error():
 
 
 def test_explorer_weights_are_cached_and_causal():
-    from sdpa_helpers.widgets.attention_maps import attention_weights
+    from sdpa_helpers.attention import random_attention_weights as attention_weights
 
     u, s = attention_weights(16, 8, 1, True)
     assert attention_weights(16, 8, 1, True)[0] is u  # cached
     assert (u[~causal_mask(8)] == 0).all() and (s[~causal_mask(8)] == 0).all()
     np.testing.assert_allclose(u.sum(axis=1), 1.0)
+    # against the formula, from the same draws: softmax(QK^T) and softmax(QK^T / sqrt(d_k)), no mask
+    Q, K = np.random.default_rng(3).standard_normal((2, 6, 16))
+    u, s = attention_weights(16, 6, 3, False)
+    for c, w in ((1.0, u), (16**-0.5, s)):
+        z = c * Q @ K.T
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(w, e / e.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert not u.flags.writeable
+    with pytest.raises(ValueError, match="seed"):
+        attention_weights(16, 6, -1, False)
 
 
 def test_unscaled_rows_go_one_hot_scaled_rows_do_not():

@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import ipywidgets as W
 import numpy as np
 
 from .. import plots
-from ..attention import causal_mask, scaled_dot_product_attention
+from ..attention import random_attention_weights
 from ..plots.attention_maps import WEIGHTS_NORM, add_weights_colorbar
-from ..sampling import make_rng
 from . import Explorer, d_k_slider, seed_slider
 
-__all__ = ["AttentionMapExplorer", "attention_weights"]
-
-
-@lru_cache(maxsize=256)
-def _queries_keys(d_k: int, length: int, seed: int):
-    """Unit-variance Q and K, both (length, d_k), for one (d_k, length, seed); cached."""
-    rng = make_rng(seed)
-    return rng.standard_normal((length, d_k)), rng.standard_normal((length, d_k))
-
-
-@lru_cache(maxsize=512)
-def attention_weights(d_k: int, length: int, seed: int, causal: bool):
-    """Unscaled and scaled attention weights, each (length, length), of cached random Q and K.
-
-    >>> u, s = attention_weights(64, 8, 0, True)
-    >>> u.shape, bool((u[0, 1:] == 0).all())
-    ((8, 8), True)
-    """
-    Q, K = _queries_keys(d_k, length, seed)
-    V = np.zeros((length, 1))  # the weights do not depend on V
-    mask = causal_mask(length) if causal else None
-    _, unscaled = scaled_dot_product_attention(Q, K, V, mask=mask, scale=1.0)
-    _, scaled = scaled_dot_product_attention(Q, K, V, mask=mask)
-    return unscaled, scaled
+__all__ = ["AttentionMapExplorer"]
 
 
 class AttentionMapExplorer(Explorer):
@@ -73,7 +47,7 @@ class AttentionMapExplorer(Explorer):
         add_weights_colorbar(fig, [self.ax_u, self.ax_s])
 
     def _update(self, d_k, length, causal, seed):
-        unscaled, scaled = attention_weights(d_k, length, seed, bool(causal))
+        unscaled, scaled = random_attention_weights(d_k, length, seed, bool(causal))
         for image, w in zip(self.images, (unscaled, scaled)):
             image.set_data(w)  # stretched over the fixed square: one cell per (query, key)
         max_u, max_s = unscaled.max(axis=1).mean(), scaled.max(axis=1).mean()
