@@ -105,6 +105,15 @@ def _standard(dist: str, shape: tuple[int, ...], rng: np.random.Generator) -> np
     return rng.laplace(0.0, np.sqrt(0.5), shape)
 
 
+def _output(n: int, name: str) -> np.ndarray:
+    """An empty float64 array of ``n`` entries, or a ValueError naming ``name`` if it cannot be allocated."""
+    try:
+        return np.empty(n)
+    except MemoryError:
+        raise ValueError(f"{name}={n} asks for an output of {8 * n / 2**30:.3g} GiB, more than this machine "
+                         f"can allocate; draw fewer at a time") from None
+
+
 def check_dist(name: str, value: object) -> str:
     """Return ``value`` if it names a distribution of :data:`DISTRIBUTIONS`, or raise naming ``name``.
 
@@ -230,7 +239,7 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
             k += mean_k
         return q, k
 
-    out = np.empty(n_samples)
+    out = _output(n_samples, "n_samples")
     chunk = CHUNK_ENTRIES
     if d_k <= chunk:  # whole rows: (rows, d_k) per chunk
         rows = chunk // d_k
@@ -292,7 +301,7 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
                          f"got n={n}, p={p}")
     ddof = _checks.ddof(ddof, n * p)
     rng = make_rng(rng)
-    out = np.empty(n_reps)
+    out = _output(n_reps, "n_reps")
     rows = max(1, 2 * CHUNK_ENTRIES // (n * d + d * p + n * p))  # A, B and A @ B of `rows` repetitions
     for start in range(0, n_reps, rows):
         r = min(rows, n_reps - start)

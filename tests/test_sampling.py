@@ -168,3 +168,10 @@ def test_matmul_variances_blame_the_shape_not_ddof():
         sampling.sample_matmul_variances(2, 10, ddof=1.0)
     with pytest.raises(ValueError, match="ddof"):
         sampling.sample_matmul_variances(2, 10, ddof=4)
+
+
+def test_an_output_too_large_to_allocate_names_its_parameter():
+    with pytest.raises(ValueError, match="n_samples"):
+        sample_dot_products(4, 10**14)
+    with pytest.raises(ValueError, match="n_reps"):
+        sampling.sample_matmul_variances(2, 10**14)
