@@ -12,6 +12,7 @@ a name from :data:`SCALINGS`, or a positive finite number (the factor itself).
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -54,10 +55,15 @@ def scale_factor(scale: float | str | None, d_k: int, name: str = "scale") -> fl
     ValueError: scale must be > 0, got -1.0
     """
     d_k = _checks.positive_int("d_k", d_k)
-    if scale is None:
-        return float(d_k) ** -0.5
-    if isinstance(scale, str):
-        return float(d_k) ** SCALINGS[check_scaling(name, scale)]
+    if scale is None or isinstance(scale, str):
+        exponent = -0.5 if scale is None else SCALINGS[check_scaling(name, scale)]
+        if d_k < 2**1000:
+            return float(d_k) ** exponent
+        factor = math.exp(exponent * math.log(d_k))  # d_k beyond a float: through its logarithm
+        if factor == 0.0:
+            raise ValueError(f"d_k (about 10**{len(str(d_k)) - 1}) is too large: its {scale or 'sqrt'} factor "
+                             "underflows a float")
+        return factor
     if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
         raise TypeError(f"{name} must be None, one of {', '.join(map(repr, SCALINGS))} or a positive "
                         f"number, got {scale!r}")
