@@ -45,13 +45,13 @@ def positive(name: str, value: object) -> float:
     return value
 
 
-def ddof(value: object, n_values: int, name: str = "ddof") -> int:
+def ddof(name: str, value: object, n_values: int) -> int:
     """Return ``value`` as an int with ``0 <= value < n_values``, or raise naming ``name``.
 
     A wrong type (not an integer) raises TypeError; an integer out of range raises ValueError.
     Callers check ``n_values >= 2`` themselves first, naming their own parameter.
 
-    >>> ddof(1, 10)
+    >>> ddof("ddof", 1, 10)
     1
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):

@@ -299,7 +299,7 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
     if n * p < 2:
         raise ValueError(f"A @ B must have at least 2 entries for a sample variance (n * p >= 2), "
                          f"got n={n}, p={p}")
-    ddof = _checks.ddof(ddof, n * p)
+    ddof = _checks.ddof("ddof", ddof, n * p)
     rng = make_rng(rng)
     out = _output(n_reps, "n_reps")
     rows = max(1, 2 * CHUNK_ENTRIES // (n * d + d * p + n * p))  # A, B and A @ B of `rows` repetitions

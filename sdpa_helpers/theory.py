@@ -245,7 +245,7 @@ def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0
         raise ValueError(f"m must be >= 2 (a sample variance needs two values), got {m}")
     var = _checks.non_negative("var", var)
     excess_kurtosis = _checks.excess_kurtosis("excess_kurtosis", excess_kurtosis)
-    ddof = _checks.ddof(ddof, m)
+    ddof = _checks.ddof("ddof", ddof, m)
     factor = (m - 1) / (m - ddof)
     what = f"sample_variance_moments with var={var}, excess_kurtosis={excess_kurtosis}"
     bracket = 2 / (m - 1) + excess_kurtosis / m
@@ -329,7 +329,7 @@ def matmul_sample_variance_moments(n: int, d: int, p: int | None = None, ddof: i
     m = n * p
     if m < 2:
         raise ValueError(f"A @ B must have at least 2 entries (n * p >= 2), got n={n}, p={p}")
-    ddof = _checks.ddof(ddof, m)
+    ddof = _checks.ddof("ddof", ddof, m)
     factor = (m - 1) / (m - ddof)
     what = f"matmul_sample_variance_moments with n={n}, d={d}, p={p}"
     try:  # exact integer arithmetic until the divisions; a quotient beyond a float raises OverflowError
