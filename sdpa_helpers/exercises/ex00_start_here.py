@@ -6,7 +6,7 @@ register(
     "00.bert_d_k",
     "BERT-base has d_model = 768 and 12 heads of size d_model/h. What is its d_k? (an integer)",
     "d_k is the model dimension shared out equally between the heads.",
-    numeric_checker(768 // 12, rtol=0.0, what="d_k"),
+    numeric_checker(768 // 12, what="d_k"),
 )
 
 register(
@@ -14,7 +14,7 @@ register(
     "With d_k = 256 and independent unit-variance components, what is the standard deviation of the "
     "unscaled q·k? (an integer)",
     "The variance of q·k is d_k; the standard deviation is its square root.",
-    numeric_checker(16, rtol=0.0, what="the standard deviation"),
+    numeric_checker(16, what="the standard deviation"),
 )
 
 _DIRECTIONS = ("up", "down", "same")
@@ -52,5 +52,5 @@ register(
     "Components of q and k are independent with mean 0 and variance 4. At d_k = 64, which factor c makes "
     "c·(q·k) have variance 1? (three significant figures)",
     "First find Var(q_i k_i) for independent mean-0 factors, then Var(q·k), then use Var(cX) = c² Var(X).",
-    numeric_checker(1 / 32, rtol=5e-3, what="the factor c"),
+    numeric_checker(1 / 32, what="the factor c"),
 )

@@ -123,7 +123,7 @@ class EffectsPanels:
         ax_w.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax_w.axhline(1 / n_keys, color="0.5", linewidth=0.8, linestyle=":")
         ax_w.set(xlim=(0.5, n_keys + 0.5), ylim=(0, 1.02), xlabel="key, by weight (largest first)",
-                 ylabel="weight (mean over queries)", title=f"weights of one query over {n_keys} keys")
+                 ylabel="weight (mean over queries)", title=f"sorted weights over {n_keys} keys")
         self.texts = {}
         if annotate:
             for name, y, spec in (("unscaled", 0.80, u), ("sqrt", 0.66, s)):
@@ -147,6 +147,8 @@ class EffectsPanels:
         set_d_k_axis(ax_j, d_max=int(d_ks.max()))
         ax_j.set(ylim=(JACOBIAN_YMIN, 2.0), ylabel=r"$\|\partial p/\partial z\|_F$",
                  title="Jacobian (median, 10–90 %)")
+        if not animated:  # the explorer's moving d_k line would cross it; its weights panel has the legend
+            ax_j.legend(loc="lower left", fontsize=8)
         self.vline = ax_j.axvline(d_ks[0], color="0.4", linewidth=0.8, **kw)
 
     def show(self, unscaled: Effects, scaled: Effects, density_u=None, density_s=None) -> None:
