@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks, theory
 from .attention import softmax
-from .sampling import make_rng, sample_dot_products
+from .sampling import make_rng
 from .saturation import prefix_logits, query_logits, weight_stats
 from .scales import SCALINGS, scale_factor
 
@@ -60,9 +60,11 @@ def _seed(seed) -> int:
 def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:
     """Standard deviation of ``n`` simulated logits ``c q . k`` at each d_k, for each scaling.
 
-    At each d_k, ``n`` independent pairs of standard normal vectors are drawn (full vectors,
-    :func:`sdpa_helpers.sampling.sample_dot_products`, seed ``seed + d_k``) and the same
-    dot products are multiplied by each scaling's factor. So the three results at one d_k
+    At each d_k, ``n`` dot products of independent pairs of standard normal vectors are
+    drawn (seed ``seed + d_k``) through the exact shortcut ``q . k = ||q|| a`` of
+    :func:`sdpa_helpers.saturation.query_logits` (same distribution as full vectors, at a
+    cost that does not grow with d_k), and the same dot products are multiplied by each
+    scaling's factor. So the three results at one d_k
     differ by exactly their factors: ``log2`` of their ratio is ``(1/2) log2 d_k`` (sqrt vs
     unscaled) or ``log2 d_k`` (inv_d vs unscaled).
 
@@ -79,7 +81,7 @@ def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -
     seed = _seed(seed)
     stds = {name: np.empty(len(d_ks)) for name in SCALINGS}
     for i, d_k in enumerate(d_ks):
-        sd = float(sample_dot_products(d_k, n, rng=seed + d_k).std())
+        sd = float(query_logits(d_k, 1, n, scale=1.0, rng=seed + d_k).std())
         for name in SCALINGS:
             stds[name][i] = scale_factor(name, d_k) * sd
     return stds

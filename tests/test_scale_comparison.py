@@ -16,11 +16,20 @@ def test_simulated_logit_stds_are_the_same_draws_scaled_three_ways():
     d_ks = [1, 16, 256]
     s = sc.simulated_logit_stds(d_ks, n=500, seed=3)
     for i, d in enumerate(d_ks):
-        direct = sample_dot_products(d, 500, rng=3 + d).std()  # a naive recomputation
+        direct = query_logits(d, 1, 500, scale=1.0, rng=3 + d).std()  # the same draws, recomputed
         assert s["unscaled"][i] == pytest.approx(direct)
         assert s["sqrt"][i] == pytest.approx(direct / np.sqrt(d)) and s["inv_d"][i] == pytest.approx(direct / d)
         # differences of log2 are exact: 1/2 log2 d_k and log2 d_k
         assert np.log2(s["unscaled"][i] / s["sqrt"][i]) == pytest.approx(0.5 * np.log2(d), abs=1e-12)
+
+
+@pytest.mark.parametrize("d_k", [1, 64, 4096])
+def test_simulated_logit_stds_agree_with_full_vectors(d_k):
+    n = 20_000
+    shortcut = sc.simulated_logit_stds([d_k], n=n, seed=1)["unscaled"][0] ** 2
+    full = sample_dot_products(d_k, n, rng=2).var()  # every component drawn
+    se = d_k * theory.sample_variance_moments(n, 1.0, theory.dot_product_excess_kurtosis(d_k)).std
+    assert abs(shortcut - full) < 4 * np.sqrt(2) * se  # two independent estimates of d_k
 
 
 def test_log_log_slopes_match_polyfit_and_the_theory():
