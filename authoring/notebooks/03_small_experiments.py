@@ -69,7 +69,7 @@ seed_16 = next(s for s in range(1000) if round(two_by_two(s), 1) == THREAD_2X2)
 print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {two_by_two(seed_16):.3f}")
 
 # %% [markdown]
-# Not close at all: the ten answers run from 0.05 to 10.55, and none is near 2. The usual
+# Not close at all: the ten answers run from 0.05 to 10.55, and none lies within 20% of 2. The usual
 # guess, "roughly 2, give or take a little", fails. One run gives *one draw* of a random
 # quantity, the sample variance of four random numbers; 1.6 is no bug, and 2 is not wrong.
 #
@@ -118,8 +118,8 @@ print(f"SD of one np.var on a 2x2 product: {sd_one_run:.2f}; runs within ±0.1 o
 print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1.6, 2.0, sd_one_run):+.2f} SD from 2")
 
 # %% [markdown]
-# With a standard deviation of 2.18, 1.6 is about as "close" to 2 as to 1.5, and only 3.7%
-# of runs land that near 1.5. The closeness is a coincidence: one 2×2 run cannot tell
+# With a standard deviation of 2.18, 1.6 lies within a fifth of a standard deviation of
+# both 1.5 and 2: on this scale both are "close", and only 3.7% of runs land that near 1.5. The closeness is a coincidence: one 2×2 run cannot tell
 # the two estimators apart, let alone confirm or refute the theory.
 #
 # ## 3. Bigger matrices, smaller spread
@@ -143,12 +143,12 @@ verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_rel
 ax.figure
 
 # %% [markdown]
-# The spread falls like $1/n$: double $n$, halve the spread. But it sits about
-# $\sqrt3 \approx 1.7$ times *above* the i.i.d. formula, on the exact line: the usual guess
-# fails. The entries of one product share rows of $A$ and columns of $B$. They are
+# The spread falls like $1/n$: double $n$, halve the spread. But for large $n$ it sits
+# about $\sqrt3 \approx 1.7$ times *above* the i.i.d. formula, on the exact line: the usual
+# guess fails. The entries of one product share rows of $A$ and columns of $B$. They are
 # uncorrelated, which is all the *mean* of $s^2$ needs, but its *spread* depends on fourth
-# moments, and there sharing matters: the $n^2$ entries are worth only about $n^2/3$
-# independent values. The first deep dive derives the exact formula.
+# moments, and there sharing matters: for large $n$ the $n^2$ entries are worth only about
+# $n^2/3$ independent values. The first deep dive derives the exact formula.
 #
 # The live version: drag $n$. The histogram narrows around 1, and the dot walks down the
 # exact line.

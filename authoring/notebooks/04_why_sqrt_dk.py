@@ -98,8 +98,8 @@ ax.figure
 # The constant $a$ is not: any $a/\sqrt{d_k}$ keeps the spread fixed (at $a$); $a = 1$,
 # the paper's choice, makes it 1. And "$1/d_k$ over-corrects" holds here, *at
 # initialisation with independent components*. Notebook 08 shows that once training
-# correlates $q$ and $k$, $q\cdot k$ can grow like $d_k$, and then $1/d_k$ (the μP scale)
-# is the exponent that keeps it fixed.
+# correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the μP
+# scale) is the exponent that keeps the logits from growing.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the closed forms, and why one standard error serves all three slopes
