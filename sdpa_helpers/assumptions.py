@@ -438,8 +438,14 @@ def cluster_mean(values) -> tuple[float, float]:
     arr = _checks.real_array("values", values, min_ndim=2, shape_hint="(n_rows, n_cols)")
     if arr.ndim != 2 or arr.shape[0] < 2 or arr.shape[1] < 1:
         raise ValueError(f"values must have shape (n_rows >= 2, n_cols >= 1), got {arr.shape}")
-    row_means = arr.mean(axis=1)
-    return float(row_means.mean()), float(row_means.std(ddof=1) / np.sqrt(arr.shape[0]))
+    peak = float(np.abs(arr).max())
+    if peak == 0.0:
+        return 0.0, 0.0
+    row_means = (arr / peak).mean(axis=1)  # rescaled first: no square can overflow or underflow
+    mean, se = peak * float(row_means.mean()), peak * float(row_means.std(ddof=1) / np.sqrt(arr.shape[0]))
+    if not (np.isfinite(mean) and np.isfinite(se)):
+        raise ValueError("values are too large: their mean or its standard error does not fit a float")
+    return mean, se
 
 
 def _check_rho(rho) -> float:
@@ -722,7 +728,11 @@ def softcap(logits, cap: float) -> np.ndarray:
     """
     s = _checks.real_array("logits", logits)
     cap = _checks.positive("cap", cap)
-    return cap * np.tanh(s / cap)
+    with np.errstate(over="ignore", under="ignore"):
+        y = s / cap  # may overflow to +-inf (tanh -> +-1, right) or underflow (handled by the series)
+        small = np.abs(y) < 1e-4
+        series = s * (1.0 - y * y / 3.0)  # cap tanh(s/cap) = s - s^3/(3 cap^2) + O(y^5): exact to 1e-16 here
+    return np.where(small, series, cap * np.tanh(y))
 
 
 def correlated_dot_product_parts_exact(d_k: int, n_samples: int, rng=None):
