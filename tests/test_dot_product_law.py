@@ -101,3 +101,26 @@ def test_cdf_cache_is_bounded():
 def test_bad_input(call, err, match):
     with pytest.raises(err, match=match):
         call()
+
+
+def _simpson(f, a, b, n):
+    x = np.linspace(a, b, n + 1)
+    y = f(x)
+    return (b - a) / n / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum())
+
+
+@pytest.mark.parametrize("t", [0.1, 0.2499, 0.25, 0.5, 1.0, 1.75, 2.6, 2.67, 3.0, 10.0, 100.0, 1000.0])
+def test_product_cf_against_fine_simpson_quadrature_across_both_branches(t):
+    # uniform: int_0^1 sinc(3 t v) dv; Laplace: int_0^inf e^-u / (1 + t^2 u^2 / 4) du (tail beyond 50 < 2e-22)
+    uniform = _simpson(lambda v: np.sinc(3 * t * v / np.pi), 0.0, 1.0, 2_000_000)
+    laplace = _simpson(lambda u: np.exp(-u) / (1 + t**2 * u**2 / 4), 0.0, 50.0, 4_000_000)
+    assert abs(float(law.product_cf(t, "uniform")) - uniform) < 1e-12
+    assert abs(float(law.product_cf(t, "laplace")) - laplace) < 1e-12
+
+
+def test_product_cf_at_the_extremes_of_a_float():
+    t = np.array([0.0, 1e-300, 1e300, 1.7e308])
+    for dist, tail in (("normal", 1.0), ("uniform", np.pi / 6), ("laplace", np.pi)):  # phi ~ tail / t
+        phi = law.product_cf(t, dist)
+        assert np.all(np.isfinite(phi)) and phi[0] == 1.0 and phi[1] == 1.0
+        assert np.allclose(phi[2:] * t[2:], tail, rtol=1e-12)
