@@ -152,8 +152,8 @@ print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = 
 verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 
 # %% [markdown]
-# Only the −∞ convention notices: it gives NaN, which then spreads silently through the
-# network. What common code does:
+# Many learners expect (c) to block every key; it blocks nothing. Only the −∞ convention
+# notices: it gives NaN, which then spreads silently through the network. What common code does:
 #
 # - **−∞ → NaN**: the textbook formula; PyTorch's `nn.MultiheadAttention` and
 #   `scaled_dot_product_attention` gave NaN for such rows (pytorch/pytorch issues #41508, #103963).
