@@ -69,8 +69,8 @@ seed_16 = next(s for s in range(1000) if round(two_by_two(s), 1) == THREAD_2X2)
 print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {two_by_two(seed_16):.3f}")
 
 # %% [markdown]
-# Not close at all: the ten answers run from 0.05 to 10.55, and none lies within 20% of 2. The usual
-# guess, "roughly 2, give or take a little", fails. One run gives *one draw* of a random
+# Not close at all: the ten answers run from 0.05 to 10.55, and none lies within 20% of 2.
+# The usual guess, "roughly 2, give or take a little", fails. One run gives *one draw* of a random
 # quantity, the sample variance of four random numbers; 1.6 is no bug, and 2 is not wrong.
 #
 # ## 2. A sample variance is a random variable
@@ -119,8 +119,9 @@ print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1
 
 # %% [markdown]
 # With a standard deviation of 2.18, 1.6 lies within a fifth of a standard deviation of
-# both 1.5 and 2: on this scale both are "close", and only 3.7% of runs land that near 1.5. The closeness is a coincidence: one 2×2 run cannot tell
-# the two estimators apart, let alone confirm or refute the theory.
+# both 1.5 and 2: on this scale both are "close", and only 3.7% of runs land that near 1.5.
+# The closeness is a coincidence: one 2×2 run cannot tell the two estimators apart, let
+# alone confirm or refute the theory.
 #
 # ## 3. Bigger matrices, smaller spread
 #

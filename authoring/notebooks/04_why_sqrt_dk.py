@@ -94,7 +94,8 @@ ax.figure
 # over-corrects, shrinking the spread like $1/\sqrt{d_k}$.
 #
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
-# $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: **the exponent is forced**.
+# $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
+# **the exponent is forced**.
 # The constant $a$ is not: any $a/\sqrt{d_k}$ keeps the spread fixed (at $a$); $a = 1$,
 # the paper's choice, makes it 1. And "$1/d_k$ over-corrects" holds here, *at
 # initialisation with independent components*. Notebook 08 shows that once training
@@ -131,7 +132,7 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 #
 # With $c = 1/d_k$ the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax of nearly
 # equal logits is nearly uniform: each of $n$ keys gets weight close to $1/n$, the entropy
-# approaches its maximum $\log n$, and the model can no longer tell keys apart. Unscaled,
+# approaches its maximum $\log n$, and at initialisation attention can hardly tell keys apart. Unscaled,
 # the opposite happens: the largest logit takes all the weight (notebook 05).
 #
 # **Predict:** 2 000 random queries, 16 keys each. With $1/d_k$, what happens to the
@@ -147,9 +148,11 @@ verify_close("mean entropy at d_k = 4096 with 1/d_k, vs log 16", stats.entropy["
 fig
 
 # %% [markdown]
-# With $1/d_k$ (green, dotted) the largest weight falls to $1/16 = 0.0625$ and the entropy
-# climbs to $\log 16 = 2.77$: uniform attention. With $1/\sqrt{d_k}$ (blue, solid) both stay
-# in a narrow band at every $d_k$. Unscaled (red, dashed), the largest weight heads for 1.
+# With $1/d_k$ (green, dotted) the largest weight falls toward $1/16 = 0.0625$ (0.064 at
+# $d_k = 4096$) and the entropy climbs to $\log 16 = 2.77$: nearly uniform attention. With
+# $1/\sqrt{d_k}$ (blue, solid) the largest weight stays between 0.205 and 0.249 at every
+# $d_k$, and the entropy changes little. Unscaled (red, dashed), the largest weight heads for 1
+# (0.981 at $d_k = 4096$).
 # The same for one query, its weights over 16 keys sorted from the largest $q\cdot k$ down
 # (the same query and keys at every $d_k$, cut to their first $d_k$ components):
 
