@@ -10,16 +10,34 @@ This package offers the base every explorer of the course is built on:
 - :func:`seed_slider` -- a seed picker;
 - :func:`all_explorers` -- every explorer class in the package (for benchmarks and tests).
 
+Memory: an explorer holds a figure and a few cached backgrounds (megabytes). Its controls
+call it back through a weak reference, so an explorer nobody refers to any more is
+collected, and its widgets are closed with it; :meth:`Explorer.close` releases everything
+at once. In a kernel, re-running a cell that displays an explorer closes the explorer the
+cell showed before (IPython's ``Out`` history would otherwise keep every one alive).
+
+Before its cell runs: a stored explorer output also carries the figure as ``image/png``
+(with a banner "▶ Run this cell to start the explorer — then drag d_k") and that line as
+``text/plain``. JupyterLab shows the PNG for an untrusted (freshly opened) notebook, whose
+outputs may not use the widget renderer, and GitHub shows it too; once the cell runs, the
+live widget is shown (the widget renderer ranks first for trusted outputs).
+
 Topic modules (for example :mod:`.derivation`) define the explorers of each notebook.
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import functools
 import importlib
+import io
 import pkgutil
 import time
+import weakref
 
 import ipywidgets as W
+import numpy as np
 
 from .. import plots
 
@@ -92,13 +110,20 @@ class Explorer:
         self.renders = 0
         self._backgrounds: dict = {}
         self.last_update_seconds = 0.0
+        self._closed = False
+        self._observer = _WeakObserver(self)
         self.update()
         # Freeze the constrained layout after the first draw: later frames only move data.
         self.fig.set_layout_engine("none")
         for control in self.controls.values():
-            control.observe(self._on_change, names="value")
-        self.widget = W.VBox([W.HBox(list(self.controls.values()), layout=W.Layout(flex_flow="row wrap")),
-                              self.image, self.readout])
+            control.observe(self._observer, names="value")
+        row = W.HBox(list(self.controls.values()), layout=W.Layout(flex_flow="row wrap"))
+        self.widget = W.VBox([row, self.image, self.readout])
+        # Runs on close() or when the explorer is collected. It holds no reference to the
+        # explorer (nor to its figure, whose artists a subclass might tie back to it).
+        self._finalizer = weakref.finalize(
+            self, _release, list(self.controls.values()), self._observer,
+            [self.widget, row, self.image, self.readout], self._backgrounds)
 
     # -- subclass hooks -------------------------------------------------------
     def _controls(self) -> dict:
@@ -120,11 +145,53 @@ class Explorer:
         """The current value of every control."""
         return {name: c.value for name, c in self.controls.items()}
 
-    def _on_change(self, change) -> None:
-        self.update()
+    @property
+    def _on_change(self):
+        """The callback the controls observe (a weak reference to this explorer).
+
+        ``control.unobserve(self._on_change, names="value")`` and ``control.observe(...)``
+        pause and resume it (see also :meth:`paused`).
+        """
+        return self._observer
+
+    @contextlib.contextmanager
+    def paused(self):
+        """Inside this block, setting a control's value does not redraw (for precomputing)."""
+        controls = list(self.controls.values())
+        for control in controls:
+            control.unobserve(self._observer, names="value")
+        try:
+            yield self
+        finally:
+            for control in controls:
+                control.observe(self._observer, names="value")
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` ran: the widgets are closed and the figure released."""
+        return self._closed
+
+    def close(self) -> None:
+        """Stop observing the controls, close every widget, release the figure and backgrounds.
+
+        Idempotent. Afterwards :meth:`update` does nothing and the explorer displays as text.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        self._finalizer()
+        fig, self.fig = self.fig, None
+        if fig is not None:
+            fig.clear()
+            canvas = fig.canvas
+            if hasattr(canvas, "renderer"):
+                del canvas.renderer  # the Agg pixel buffer
+        _forget(self)
 
     def update(self) -> None:
         """Redraw the figure for the current control values (in place) and refresh the image."""
+        if self._closed:
+            return
         start = time.perf_counter()
         with plots.style():
             html = self._update(**self.values)
@@ -154,12 +221,149 @@ class Explorer:
             return [o[1] if isinstance(o, tuple) else o for o in control.options]
         return list(range(int(control.min), int(control.max) + 1, max(1, int(getattr(control, "step", 1)))))
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def instruction(self) -> str:
+        """The line shown before the cell runs: what to do to start the explorer."""
+        control = self.controls[self.main]
+        name = (control.description or self.main).strip()
+        if isinstance(control, (W.Dropdown, W.Select, W.RadioButtons)):
+            verb = "pick"
+        elif isinstance(control, (W.ToggleButtons, W.ToggleButton, W.Checkbox)):
+            verb = "switch"
+        else:
+            verb = "drag"
+        return f"▶ Run this cell to start the explorer — then {verb} {name}"
+
+    def fallback_png(self) -> bytes:
+        """The current figure as a small PNG with the :meth:`instruction` as a banner on top.
+
+        What a notebook stores beside the widget view, for readers without a kernel
+        (JupyterLab before the cell runs, GitHub). Encoded with a 64-colour palette at the
+        highest zlib level: a few tens of kB.
+        """
+        if self._closed:
+            raise ValueError("this explorer is closed; build a new one")
+        return _fallback_png(np.asarray(self.fig.canvas.buffer_rgba()), self.instruction())
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        if self._closed:
+            return {"text/plain": f"{type(self).__name__} (closed: run its cell again)"}
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+        if isinstance(bundle, tuple):  # (data, metadata)
+            bundle = bundle[0]
+        bundle = dict(bundle or {})
+        bundle["text/plain"] = self.instruction()
+        bundle["image/png"] = base64.b64encode(self.fallback_png()).decode("ascii")
+        _remember(self)
+        return bundle
 
     def __repr__(self) -> str:
         values = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
-        return f"{type(self).__name__}({values})"
+        state = ", closed" if self._closed else ""
+        return f"{type(self).__name__}({values}{state})"
+
+
+class _WeakObserver:
+    """A control's callback that holds its explorer weakly (so the explorer can be collected)."""
+
+    __slots__ = ("ref", "__weakref__")
+
+    def __init__(self, explorer):
+        self.ref = weakref.ref(explorer)
+
+    def __call__(self, change) -> None:
+        explorer = self.ref()
+        if explorer is not None:
+            explorer.update()
+
+
+def _release(controls, observer, widgets, backgrounds) -> None:
+    """Unobserve and close an explorer's widgets; drop its cached backgrounds."""
+    for control in controls:
+        with contextlib.suppress(ValueError, KeyError):
+            control.unobserve(observer, names="value")
+    for widget in (*widgets, *controls):
+        # Layout and style are widgets of their own: close them too, or they stay registered.
+        for part in (getattr(widget, "layout", None), getattr(widget, "style", None), widget):
+            if isinstance(part, W.Widget):
+                with contextlib.suppress(Exception):  # a widget whose comm is already gone
+                    part.close()
+    backgrounds.clear()
+
+
+# -- one explorer per cell, in a kernel ----------------------------------------------------
+# IPython keeps every displayed result in ``Out``, so re-running an explorer cell would keep
+# every earlier explorer (and its figure) alive. JupyterLab sends the id of the cell it runs
+# (``metadata.cellId`` of the execute request): when a cell displays an explorer, the
+# explorers an *earlier* run of the same cell displayed are closed (their output is gone).
+_SHOWN: dict = {}  # cell id -> (message id of the run, [explorers it displayed])
+
+
+def _current_run():
+    """(cell id, message id) of the execute request being handled, or None outside a kernel."""
+    try:
+        from IPython import get_ipython
+
+        kernel = getattr(get_ipython(), "kernel", None)
+        parent = kernel.get_parent("shell") if kernel is not None else None
+    except Exception:  # no IPython, or an old ipykernel
+        return None
+    if not parent:
+        return None
+    cell = (parent.get("metadata") or {}).get("cellId")
+    msg = (parent.get("header") or {}).get("msg_id")
+    return (cell, msg) if cell else None
+
+
+def _remember(explorer) -> None:
+    run = _current_run()
+    if run is None:
+        return
+    cell, msg = run
+    previous_msg, shown = _SHOWN.get(cell, (None, []))
+    if previous_msg != msg:
+        for old in list(shown):
+            if old is not explorer and not any(old in s for m, s in _SHOWN.values() if s is not shown):
+                old.close()  # also forgets it
+        shown = []
+    if explorer not in shown:
+        shown.append(explorer)
+    _SHOWN[cell] = (msg, shown)
+
+
+def _forget(explorer) -> None:
+    for cell, (msg, shown) in list(_SHOWN.items()):
+        if explorer in shown:
+            shown.remove(explorer)
+            if not shown:
+                del _SHOWN[cell]
+
+
+# -- the picture stored for readers without a kernel ----------------------------------------
+FALLBACK_COLOURS = 64
+BANNER_PX = 24
+
+
+@functools.lru_cache(maxsize=1)
+def _banner_font():
+    from matplotlib import font_manager
+    from PIL import ImageFont
+
+    return ImageFont.truetype(font_manager.findfont("DejaVu Sans"), 14)
+
+
+def _fallback_png(rgba, text: str) -> bytes:
+    from PIL import Image, ImageDraw
+
+    figure = Image.fromarray(np.ascontiguousarray(rgba[..., :3]), mode="RGB")
+    image = Image.new("RGB", (figure.width, figure.height + BANNER_PX), "white")
+    image.paste(figure, (0, BANNER_PX))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, 0, figure.width, BANNER_PX - 3], fill=(232, 240, 250))
+    draw.text((8, (BANNER_PX - 3) // 2), text, fill=(0, 60, 120), font=_banner_font(), anchor="lm")
+    small = image.quantize(colors=FALLBACK_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    small.save(buf, format="PNG", optimize=True)
+    return buf.getvalue()
 
 
 def all_explorers() -> list[type]:
