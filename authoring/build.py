@@ -12,6 +12,7 @@ working directory ``notebooks/``; outputs and widget state are stored.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -40,21 +41,43 @@ def target(source: Path) -> Path:
     return NOTEBOOKS / (source.stem + ".ipynb")
 
 
+#: The tag of every cell of a deep dive (its heading cell included).
+DEEP_DIVE_TAG = "deep-dive"
+#: A deep dive starts at a markdown cell whose first line matches this.
+DEEP_DIVE_HEADING = re.compile(r"^## Deep dive:")
+#: The cell metadata JupyterLab 4 reads when it renders a markdown cell (and writes when a
+#: learner folds a heading): true -> the heading is collapsed, and every cell up to the next
+#: heading of the same or a higher level is hidden until one click on its toggle.
+COLLAPSED = "jp-MarkdownHeadingCollapsed"
+
+
+def is_deep_dive_heading(cell) -> bool:
+    """A markdown cell that starts a deep dive (``## Deep dive: ...`` on its first line)."""
+    return cell.cell_type == "markdown" and bool(DEEP_DIVE_HEADING.match(cell.source.lstrip()))
+
+
 def read_source(source: Path) -> nbformat.NotebookNode:
-    """The notebook a source describes, with clean metadata and no outputs."""
+    """The notebook a source describes, with clean metadata and no outputs.
+
+    Every deep-dive heading cell gets ``"jp-MarkdownHeadingCollapsed": true``: the deep
+    dive opens folded in JupyterLab.
+    """
     nb = jupytext.read(source, fmt="py:percent")
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
     for cell in nb.cells:
         tags = cell.metadata.get("tags")
         cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
+        if is_deep_dive_heading(cell):
+            cell.metadata[COLLAPSED] = True
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return nb
 
 
 def cell_signature(nb) -> list[tuple]:
-    """What must agree between a source and its notebook: type, text and tags of every cell."""
-    return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ()))) for c in nb.cells]
+    """What must agree between a source and its notebook: type, text, tags and folding of every cell."""
+    return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ())),
+             bool(c.metadata.get(COLLAPSED, False))) for c in nb.cells]
 
 
 def build(source: Path) -> float:

@@ -153,14 +153,137 @@ def test_ignore_output_tag_only_where_honest(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_every_explorer_has_a_static_twin_before_it(path):
+    """A static figure precedes every explorer; the explorer's own fallback PNG does not count."""
     nb = load(path)
     seen_figure = False
     for cell in code_cells(nb):
         if any(WIDGET_MIME in o.get("data", {}) for o in cell.outputs):
             assert seen_figure, f"explorer in cell {cell.execution_count} without a static figure before it"
             seen_figure = False
-        if any("image/png" in o.get("data", {}) for o in cell.outputs):
+        if any("image/png" in o.get("data", {}) and WIDGET_MIME not in o.get("data", {}) for o in cell.outputs):
             seen_figure = True
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_stored_explorers_show_a_picture_and_what_to_do(path):
+    """Opened without a kernel (JupyterLab before a run, GitHub), an explorer output is a PNG."""
+    for cell in code_cells(load(path)):
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if WIDGET_MIME in data:
+                assert "image/png" in data, f"explorer in cell {cell.execution_count} stores no picture"
+                assert str(data["text/plain"]).startswith("▶ Run this cell to start the explorer"), \
+                    f"cell {cell.execution_count}: text/plain is {str(data['text/plain'])[:80]!r}"
+
+
+# -- the learner's edition: deep dives and the main line (issue 12) -------------------------
+
+DEEP = build.DEEP_DIVE_TAG
+MAIN_HEADING = re.compile(r"^#{1,2} ")  # a "# " or "## " heading ends a deep dive
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_deep_dives_are_tagged_and_folded(path):
+    """Every cell from a "## Deep dive:" heading up to the next #/## heading is tagged deep-dive,
+    no other cell is, and the heading cell is stored collapsed (JupyterLab opens it folded)."""
+    inside = False
+    for k, cell in enumerate(load(path).cells):
+        first = cell.source.lstrip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "markdown":
+            if build.is_deep_dive_heading(cell):
+                inside = True
+                assert cell.metadata.get(build.COLLAPSED) is True, \
+                    f"cell {k} ({first!r}) is not stored collapsed: rebuild the notebook"
+            elif MAIN_HEADING.match(first):
+                inside = False
+            assert not re.match(r"^#+ Deep dive", first) or first.startswith("## Deep dive:"), \
+                f"cell {k}: a deep dive starts with '## Deep dive: <topic>', got {first!r}"
+        else:
+            assert build.COLLAPSED not in cell.metadata
+        tagged = DEEP in cell.metadata.get("tags", [])
+        where = f"cell {k} ({cell.cell_type}: {first[:60]!r})"
+        assert tagged == inside, (f"{where} is inside a deep dive but not tagged {DEEP}" if inside
+                                  else f"{where} is tagged {DEEP} but not under a '## Deep dive:' heading")
+        if not build.is_deep_dive_heading(cell):
+            assert not cell.metadata.get(build.COLLAPSED), f"{where}: only deep-dive headings are folded"
+
+
+# Budgets of the main line (cells not tagged deep-dive), counted exactly as
+# /work/shared/tools/mainline.py (DESIGN.md) counts them.
+WORD_BUDGET = {"00": 1100}
+CODE_BUDGET = {"00": 40}
+DEFAULT_WORDS, DEFAULT_CODE, MIN_WORDS, MAX_CELL, COURSE_WORDS = 1200, 70, 300, 12, 10_000
+
+
+def main_line(path) -> dict:
+    """Words of prose (runs of letters outside LaTeX math and <details>), non-blank code lines,
+    code cells over 12 lines (the setup cell excepted), Predict prompts, deep-dive cells."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    row = {"words": 0, "code": 0, "long": 0, "predict": 0, "deep": 0}
+    for c in nb["cells"]:
+        src = "".join(c["source"])
+        if DEEP in c.get("metadata", {}).get("tags", []):
+            row["deep"] += 1
+            continue
+        if c["cell_type"] == "markdown":
+            text = re.sub(r"<details>.*?</details>", " ", src, flags=re.S)
+            text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)
+            row["words"] += len(re.findall(r"[A-Za-z]+", text))
+            row["predict"] += len(re.findall(r"\*\*Predict", src))
+        elif c["cell_type"] == "code":
+            n = len([line for line in src.strip().splitlines() if line.strip()])
+            row["code"] += n  # a hidden source still counts
+            setup = bool(re.search(r"make_rng\(SEED\)|__version__", src))
+            row["long"] += (n > MAX_CELL) and not setup
+    return row
+
+
+def budget_table() -> tuple[str, int]:
+    lines, total = [], 0
+    for path in NOTEBOOKS:
+        r, p = main_line(path), path.name[:2]
+        total += r["words"]
+        lines.append(f"{path.name[:34]:34s} words {r['words']:5d}/{WORD_BUDGET.get(p, DEFAULT_WORDS)}  "
+                     f"code {r['code']:3d}/{CODE_BUDGET.get(p, DEFAULT_CODE)}  long cells {r['long']}  "
+                     f"predict {r['predict']}  deep-dive cells {r['deep']}")
+    lines.append(f"course main line: {total} words (budget {COURSE_WORDS})")
+    return "\n".join(lines), total
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_main_line_budget(path):
+    r, p = main_line(path), path.name[:2]
+    words, code = WORD_BUDGET.get(p, DEFAULT_WORDS), CODE_BUDGET.get(p, DEFAULT_CODE)
+    print(f"{path.name}: {r}")
+    problems = []
+    if not MIN_WORDS <= r["words"] <= words:
+        problems.append(f"{r['words']} words of main-line prose (budget {MIN_WORDS}..{words})")
+    if not 0 < r["code"] <= code:
+        problems.append(f"{r['code']} main-line code lines (budget {code})")
+    if r["long"]:
+        problems.append(f"{r['long']} main-line code cell(s) over {MAX_CELL} lines (move to a deep dive or split)")
+    if p != "00" and r["predict"] < 1:
+        problems.append("no **Predict:** prompt in the main line")
+    assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+def test_course_main_line_words():
+    table, total = budget_table()
+    print("\n" + table)
+    assert total <= COURSE_WORDS, f"the course's main line holds {total} words (budget {COURSE_WORDS})\n{table}"
+
+
+#: A conceptual exercise (predict, explain or design) carries this marker in its line.
+CONCEPTUAL = "(conceptual)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS[1:], ids=ids[1:])
+def test_a_conceptual_exercise(path):
+    text = markdown(load(path))
+    exercises = re.split(r"^## Exercises\b", text, flags=re.M)
+    assert len(exercises) > 1, "an ## Exercises section"
+    section = re.split(r"^## (?!Exercises)", exercises[1], flags=re.M)[0]
+    assert CONCEPTUAL in section, f"no exercise marked {CONCEPTUAL!r} (predict / explain / design) in ## Exercises"
 
 
 def test_start_here_maps_every_notebook():
