@@ -1,10 +1,9 @@
 # %% [markdown]
 # # Small experiments mislead
 #
-# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$ when the components of
-# $q$ and $k$ are independent with mean 0 and variance 1. A learner who checks this with a
-# tiny experiment can get a number that looks wrong. This notebook explains why, and how
-# large an experiment must be before it can be trusted.
+# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. A learner who checks
+# this with a tiny experiment can get a number that looks wrong. This notebook explains why,
+# and how large an experiment must be before it can be trusted.
 #
 # **Learning goals**
 # - Reproduce the 2×2 experiment that gave 1.6, and see that a sample variance is itself a random number.
@@ -49,9 +48,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # two 2×2 matrices of standard normal numbers and took the variance of the four entries of
 # the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
 #
-# Two slips in the thread's notation, since learners meet it: it writes the entry as a sum
-# from $i = 0$ to $d_k$, which is $d_k + 1$ terms (the sum has $d_k$), and it writes $QK$:
-# with $Q$ and $K$ both $n\times d_k$ only $QK^\top$ is defined.
+# Two slips in the thread's notation: it writes the entry as a sum from $i = 0$ to $d_k$,
+# which is $d_k + 1$ terms (there are $d_k$), and it writes $QK$: with $Q$ and $K$ both
+# $n\times d_k$, only $QK^\top$ is defined.
 #
 # Their code was a screenshot, so here is the most natural version, with numpy's `np.var`.
 #
@@ -246,12 +245,11 @@ print(f"SD of s²: exact {exact.std:.3f}, i.i.d. formula {iid.std:.3f}. 110.56 l
 verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THREAD_BIG / 111, rtol=1e-5)
 
 # %% [markdown]
-# No: 110.56 is an ordinary draw, 0.68 standard deviations below 111. Judged with the
-# i.i.d. formula it would look like a three-sigma surprise, because that formula ignores
-# the shared rows and columns. And 0.99604 is not a second confirmation: it is
-# $110.56/111$, the same run, since dividing every entry by $\sqrt{111}$ divides the
-# variance by exactly 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 04).
-# Our own run of the same experiment:
+# No: 110.56 is an ordinary draw, 0.68 standard deviations below 111. The i.i.d. formula,
+# which ignores the shared rows and columns, would make it a three-sigma surprise. And
+# 0.99604 is no second confirmation: it is $110.56/111$, the same run, since dividing every
+# entry by $\sqrt{111}$ divides the variance by 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$,
+# notebook 04). Our own run:
 
 # %%
 g = make_rng(SEED)
@@ -314,15 +312,13 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # %% [markdown]
 # ## Summary
 #
-# - A sample variance is a random number. For the 4 entries of a 2×2 product it spreads so
-#   widely (SD 2.18 for `np.var`) that 1.6, 0.05 or 10.55 are all ordinary; 2 is the
-#   *average* with `ddof=1`, and `np.var` (`ddof=0`) averages $\frac34\cdot 2 = 1.5$.
-#   That 1.6 lies near 1.5 is a coincidence.
-# - The spread of $s^2/n$ for $n\times n$ products falls like $1/n$, but about $\sqrt 3$ times
-#   above the i.i.d. formula: the entries share rows and columns, uncorrelated yet dependent.
-# - The thread's 110.56 is 0.68 exact standard deviations from 111: no evidence against
-#   the theory (the i.i.d. formula would wrongly call it −3.07). Its 0.99604 is the same
-#   run divided by 111. Judge an experiment against its standard error, the right one.
+# - A sample variance is a random number: for a 2×2 product 1.6, 0.05 or 10.55 are all
+#   ordinary. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
+# - The spread of $s^2/n$ falls like $1/n$, but for large $n$ about $\sqrt 3$ times above the
+#   i.i.d. formula: the entries share rows and columns, uncorrelated yet dependent.
+# - The thread's 110.56 is 0.68 exact standard deviations from 111 (the i.i.d. formula would
+#   wrongly say −3.07); its 0.99604 is the same run divided by 111. Judge an experiment with
+#   the right standard error.
 #
 # ## Exercises
 #
@@ -343,7 +339,7 @@ _ = check("03.np_var_mean", answer)
 # `np.var` averages $\frac{m-1}{m}\sigma^2 = \frac89\cdot 3 = 2.67$.
 # </details>
 #
-# **Exercise 2 (predict).** One experiment pools the $n^2$ entries of an $n\times n$ @
+# **Exercise 2 (conceptual).** Predict: one experiment pools the $n^2$ entries of an $n\times n$ @
 # $n\times n$ product and computes $s^2/n$. For large $n$, which change halves the standard
 # deviation of $s^2/n$? (a) double $n$; (b) multiply $n$ by 4; (c) double the number of
 # entries $n^2$. Answer with a letter, e.g. `answer = "a"`.

@@ -1,12 +1,10 @@
 # %% [markdown]
 # # Why √d_k and not d_k
 #
-# The logits $q\cdot k$ have variance $d_k$ (notebook 02), so their standard deviation grows
-# like $\sqrt{d_k}$. Attention multiplies them by a constant $c$ before the softmax. Which
-# constant? Dividing by $d_k$ looks just as natural as dividing by $\sqrt{d_k}$. This notebook
-# shows which *power* of $d_k$ keeps the logits at a fixed spread, what is mere convention,
-# and what goes wrong with the other choices — at initialisation, where the components of
-# $q$ and $k$ are independent.
+# The logits $q\cdot k$ have variance $d_k$ (notebook 02). Attention multiplies them by a
+# constant $c$ before the softmax. Why $1/\sqrt{d_k}$ and not $1/d_k$, which looks just as
+# natural? This notebook shows which power of $d_k$ keeps the spread fixed, what is
+# convention, and what the other choices do at initialisation.
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and check it by simulation.
@@ -186,11 +184,9 @@ for d in (256, 4096):
 # %% [markdown]
 # ## 4. The same logits, spelled five ways
 #
-# Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`;
-# `scores * d_k**-0.5`; scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq
-# scales $q$ right after its projection: $n_q d_k$ multiplications instead of $n_q n_k$);
-# splitting the factor as $d_k^{-1/4}$ on both $Q$ and $K$ (OpenAI's Whisper); or this
-# course's `attention_scores(Q, K)`, whose default scale is $1/\sqrt{d_k}$.
+# Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`,
+# `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq does),
+# $d_k^{-1/4}$ on both $Q$ and $K$ (OpenAI's Whisper), or this course's `attention_scores`.
 
 # %%
 Q, K = rng.standard_normal((5, 64)), rng.standard_normal((7, 64))  # (n_q, d_k), (n_k, d_k)
@@ -204,11 +200,9 @@ for name, logits in {"scores * d_k**-0.5": (Q @ K.T) * d_k**-0.5, "(Q / √d_k) 
 # %% [markdown]
 # ## 5. Which $d$? The dimension of one head
 #
-# In multi-head attention each head computes its logits from vectors of its own length,
-# the head dimension $d_k$, so the scale is $1/\sqrt{d_k}$ with that $d_k$, never
-# $d_\text{model}$. The head dimension is often $d_\text{model}/h$, but that is a common
-# configuration, not a rule. Published configurations (`sdpa_helpers.models`, each row with
-# its source):
+# Each head computes its logits from vectors of its own length, the head dimension $d_k$,
+# so the scale uses that $d_k$, never $d_\text{model}$. The head dimension is often
+# $d_\text{model}/h$, but not always (`sdpa_helpers.models`, each row with its source):
 
 # %%
 rows = ("Transformer base (2017)", "BERT-base", "T5 base", "T5 3B", "T5 11B", "Gemma 7B")
@@ -216,36 +210,31 @@ print(models.format_table([models.model(name) for name in rows]))
 
 # %% [markdown]
 # T5 3B and 11B use $d_k = 128$ with $d_\text{model} = 1024$ and 32 or 128 heads; Gemma 7B
-# uses 256 with $d_\text{model} = 3072$ and 16 heads. (T5 multiplies the logits by nothing:
-# it folds $1/\sqrt{d_k}$ into the initialisation of $W_Q$, which gives logits of the same
-# spread at initialisation, though not necessarily the same training.) The value dimension
-# $d_v$ never enters $q\cdot k$, so it plays no role in the scale.
+# uses 256 with $d_\text{model} = 3072$ and 16 heads. (T5 folds $1/\sqrt{d_k}$ into the
+# initialisation of $W_Q$: the same spread at initialisation, not necessarily the same
+# training.) The value dimension $d_v$ never enters $q\cdot k$: it plays no role in the scale.
 #
-# Scaling a head's logits by $1/\sqrt{d_\text{model}}$ instead would shrink their standard
-# deviation to $\sqrt{d_k/d_\text{model}}$, for example $\sqrt{64/512} \approx 0.354$ in the
-# original Transformer (the draws `x` of section 1 have $d_k = 64$):
+# Scaling by $1/\sqrt{d_\text{model}}$ instead would shrink the spread to
+# $\sqrt{d_k/d_\text{model}}$, $\sqrt{64/512} \approx 0.354$ in the original Transformer
+# (the draws `x` of section 1 have $d_k = 64$):
 
 # %%
 verify_close("std of one head's logits scaled by 1/√512", np.std(x / np.sqrt(512)), np.sqrt(64 / 512),
              se=np.sqrt(64 / 512) * rel_se / 2)
 
 # %% [markdown]
-# Do not confuse the scale with another factor in the paper: section 3.4 of *Attention Is
-# All You Need* multiplies the **embedding** weights by $\sqrt{d_\text{model}}$. That acts
-# once, on the token embeddings at the input, never on the attention logits.
+# Another factor in the paper is unrelated: section 3.4 multiplies the **embedding**
+# weights by $\sqrt{d_\text{model}}$, at the input, never the attention logits.
 #
 # ## Summary
 #
-# - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$: a scale $c$ multiplies the standard deviation by $|c|$.
-# - With $\mathrm{Var}(q\cdot k) = d_k$, the logits' standard deviation is $d_k^{1/2}$ unscaled,
-#   $1$ with $1/\sqrt{d_k}$ and $d_k^{-1/2}$ with $1/d_k$: slopes ½, 0 and −½. The exponent
-#   −½ is forced; the constant is a convention (any $a/\sqrt{d_k}$ keeps the spread fixed).
-# - At initialisation, with independent components, $1/d_k$ over-corrects: the logits shrink
-#   to 0 and attention becomes uniform. When training correlates $q$ and $k$, $1/d_k$ can
-#   be right (μP, notebook 08).
-# - `scores / np.sqrt(d_k)`, `scores * d_k**-0.5`, scaling $Q$ first, or $d_k^{-1/4}$ on both
-#   give the same logits. Use the head dimension $d_k$ (often, not always, $d_\text{model}/h$);
-#   $d_v$ plays no role.
+# - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$. With $\mathrm{Var}(q\cdot k) = d_k$ the logits'
+#   standard deviation has slope ½, 0 and −½ in $d_k$ for no scale, $1/\sqrt{d_k}$ and $1/d_k$.
+#   The exponent −½ is forced; the constant is a convention.
+# - At initialisation, with independent components, $1/d_k$ over-corrects: attention becomes
+#   uniform. When training correlates $q$ and $k$, $1/d_k$ can be right (μP, notebook 08).
+# - Many spellings give the same logits. Use the head dimension $d_k$ (often, not always,
+#   $d_\text{model}/h$); $d_v$ plays no role.
 #
 # ## Exercises
 #
@@ -281,7 +270,7 @@ _ = check("04.split_scale", answer)
 # $(cq)\cdot(ck) = c^2\,(q\cdot k)$, so $c^2 = 1/8$ and $c = d_k^{-1/4} = 64^{-1/4} = 0.354$.
 # </details>
 #
-# **Exercise 3 (design).** Every component of $q$ and of $k$ has mean 0 and variance
+# **Exercise 3 (conceptual).** Design: every component of $q$ and of $k$ has mean 0 and variance
 # $\sigma^2 = 4$ (all independent), and $d_k = 64$. Which factor $c$ makes the logits
 # $c\,q\cdot k$ have variance 1 (three significant figures)?
 
@@ -297,7 +286,7 @@ _ = check("04.component_var", answer)
 # only the constant changes.
 # </details>
 #
-# **Exercise 4 (explain).** At initialisation, with independent mean-0 components, which of
+# **Exercise 4 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
 # these changes the factor $c$ that gives unit-variance logits? (a) $d_v$, the length of the
 # value vectors; (b) the number of keys; (c) the variance of the components of $q$ and $k$;
 # (d) $d_\text{model}$, with $d_k$ fixed. Answer with a letter, e.g. `answer = "a"`.
