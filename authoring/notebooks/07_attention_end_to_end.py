@@ -318,7 +318,7 @@ _ = check("07.causal_zeros", None)  # replace None with your answer, then run th
 # Check: `(~causal_mask(10)).sum()`.
 # </details>
 #
-# **Exercise 3 (predict).** A padding query attends to 8 keys, all masked, in a library that
+# **Exercise 3 (conceptual).** Predict: a padding query attends to 8 keys, all masked, in a library that
 # *replaces* masked logits by a large finite negative number. What weight does each key get
 # (three significant figures)?
 
@@ -332,7 +332,7 @@ _ = check("07.fully_masked_weight", None)  # replace None with your answer, then
 # $1/8 = 0.125$ for each key, whatever the logits were before the mask.
 # </details>
 #
-# **Exercise 4 (explain).** A layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
+# **Exercise 4 (conceptual).** Explain: a layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
 # stays 64. By what factor must the scale $1/\sqrt{d_k}$ change (an integer)? Why?
 
 # %%

@@ -172,6 +172,21 @@ for pairing, partner in (("two tokens", X2), ("a token with itself", None)):
     estimate, se = A.cluster_mean(logits**2)
     verify_close(f"Var(q·k), PyTorch default, {pairing}: d_k/9", estimate, A.init_logit_moments("pytorch_default", d_model, d_k).var, se=se)
 
+# %% [markdown]
+# The same at a glance: the scaled logits at initialisation for each scheme, against the
+# $N(0, 1)$ the footnote promises (dotted), $d_\text{model} = 512$, $d_k = 64$.
+
+# %%
+panels = {A.INIT_SHORT_LABELS[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
+assumption_plots.init_small_multiples(panels)
+
+# %% [markdown]
+# Now the live version: pick $d_\text{model}$, the initialisation and the shape of the projection matrix.
+
+# %% tags=["nbval-ignore-output"]
+init_explorer = InitExplorer(d_model=512)
+init_explorer
+
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: tokens of different lengths, tied weights, every initialisation
 
@@ -229,14 +244,6 @@ for scheme, projection in cases:
                              scale=d_k ** -0.5)
     print(f"{scheme:15s} {projection:9s}: std of q·k/√d_k = Var(q_i) = {m.std:.3f}")
 
-# %% [markdown]
-# The same at a glance: the scaled logits at initialisation for each scheme, against the
-# $N(0, 1)$ the footnote promises (dotted), $d_\text{model} = 512$, $d_k = 64$.
-
-# %%
-panels = {A.INIT_SHORT_LABELS[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
-assumption_plots.init_small_multiples(panels)
-
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the variance against the width
 #
@@ -266,13 +273,6 @@ ax.figure
 # $d_\text{model} = d_k = 64$, a square matrix) towards 4 as $d_\text{model}$ outgrows $d_k$
 # ($\mathrm{Var}(q_i) \to 2$); GPT-2's fixed $0.02$ climbs like $d_\text{model}^2$ and passes 1
 # at $d_\text{model} = 2500$ — of the widths here, only at 4096.
-
-# %% [markdown]
-# Now the live version: pick $d_\text{model}$, the initialisation and the shape of the projection matrix.
-
-# %% tags=["nbval-ignore-output"]
-init_explorer = InitExplorer(d_model=512)
-init_explorer
 
 # %% [markdown]
 # ## 4. What real models do
@@ -360,6 +360,14 @@ assumption_plots.correlated_small_multiples(by_d_k, rho)
 # %%
 verify_close("muP's 8/d at d = 64 equals 1/√64", 8 / models.MUP_BASE_HEAD_DIM, models.MUP_BASE_HEAD_DIM**-0.5, rtol=1e-12)
 
+# %% [markdown]
+# Drag $d_k$ and $\rho$ yourself: the scaled logits of the correlated key (orange) and of an
+# unrelated key (blue), and the correlated key's mean logit for both scales.
+
+# %% tags=["nbval-ignore-output"]
+correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
+correlation_explorer
+
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the moments checked, other kurtoses, and the softmax weight
 #
@@ -425,14 +433,6 @@ weight_sqrt, weight_inv = [w.mean() for w in weight_sqrt], [w.mean() for w in we
 # %% tags=["deep-dive"]
 ax = assumption_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=limit)
 ax.figure
-
-# %% [markdown]
-# Drag $d_k$ and $\rho$ yourself: the scaled logits of the correlated key (orange) and of an
-# unrelated key (blue), and the correlated key's mean logit for both scales.
-
-# %% tags=["nbval-ignore-output"]
-correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
-correlation_explorer
 
 # %% [markdown]
 # ## 6. QK-norm and soft-capping: bound the logits directly
@@ -615,7 +615,7 @@ _ = check("08.rho_mean", None)  # replace None with your answer, then run the ce
 # unrelated key, whose logit has mean 0 and standard deviation 1.
 # </details>
 #
-# **Exercise 4 (predict, then explain).** Take $k = q$ with $d_k = 64$ independent standard
+# **Exercise 4 (conceptual).** Predict, then explain. Take $k = q$ with $d_k = 64$ independent standard
 # normal components. What are the mean and the variance of $q\cdot k$? Give the variance (an integer).
 
 # %%
