@@ -71,6 +71,14 @@ def test_variance_with_se_is_scale_safe():
         ss.variance_with_se(base * 1e200)  # the variance (1e400) is beyond the float range
 
 
+def test_z_score_at_extreme_magnitudes():
+    assert ss.z_score(1e308, -1e308, 1e308) == pytest.approx(2.0)  # value - expected overflows naively
+    assert ss.z_score(1e300, 1e300, 1e-300) == 0.0
+    assert ss.z_score(3e-300, 1e-300, 1e-300) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="sd"):
+        ss.z_score(1.0, -1.0, 1e-310)  # 2e310 does not fit a float
+
+
 def test_the_threads_numbers_judged_with_the_exact_and_naive_standard_errors():
     exact = theory.matmul_sample_variance_moments(1111, 111, 1111).std
     iid = theory.sample_variance_moments(1111**2, 111.0, theory.dot_product_excess_kurtosis(111)).std
