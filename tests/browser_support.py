@@ -532,3 +532,45 @@ def screenshot(page, directory: Path, name: str) -> str:
     except Exception:  # a screenshot is a debugging aid, never the failure itself
         return "(no screenshot)"
     return str(path)
+
+
+# -- a stored notebook opened without running it (issue 12) ---------------------------------
+
+COLLAPSED = "jp-MarkdownHeadingCollapsed"
+
+
+def deep_dives(path: Path) -> list[tuple[int, list[int]]]:
+    """(index of the heading cell, indices of the other cells) of every deep dive in a stored notebook.
+
+    A deep dive starts at a markdown cell stored with ``jp-MarkdownHeadingCollapsed`` whose
+    first line is ``## Deep dive: ...`` and runs to the next ``#``/``##`` heading.
+    """
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    found, current = [], None
+    for i, cell in enumerate(nb["cells"]):
+        first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
+        if cell["cell_type"] == "markdown" and re.match(r"^## Deep dive:", first):
+            current = (i, [])
+            found.append(current)
+        elif cell["cell_type"] == "markdown" and re.match(r"^#{1,2} ", first):
+            current = None
+        elif current is not None:
+            current[1].append(i)
+    return found
+
+
+def open_without_running(page, server: Server, name: str, n_cells: int, timeout: float) -> None:
+    """Open a notebook in JupyterLab and wait until its ``n_cells`` cells are rendered (no run)."""
+    page.goto(lab_url(server, name))
+    page.wait_for_function(f"() => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= {n_cells}",
+                           timeout=timeout * 1000, polling=100)
+
+
+def lab_cell(page, index: int):
+    """The ``index``-th cell (markdown or code) of the notebook open in JupyterLab."""
+    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def is_hidden(cell) -> bool:
+    """A cell folded away under a collapsed heading (JupyterLab gives it ``lm-mod-hidden``)."""
+    return cell.evaluate("c => c.classList.contains('lm-mod-hidden') || c.offsetParent === null")

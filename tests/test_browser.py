@@ -207,3 +207,60 @@ def check_voila(page, path, voila, cells, explorers, latency_log, scratch):
         keep_screenshot(page, scratch, f"voila-{path.stem}-{cell.label}")
     problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)
     assert not problems, f"{path.name} in Voila after moving the sliders:\n" + "\n\n".join(problems)
+
+
+# -- a notebook opened WITHOUT running it (issue 12 §2 and §5) -------------------------------
+
+def _cell_count(path) -> int:
+    return len(json.loads(Path(path).read_text(encoding="utf-8"))["cells"])
+
+
+FOLDED_OR_EXPLORING = [p for p in NOTEBOOKS if bs.deep_dives(p) or bs.explorer_cells(p)]
+
+
+@pytest.mark.parametrize("path", FOLDED_OR_EXPLORING, ids=[p.stem for p in FOLDED_OR_EXPLORING])
+def test_opened_without_running(path, lab, browser, scratch):
+    """What a learner sees first, before running anything (a fresh clone is untrusted):
+
+    - every explorer cell shows its stored picture (an ``<img>``), never a ``VBox(children=...``
+      repr nor a widget error;
+    - every deep dive is folded: its heading is collapsed and the cells under it are hidden;
+    - one click (on the "N cells hidden" button under the heading) unfolds one deep dive, and
+      only that one.
+    """
+    cells = bs.explorer_cells(path)
+    dives = bs.deep_dives(path)
+    with opened_page(browser, scratch, lab, f"lab-unrun-{path.stem}") as page:
+        bs.open_without_running(page, lab, path.name, _cell_count(path), TIMEOUT)
+        for cell in cells:
+            out = bs.lab_cell_output(page, cell.code_index)
+            img = out.locator(".jp-RenderedImage img")
+            img.first.wait_for(state="attached")
+            assert img.count() == 1, f"{cell.label}: one stored picture"
+            assert img.first.evaluate("async i => { try { await i.decode(); } catch (e) {} "
+                                      "return i.complete && i.naturalWidth > 0; }"), f"{cell.label}: picture loads"
+            text = out.inner_text()
+            assert "VBox(" not in text and "children=" not in text, f"{cell.label} shows a repr: {text[:200]}"
+        problems = bs.page_problems(page)
+        assert not problems, f"{path.name} opened without running:\n" + "\n\n".join(problems)
+
+        for heading, members in dives:
+            h = bs.lab_cell(page, heading)
+            assert "jp-MarkdownHeadingCollapsed" in h.get_attribute("class"), \
+                f"deep dive at cell {heading} is not collapsed when the notebook opens"
+            assert not bs.is_hidden(h), f"the heading of the deep dive at cell {heading} is visible"
+            shown = [i for i in members if not bs.is_hidden(bs.lab_cell(page, i))]
+            assert not shown, f"deep dive at cell {heading}: cells {shown} are shown before a click"
+        if dives:
+            heading, members = dives[0]
+            button = bs.lab_cell(page, heading).locator(".jp-showHiddenCellsButton")
+            assert button.count() == 1, "a collapsed deep dive says how many cells it hides"
+            button.click()
+            page.wait_for_function(
+                f"() => !document.querySelectorAll('.jp-Notebook .jp-Cell')[{members[0]}]"
+                ".classList.contains('lm-mod-hidden')", timeout=10_000)
+            hidden = [i for i in members if bs.is_hidden(bs.lab_cell(page, i))]
+            assert not hidden, f"after one click, cells {hidden} of the first deep dive are still hidden"
+            for later, later_members in dives[1:]:
+                assert all(bs.is_hidden(bs.lab_cell(page, i)) for i in later_members), \
+                    f"one click unfolds one deep dive, yet the one at cell {later} opened too"
