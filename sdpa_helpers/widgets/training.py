@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import ipywidgets as W
 import numpy as np
+from matplotlib.ticker import LogFormatter
 
 from ..plots.training import ARM_STYLES, PANELS, decorate_panel, panel_values
 from ..training import GRID_FIELDS, STEPS, seed_summary, training_grid
 from . import Explorer
 
 __all__ = ["TrainingExplorer"]
+
+
+#: Labels without mathtext (parsing the first formula costs a fresh kernel most of a second).
+_PLAIN = {"loss": "loss L", "grad_norm_q": "‖∂L/∂W_Q‖", "scaled": "scaled by 1/√d_k", "unscaled": "unscaled",
+          "reparametrised": "unscaled, reparametrised (d_k^(-1/4) init, η/√d_k)"}
 
 
 def _slider(options, value, description):
@@ -54,8 +60,11 @@ class TrainingExplorer(Explorer):
                                        linestyle=spec["linestyle"], lw=1.2, label=spec["label"],
                                        animated=True)[0] for ax in self.axes]
         for ax, (field, label, ylim, log) in zip(self.axes, PANELS):
-            decorate_panel(ax, field, label, ylim, log, STEPS)
-        fig.legend(*self.axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
+            decorate_panel(ax, field, _PLAIN.get(field, label), ylim, log, STEPS)
+            if log:
+                ax.yaxis.set_major_formatter(LogFormatter())  # plain "1e-08": no mathtext parser at build
+        fig.legend(list(self.lines[arm][0] for arm in self.grid.arms), [_PLAIN[arm] for arm in self.grid.arms],
+                   loc="outside lower center", ncol=3, fontsize=8)
         self.title = fig.suptitle(" ", animated=True)
 
     def _update(self, d_k, lr, seed):
@@ -69,5 +78,5 @@ class TrainingExplorer(Explorer):
             over_seeds = seed_summary(g.steps_to_90[i, :, a, k])
             parts.append(f"{arm}: step {_fmt_steps(g.steps_to_90[i, s, a, k])} "
                          f"(all seeds: {over_seeds.n - over_seeds.never} of {over_seeds.n} get there)")
-        self.title.set_text(f"$d_k$ = {d_k}, learning rate {lr:g}, seed {seed} (SGD, batch 64)")
+        self.title.set_text(f"d_k = {d_k}, learning rate {lr:g}, seed {seed} (SGD, batch 64)")  # no mathtext: cheaper
         return "90% accuracy — " + "; ".join(parts) + "."
