@@ -95,7 +95,11 @@ _T5_PAPER = ("Raffel et al. 2020, 'Exploring the Limits of Transfer Learning wit
 _T5_CODE = ("tensorflow/mesh mesh_tensorflow/transformer/attention.py (commit da90793), "
             "AttentionParams.init_weights, lines 436-439: W_Q stddev = d_model**-0.5 * d_kv**-0.5 when "
             "fold_scaling_into_initializer (default True, line 363); attention() line 77: logits = q.k, unscaled")
+_T5_HF = ("huggingface/transformers models/t5/modeling_t5.py, T5PreTrainedModel._init_weights: "
+          "q.weight std = factor * ((d_model * key_value_proj_dim) ** -0.5), k and v: factor * d_model ** -0.5; "
+          "trained with AdaFactor (paper §3.1.2)")
 _T5_NOTE = "1/√d_kv folded into W_Q's init"
+_T5_SRC = _T5_PAPER + "; " + _T5_CODE + "; " + _T5_HF
 _GEMMA_CODE = "google-deepmind/gemma gemma/gm/nn/_gemma.py (commit 7691fd4)"
 _GEMMA2_SRC = (_GEMMA_CODE + ", class {cls}: query_pre_attn_norm={norm}, attn_logits_soft_cap=50.0; "
                "_config.py query_pre_attn_scalar(); _modules.py: query * scalar, then 50 tanh(logits/50); "
@@ -107,20 +111,22 @@ MODELS: tuple[ModelConfig, ...] = (
                 "d_k = d_v = d_model/h = 64",
                 "Vaswani et al. 2017, 'Attention Is All You Need', §3.2.1-3.2.2 and Table 3 (arXiv:1706.03762)"),
     ModelConfig("BERT-base", 768, 12, 64, 64**-0.5, "1/√64",
-                "init N(0, 0.02²); mask adds -10000",
+                "init truncated normal, stddev 0.02; mask adds -10000",
                 "Devlin et al. 2019, §3 (BERT_BASE: L=12, H=768, A=12; arXiv:1810.04805); google-research/bert "
-                "modeling.py: attention_scores * 1.0 / math.sqrt(float(size_per_head))"),
+                "modeling.py: attention_scores * 1.0 / math.sqrt(float(size_per_head)); create_initializer("
+                "initializer_range=0.02) = tf.truncated_normal_initializer(stddev=initializer_range) (TF cuts at "
+                "2 stddev, so the weights' own std is about 0.88 * 0.02)"),
     ModelConfig("GPT-2 small", 768, 12, 64, 64**-0.5, "1/√64",
                 "init N(0, 0.02²); LayerNorm first",
                 "openai/gpt-2 src/model.py (commit 122c55a): default_hparams n_embd=768, n_head=12; "
                 "conv1d(w_init_stdev=0.02); w = w * tf.rsqrt(v.shape[-1]); mask_attn_weights"),
-    ModelConfig("T5 small", 512, 8, 64, 1.0, "none (1)", _T5_NOTE, _T5_PAPER + "; " + _T5_CODE),
-    ModelConfig("T5 base", 768, 12, 64, 1.0, "none (1)", _T5_NOTE, _T5_PAPER + "; " + _T5_CODE),
-    ModelConfig("T5 large", 1024, 16, 64, 1.0, "none (1)", _T5_NOTE, _T5_PAPER + "; " + _T5_CODE),
+    ModelConfig("T5 small", 512, 8, 64, 1.0, "none (1)", _T5_NOTE, _T5_SRC),
+    ModelConfig("T5 base", 768, 12, 64, 1.0, "none (1)", _T5_NOTE, _T5_SRC),
+    ModelConfig("T5 large", 1024, 16, 64, 1.0, "none (1)", _T5_NOTE, _T5_SRC),
     ModelConfig("T5 3B", 1024, 32, 128, 1.0, "none (1)",
-                _T5_NOTE + "; 32·128 ≠ 1024", _T5_PAPER + "; " + _T5_CODE),
+                _T5_NOTE + "; 32·128 ≠ 1024", _T5_SRC),
     ModelConfig("T5 11B", 1024, 128, 128, 1.0, "none (1)",
-                _T5_NOTE + "; 128·128 ≠ 1024", _T5_PAPER + "; " + _T5_CODE),
+                _T5_NOTE + "; 128·128 ≠ 1024", _T5_SRC),
     ModelConfig("Llama 2 7B", 4096, 32, 128, 128**-0.5, "1/√128",
                 "RMSNorm, not LayerNorm",
                 "Touvron et al. 2023, LLaMA Table 2 (7B: dimension 4096, 32 heads; arXiv:2302.13971) and "
@@ -134,8 +140,11 @@ MODELS: tuple[ModelConfig, ...] = (
                 "8·256 ≠ 2304; soft-cap 50",
                 _GEMMA2_SRC.format(cls="Gemma2_2B", norm="BY_ONE_OVER_SQRT_HEAD_DIM")),
     ModelConfig("Gemma 2 9B", 3584, 16, 256, 256**-0.5, "1/√256",
-                "16·256 ≠ 3584; soft-cap 50",
-                _GEMMA2_SRC.format(cls="Gemma2_9B", norm="BY_ONE_OVER_SQRT_HEAD_DIM")),
+                "16·256 ≠ 3584; soft-cap 50; first ports used 1/√224",
+                _GEMMA2_SRC.format(cls="Gemma2_9B", norm="BY_ONE_OVER_SQRT_HEAD_DIM")
+                + "; the first public ports set query_pre_attn_scalar=224 (= d_model/h), corrected to 256 in "
+                "July 2024: google/gemma_pytorch commit 03e6575, huggingface/transformers issue #31891 and the "
+                "google/gemma-2-9b config.json on the Hugging Face Hub"),
     ModelConfig("Gemma 2 27B", 4608, 32, 128, 144**-0.5, "1/√144",
                 "scale from d_model/h, not head_dim; soft-cap 50",
                 _GEMMA2_SRC.format(cls="Gemma2_27B", norm="BY_ONE_OVER_SQRT_EMBED_DIM_DIV_NUM_HEADS")),
@@ -155,7 +164,9 @@ TECHNIQUES: tuple[Technique, ...] = (
               "so logits are bounded by the norms' learned gains",
               "ViT-22B, OLMo 2, Gemma 3",
               "Henry et al. 2020 (arXiv:2010.04245); Dehghani et al. 2023, ViT-22B §2 (arXiv:2302.05442); "
-              "Team OLMo 2024, 'OLMo 2' (arXiv:2501.00656); " + _GEMMA_CODE + " use_qk_norm=True (Gemma 3)"),
+              "Team OLMo 2024, '2 OLMo 2 Furious' (arXiv:2501.00656) and huggingface/transformers "
+              "models/olmo2/modular_olmo2.py, Olmo2Attention: q_norm, k_norm = Olmo2RMSNorm over all heads' q and k; "
+              + _GEMMA_CODE + " use_qk_norm=True (Gemma 3)"),
     Technique("muP 1/d attention", "scale q.k by 1/d instead of 1/sqrt(d), and initialise W_Q to zero; the "
               "reference code uses 8/d, equal to 1/sqrt(d) at d = 64",
               "muP (Tensor Programs V), mutransformers",

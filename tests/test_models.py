@@ -3,6 +3,7 @@
 import math
 import re
 
+import numpy as np
 import pytest
 
 from sdpa_helpers import models as m
@@ -58,3 +59,24 @@ def test_lookup_and_table_errors():
         m.format_table([("x", 1)])
     table = m.format_table()
     assert len(table.splitlines()) == len(m.MODELS) + 2
+
+
+def test_bert_truncated_normal_std_is_about_088_of_its_stddev():
+    """TF1's truncated_normal_initializer(stddev=s) redraws beyond 2 s: the weights' std is ~0.88 s (row note)."""
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal(400_000)
+    z = z[np.abs(z) <= 2.0]  # rejection = redrawing outside +-2 stddev
+    phi2 = math.exp(-2.0) / math.sqrt(2 * math.pi)
+    mass = math.erf(2 / math.sqrt(2))
+    exact = math.sqrt(1 - 4 * phi2 / mass)  # Var of N(0,1) truncated to [-2, 2] = 1 - 2*2*phi(2)/mass
+    v = z.var()
+    se = math.sqrt((np.mean((z - z.mean()) ** 4) - v**2) / z.size) / (2 * math.sqrt(v))  # delta method
+    assert abs(z.std() - exact) < 4 * se
+    assert round(exact, 2) == 0.88
+    assert "0.88" in m.model("BERT-base").source and "truncated" in m.model("BERT-base").notes
+
+
+def test_gemma2_9b_scale_is_head_dim_not_d_model_over_h():
+    row = m.model("Gemma 2 9B")
+    assert row.scale == pytest.approx(256**-0.5) and row.d_model_over_h == 224
+    assert "224" in row.source and "256" in row.source
