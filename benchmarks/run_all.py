@@ -1,21 +1,25 @@
-"""Measure every budget of DESIGN.md and print one Markdown table (``make bench``).
+"""Measure every speed budget (issue 15) and print one Markdown table (``make bench``).
 
-    python benchmarks/run_all.py                      # everything (about 10 minutes)
-    python benchmarks/run_all.py --skip-install-size  # without the fresh-venv install
-    python benchmarks/run_all.py --skip-browser --skip-nbval
+    python benchmarks/run_all.py                      # everything (long: do not run it on a busy machine)
+    python benchmarks/run_all.py --skip-install-size --skip-browser
+    python benchmarks/run_all.py --explorers VarianceExplorer --notebooks 00 --browser 00 --output /tmp/r.md
 
 The table, with the date and a machine summary, is printed and written to
-``benchmarks/results.md`` (overwritten on each run). The pieces:
+``benchmarks/results.md``; a full run (no subset chosen) also rewrites the README's block
+between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. The pieces:
 
-- ``slider_latency.py``   -- one slider update in the kernel, per explorer, cold and warm,
-                             vs a naive re-plot (budget: median ≤ 50 ms);
-- ``browser_latency.py``  -- the same in JupyterLab and Voila in headless Chromium, key press
-                             to new image (runs tests/test_browser.py; budget: median ≤ 250 ms);
+- ``controls_latency.py`` -- every control of every explorer in the kernel: each value of a
+                             discrete control, a sweep of a continuous one; first visits (fresh
+                             processes, repeated) and revisits, median and p95 (≤ 30 / ≤ 80 ms);
+                             building each explorer in a fresh process (≤ 1 s);
+- ``notebook_time.py``    -- each notebook executed in a fresh kernel ÷ a kernel that imports
+                             numpy, matplotlib, ipywidgets and sdpa_helpers (≤ 10×; 09 ≤ 30×);
+- ``browser_latency.py``  -- key press → new image in JupyterLab and Voila, headless Chromium
+                             (runs tests/test_browser.py; median ≤ 100 ms, p95 ≤ 150 ms);
 - ``sampling_overhead.py`` -- ``sample_dot_products`` ÷ drawing its random numbers (≤ 1.5);
-- ``nbval_overhead.py``    -- all notebooks under nbval ÷ (notebooks × empty kernel start) (≤ 2);
 - ``install_size.py``      -- a fresh venv with requirements.txt (≤ 500 MB).
 
-The exit code is 0 when every measured budget holds.
+A missed budget shows as ❌ in the table; the exit code is 0 when every measured budget holds.
 """
 
 from __future__ import annotations
@@ -30,36 +34,53 @@ sys.path.insert(0, str(HERE))
 
 import browser_latency  # noqa: E402
 import common  # noqa: E402
+import controls_latency  # noqa: E402
 import install_size  # noqa: E402
-import nbval_overhead  # noqa: E402
+import notebook_time  # noqa: E402
 import sampling_overhead  # noqa: E402
-import slider_latency  # noqa: E402
 
 RESULTS = HERE / "results.md"
+README = common.ROOT / "README.md"
+BLOCK = ("<!-- BENCHMARKS -->", "<!-- /BENCHMARKS -->")
+INTRO = ("`make bench` (`benchmarks/run_all.py`) measures every speed budget of issue 15, rewrites "
+         "`benchmarks/results.md` and this block, and exits non-zero while any budget is missed "
+         "(a missed budget shows as ❌). The latest full run:")
+
+
+def write_readme_block(text: str, readme: Path = README) -> None:
+    """Replace what lies between the BENCHMARKS markers of the README with ``text``."""
+    s = readme.read_text(encoding="utf-8")
+    begin, end = s.index(BLOCK[0]) + len(BLOCK[0]), s.index(BLOCK[1])
+    readme.write_text(s[:begin] + "\n" + INTRO + "\n\n" + text.strip() + "\n" + s[end:], encoding="utf-8")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-install-size", action="store_true", help="skip the fresh-venv install (1-2 min)")
     parser.add_argument("--skip-browser", action="store_true", help="skip the browser latencies (several min)")
-    parser.add_argument("--skip-nbval", action="store_true", help="skip the nbval run (several min)")
+    parser.add_argument("--skip-notebooks", action="store_true", help="skip executing the notebooks")
+    parser.add_argument("--explorers", nargs="*", default=(), help="only these explorers (class names)")
+    parser.add_argument("--repeats", type=int, default=controls_latency.REPEATS,
+                        help="fresh processes per explorer for first visits")
+    parser.add_argument("--notebooks", nargs="*", default=(), help="only notebooks starting with these")
+    parser.add_argument("--browser", default="", metavar="K", help="only the browser tests pytest -k selects")
     parser.add_argument("--browser-json", type=Path,
                         help="summarise this browser latency file instead of running the browser tests")
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"where to write the table ({RESULTS.name})")
     args = parser.parse_args(argv)
 
     summary = common.machine_summary()  # before the load we add
-    steps = [("slider updates in the kernel", slider_latency.run),
+    steps = [("every control of every explorer", lambda: controls_latency.run(args.explorers, args.repeats)),
              ("sample_dot_products overhead", sampling_overhead.run)]
+    if not args.skip_notebooks:
+        steps.append(("notebook execution vs kernel start", lambda: notebook_time.run(args.notebooks)))
     if not args.skip_browser or args.browser_json:
-        steps.append(("slider updates in the browser", lambda: browser_latency.run(args.browser_json)))
-    if not args.skip_nbval:
-        steps.append(("nbval run vs kernel start", nbval_overhead.run))
+        steps.append(("slider updates in the browser", lambda: browser_latency.run(args.browser_json, args.browser)))
     if not args.skip_install_size:
         steps.append(("fresh install size", install_size.run))
 
     rows, skipped = [], [name for flag, name in ((args.skip_browser and not args.browser_json, "browser"),
-                                                 (args.skip_nbval, "nbval"),
+                                                 (args.skip_notebooks, "notebooks"),
                                                  (args.skip_install_size, "install size")) if flag]
     start = time.perf_counter()
     for name, step in steps:
@@ -79,14 +100,19 @@ def main(argv=None) -> int:
         "",
         common.table(rows),
         "",
-        "Kernel updates: *cold* is each value's first visit (caches empty, in a fresh process), "
-        "*warm* a revisit; *naive re-plot* builds a new explorer (a new figure, full draw and layout) "
-        "per value. Browser: from the `keydown` event to the new image decoded in the page; the "
+        "Kernel: each control of each explorer is stepped through its values (the others at their "
+        "defaults), timing the whole move (callback, redraw, PNG); *first visits* in fresh processes "
+        f"({args.repeats} per explorer, pooled), *revisits* the same steps again. Build: the constructor "
+        "call in a fresh process. Notebooks: executed in a fresh kernel ÷ a kernel that imports the "
+        "stack. Browser: from the `keydown` event to the new image decoded in the page; the main "
         "slider moves 4 steps one way (first visits) and 4 back. Reproduce with `make bench`.",
         "",
     ])
     print(text)
     args.output.write_text(text, encoding="utf-8")
+    subset = args.explorers or args.notebooks or args.browser or args.browser_json or skipped
+    if not subset and args.output == RESULTS:
+        write_readme_block(text)
     return 0 if all(r.ok is not False for r in rows) else 1
 
 
