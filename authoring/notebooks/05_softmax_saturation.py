@@ -332,7 +332,7 @@ _ = check("05.temperature", answer)
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
 # </details>
 #
-# **Exercise 3 (predict).** At what $d_k$ do 16 keys begin to saturate, by the closed form of
+# **Exercise 3 (conceptual).** At what $d_k$ do 16 keys begin to saturate, by the closed form of
 # section 5 (unscaled logits, $\sigma^2 = d_k$)? (three significant figures) Then explain, without
 # computing: for 1024 keys, is the onset at a smaller or a larger $d_k$, and by what factor?
 

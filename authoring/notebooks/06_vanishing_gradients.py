@@ -326,7 +326,7 @@ _ = check("06.largest_entry", answer)
 # Off the diagonal every entry is $-p_ip_j < 0$; on it, $p_i(1 - p_i)$ = 0.21, 0.16, 0.09. The largest is 0.21.
 # </details>
 #
-# **Exercise 3 (explain).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
+# **Exercise 3 (conceptual).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
 # cross-entropy on $p$ with target key 2, $L = -\ln p_2$. What is $\|\partial L/\partial z\|$?
 # (three significant figures) Does the bound $\|J\|_F \le 2(1 - \max p)$ say it must be small? Why not?
 
