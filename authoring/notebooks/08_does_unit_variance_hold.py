@@ -1,25 +1,25 @@
 # %% [markdown]
 # # 08 — Does unit variance hold?
 #
-# The whole case for $1/\sqrt{d_k}$ rests on footnote 4 of *Attention Is All You Need*
+# The usual case for $1/\sqrt{d_k}$ is footnote 4 of *Attention Is All You Need*
 # (Vaswani et al., 2017):
 #
 # > To illustrate why the dot products get large, assume that the components of $q$ and $k$
 # > are independent random variables with mean 0 and variance 1. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean 0 and variance $d_k$.
 #
-# That is an *assumption*. In a real layer $q = W_Q x$ and $k = W_K x'$ are made from token
-# vectors by learned matrices. Does it hold there, at initialisation and after training?
+# That is an *assumption*. In a real layer $q = W_Q x$ and $k = W_K x'$ come from tokens through
+# learned matrices: does it hold there, at initialisation and after training?
 #
 # **Learning goals**
 # - Trace the variance through a real layer: LayerNorm, then $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
-# - Compute $\mathrm{Var}(q\cdot k)$ at initialisation, and what real models (GPT-2, T5, Gemma 2) start from.
-# - See why correlated $q$ and $k$ — what training produces — make the logits grow again.
+# - Compute $\mathrm{Var}(q\cdot k)$ at initialisation, in general and for GPT-2 and T5.
+# - See why correlated $q$ and $k$ make the logits grow again.
 # - Know what μP, QK-norm and soft-capping do about it.
 #
 # **Prerequisites**
-# - Notebook 02 (variance of a sum and of a product), 04 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$),
-#   05 (softmax saturation) and 07 (multi-head attention, the head dimension $d_k$).
+# - Notebooks 02 (variance of sums and products), 04 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$), 05
+#   (saturation) and 07 (the head dimension $d_k$).
 
 # %% [markdown]
 # ## Setup
@@ -34,7 +34,7 @@ import numpy as np
 
 import sdpa_helpers
 from sdpa_helpers import assumptions as A
-from sdpa_helpers import make_rng, models
+from sdpa_helpers import make_rng, models, saturation
 from sdpa_helpers.attention import layer_norm, softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import assumptions as assumption_plots
@@ -49,25 +49,23 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. LayerNorm: each token gets mean 0 and variance 1
 #
-# In the common pre-LN layout each token $x$ first goes through LayerNorm, which subtracts
-# *that token's* mean and divides by *its* standard deviation, taken **across its
-# $d_\text{model}$ features** — per token, not per feature across tokens. It normalises $x$, not
-# $q$ or $k$, which are made from $x$ afterwards. (Its gain and bias start at 1 and 0.)
+# In the common pre-LN layout each token $x$ first goes through LayerNorm: it subtracts *that
+# token's* mean and divides by *its* standard deviation, taken **across its $d_\text{model}$
+# features** (per token, not per feature). It normalises $x$, not $q$ or $k$, which are made
+# from $x$ afterwards; its gain and bias start at 1 and 0.
 
 # %%
 d_model, d_k = 512, 64
-raw = A.sample_tokens(4, d_model, layer_normed=False, rng=SEED)  # 4 tokens, each its own offset and spread
-x = layer_norm(raw)  # (4, d_model), normalised along d_model, token by token
+x = layer_norm(A.sample_tokens(4, d_model, layer_normed=False, rng=SEED))  # 4 raw tokens, each normalised along d_model
 verify("after LayerNorm each token has mean 0, variance 1", np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
 
 # %% [markdown]
-# So $\mathrm{E}[x_j^2] = 1$ averaged over a token's components, and $|x|^2 = d_\text{model}$ for
-# every token.
+# So $|x|^2 = d_\text{model}$ for every token: $x_j^2$ averages to 1 over its components.
 #
 # ## 2. The projection decides $\mathrm{Var}(q_i)$
 #
-# One query component is $q_i = \sum_j W_{ij}\, x_j$, a sum over $\text{fan\_in} = d_\text{model}$
-# terms. At initialisation the weights are independent of $x$ and of each other, with mean 0, so
+# At initialisation the weights are independent of $x$ and of each other, with mean 0, so
+# $q_i = \sum_j W_{ij}\, x_j$, a sum of $\text{fan\_in} = d_\text{model}$ terms, has
 #
 # $$\mathrm{Var}(q_i) = \mathrm{Var}(W)\,|x|^2 = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2].$$
 #
@@ -79,9 +77,8 @@ verify("after LayerNorm each token has mean 0, variance 1", np.allclose(x.mean(a
 # | He/Kaiming | $2/\text{fan\_in}$ | $2$ |
 # | GPT-2, $N(0, 0.02^2)$ | $0.0004$ | $0.0004\, d_\text{model}$: grows with the width |
 #
-# **Predict:** which rows give the footnote's variance 1? The simulation: 16 freshly initialised
-# networks (one head, $d_k = 64$ rows of $W_Q$ each) project the same 64 LayerNormed tokens;
-# the standard error treats each network as one draw.
+# **Predict:** which rows give the footnote's variance 1? Below, 16 fresh heads ($d_k = 64$)
+# project 64 LayerNormed tokens (one draw per head for the standard error).
 
 # %%
 X = A.sample_tokens(64, d_model, rng=rng)  # (64, d_model), LayerNormed
@@ -92,9 +89,8 @@ for scheme in A.INITS:
     verify_close(f"Var(q_i), {A.INIT_SHORT_LABELS[scheme]}", estimate, A.query_variance(scheme, d_model, d_k), se=se)
 
 # %% [markdown]
-# Only LeCun's $1/\text{fan\_in}$ (and Xavier on a square matrix) delivers variance 1; the
-# others are off by a constant factor or, for GPT-2's fixed standard deviation, by a factor
-# that grows with $d_\text{model}$.
+# Of these five, only LeCun's (and Xavier's on a square matrix) gives variance 1; the others
+# are off by a constant factor or, for GPT-2, by one that grows with $d_\text{model}$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the PyTorch default and Xavier's shapes
@@ -104,10 +100,8 @@ a = np.sqrt(5.0)
 bound = np.sqrt(2.0 / (1.0 + a**2)) * np.sqrt(3.0 / d_model)
 w = rng.uniform(-bound, bound, size=1_000_000)
 se_w = np.sqrt((np.mean((w - w.mean()) ** 4) - w.var() ** 2) / w.size)  # SE of a variance estimate
-print(f"bound = {bound:.6f} = 1/√{d_model} = {1 / np.sqrt(d_model):.6f}")
-print(f"Var(W): theory 1/(3·{d_model}) = {1 / (3 * d_model):.4e}, simulation {w.var():.4e} (SE {se_w:.1e})")
-assert np.isclose(bound, 1 / np.sqrt(d_model)) and abs(w.var() - 1 / (3 * d_model)) < 4 * se_w
-assert np.isclose(A.init_weight_variance("pytorch_default", d_model), bound**2 / 3)
+verify_close(f"kaiming_uniform_(a=√5) bound √(2/(1+a²))·√(3/fan_in) = 1/√{d_model}", bound, 1 / np.sqrt(d_model), rtol=1e-12)
+verify_close(f"Var(W) of U(±bound) = 1/(3·{d_model})", w.var(), 1 / (3 * d_model), se=se_w)
 
 # %% [markdown] tags=["deep-dive"]
 # Xavier's value depends on the shape of the matrix, and code differs in what that shape is.
@@ -128,7 +122,6 @@ n_networks, n_tokens = 16, 100
 X_dd = A.sample_tokens(n_tokens, d_model, rng=rng)  # (n_tokens, d_model), LayerNormed
 cases = [(scheme, "head") for scheme in A.INITS] + [("xavier", "all_heads"), ("xavier", "fused_qkv")]
 var_q = {}
-print(f"{'initialisation':15s} {'matrix':>12s} {'Var(W)':>9s} | Var(q_i): theory  simulation (SE)")
 for scheme, projection in cases:
     fan_out = A.projection_fan_out(projection, d_model, d_k)
     W = A.sample_weights(scheme, d_model, fan_out, size=n_networks, rows=d_k, rng=rng)  # (networks, d_k, d_model)
@@ -136,9 +129,8 @@ for scheme, projection in cases:
     estimate, se = A.cluster_mean((q**2).reshape(n_networks, -1))
     theory = A.query_variance(scheme, d_model, fan_out)
     var_q[scheme, projection] = theory
-    assert abs(estimate - theory) < 4 * se
-    print(f"{scheme:15s} {f'{d_model}→{fan_out}':>12s} {A.init_weight_variance(scheme, d_model, fan_out):9.2e} |"
-          f"          {theory:6.3f}  {estimate:6.3f} ({se:.3f})")
+    verify_close(f"Var(q_i), {scheme}, {d_model}→{fan_out} (Var(W) = {A.init_weight_variance(scheme, d_model, fan_out):.2e})",
+                 estimate, theory, se=se)
 
 # %% [markdown] tags=["deep-dive"]
 # The numbers of the table, as exact fractions:
@@ -150,20 +142,22 @@ print(f"Xavier, fused QKV 512→1536 : 2·512/(512+1536) = {2 * 512 / (512 + 153
 print(f"PyTorch default            : 1/3              = {1 / 3:.4f}")
 print(f"GPT-2 N(0, 0.02²), d_model 512: 0.0004·512 = {0.0004 * 512:.4f}; "
       f"d_model 768 (GPT-2 small): {A.query_variance('gpt2', 768):.4f}")
-assert np.isclose(var_q["xavier", "head"], 2 * 512 / 576) and np.isclose(var_q["xavier", "fused_qkv"], 0.5)
+verify_close("Xavier, one head: the simulated-case theory is 2·512/576", var_q["xavier", "head"], 2 * 512 / 576, rtol=1e-12)
+verify_close("Xavier, fused QKV: 2·512/2048 = 1/2", var_q["xavier", "fused_qkv"], 0.5, rtol=1e-12)
 
 # %% [markdown]
 # ## 3. From $\mathrm{Var}(q_i)$ to $\mathrm{Var}(q\cdot k)$
 #
 # $W_Q$ and $W_K$ are drawn independently, so given the tokens $q_i$ and $k_i$ are independent
-# with mean 0 — even for a token with itself ($x' = x$, the diagonal of $QK^\top$). Hence
+# with mean 0 — even for a token with itself ($x' = x$) — and distinct components are
+# uncorrelated (the rows of $W_Q$ are independent). Hence
 #
 # $$\mathrm{E}[q\cdot k] = 0, \qquad \mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)
 # = d_k\,\mathrm{Var}(q_i)^2 ,$$
 #
-# and the scaled logit $q\cdot k/\sqrt{d_k}$ has standard deviation $\mathrm{Var}(q_i)$: the scale
-# removes the $d_k$, not the initialisation's factor. For PyTorch's default, $d_k/9$ unscaled and
-# a scaled standard deviation of $1/3$ — attention starts closer to uniform than the footnote says.
+# so the scaled logit $q\cdot k/\sqrt{d_k}$ has standard deviation $\mathrm{Var}(q_i)$: the scale
+# removes the $d_k$, not the initialisation's factor. PyTorch's default gives $d_k/9$ unscaled,
+# a scaled standard deviation of $1/3$: attention starts closer to uniform than the footnote says.
 
 # %%
 X2 = A.sample_tokens(64, d_model, rng=rng)  # a second set of tokens
@@ -173,15 +167,15 @@ for pairing, partner in (("two tokens", X2), ("a token with itself", None)):
     verify_close(f"Var(q·k), PyTorch default, {pairing}: d_k/9", estimate, A.init_logit_moments("pytorch_default", d_model, d_k).var, se=se)
 
 # %% [markdown]
-# The same at a glance: the scaled logits at initialisation for each scheme, against the
-# $N(0, 1)$ the footnote promises (dotted), $d_\text{model} = 512$, $d_k = 64$.
+# The scaled logits at initialisation for each scheme against the footnote's $N(0, 1)$ (dotted),
+# $d_\text{model} = 512$, $d_k = 64$:
 
 # %%
 panels = {A.INIT_SHORT_LABELS[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
 assumption_plots.init_small_multiples(panels)
 
 # %% [markdown]
-# Now the live version: pick $d_\text{model}$, the initialisation and the shape of the projection matrix.
+# Live: pick $d_\text{model}$, the initialisation and the projection's shape.
 
 # %% tags=["nbval-ignore-output"]
 init_explorer = InitExplorer(d_model=512)
@@ -213,8 +207,7 @@ for pairing, partner, lengths in (("different tokens", raw_X2, sq_len * sq_len2)
     estimate, se = A.cluster_mean(logits**2)
     theory = d_k * var_w**2 * lengths.mean()
     results[pairing] = theory
-    assert abs(estimate - theory) < 4 * se
-    print(f"raw tokens, {pairing:16s}: Var(q·k) theory {theory:9.1f}, simulation {estimate:9.1f} ({se:.1f})")
+    verify_close(f"raw tokens, {pairing}: Var(q·k) = d_k·Var(W)²·mean(|x|²|x'|²)", estimate, theory, se=se)
 print(f"ratio same / different: {results['same token'] / results['different tokens']:.2f} "
       f"(after LayerNorm: 1, since every |x|² = d_model)")
 
@@ -227,9 +220,8 @@ print(f"ratio same / different: {results['same token'] / results['different toke
 # %% tags=["deep-dive"]
 logits = A.sample_projected_logits("lecun", d_k, X_dd, None, n_networks=n_networks, tied=True, rng=rng)
 mean, mean_se = A.cluster_mean(logits)
-assert (logits >= 0).all() and abs(mean - d_k * var_q["lecun", "head"]) < 4 * mean_se
-print(f"tied W_K = W_Q, same token: every logit >= 0: {(logits >= 0).all()}; "
-      f"mean {mean:.2f} ({mean_se:.2f}), theory d_k·Var(q_i) = {d_k * var_q['lecun', 'head']:.2f}")
+verify("tied W_K = W_Q, same token: every logit q·q >= 0", (logits >= 0).all(), f"{logits.size} logits")
+verify_close("tied W_K = W_Q, same token: mean logit d_k·Var(q_i)", mean, d_k * var_q["lecun", "head"], se=mean_se)
 
 # %% [markdown] tags=["deep-dive"]
 # **What this means for $1/\sqrt{d_k}$.** The scaled logit $q\cdot k/\sqrt{d_k}$ has variance
@@ -256,7 +248,8 @@ sim_widths = [d for d in A.D_MODEL_CHOICES if d <= 1024]  # networks are simulat
 for scheme in A.INITS:
     theory = [A.init_logit_moments(scheme, d, d_k, scale=d_k ** -0.5).var for d in A.D_MODEL_CHOICES]
     points = np.array([A.cluster_mean(A.init_scaled_logits(scheme, d) ** 2) for d in sim_widths]).T  # (2, widths)
-    assert (np.abs(points[0] - theory[:len(sim_widths)]) < 4 * points[1]).all()  # estimates vs theory, 4 SE
+    gaps = np.abs(points[0] - theory[:len(sim_widths)]) / points[1]  # |estimate - theory| in SE, per width
+    verify(f"{scheme}: every simulated width within 4 SE of its line", (gaps <= 4).all(), f"largest {gaps.max():.2f} SE")
     points = np.hstack([points, np.full((2, len(A.D_MODEL_CHOICES) - len(sim_widths)), np.nan)])  # no markers past 1024
     theory_curves[A.INIT_LABELS[scheme]], simulated[A.INIT_LABELS[scheme]] = theory, points
 for scheme in ("xavier", "gpt2"):
@@ -277,16 +270,15 @@ ax.figure
 # %% [markdown]
 # ## 4. What real models do
 #
-# Published configurations (`sdpa_helpers.models`; each row's `source` names the paper section
-# or the file of the reference code):
+# Published configurations, each row with its source (`sdpa_helpers.models`):
 
 # %%
 print(models.format_table())
 
 # %% [markdown]
 # **GPT-2** initialises every weight $N(0, 0.02^2)$ (`conv1d(..., w_init_stdev=0.02)` in
-# openai/gpt-2 `src/model.py`) and LayerNorms $x$ first. With $d_\text{model} = 768$:
-# $\mathrm{Var}(q_i) = 768 \cdot 0.0004$. **Predict:** is its attention saturated at initialisation?
+# openai/gpt-2 `src/model.py`) and LayerNorms $x$ first, so $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
+# **Predict:** is its attention saturated at initialisation?
 
 # %%
 gpt2 = models.model("GPT-2 small")
@@ -294,15 +286,19 @@ spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.sc
 Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d_model)  # two sets of tokens
 estimate, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
 verify_close("GPT-2 at init: Var(q·k/√64) = Var(q_i)²", estimate, spread**2, se=se)
-rows = softmax(make_rng(SEED).normal(0.0, spread, (100, 1024)))  # 100 queries over GPT-2's 1024 positions
-print(f"Var(q_i) = std of q·k/√64 = {spread:.4f}; effective number of keys e^H: {np.exp(-(rows * np.log(rows)).sum(axis=-1)).mean():.0f} of 1024; largest weight {rows.max(axis=-1).mean():.4f} vs uniform {1 / 1024:.4f}")
+H = saturation.iid_entropy(1024, [spread**2], n_rows=100, seeds=range(5))[:, 0]  # model: a row = 1024 i.i.d. logits
+verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in play (e^H), every seed", np.exp(H).min() > 0.9 * 1024,
+       f"std of q·k/√64 = {spread:.4f}; e^H over 5 seeds: median {np.exp(np.median(H)):.1f}, range {np.exp(H.min()):.1f}–{np.exp(H.max()):.1f}; notebook 05's n·e^(−σ²/2) = {saturation.effective_keys_closed_form(1024, spread**2):.1f}")
 
 # %% [markdown]
-# Not saturated at all: with logits of that spread, each query spreads its weight over about
-# 95 % of the keys. **T5** has no scale in its forward pass; its reference code
+# Far from saturated — *if* a full row's 1,024 logits were independent draws with that spread; in
+# GPT-2 they share $q$ and $W_K$, and real tokens are not independent. This is about
+# initialisation only, not the trained network.
+#
+# **T5** has no scale in its forward pass: its reference code
 # (`mesh_tensorflow/transformer/attention.py`, lines 436–439) draws $W_Q$ with standard deviation
-# $(d_\text{model}\,d_{kv})^{-1/2}$ and $W_K$ with $d_\text{model}^{-1/2}$ — the $1/\sqrt{d_{kv}}$ moved
-# into $W_Q$, so the logits start with the same variance as the paper's:
+# $(d_\text{model}\,d_{kv})^{-1/2}$, $W_K$ with $d_\text{model}^{-1/2}$, moving $1/\sqrt{d_{kv}}$ into
+# $W_Q$. With its RMSNorm's $\mathrm{E}[x^2] = 1$ the logits start with the paper's variance:
 
 # %%
 t5 = models.model("T5 base")
@@ -310,11 +306,11 @@ var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model 
 verify_close("T5 at init: Var(q·k) = d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# So in practice the danger is not saturation at initialisation — GPT-2's and T5's
-# initialisations start the scaled logits with spread 0.31 and 1. It is **logit growth during training**, when $q$ and $k$ grow and align
-# (Dehghani et al. 2023 saw ViT-22B diverge from it). Recent models bound it: Gemma 2
-# *soft-caps* every logit to $50\tanh(s/50)$; ViT-22B, OLMo 2 and Gemma 3 normalise $q$ and $k$
-# (**QK-norm**); μP changes the scale's exponent. Sections 5 and 6 show why each works.
+# For these two models the danger is not saturation at initialisation but **logit growth
+# during training**, as $q$ and $k$ grow and align (Dehghani et al. 2023 saw ViT-22B diverge
+# from it). Recent models bound it: Gemma 2 *soft-caps* every logit to $50\tanh(s/50)$; ViT-22B,
+# OLMo 2 and Gemma 3 normalise $q$ and $k$ by a LayerNorm or RMSNorm (**QK-norm**); μP changes the
+# scale's exponent.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: sources of the techniques
@@ -328,16 +324,16 @@ for t in models.TECHNIQUES:
 #
 # Training makes a query *agree* with the keys it should attend to. A simple model:
 # $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$, all components mean 0 and
-# variance 1, so the correlation of $q_i$ and $k_i$ is $\rho$. Then $\mathrm{E}[q_i k_i] = \rho$ and,
+# variance 1 (correlation $\rho$ per component). Then $\mathrm{E}[q_i k_i] = \rho$ and,
 # for Gaussian components, $\mathrm{Var}(q_i k_i) = 1 + \rho^2$, so
 #
 # $$\mathrm{E}[q\cdot k] = \rho\, d_k , \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2):$$
 #
 # the mean grows like $d_k$, the spread only like $\sqrt{d_k}$. After $1/\sqrt{d_k}$ the matching
-# key's logit has mean $\rho\sqrt{d_k}$ — still growing — while an unrelated key's stays $N(0, 1)$.
+# key's logit has mean $\rho\sqrt{d_k}$, while an unrelated key's stays near $N(0, 1)$.
 #
 # **Predict:** at $\rho = 0.5$, where does the correlated key's logit sit at $d_k = 1024$? The
-# histograms (top: $\times 1/\sqrt{d_k}$; bottom: $\times 1/d_k$; each row shares its $x$-axis):
+# histograms (top $\times 1/\sqrt{d_k}$, bottom $\times 1/d_k$):
 
 # %%
 rho, by_d_k = 0.5, {}
@@ -349,20 +345,17 @@ assumption_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
 # At $d_k = 1024$ the matching key's logit sits at 16, the others' near 0 with spread 1: the
-# softmax saturates again. With $1/d_k$ the gap stays $\rho$ for every $d_k$. That is the argument of
-# **μP** (Yang et al. 2022, *Tensor Programs V*) for a $1/d$ attention scale: once $q$ and $k$
-# are correlated, $q\cdot k$ grows like $d_k$ (a law of large numbers), not like $\sqrt{d_k}$.
-# Near-uniform attention at initialisation is not a price μP pays: its authors recommend
-# initialising $W_Q$ to **zero** on purpose (microsoft/mup README) — every logit is then 0 and
-# attention exactly uniform at every width — and their example code uses $8/d$, equal to
-# $1/\sqrt{d}$ at the common $d = 64$, so a base model keeps its usual scale.
+# softmax saturates again; with $1/d_k$ the gap stays $\rho$. That is **μP**'s argument (Yang et
+# al. 2022) for a $1/d$ scale: correlated $q\cdot k$ grows like $d_k$, not $\sqrt{d_k}$. Its README
+# (microsoft/mup) recommends a **zero** $W_Q$, so that (without position biases) attention starts
+# exactly uniform, on purpose; its example uses $8/d$, equal to $1/\sqrt{d}$ at $d = 64$.
 
 # %%
 verify_close("muP's 8/d at d = 64 equals 1/√64", 8 / models.MUP_BASE_HEAD_DIM, models.MUP_BASE_HEAD_DIM**-0.5, rtol=1e-12)
 
 # %% [markdown]
-# Drag $d_k$ and $\rho$ yourself: the scaled logits of the correlated key (orange) and of an
-# unrelated key (blue), and the correlated key's mean logit for both scales.
+# Drag $d_k$ and $\rho$: the scaled logits of the correlated key (orange) and an unrelated key
+# (blue), and the correlated key's mean logit for both scales.
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
@@ -379,15 +372,13 @@ correlation_explorer
 
 # %% tags=["deep-dive"]
 n_pairs = 20_000
-print(" d_k | mean: theory  simulation (SE) | variance: theory  simulation (SE)")
 for d in (1, 16, 256):
     s = A.sample_correlated_dot_products(d, n_pairs, rho, rng=rng)
     theory = A.correlated_dot_product_moments(d, rho)
     se_mean = s.std() / np.sqrt(n_pairs)
     se_var = np.sqrt((np.mean((s - s.mean()) ** 4) - s.var() ** 2) / n_pairs)
-    assert abs(s.mean() - theory.mean) < 4 * se_mean and abs(s.var() - theory.var) < 4 * se_var
-    print(f"{d:4d} | {theory.mean:12.2f}  {s.mean():10.2f} ({se_mean:.2f}) | {theory.var:16.2f}  "
-          f"{s.var():10.2f} ({se_var:.2f})")
+    verify_close(f"d_k = {d}: mean of q·k = ρ d_k", s.mean(), theory.mean, se=se_mean)
+    verify_close(f"d_k = {d}: Var(q·k) = d_k (1 + ρ²)", s.var(), theory.var, se=se_var)
 print(f"per component: Var(q_i k_i) = 1 + ρ² = {1 + rho**2:.2f}")
 
 # %% [markdown] tags=["deep-dive"]
@@ -399,9 +390,7 @@ d = 64
 s = A.sample_correlated_dot_products(d, n_pairs, rho, dist="uniform", rng=rng)
 theory = A.correlated_dot_product_moments(d, rho, kurtosis=A.KURTOSIS["uniform"])
 se_var = np.sqrt((np.mean((s - s.mean()) ** 4) - s.var() ** 2) / n_pairs)
-assert abs(s.var() - theory.var) < 4 * se_var
-print(f"uniform q, d_k = {d}: Var(q·k) theory {theory.var:.2f} (= {d}·{theory.var / d:.2f}), "
-      f"simulation {s.var():.2f} ({se_var:.2f})")
+verify_close(f"uniform q, d_k = {d}: Var(q·k) = {d}·(0.8ρ² + 1 − ρ²)", s.var(), theory.var, se=se_var)
 
 # %% [markdown] tags=["deep-dive"]
 # And what the softmax makes of it: one correlated key among $n = 12$ keys, the mean weight
@@ -426,8 +415,9 @@ print(" d_k | mean weight on the correlated key: ×1/√d_k   ×1/d_k (SE)")
 for d, ws, wi in zip(d_ks, weight_sqrt, weight_inv):
     print(f"{d:4d} | {ws.mean():38.3f}  {wi.mean():7.3f} ({wi.std(ddof=1) / np.sqrt(n_queries):.4f})")
 print(f"limit of the 1/d_k column: e^ρ/(e^ρ + {n_keys - 1}) = {limit:.3f}; uniform: 1/{n_keys} = {1 / n_keys:.3f}")
-se_last = weight_inv[-1].std(ddof=1) / np.sqrt(n_queries)
-assert weight_sqrt[-1].mean() > 0.99 and abs(weight_inv[-1].mean() - limit) < 4 * se_last
+verify(f"×1/√d_k at d_k = {d_ks[-1]}: the correlated key takes > 99 % of the weight", weight_sqrt[-1].mean() > 0.99)
+verify_close(f"×1/d_k at d_k = {d_ks[-1]}: mean weight → e^ρ/(e^ρ + {n_keys - 1})", weight_inv[-1].mean(), limit,
+             se=weight_inv[-1].std(ddof=1) / np.sqrt(n_queries))
 weight_sqrt, weight_inv = [w.mean() for w in weight_sqrt], [w.mean() for w in weight_inv]
 
 # %% tags=["deep-dive"]
@@ -438,10 +428,10 @@ ax.figure
 # ## 6. QK-norm and soft-capping: bound the logits directly
 #
 # **QK-norm** (Henry et al. 2020) normalises every query and key to unit length and multiplies
-# by a learned scalar $g$: the logit is $g\cos\theta \in [-g, g]$ whatever $d_k$ is and however
-# $q$ and $k$ grow. For independent Gaussian vectors $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly, so
-# $g = \sqrt{d_k}$ matches scaled attention at initialisation. **Soft-capping** keeps the usual
-# logit $s$ but passes it through $c\tanh(s/c)$. With the correlated keys of section 5:
+# by a learned scalar $g$: the logit is $g\cos\theta \in [-g, g]$ for any $q$ and $k$. For
+# independent Gaussian vectors $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly, so $g = \sqrt{d_k}$ gives
+# the scaled logits' variance at initialisation. **Soft-capping** passes the usual logit $s$
+# through $c\tanh(s/c)$. With the correlated keys of section 5:
 
 # %%
 for d in (64, 1024, 4096):
@@ -468,16 +458,16 @@ verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(no
 
 # %% tags=["deep-dive"]
 n_vec = 2000
-print(" d_k | Var(cos θ)·d_k: theory  simulation (SE)")
 for d in (1, 2, 4, 16, 64, 256, 1024):
     q, k = rng.standard_normal((n_vec, d)), rng.standard_normal((n_vec, d))  # (n_vec, d_k) each
     cos = np.einsum("nd,nd->n", q, k) / (np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1))
-    assert np.allclose(cos[:5], np.diagonal(A.qk_norm_scores(q[:5], k[:5])))  # the helper agrees
     d_cos2 = d * cos**2
     est, se = d_cos2.mean(), d_cos2.std(ddof=1) / np.sqrt(n_vec)
     theory = d * A.cosine_moments(d).var
-    assert abs(est - theory) < 4 * se or (se < 1e-12 and np.isclose(est, theory))  # d_k = 1: cos² = 1, no spread
-    print(f"{d:4d} | {theory:23.3f}  {est:10.3f} ({se:.3f})")
+    if d == 1:  # cos θ = ±1: no spread, an exact check
+        verify_close("d_k = 1: d_k·cos²θ = 1 exactly", est, theory, rtol=1e-12)
+    else:
+        verify_close(f"d_k = {d}: mean of d_k·cos²θ = d_k·Var(cos θ) = 1", est, theory, se=se)
 
 # %% [markdown] tags=["deep-dive"]
 # ($d_k = 1$ is the extreme case: $\cos\theta = \pm 1$ always.) Side by side at a few $d_k$,
@@ -507,9 +497,9 @@ q, k = rng.standard_normal((5, 64)), rng.standard_normal((5, 64))
 lhs = np.einsum("nd,nd->n", layer_norm(q, eps=0.0), layer_norm(k, eps=0.0)) / np.sqrt(64)
 qc, kc = q - q.mean(axis=1, keepdims=True), k - k.mean(axis=1, keepdims=True)
 rhs = np.sqrt(64) * np.einsum("nd,nd->n", qc, kc) / (np.linalg.norm(qc, axis=1) * np.linalg.norm(kc, axis=1))
-assert np.allclose(lhs, rhs)
 print("LN(q)·LN(k)/√d_k :", np.array2string(lhs, precision=4))
 print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
+verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.allclose(lhs, rhs, rtol=1e-12, atol=1e-12))
 
 # %% [markdown] tags=["deep-dive"]
 # ### Entropy collapse in practice
@@ -558,22 +548,15 @@ print("√d_k · cos θ'    :", np.array2string(rhs, precision=4))
 # %% [markdown]
 # ## Summary
 #
-# - LayerNorm works per token, across its features: each $x$ gets mean 0 and variance 1, so
-#   $|x|^2 = d_\text{model}$. It normalises $x$, not $q$ or $k$.
-# - $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2]$: LeCun gives 1, PyTorch's
-#   `nn.Linear` default 1/3, GPT-2's $N(0, 0.02^2)$ gives $0.0004\,d_\text{model}$.
-# - At initialisation, with independent $W_Q$ and $W_K$, $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ —
-#   for a token with itself as for two tokens. $1/\sqrt{d_k}$ removes the $d_k$, not the
-#   initialisation's factor; $d_v$ plays no part.
-# - GPT-2 starts unsaturated: its scaled logits spread by about 0.31; T5 drops the scale
-#   and puts $1/\sqrt{d_{kv}}$ into $W_Q$'s initialisation instead.
-# - Training correlates $q$ and $k$: $\mathrm{E}[q\cdot k] = \rho d_k$ outgrows the spread
-#   $\sqrt{d_k(1+\rho^2)}$, and scaled logits grow again. μP's $1/d$ (with a zero-initialised $W_Q$),
-#   QK-norm's $g\cos\theta$ and Gemma 2's soft-cap keep them in check.
+# - LayerNorm normalises each token $x$ across its features ($|x|^2 = d_\text{model}$), not $q$ or $k$.
+# - $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2]$, and at initialisation
+#   $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$: $1/\sqrt{d_k}$ removes the $d_k$, not the initialisation's factor.
+# - GPT-2's scaled logits start with spread about 0.31 (unsaturated, if a row's logits were
+#   independent); T5 folds $1/\sqrt{d_{kv}}$ into $W_Q$.
+# - Correlated $q$ and $k$: $\mathrm{E}[q\cdot k] = \rho d_k$ outgrows the spread $\sqrt{d_k(1+\rho^2)}$;
+#   μP's $1/d$, QK-norm and soft-capping keep the logits in check.
 #
 # ## Exercises
-#
-# Each exercise is checked by `check(key, answer)`, which prints ✅ or ❌ with a hint.
 #
 # **Exercise 1.** One head's query projection $d_\text{model} = 768 \to d_k = 64$ is initialised
 # with Xavier/Glorot, and the tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
