@@ -48,9 +48,10 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # two 2×2 matrices of standard normal numbers and took the variance of the four entries of
 # the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
 #
-# Two slips in the thread's notation: it writes the entry as a sum from $i = 0$ to $d_k$,
-# which is $d_k + 1$ terms (there are $d_k$), and it writes $QK$: with $Q$ and $K$ both
-# $n\times d_k$, only $QK^\top$ is defined.
+# Two slips in the thread's answer: its sum for one entry runs from $i = 0$ to $d_k$,
+# $d_k + 1$ terms (there are $d_k$), and it writes $QK$ without the transpose. Attention's
+# logits are $QK^\top$, $S_{ij} = q_i\cdot k_j$; for i.i.d. normal entries $K$ and $K^\top$ have
+# the same distribution, so the variance is unaffected.
 #
 # Their code was a screenshot, so here is the most natural version, with numpy's `np.var`.
 #
@@ -232,7 +233,8 @@ for n in SIZES:
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
 #
 # The same thread reports a bigger run: a $1111\times 111$ matrix times a $111\times 1111$
-# one. Every entry sums $d = 111$ products, so its variance is 111. The thread got
+# one. With standard normal entries again, every entry sums $d = 111$ products, so its
+# variance is 111. The thread got
 # **110.56**, and after dividing the product by $\sqrt{111}$, **0.99604**.
 #
 # **Predict:** is 110.56 evidence that the variance is not 111?

@@ -87,9 +87,9 @@ for name, (slope, se) in log_log_slopes(D_KS, stds, n=2000).items():
 ax.figure
 
 # %% [markdown]
-# The markers sit on the lines, with slopes ½, 0 and −½. A common guess is that $1/d_k$ is
-# the natural normaliser (it turns a sum into an average); at initialisation it
-# over-corrects, shrinking the spread like $1/\sqrt{d_k}$.
+# The markers sit on the lines, with slopes ½, 0 and −½. If you guessed $1/d_k$ (it turns
+# a sum into an average), the figure says otherwise: at initialisation it over-corrects,
+# shrinking the spread like $1/\sqrt{d_k}$.
 #
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
 # $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
@@ -116,7 +116,7 @@ for d in (1, 64, 4096):
 # least-squares weights (`scale_comparison.log_log_slopes`). The three scalings use the
 # *same* draws, so their $\log_2(\text{std})$ differ by exactly $\tfrac12\log_2 d_k$
 # ($1/\sqrt{d_k}$ against none) and $\log_2 d_k$ ($1/d_k$ against none): the fitted slopes
-# differ by exactly ½, and one standard error serves all three.
+# differ by exactly ½ from one scaling to the next, and one standard error serves all three.
 
 # %% tags=["deep-dive"]
 gap = np.log2(stds["unscaled"]) - np.log2(stds["sqrt"])
@@ -128,13 +128,8 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 # %% [markdown]
 # ## 3. What $1/d_k$ does to attention
 #
-# With $c = 1/d_k$ the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax of nearly
-# equal logits is nearly uniform: each of $n$ keys gets weight close to $1/n$, the entropy
-# approaches its maximum $\log n$, and at initialisation attention can hardly tell keys apart. Unscaled,
-# the opposite happens: the largest logit takes all the weight (notebook 05).
-#
-# **Predict:** 2 000 random queries, 16 keys each. With $1/d_k$, what happens to the
-# largest weight as $d_k$ grows? With $1/\sqrt{d_k}$?
+# **Predict:** 2 000 random queries, 16 keys each. As $d_k$ grows, what happens to the
+# largest softmax weight with $1/d_k$? With $1/\sqrt{d_k}$? Unscaled?
 
 # %%
 stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
@@ -146,11 +141,12 @@ verify_close("mean entropy at d_k = 4096 with 1/d_k, vs log 16", stats.entropy["
 fig
 
 # %% [markdown]
-# With $1/d_k$ (green, dotted) the largest weight falls toward $1/16 = 0.0625$ (0.064 at
-# $d_k = 4096$) and the entropy climbs to $\log 16 = 2.77$: nearly uniform attention. With
-# $1/\sqrt{d_k}$ (blue, solid) the largest weight stays between 0.205 and 0.249 at every
-# $d_k$, and the entropy changes little. Unscaled (red, dashed), the largest weight heads for 1
-# (0.981 at $d_k = 4096$).
+# With $1/d_k$ (green, dotted) the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax
+# of nearly equal logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$
+# (0.064 at $d_k = 4096$), the entropy climbs to its maximum $\log 16 = 2.77$, and at
+# initialisation attention can hardly tell keys apart. With $1/\sqrt{d_k}$ (blue, solid) the
+# largest weight stays between 0.205 and 0.249 at every $d_k$. Unscaled (red, dashed), the
+# largest logit takes nearly all the weight (0.981 at $d_k = 4096$; notebook 05).
 # The same for one query, its weights over 16 keys sorted from the largest $q\cdot k$ down
 # (the same query and keys at every $d_k$, cut to their first $d_k$ components):
 
@@ -185,8 +181,12 @@ for d in (256, 4096):
 # ## 4. The same logits, spelled five ways
 #
 # Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`,
-# `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq does),
-# $d_k^{-1/4}$ on both $Q$ and $K$ (OpenAI's Whisper), or this course's `attention_scores`.
+# `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq's
+# own attention path: [`q *= self.scaling`](https://github.com/facebookresearch/fairseq/blob/3d262bb/fairseq/modules/multihead_attention.py#L602)
+# right after the query projection, with `self.scaling = self.head_dim**-0.5`),
+# $d_k^{-1/4}$ on both $Q$ and $K$ (OpenAI's Whisper, [`(q * scale) @ (k * scale).transpose(-1, -2)`](https://github.com/openai/whisper/blob/c0d2f62/whisper/model.py#L130)
+# with `scale = (n_state // self.n_head) ** -0.25`, when it does not call PyTorch's `scaled_dot_product_attention`,
+# which applies $1/\sqrt{d_k}$ itself), or this course's `attention_scores`.
 
 # %%
 Q, K = rng.standard_normal((5, 64)), rng.standard_normal((7, 64))  # (n_q, d_k), (n_k, d_k)
@@ -209,10 +209,9 @@ rows = ("Transformer base (2017)", "BERT-base", "T5 base", "T5 3B", "T5 11B", "G
 print(models.format_table([models.model(name) for name in rows]))
 
 # %% [markdown]
-# T5 3B and 11B use $d_k = 128$ with $d_\text{model} = 1024$ and 32 or 128 heads; Gemma 7B
-# uses 256 with $d_\text{model} = 3072$ and 16 heads. (T5 folds $1/\sqrt{d_k}$ into the
-# initialisation of $W_Q$: the same spread at initialisation, not necessarily the same
-# training.) The value dimension $d_v$ never enters $q\cdot k$: it plays no role in the scale.
+# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5 folds
+# $1/\sqrt{d_k}$ into the initialisation of $W_Q$: the same spread at initialisation, not
+# necessarily the same training.) The value dimension $d_v$ never enters $q\cdot k$: it plays no role in the scale.
 #
 # Scaling by $1/\sqrt{d_\text{model}}$ instead would shrink the spread to
 # $\sqrt{d_k/d_\text{model}}$, $\sqrt{64/512} \approx 0.354$ in the original Transformer
