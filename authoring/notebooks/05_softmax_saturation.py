@@ -207,10 +207,9 @@ verify("at σ² = 1 the law is within 0.1% on every seed", np.all(np.abs(law[0] 
 verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_mc[:, 3] > 2))
 
 # %% [markdown]
-# The law is excellent for small $\sigma^2$, a couple of percent off at $\sigma^2 = 4$, and wrong
-# beyond: at $\sigma^2 = 2\ln n$ it predicts $H = 0$ while the true entropy is still above 2 nats.
-# It needs $Z$ close to its mean, which holds for about $\sigma^2 \lesssim \ln n$; beyond that the
-# sums are carried by a few of the largest logits (the largest sits near $\sigma\sqrt{2\ln n}$).
+# The law is excellent for small $\sigma^2$, 2% off at $\sigma^2 = 4$, and wrong beyond: at
+# $\sigma^2 = 2\ln n$ it says $H = 0$, but $H$ is above 2 nats. It needs $Z$ near its mean: about
+# $\sigma^2 \lesssim \ln n$. Beyond, a few of the largest logits (the largest near $\sigma\sqrt{2\ln n}$) carry the sums.
 #
 # So call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
 # and $e^H = \sqrt{n}$ keys. Unscaled logits have $\sigma^2 = \|q\|^2 \approx d_k$, so they
@@ -224,10 +223,9 @@ sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(satur
                                    entropy_law=(d, saturation.entropy_closed_form(n_keys, d)))
 
 # %% [markdown]
-# Dash-dotted: the predicted onset for 16 keys, where the unscaled curves are falling fast. Thin
-# black: the law $\ln n - d_k/2$, rough with only 16 keys (a large-$n$ law, and $\|q\|^2$ varies
-# between queries) and far below the curve past the onset. With $n = 1024$ in the explorer below it
-# follows the unscaled entropy more closely up to the onset.
+# Dash-dotted: the predicted onset for 16 keys; the unscaled curves are falling fast there. Thin
+# black: the law $\ln n - d_k/2$, rough for 16 keys (a large-$n$ law; $\|q\|^2$ varies between
+# queries). Set $n = 1024$ in the explorer below: it fits better up to the onset.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: where the law comes from, and why it stops at about $\sigma^2 = \ln n$
@@ -292,13 +290,11 @@ temperature_explorer
 # ## Summary
 #
 # - Only gaps between logits matter: softmax([4, 5]) = 26.89% / 73.11%, softmax([1, 10]) = 0.01% / 99.99%.
-# - Multiplying the logits by $c$ multiplies every gap: large $c$ makes the softmax one-hot.
-#   Unscaled logits $q\cdot k$ are multiplied by about $\sqrt{d_k}$, so as $d_k$ grows the softmax
-#   **saturates** (16 keys, $d_k = 4096$: the top key takes about 98% on average).
+# - Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax **saturates** as $d_k$
+#   grows (16 keys, $d_k = 4096$: the top key takes about 98% on average).
 # - For $n$ i.i.d. $N(0,\sigma^2)$ logits, $H \approx \ln n - \sigma^2/2$ for $\sigma^2 \lesssim \ln n$;
-#   unscaled logits begin to saturate near $d_k \approx \ln n$: later for longer sequences, but only logarithmically.
-# - Scaled logits have variance 1 at every $d_k$: $1/\sqrt{d_k}$ is an inverse temperature that
-#   exactly cancels the spread.
+#   unscaled logits begin to saturate near $d_k \approx \ln n$.
+# - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1 for every $d_k$.
 #
 # ## Exercises
 #
