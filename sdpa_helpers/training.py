@@ -64,6 +64,7 @@ __all__ = [
     "per_example_gradient_norms", "init_statistics", "finite_difference_gradient", "Metrics", "evaluate",
     "training_batches", "held_out_set", "Arm", "ARMS", "Runs", "History", "train_runs", "cached_runs",
     "steps_to_accuracy", "share_of_examples", "seed_summary", "SeedSummary", "rolling_quantiles",
+    "GRAD_FLOOR", "panel_values",
     "GRID_D_KS", "GRID_LRS", "GRID_SEEDS", "GRID_ARMS", "GRID_FIELDS", "GRID_FILE", "Grid",
     "compute_grid", "write_grid", "training_grid",
 ]
@@ -1143,6 +1144,20 @@ def seed_summary(values) -> SeedSummary:
     med = float(med) if np.isfinite(med) else float("nan")
     low, high = (float(done.min()), float(done.max())) if done.size else (float("nan"), float("nan"))
     return SeedSummary(med, low, high, int(n - done.size), int(n))
+
+
+#: Gradient norms below this are drawn at the bottom edge of a figure's (log) axis.
+GRAD_FLOOR = 1e-8
+
+
+def panel_values(values, field: str) -> np.ndarray:
+    """The values a training figure draws for ``field``: gradient norms floored at :data:`GRAD_FLOOR`.
+
+    >>> panel_values([1e-12, 0.5], "grad_norm_q").tolist(), panel_values([0.3], "loss").tolist()
+    ([1e-08, 0.5], [0.3])
+    """
+    y = np.asarray(values, dtype=float)
+    return np.maximum(y, GRAD_FLOOR) if field == "grad_norm_q" else y
 
 
 def rolling_quantiles(values, window: int = 15, quantiles=(0.1, 0.5, 0.9)) -> np.ndarray:

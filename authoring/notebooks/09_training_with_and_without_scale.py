@@ -288,13 +288,13 @@ for d_k in (16, 256, 1024):
 # one's: same trajectory, different coordinates.
 
 # %% [markdown]
+# ## 6. What the scale buys: the learning-rate sweep, explained
+#
 # So the scale buys not a different model but an **initialisation and a learning rate that need
 # not depend on $d_k$**. Read backwards, the unscaled model at learning rate $\eta_u$ *is* the scaled
 # model with initial weights $d_k^{1/4}$ times too large and learning rate $\eta_u\sqrt{d_k}$. Two
 # predictions: the unscaled model's best $\eta$ is about the scaled one's over $\sqrt{d_k}$; and even
 # there it stays behind, because it starts with logits $\sqrt{d_k}$ times too large: saturated.
-#
-# ## 6. The learning-rate sweep, explained
 #
 # **Predict:** at $d_k = 1024$, which $\eta$ is best for the unscaled model?
 
@@ -483,7 +483,7 @@ _ = check("09.reparam_lr", answer)
 # $\eta/\sqrt{d_k} = 1/16 = 0.0625$ (section 5).
 # </details>
 #
-# **Exercise 4 (explain).** Same reparametrisation, trained with Adam. Which learning rate makes it
+# **Exercise 4 (conceptual).** Same reparametrisation, trained with Adam. Which learning rate makes it
 # follow the scaled model trained by Adam with $\eta$: (a) $\eta/\sqrt{d_k}$; (b) $\eta\,d_k^{-1/4}$; (c) $\eta$?
 # Answer with a letter, then explain in one sentence why it differs from SGD.
 

@@ -5,7 +5,7 @@ This module offers:
 - :data:`ARM_STYLES` -- the line style of each arm of :data:`sdpa_helpers.training.ARMS`
   (the scaled and unscaled arms use :data:`sdpa_helpers.plots.SCALING_STYLES`);
 - :data:`PANELS` -- the four quantities drawn for a run, with their labels and fixed limits;
-- :func:`panel_values`, :func:`decorate_panel` -- what a panel draws and how it is labelled;
+- :func:`decorate_panel` -- how a panel is labelled (what it draws: :func:`sdpa_helpers.training.panel_values`);
 - :func:`draw_history` -- one run's four curves on four Axes;
 - :func:`training_small_multiples` -- one row per quantity, one column per d_k, every arm in
   every panel: the median over seeds with the seeds' range (the gradient norm: a rolling
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..training import rolling_quantiles
+from ..training import GRAD_FLOOR, panel_values, rolling_quantiles
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, style
 
-__all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "panel_values", "decorate_panel",
+__all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "decorate_panel",
            "draw_history", "training_small_multiples", "gradient_histogram", "lr_sweep"]
 
 #: Line style of each training arm, keyed by the names of :data:`sdpa_helpers.training.ARMS`.
@@ -32,8 +32,6 @@ ARM_STYLES = {
                        "label": r"unscaled, reparametrised ($d_k^{-1/4}$ init, $\eta/\sqrt{d_k}$)"},
 }
 
-#: Gradient norms below this are drawn at the bottom edge of the (log) axis.
-GRAD_FLOOR = 1e-8
 #: The largest attention entropy, log(8) nats, for 8 keys (uniform weights).
 N_KEYS_ENTROPY = float(np.log(8))
 
@@ -44,12 +42,6 @@ PANELS = (
     ("entropy", "attention entropy (nats)", (0.0, 2.2), False),
     ("grad_norm_q", r"$\|\partial L/\partial W_Q\|$", (GRAD_FLOOR, 1e2), True),
 )
-
-
-def panel_values(values, field: str) -> np.ndarray:
-    """The values a panel draws: the gradient norm floored at :data:`GRAD_FLOOR`, others as given."""
-    y = np.asarray(values, dtype=float)
-    return np.maximum(y, GRAD_FLOOR) if field == "grad_norm_q" else y
 
 
 def decorate_panel(ax, field: str, label: str, ylim, log: bool, steps: int) -> None:

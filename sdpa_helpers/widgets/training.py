@@ -12,8 +12,8 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.ticker import LogFormatter
 
-from ..plots.training import ARM_STYLES, PANELS, decorate_panel, panel_values
-from ..training import GRID_FIELDS, STEPS, seed_summary, training_grid
+from ..plots.training import ARM_STYLES, PANELS, decorate_panel
+from ..training import GRID_FIELDS, STEPS, panel_values, seed_summary, training_grid
 from . import Explorer
 
 __all__ = ["TrainingExplorer"]
