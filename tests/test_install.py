@@ -22,7 +22,7 @@ def requirement_lines(path: Path) -> list[str]:
 
 def claimed_oldest_python() -> tuple[int, int]:
     readme = (ROOT / "README.md").read_text()
-    major, minor = map(int, re.search(r"`python3` \((\d+)\.(\d+) or newer\)", readme).groups())
+    major, minor = map(int, re.search(r"`python3` \((\d+)\.(\d+) or newer", readme).groups())
     return major, minor
 
 
