@@ -392,7 +392,9 @@ def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> 
     """
     d_k = _checks.positive_int("d_k", d_k)
     length = _checks.positive_int("length", length)
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a non-negative int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     if not isinstance(causal, (bool, np.bool_)):
         raise TypeError(f"causal must be True or False, got {causal!r}")

@@ -90,6 +90,9 @@ def test_explorer_weights_are_cached_and_causal():
     assert not u.flags.writeable
     with pytest.raises(ValueError, match="seed"):
         attention_weights(16, 6, -1, False)
+    for bad_seed in (1.5, "0", True):
+        with pytest.raises(TypeError, match="seed"):
+            attention_weights(16, 6, bad_seed, False)
 
 
 def test_unscaled_rows_go_one_hot_scaled_rows_do_not():

@@ -1,8 +1,8 @@
 # %% [markdown]
 # # 07 — Attention end to end
 #
-# So far we have looked at the pieces one by one: dot products, their spread, the softmax and
-# its gradient. This notebook puts them back together into the whole mechanism,
+# This notebook puts the pieces (dot products, their spread, the softmax and its gradient) back
+# together:
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right) V ,$$
 #
@@ -10,9 +10,9 @@
 #
 # **Learning goals**
 # - Run scaled dot-product attention step by step — MatMul, Scale, Mask, SoftMax, MatMul — with the shapes written out.
-# - Build a causal mask, see why $-\infty$ gives a weight of exactly 0, and what libraries do with a query that has no key left.
-# - See on heatmaps that unscaled attention rows collapse to one-hot as $d_k$ grows, while scaled rows do not.
-# - Read $d_k$ as the head dimension (often, not always, $d_\text{model}/h$) and see why the scale uses it.
+# - Build a causal mask, and see what libraries do with a query that has no key left.
+# - See on heatmaps that unscaled rows collapse to one-hot as $d_k$ grows; scaled rows do not.
+# - Read $d_k$ as the head dimension, often $d_\text{model}/h$, and see why the scale uses it.
 #
 # **Prerequisites**
 # - Notebooks 00–06, above all 05 (softmax saturation).
@@ -101,12 +101,10 @@ verify("attention_scores(Q, K) = steps 1 and 2", np.allclose(scaled, attention_s
 # %% [markdown]
 # ## 2. A causal mask
 #
-# A decoder (GPT and friends) generates text one token at a time. While it learns, it sees
-# whole sentences at once, so each position must be stopped from peeking at later tokens:
-# **query $i$ may attend to keys $j \le i$ only**, a *causal* mask. Before the softmax every
-# forbidden logit becomes $-\infty$; since $e^{-\infty} = 0$, those keys get a weight of
-# *exactly* zero, and the allowed weights of each row still sum to 1. The mask panel has its
-# own colours (what is added to the logits); the weights panel has the weights' colour scale.
+# A decoder (GPT and friends) trains on whole sentences at once, so each position must not peek
+# at later tokens: **query $i$ may attend to keys $j \le i$ only**, a *causal* mask. Every
+# forbidden logit becomes $-\infty$ before the softmax; since $e^{-\infty} = 0$, those keys get
+# weight *exactly* 0, and each row's allowed weights still sum to 1.
 
 # %%
 n, mask = 5, causal_mask(5)  # (n, n) bool: True = may attend
@@ -132,10 +130,10 @@ verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 # %% [markdown]
 # ## 3. A query with no key left
 #
-# Batches hold sequences of different lengths, so the short ones are filled up with *padding*
-# tokens that every query must ignore. Combine a padding mask with a causal mask (or pad on the
-# left), and some rows — the padding positions' own queries — may attend to **no key at all**.
-# This happens routinely, and each library picks a convention for such a row.
+# Batches hold sequences of different lengths, so short ones are filled up with *padding*
+# tokens that no query may look at. Pad on the left (as batched text generation does) and add a
+# causal mask: each padding position's query may then see only padding, so it has **no key
+# left**. Such rows are routine, and each library picks a convention for them.
 #
 # **Predict:** a row of 4 logits is fully masked. What weights come out if the mask (a) puts
 # $-\infty$ in every entry, (b) *replaces* every entry by a large finite negative number, (c) *adds*
@@ -152,22 +150,20 @@ print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = 
 verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 
 # %% [markdown]
-# Many learners expect (c) to block every key; it blocks nothing. Only the −∞ convention
-# notices: it gives NaN, which then spreads silently through the network. What common code does:
+# Many learners expect (c) to block every key; it blocks nothing. Only (a) notices, with a NaN
+# that spreads into everything computed from it, gradients included. What libraries do (the
+# deep dive below quotes their source code):
 #
-# - **−∞ → NaN**: the textbook formula; PyTorch's `nn.MultiheadAttention` and
-#   `scaled_dot_product_attention` gave NaN for such rows (pytorch/pytorch issues #41508, #103963).
-# - **zeros**: PyTorch's `scaled_dot_product_attention` since pull request #133882 (2024) uses a
-#   "safe softmax" that gives every key of a fully masked row weight 0, so its output is 0.
-# - **uniform row**: Flax's `dot_product_attention_weights` *replaces* masked logits by
-#   `jnp.finfo(dtype).min`, and GPT-2's reference code by −10¹⁰ (`mask_attn_weights` in
-#   openai/gpt-2 `src/model.py`): a fully masked row averages all the values.
-# - **the mask is ignored**: BERT's reference code (google-research/bert `modeling.py`) *adds*
-#   −10 000; a fully masked row is shifted as a whole, and the softmax does not see a shift.
+# - **NaN**: PyTorch's `nn.MultiheadAttention` on its default path, `need_weights=True`, as
+#   reported in pytorch/pytorch issues #41508 and #160064.
+# - **zeros**: PyTorch's `scaled_dot_product_attention` given a boolean mask: since pull request
+#   #133882 (2024) its source zeroes a row that is all $-\infty$; its documentation does not say so.
+# - **uniform**, as (b): Flax's `dot_product_attention_weights` (google/flax `flax/linen/attention.py`).
+# - **the unmasked row**, as (c): BERT's reference code (google-research/bert `modeling.py`).
 #
-# None of these outputs means anything; models simply discard the rows of padding tokens
-# afterwards. This package chose a fourth option, an error, because its inputs are small
-# examples where a fully masked row is more likely a mistake than padding:
+# None of these outputs means anything; models discard the padding positions afterwards. This
+# package raises an error instead: its inputs are small examples, where such a row is more
+# likely a mistake:
 
 # %%
 try:
@@ -175,13 +171,55 @@ try:
 except ValueError as error:
     print("ValueError:", error)
 
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: what the libraries' code does with a fully masked row
+#
+# Each claim of the list above, with the code to read:
+#
+# - **PyTorch `scaled_dot_product_attention`.** The
+#   [documentation](https://docs.pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
+#   shows reference code with a plain `torch.softmax`, which gives NaN for such a row, and says
+#   nothing about it. The source does otherwise: `_safe_softmax` in
+#   `aten/src/ATen/native/transformers/attention.cpp` computes the softmax, then puts 0 wherever
+#   *every* entry of the row is $-\infty$; the math backend calls it. Pull request
+#   [#133882](https://github.com/pytorch/pytorch/pull/133882) (merged August 2024, "Update fused
+#   kernels and call _safe_softmax from SDPA") made this change; before it such rows gave NaN
+#   ([#103963](https://github.com/pytorch/pytorch/issues/103963)). A boolean mask becomes
+#   $-\infty$, so it is caught; a float mask of large finite negatives is not (that is (b)).
+# - **PyTorch `nn.MultiheadAttention`.** With `need_weights=False` it calls
+#   `scaled_dot_product_attention` (zeros). With the default `need_weights=True` it has computed
+#   a plain softmax itself: NaN weights and outputs for a fully masked row
+#   ([#160064](https://github.com/pytorch/pytorch/issues/160064), 2025) and NaN gradients
+#   ([#41508](https://github.com/pytorch/pytorch/issues/41508), opened 2020). Pull requests to
+#   use the safe softmax there too (e.g. [#185338](https://github.com/pytorch/pytorch/pull/185338),
+#   2026) may have changed this: check the version you run.
+# - **Flax.** `dot_product_attention_weights` in `flax/linen/attention.py` (and its twin in
+#   `flax/nnx/nn/attention.py`): `big_neg = jnp.finfo(dtype).min`, then
+#   `jnp.where(mask, attn_weights, big_neg)` and `jax.nn.softmax` — a *replacement*, so a fully
+#   masked row is uniform.
+# - **GPT-2.** openai/gpt-2 `src/model.py`, `mask_attn_weights`: `w = w*b - 1e10*(1-b)` also
+#   *replaces* masked logits (by $-10^{10}$). Its mask is causal only, so no row is ever empty there.
+# - **BERT.** google-research/bert `modeling.py`, `attention_layer`:
+#   `adder = (1.0 - mask) * -10000.0` is *added* to the scores. Its mask depends on the key only,
+#   so a row is fully masked only when the whole sequence is padding; that row is then the
+#   unmasked softmax, up to rounding.
+#
+# The "zeros" convention, `_safe_softmax`'s rule written in numpy:
+
+# %% tags=["deep-dive"]
+masked_logits = np.where(allowed, row, -np.inf)
+with np.errstate(invalid="ignore"):
+    plain = np.exp(masked_logits - masked_logits.max()) / np.exp(masked_logits - masked_logits.max()).sum()
+safe = np.where(np.isneginf(masked_logits).all(), 0.0, plain)  # what _safe_softmax does
+print(f"plain softmax {plain}, safe softmax {safe}")
+verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all() and (safe == 0).all())
+
 # %% [markdown]
 # ## 4. Unscaled vs scaled: the weights as heatmaps
 #
-# Now the question of the course, on whole attention matrices: random queries and keys with
-# unit-variance components (as the footnote assumes), 12 tokens,
-# $\mathrm{softmax}(QK^\top)$ above and $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ below. Colours run
-# from 0 (dark) to 1 (yellow); a row with one yellow cell looks at a single key.
+# The course's question on whole attention matrices: random queries and keys with
+# unit-variance components, 12 tokens, $\mathrm{softmax}(QK^\top)$ above and
+# $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ below. A row with one yellow cell looks at a single key.
 #
 # **Predict:** as $d_k$ goes from 4 to 1024, what happens to the rows of each panel?
 
@@ -193,9 +231,9 @@ for d in (4, 64, 1024):
 maps_plots.weights_small_multiples(heatmap_weights)
 
 # %% [markdown]
-# The top row turns into one bright cell per row; the bottom row looks alike at every $d_k$,
-# as most learners guess. To put a number on it: the **largest weight of each row**, averaged
-# over the rows and over 100 random draws (1 = one-hot, $1/12 \approx 0.08$ = uniform).
+# Unscaled rows turn into one bright cell; scaled rows look alike at every $d_k$, as most
+# learners guess. In numbers: the **largest weight of each row**, averaged over the rows and
+# over 100 draws (1 = one-hot, $1/12 \approx 0.08$ = uniform).
 
 # %%
 n_draws, d_ks, mean_max = 100, (1, 4, 16, 64, 256, 1024, 4096), {}
@@ -209,9 +247,9 @@ verify_close("scaled: mean largest weight, d_k = 4096 vs 16", mean_max[4096][1][
 
 # %% [markdown]
 # Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient.
-# Scaled rows keep the same spread for every $d_k$ from 16 up, because the scaled logits have
-# variance 1 whatever $d_k$ is. Now the live version: drag $d_k$, change the sequence length,
-# switch the causal mask on, or draw new queries and keys with the seed.
+# Scaled rows stay near 0.29 from $d_k = 16$ up: their logits have variance 1 at every $d_k$,
+# and each row's spread $\lVert q\rVert/\sqrt{d_k}$ settles at 1 (at $d_k = 1$ it still varies
+# from query to query). Live: drag $d_k$, change the length, add the causal mask, redraw.
 
 # %% tags=["nbval-ignore-output"]
 explorer = AttentionMapExplorer(d_k=64)
@@ -221,25 +259,23 @@ explorer
 # ## 5. Multi-head attention: $d_k$ is the head dimension
 #
 # A real layer runs $h$ heads side by side. Each head projects the $d_\text{model}$-long token
-# vectors down to its own queries and keys of length $d_k$, the **head dimension**, attends,
-# and the $h$ outputs are concatenated and projected back to $d_\text{model}$. The head
-# dimension is *often* $d_\text{model}/h$ — but that is a common configuration, not a rule.
-# Published configurations (`sdpa_helpers.models`, every row with its source):
+# vectors to its own queries and keys of length $d_k$, **the head dimension, often
+# $d_\text{model}/h$**; the $h$ outputs are concatenated and projected back to $d_\text{model}$.
+# Published configurations (`sdpa_helpers.models` gives each row's source):
 
 # %%
 print(models.format_table([models.model(name) for name in ("Transformer base (2017)", "BERT-base", "GPT-2 small", "Llama 2 7B")]))
 print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_examples()[:3]))
 
 # %% [markdown]
-# T5 3B runs 32 heads of 128 on a 1024-wide model; Gemma 7B 16 heads of 256 on 3072. The
-# concatenated heads are wider than the model there, and the output projection maps them back.
-# (T5 also has no $1/\sqrt{d_k}$ in its forward pass: it folds the factor into the
-# initialisation of $W_Q$ — notebooks 08 and 09 come back to it.)
+# So $d_\text{model}/h$ is common, not a rule: T5 3B runs 32 heads of 128 on a 1024-wide model,
+# Gemma 7B 16 heads of 256 on 3072, and the output projection maps the wider concatenation back.
+# (T5 has no $1/\sqrt{d_k}$ in its forward pass: it folds the factor into $W_Q$'s
+# initialisation — notebooks 08 and 09.)
 #
-# **Which $d$ goes in the scale?** Each head's logit is a dot product of *its own* query and
-# key pieces, a sum of $d_k$ products — not $d_\text{model}$. So its variance is $d_k$ and the
-# scale is $1/\sqrt{d_k}$. The check with the Transformer base: vectors of length 512 with
-# unit-variance components, split into 8 heads of 64.
+# **Which $d$ goes in the scale?** A head's logit is a dot product of its own query and key, a
+# sum of $d_k$ products, not $d_\text{model}$: with unit-variance components its variance is
+# $d_k$, and the scale is $1/\sqrt{d_k}$. The check, with 512 = 8 heads of 64:
 
 # %%
 d_model, heads, head_dim, n_pairs = 512, 8, 64, 20_000
@@ -276,17 +312,15 @@ print(f"uniform rows: {1 / length:.3f}")
 # ## Summary
 #
 # - Attention is five steps — MatMul $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$, Scale, Mask,
-#   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$ — and a batch
-#   dimension just rides along.
-# - A causal mask sets the logits of later keys to $-\infty$; their weights come out exactly
-#   0, so no token sees the future.
-# - Padded batches routinely produce queries with no key left. A $-\infty$ mask turns such a row
-#   into NaN; libraries return zeros, a uniform row or the unmasked row instead, and the model
-#   discards it. This package raises an error.
+#   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$; a batch dimension
+#   rides along.
+# - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
+# - Left-padded batches routinely give queries with no key left: NaN under a $-\infty$ mask;
+#   zeros, a uniform row or the unmasked row in libraries; meaningless either way. This package raises.
 # - With random unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows;
-#   scaled rows keep the same spread at every $d_k$.
-# - $d_k$ is the head dimension — often $d_\text{model}/h$, but not in T5 3B/11B or Gemma — and
-#   each head's logits are dot products of length $d_k$: the scale is $1/\sqrt{d_k}$.
+#   scaled rows keep the same spread from $d_k \approx 16$ up.
+# - $d_k$ is the head dimension, often $d_\text{model}/h$ (not in T5 3B/11B or Gemma 7B); each
+#   head's logits are sums of $d_k$ products, so the scale is $1/\sqrt{d_k}$.
 #
 # ## Exercises
 #
