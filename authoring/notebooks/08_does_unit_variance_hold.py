@@ -541,9 +541,16 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # - G. Yang et al., *Tensor Programs V*, 2022, arXiv:2203.03466, and the microsoft/mup README — μP.
 # - A. Henry et al., *Query-Key Normalization for Transformers*, 2020, arXiv:2010.04245.
 # - M. Dehghani et al., *Scaling Vision Transformers to 22 Billion Parameters*, 2023, arXiv:2302.05442.
+# - Team OLMo, *2 OLMo 2 Furious*, 2024, arXiv:2501.00656 (QK-norm by RMSNorm; Hugging Face's
+#   `models/olmo2/modular_olmo2.py`, `Olmo2Attention`: `q_norm`, `k_norm`).
 # - Gemma Team, *Gemma 2*, 2024, arXiv:2408.00118; *Gemma 3 Technical Report*, 2025, arXiv:2503.19786.
+#   Gemma 2 9B multiplies $q$ by $1/\sqrt{256}$ (head_dim; google-deepmind/gemma `gm/nn/_gemma.py`);
+#   the first public ports used $1/\sqrt{224}$ ($d_\text{model}/h$) until July 2024
+#   (google/gemma_pytorch commit 03e6575, huggingface/transformers issue #31891).
 # - C. Raffel et al., *Exploring the Limits of Transfer Learning with a Unified Text-to-Text
-#   Transformer*, JMLR 2020 (T5), and tensorflow/mesh `mesh_tensorflow/transformer/attention.py`.
+#   Transformer*, JMLR 2020 (T5; §3.1.2: trained with AdaFactor), and tensorflow/mesh
+#   `mesh_tensorflow/transformer/attention.py`; Hugging Face's `modeling_t5.py` `_init_weights` draws
+#   `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`.
 
 # %% [markdown]
 # ## Summary
