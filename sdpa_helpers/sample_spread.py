@@ -11,6 +11,7 @@ This module offers:
 - :func:`exact_relative_sd`, :func:`iid_relative_sd` -- the exact spread of ``s2 / n`` (entries
   share rows and columns) and the spread the i.i.d. formula would predict;
 - :func:`variance_with_se` -- a sample variance with its standard error;
+- :func:`relative_sd_with_se` -- the simulated standard deviation of ``s2 / n`` at one n, with its standard error;
 - :func:`z_score` -- how many standard deviations a value lies from its expectation;
 - :data:`REL_BINS`, :func:`bin_fractions` -- histogram fractions of ``s2 / n`` (what the figures draw).
 
@@ -30,7 +31,7 @@ from .sampling import sample_matmul_variances
 
 __all__ = ["SIZES", "SEED", "DRAWS_PER_SIZE", "MAX_REPS", "MIN_REPS", "THREAD_2X2", "THREAD_BIG",
            "THREAD_BIG_SCALED", "reps_for", "relative_sample_variances", "exact_relative_sd", "iid_relative_sd",
-           "variance_with_se", "z_score", "REL_BINS", "bin_fractions"]
+           "variance_with_se", "relative_sd_with_se", "z_score", "REL_BINS", "bin_fractions"]
 
 #: Matrix sizes n of the notebook's simulations and of its explorer's slider: powers of two, 2 ... 128.
 SIZES = tuple(2**i for i in range(1, 8))
@@ -139,6 +140,21 @@ def variance_with_se(values: ArrayLike) -> tuple[float, float]:
     if not np.isfinite(v) or not np.isfinite(se):
         raise ValueError("values are too large: their variance exceeds the float range")
     return v, se
+
+
+def relative_sd_with_se(n: int) -> tuple[float, float]:
+    """Standard deviation of the simulated ``s2 / n`` (:func:`relative_sample_variances`) and its standard error.
+
+    The standard error follows from :func:`variance_with_se` by the delta method,
+    ``SE(sd) = SE(var) / (2 sd)``.
+
+    >>> sd, se = relative_sd_with_se(2)
+    >>> round(sd, 3), round(se, 3)
+    (1.486, 0.033)
+    """
+    v, se_v = variance_with_se(relative_sample_variances(n))
+    sd = math.sqrt(v)
+    return sd, se_v / (2 * sd)
 
 
 def z_score(value: float, expected: float, sd: float) -> float:

@@ -445,3 +445,14 @@ def test_reference_solutions_agree_with_the_library():
     g = make_rng(5)
     Q, K = g.standard_normal((2, 3, 8)), g.standard_normal((2, 4, 8))
     assert np.allclose(good_scores(Q, K), attention_scores(Q, K))
+
+
+def test_spread_vs_n_draws_error_bars_when_given_standard_errors():
+    from matplotlib.container import ErrorbarContainer
+    ax = sx_plots.spread_vs_n([2, 8], [1.4, 0.3], sim_se=[0.03, 0.004], n_max=64)
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 1 and "2 SE" in bars[0].get_label()
+    segments = bars[0].lines[2][0].get_segments()
+    assert np.allclose([seg[1, 1] - seg[0, 1] for seg in segments], [0.12, 0.016])  # +-2 SE
+    with pytest.raises(ValueError, match="sim_se"):
+        sx_plots.spread_vs_n([2, 8], [1.4, 0.3], sim_se=[0.03])

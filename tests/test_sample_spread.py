@@ -110,3 +110,15 @@ def test_bin_fractions_against_a_loop():
 def test_bad_input_names_the_parameter(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
+
+
+def test_relative_sd_with_se_matches_a_direct_computation():
+    for n in (2, 16):
+        r = ss.relative_sample_variances(n)
+        sd, se = ss.relative_sd_with_se(n)
+        m2 = np.mean((r - r.mean()) ** 2)
+        m4 = np.mean((r - r.mean()) ** 4)
+        assert sd == pytest.approx(r.std(ddof=1), rel=1e-12)
+        assert se == pytest.approx(np.sqrt((m4 - m2**2) / r.size) / (2 * r.std(ddof=1)), rel=1e-9)
+        # the exact SD lies within 4 SE of the simulated one at these sizes
+        assert abs(sd - ss.exact_relative_sd([n])[0]) < 4 * se

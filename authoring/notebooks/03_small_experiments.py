@@ -30,7 +30,8 @@ from sdpa_helpers import make_rng, theory
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import OKABE_ITO, new_figure, small_experiments as sx_plots
 from sdpa_helpers.sample_spread import (SIZES, THREAD_2X2, THREAD_BIG, THREAD_BIG_SCALED, exact_relative_sd,
-                                        iid_relative_sd, relative_sample_variances, variance_with_se, z_score)
+                                        iid_relative_sd, relative_sample_variances, relative_sd_with_se,
+                                        variance_with_se, z_score)
 from sdpa_helpers.sampling import sample_matmul_variances
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.small_experiments import VarianceSpreadExplorer
@@ -136,17 +137,16 @@ fig = sx_plots.relative_spread_histograms({n: relative_sample_variances(n) for n
 fig
 
 # %%
-sim_sd = [relative_sample_variances(n).std(ddof=1) for n in SIZES]
-ax = sx_plots.spread_vs_n(SIZES, sim_sd)
-v, se_v = variance_with_se(relative_sample_variances(32))
-verify_close("Var(s²/n) at n = 32: simulation vs exact formula", v, exact_relative_sd([32])[0] ** 2, se=se_v)
+sim = np.array([relative_sd_with_se(n) for n in SIZES])  # (len(SIZES), 2): simulated SD of s²/n, its SE
+ax = sx_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
+verify_close("SD of s²/n at n = 32, simulation vs exact", sim[4, 0], exact_relative_sd([32])[0], se=sim[4, 1])  # SIZES[4]
 verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
 ax.figure
 
 # %% [markdown]
 # The spread falls like $1/n$: double $n$, halve the spread. But for large $n$ it sits
-# about $\sqrt3 \approx 1.7$ times *above* the i.i.d. formula, on the exact line: the usual
-# guess fails. The entries of one product share rows of $A$ and columns of $B$. They are
+# about $\sqrt3 \approx 1.7$ times *above* the i.i.d. formula, on the exact line up to
+# simulation noise (bars: ±2 SE): the usual guess fails. The entries of one product share rows of $A$ and columns of $B$. They are
 # uncorrelated, which is all the *mean* of $s^2$ needs, but its *spread* depends on fourth
 # moments, and there sharing matters: for large $n$ the $n^2$ entries are worth only about
 # $n^2/3$ independent values. The first deep dive derives the exact formula.
@@ -221,8 +221,7 @@ verify_close("Var(s²) of a 2x2 product", v, exact.var, se=se_v)
 print(" n  entries   runs  mean s²/n  SD simulated       SD exact  SD i.i.d.  m_eff/m")
 for n in SIZES:
     r = relative_sample_variances(n)
-    v, se_v = variance_with_se(r)
-    sd, se_sd = np.sqrt(v), se_v / (2 * np.sqrt(v))  # delta method: SE(sd) = SE(var) / (2 sd)
+    sd, se_sd = relative_sd_with_se(n)  # delta method: SE(sd) = SE(var) / (2 sd)
     m_eff = theory.effective_sample_size(theory.matmul_sample_variance_moments(n, n).var, var=n,
                                          excess_kurtosis=theory.dot_product_excess_kurtosis(n))
     print(f"{n:3d} {n * n:7d} {r.size:6d} {r.mean():10.3f}  {sd:.4f} ± {se_sd:.4f}  {exact_relative_sd([n])[0]:.4f}"

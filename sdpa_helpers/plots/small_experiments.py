@@ -104,7 +104,7 @@ def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
     return fig
 
 
-def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256):
+def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None):
     """Log-log: standard deviation of ``s2 / n`` against the matrix size n.
 
     Draws the exact theory (:func:`exact_relative_sd`, solid) and the i.i.d. formula
@@ -116,6 +116,8 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256):
         Matrix sizes of the simulation dots.
     sim_sd : ndarray, shape (len(ns),), optional
         Simulated standard deviations of ``s2 / n``.
+    sim_se : ndarray, shape (len(ns),), optional
+        Their standard errors: drawn as error bars of +-2 SE.
     ax : Axes, optional
     n_max : int
         Largest n of the theory lines.
@@ -131,13 +133,18 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256):
     n_max = _checks.positive_int("n_max", n_max)
     if sim_sd is not None and len(sim_sd) != len(ns):
         raise ValueError(f"sim_sd must have one value per n: got {len(sim_sd)} values for {len(ns)} sizes")
+    if sim_se is not None and (sim_sd is None or len(sim_se) != len(ns)):
+        raise ValueError("sim_se must have one value per n, and needs sim_sd")
     ax = get_axes(ax)
     grid = 2 ** np.arange(1, int(np.log2(n_max)) + 1)
     with style():
         ax.plot(grid, exact_relative_sd(grid), **EXACT)
         ax.plot(grid, iid_relative_sd(grid), **IID)
         if sim_sd is not None:
-            ax.plot(ns, sim_sd, linestyle="none", marker="o", color=OKABE_ITO["black"], label="simulation")
+            label = "simulation" if sim_se is None else "simulation ± 2 SE"
+            yerr = None if sim_se is None else 2 * np.asarray(sim_se, dtype=float)
+            ax.errorbar(ns, sim_sd, yerr=yerr, linestyle="none", marker="o", color=OKABE_ITO["black"],
+                        capsize=3, label=label)
         set_d_k_axis(ax, d_max=n_max, label=r"matrix size $n$ ($n\times n$ @ $n\times n$)")
         ax.set_xticks(grid)
         ax.set_yscale("log")
