@@ -210,9 +210,23 @@ class Explorer:
             self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
         else:
             canvas.restore_region(background)
-        for artist in self.fig.findobj(lambda a: a.get_animated() and a.get_visible()):
-            self.fig.draw_artist(artist)
+        for artist in self._animated_artists():
+            if artist.get_visible():
+                self.fig.draw_artist(artist)
         return plots.rgba_to_png(canvas.buffer_rgba())
+
+    def _animated_artists(self) -> list:
+        """The animated artists, in drawing order; found again only when the figure gains or loses artists.
+
+        Walking the whole artist tree (ticks included, hundreds of artists) on every frame costs
+        more than drawing the few moving parts, so the list is cached under a cheap shape key.
+        """
+        shape = (len(self.fig.axes), len(self.fig.texts), len(self.fig.legends),
+                 tuple(len(ax.get_children()) for ax in self.fig.axes))
+        if getattr(self, "_animated_shape", None) != shape:
+            self._animated_cache = self.fig.findobj(lambda a: a.get_animated())
+            self._animated_shape = shape
+        return self._animated_cache
 
     def sweep_values(self):
         """The values of the main control, in order (what benchmarks and browser tests step through)."""
