@@ -9,7 +9,7 @@
 # where $M$ is an optional mask ($0$ where a query may look, $-\infty$ where it may not).
 #
 # **Learning goals**
-# - Run scaled dot-product attention step by step — MatMul, Scale, Mask, SoftMax, MatMul — with the shapes written out.
+# - Run attention step by step (MatMul, Scale, Mask, SoftMax, MatMul), shapes written out.
 # - Build a causal mask, and see what libraries do with a query that has no key left.
 # - See on heatmaps that unscaled rows collapse to one-hot as $d_k$ grows; scaled rows do not.
 # - Read $d_k$ as the head dimension, often $d_\text{model}/h$, and see why the scale uses it.
@@ -131,9 +131,9 @@ verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 # ## 3. A query with no key left
 #
 # Batches hold sequences of different lengths, so short ones are filled up with *padding*
-# tokens that no query may look at. Pad on the left (as batched text generation does) and add a
-# causal mask: each padding position's query may then see only padding, so it has **no key
-# left**. Such rows are routine, and each library picks a convention for them.
+# tokens that no query may look at. Pad on the left (as batched text generation often does)
+# and add a causal mask: each padding position's query may then see only padding, so it has
+# **no key left**. Such rows are routine, and each library picks a convention for them.
 #
 # **Predict:** a row of 4 logits is fully masked. What weights come out if the mask (a) puts
 # $-\infty$ in every entry, (b) *replaces* every entry by a large finite negative number, (c) *adds*
@@ -150,14 +150,14 @@ print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = 
 verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 
 # %% [markdown]
-# Many learners expect (c) to block every key; it blocks nothing. Only (a) notices, with a NaN
-# that spreads into everything computed from it, gradients included. What libraries do (the
-# deep dive below quotes their source code):
+# Many learners expect (c) to block every key; on a fully masked row it blocks nothing. Only
+# (a) notices, with a NaN that spreads into everything computed from it, gradients included.
+# What libraries do (sources quoted in the deep dive below):
 #
 # - **NaN**: PyTorch's `nn.MultiheadAttention` on its default path, `need_weights=True`, as
 #   reported in pytorch/pytorch issues #41508 and #160064.
 # - **zeros**: PyTorch's `scaled_dot_product_attention` given a boolean mask: since pull request
-#   #133882 (2024) its source zeroes a row that is all $-\infty$; its documentation does not say so.
+#   #133882 (2024) its source zeroes a row that is all $-\infty$ (not stated in its documentation).
 # - **uniform**, as (b): Flax's `dot_product_attention_weights` (google/flax `flax/linen/attention.py`).
 # - **the unmasked row**, as (c): BERT's reference code (google-research/bert `modeling.py`).
 #
@@ -178,8 +178,8 @@ except ValueError as error:
 #
 # - **PyTorch `scaled_dot_product_attention`.** The
 #   [documentation](https://docs.pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
-#   shows reference code with a plain `torch.softmax`, which gives NaN for such a row, and says
-#   nothing about it. The source does otherwise: `_safe_softmax` in
+#   shows reference code with a plain `torch.softmax`, which gives NaN for such a row, and (as
+#   far as we could find) does not mention such rows. The source does otherwise: `_safe_softmax` in
 #   `aten/src/ATen/native/transformers/attention.cpp` computes the softmax, then puts 0 wherever
 #   *every* entry of the row is $-\infty$; the math backend calls it. Pull request
 #   [#133882](https://github.com/pytorch/pytorch/pull/133882) (merged August 2024, "Update fused
