@@ -1,9 +1,8 @@
 # %% [markdown]
 # # Dot products and notation
 #
-# Attention starts with $QK^\top$: every query dotted with every key. This notebook makes
-# sure we read that notation the same way, and then looks at how big the dot products of
-# random vectors get — by two routes that give the same answer.
+# Attention starts with $QK^\top$: every query dotted with every key. This notebook fixes
+# the notation, then asks how big the dot products of random vectors get, by two routes.
 #
 # **Learning goals**
 # - Compute $q\cdot k$ as a sum of products, by hand and with numpy (`@`).
@@ -57,14 +56,14 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 
 # %% [markdown]
 # Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\theta$ the angle
-# between the vectors: large when they point the same way, near 0 when they are nearly
-# perpendicular, negative when they point apart. That is why attention uses it to compare
-# a query with a key. Section 6 comes back to this picture.
+# between the vectors: positive when they point the same way, 0 when perpendicular,
+# negative when they point apart: a score of how well a query matches a key.
+# Section 6 returns to this picture.
 #
 # ## 2. The hand examples, and what they can show
 #
-# The handwritten notes this course builds on work six examples by hand, three in 2
-# dimensions and three in 3, and compare how spread out the two sets of results are:
+# The handwritten notes this course builds on work dot products by hand, three pairs in 2
+# dimensions and three in 3, and compare the spreads of the two sets of results:
 
 # %%
 hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
@@ -73,13 +72,13 @@ dots_2d, dots_3d = (np.array([np.dot(a, b) for a, b in hand]) for hand in (hand_
 print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.tolist()}, std {dots_3d.std(ddof=1):.1f}")
 
 # %% [markdown]
-# The 3-d set spreads about twice as much. But three hand-picked vectors are poor
-# evidence for "more dimensions, more spread": the spread says as much about which numbers
-# were picked (the 3-d set holds the largest, 10, 9 and 11) as about $d_k$;
-# all their components are positive, so every product adds and the *mean* grows with
-# $d_k$ too (real queries and keys have both signs); and a standard deviation of three
-# numbers is itself very noisy. How noisy? Draw three random pairs in 2-d and three in
-# 3-d, many times over, and count how often the 3-d set comes out *less* spread:
+# The 3-d set spreads about twice as much. But three hand-picked, all-positive pairs are
+# poor evidence about how the spread depends on $d_k$: it reflects which numbers were
+# picked (other vectors give other spreads), not only $d_k$; with positive components
+# every product adds, so the *mean* grows with $d_k$ too (real queries and keys have both
+# signs); and the standard deviation of three numbers is very noisy. How noisy? Draw
+# three random pairs (standard normal components) in 2-d and three in 3-d, many times
+# over, and count how often the 3-d set comes out *less* spread:
 
 # %%
 reps = 20_000
@@ -87,11 +86,11 @@ std_2d = sample_dot_products(2, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, 
 std_3d = sample_dot_products(3, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1)
 wrong_way = np.mean(std_3d < std_2d)
 print(f"3-d spread below the 2-d spread in {wrong_way:.1%} of {reps} tries")
-verify("three pairs each point the wrong way more than a third of the time", wrong_way > 1 / 3)
+verify("with three pairs each, the comparison points the wrong way over a third of the time", wrong_way > 1 / 3)
 
 # %% [markdown]
-# About two times in five, three random examples each would "show" the opposite. Section
-# 5 measures the spread properly, on thousands of random pairs.
+# About two times in five, three random pairs each "show" the opposite; section 5 uses
+# 1000 pairs per $d_k$.
 #
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
@@ -101,8 +100,8 @@ verify("three pairs each point the wrong way more than a third of the time", wro
 # $$(QK^\top)_{ij} = q_i\cdot k_j, \qquad
 # \underbrace{(n_q, d_k)}_{Q} \;@\; \underbrace{(d_k, n_k)}_{K^\top} \;\to\; (n_q, n_k).$$
 #
-# The inner dimension $d_k$ is summed away. Three queries and five keys of length 4, as
-# small integers so you can redo any entry by hand:
+# The inner dimension $d_k$ is summed away. Three queries and five keys of length 4, small
+# integers you can check by hand:
 
 # %%
 Q = rng.integers(-3, 4, size=(3, 4))  # (n_q, d_k)
@@ -113,9 +112,9 @@ verify(f"Q @ K.T, {Q.shape} @ {K.T.shape} -> {(Q @ K.T).shape}, equals the doubl
 dp_plots.score_table(Q, K, decimals=0).figure
 
 # %% [markdown]
-# Row $i$ holds query $i$ against every key — the row the softmax will turn into
-# attention weights (notebook 05). For 1-D and 2-D arrays `np.dot(Q, K.T)` is the same
-# operation as `Q @ K.T`; for stacks of matrices they differ (see the deep dive).
+# Row $i$ holds query $i$ against every key: the row the softmax turns into attention
+# weights (notebook 05). For 1-D and 2-D arrays `np.dot` and `@` agree; for stacks of
+# matrices they differ (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: `np.dot` and `@` on stacks of matrices
@@ -147,12 +146,11 @@ verify("np.dot(A3, B3)[a, :, b, :] = A3[a] @ B3[b]",
 # | row-wise dot product | $a_i\cdot b_i = \sum_j (A\circ B)_{ij}$ | $(n,)$ | `(A * B).sum(axis=1)` |
 # | Frobenius product | $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \operatorname{trace}(A^\top B)$ | one number | `(A * B).sum()` |
 #
-# Each is the previous one summed over one more axis. A warning about notation: the
-# notation note among the course's sources writes the Frobenius product as $A\cdot B$ (one
-# number), while the handwritten notes write $Q\cdot K^\top$ for the *matrix* product
-# $QK^\top$ (a table). The same dot means two different things; this course writes
-# $\langle A, B\rangle_F$ and $QK^\top$. The nesting on small integer matrices, every panel
-# on one colour scale:
+# Each is the previous one summed over one more axis. Beware the sources' notation: the
+# notation note writes the Frobenius product as $A\cdot B$ (one number), while the
+# handwritten notes write $Q\cdot K^\top$ for the *matrix* product $QK^\top$ (a table). One
+# dot, two products; this course writes $\langle A, B\rangle_F$ and $QK^\top$. On small
+# integer matrices, one colour scale for every panel:
 
 # %%
 A = rng.integers(-3, 4, size=(3, 4))
@@ -164,9 +162,7 @@ dp_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
 # With as many queries as keys, the diagonal of $QK^\top$ is the row-wise dot of $Q$ and
-# $K$ (query $i$ with key $i$). The course's sampler `sample_dot_products` uses exactly this:
-# it draws $n$ pairs $(q, k)$ as the rows of two $(n, d_k)$ matrices and returns their
-# row-wise dot, $n$ dot products in one call.
+# $K$; the sampler `sample_dot_products` below returns it for $n$ random pairs.
 #
 # ## 5. Random vectors: the spread grows with $d_k$
 #
@@ -176,31 +172,32 @@ dp_plots.frobenius_nesting(A, B, decimals=0)
 # **Predict:** as $d_k$ goes from 1 to 4096, does the standard deviation of $q\cdot k$ grow
 # like $d_k$, like $\sqrt{d_k}$, or stay put?
 #
-# For each $d_k$, 1000 random pairs; the check accepts $\sqrt{d_k}$ when the sample
-# standard deviation is within 4 standard errors (SE) of it (the SE of a standard
-# deviation is $\sqrt{(m_4 - s^4)/n}\,/\,(2s)$; notebook 03 looks at it closely):
+# For each $d_k$, 1000 random pairs with standard normal components; each check accepts
+# $\sqrt{d_k}$ when the sample standard deviation is within 4 standard errors (SE) of it
+# (see notebook 03):
 
 # %%
 d_ks = [1, 4, 16, 64, 256, 1024, 4096]
 n_pairs = 1000
 dots = {d_k: sample_dot_products(d_k, n_pairs, rng=rng) for d_k in d_ks}  # (n_pairs,) each
 for d_k, s in dots.items():
-    std, m4 = s.std(ddof=1), np.mean((s - s.mean()) ** 4)
+    std, m4 = s.std(ddof=1), np.mean((s - s.mean()) ** 4)  # SE(std) ≈ √((m4 − s⁴)/n) / (2s)
     verify_close(f"std of q·k at d_k = {d_k}", std, np.sqrt(d_k), se=np.sqrt((m4 - std**4) / n_pairs) / (2 * std))
 dp_plots.spread_growth(dots)
 
 # %% [markdown]
-# It grows like $\sqrt{d_k}$ — a straight line of slope ½ on log axes — not like $d_k$,
-# which many first guess. Each of the $d_k$ products $q_i k_i$ has size about 1 and either
-# sign; they partly cancel, like the steps of a random walk. Notebook 02 proves
-# $\mathrm{Var}(q\cdot k) = d_k$ exactly.
+# It grows like $\sqrt{d_k}$ (slope ½ on log axes), not like $d_k$, the common first guess.
+# Each of the $d_k$ products $q_i k_i$ has size about 1 and either sign; they partly
+# cancel, like the steps of a random walk. Notebook 02 proves $\mathrm{Var}(q\cdot k) = d_k$
+# exactly for such components.
 #
 # ## 6. The same result, seen as lengths and an angle
 #
-# A second route, through $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$:
-# - $\lVert q\rVert^2 = \sum_i q_i^2$ has mean $d_k$, so $\lVert q\rVert \approx \sqrt{d_k}$, and so is $\lVert k\rVert$;
-# - two random directions in many dimensions are nearly perpendicular: $\cos\theta$ has mean 0 and variance $1/d_k$ (exactly, for normal components);
-# - so $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k) = d_k\, N(0, 1/d_k)$, whose spread is $\sqrt{d_k}$.
+# A second route, through $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for the same
+# independent components; the "$\approx$" below hold for large $d_k$:
+# - $\lVert q\rVert^2 = \sum_i q_i^2$ has mean $d_k$ and a relative spread that shrinks like $1/\sqrt{d_k}$, so $\lVert q\rVert \approx \sqrt{d_k}$; so does $\lVert k\rVert$;
+# - two random directions in many dimensions are nearly perpendicular: $\cos\theta$ has mean 0 and variance $1/d_k$ (exactly, for normal components) and is close to normal, $\cos\theta \approx N(0, 1/d_k)$;
+# - so $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k) = N(0, d_k)$: spread $\sqrt{d_k}$, as in section 5.
 #
 # **Predict:** as $d_k$ grows, which of the three factors changes shape: the lengths
 # $\lVert q\rVert/\sqrt{d_k}$, the scaled cosine $\sqrt{d_k}\cos\theta$, or neither?
@@ -218,23 +215,27 @@ verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof
 dp_plots.geometric_picture(parts)
 
 # %% [markdown]
-# Neither changes shape in the way that matters: the lengths concentrate at $\sqrt{d_k}$
-# (left: the curves narrow around 1), and the cosine shrinks like $1/\sqrt{d_k}$ (middle:
-# after multiplying by $\sqrt{d_k}$ its variance is exactly 1 at every $d_k$, and beyond
-# $d_k = 4$, where $\sqrt{4}\cos\theta$ cannot leave $[-2, 2]$, the curves lie on $N(0, 1)$).
-# The product keeps the spread $\sqrt{d_k}$ (right). The bigger $d_k$, the longer the
-# vectors and the closer to perpendicular; the two effects leave a product of spread
-# $\sqrt{d_k}$. Notebook 08 uses this picture: QK-norm divides out the lengths and keeps
-# only $\cos\theta$.
+# The lengths change shape: they concentrate (left: curves narrow around 1). The
+# scaled cosine does not: its variance is 1 at every $d_k$ (exactly, for normal components;
+# checked at $d_k = 1024$), and from $d_k = 16$ on its histogram is close to $N(0, 1)$
+# (middle; at $d_k = 4$ it cannot leave $[-2, 2]$). Longer vectors, closer to
+# perpendicular: the product keeps the spread $\sqrt{d_k}$ (right). In notebook 08, QK-norm
+# divides out the lengths and keeps only $\cos\theta$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the angle over several seeds, and why the route is exact for normal components
 #
-# For components that are independent standard normal, the direction $q/\lVert q\rVert$
-# is uniform on the sphere and independent of the length $\lVert q\rVert$. So
+# For components that are independent standard normal, the direction $u = q/\lVert q\rVert$
+# is uniform on the sphere and independent of the length $\lVert q\rVert$ (and likewise for
+# $k$). Why $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly: by symmetry $E\cos\theta = 0$; rotate
+# so that $k$ points along the first axis, then $\cos\theta = u_1$, and the $d_k$ squared
+# components of a unit vector sum to 1 and have equal means, so $E u_1^2 = 1/d_k$. Hence
 # $\mathrm{Var}(q\cdot k) = E\lVert q\rVert^2\,E\lVert k\rVert^2\,\mathrm{Var}(\cos\theta)
 # = d_k\cdot d_k\cdot \tfrac1{d_k} = d_k$ exactly, the same answer as notebook 02's sum of
-# products. The variance of $\sqrt{d_k}\cos\theta$ at $d_k = 256$, over five seeds:
+# products. For other component distributions the length and the direction are not
+# independent, and this route is an approximation for large $d_k$; the sum of products
+# (notebook 02) still gives $d_k$ exactly. The variance of $\sqrt{d_k}\cos\theta$ at
+# $d_k = 256$, over five seeds:
 
 # %% tags=["deep-dive"]
 var_cos = []
@@ -253,8 +254,8 @@ verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
 # - $q\cdot k = \sum_i q_i k_i = \lVert q\rVert\,\lVert k\rVert\cos\theta$; `q @ k` computes it.
 # - $QK^\top$ is the $(n_q, n_k)$ table of every query–key dot product: $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$.
 # - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$; the sources' "$A\cdot B$" and "$Q\cdot K^\top$" use one dot for two products.
-# - A handful of hand-picked, all-positive examples cannot show how a spread grows; thousands of random pairs can.
-# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$: lengths $\approx\sqrt{d_k}$, $\cos\theta \approx N(0, 1/d_k)$.
+# - Few hand-picked, all-positive examples cannot show how a spread grows; many random pairs can.
+# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$; for large $d_k$, lengths $\approx\sqrt{d_k}$ times $\cos\theta \approx N(0, 1/d_k)$ give the same.
 #
 # ## Exercises
 #
@@ -337,20 +338,22 @@ _ = check("01.cos_spread", answer)
 # so $\cos\theta$ spreads like $16 / (16\cdot 16)$.
 # </details>
 #
-# **Exercise 6 (explain).** A friend picks three pairs of vectors with components from 1
+# **Exercise 6 (conceptual).** Explain: a friend picks three pairs of vectors with components from 1
 # to 10 in 2 dimensions and three in 5 dimensions, and finds the 5-d dot products larger
 # and more spread out. Name two reasons this does not show that the spread of $q\cdot k$
 # grows like $\sqrt{d_k}$, and design a test that would.
 #
 # <details><summary>Solution</summary>
 #
-# (1) All-positive components make every product positive, so the *mean* grows like $d_k$
-# and the values grow for that reason alone; attention vectors have components of both
-# signs. (2) The standard deviation of three numbers is very noisy (section 2: with three
-# random pairs the comparison points the wrong way about two times in five), and
-# hand-picked numbers say more about the picker than about $d_k$. A test: draw thousands
-# of random pairs with mean-0 components at several $d_k$, measure the standard deviation
-# with its standard error, and compare with $\sqrt{d_k}$ (section 5).
+# (1) All-positive components make every product positive, so the *mean* grows like $d_k$:
+# "larger" comes from the mean and says nothing about the spread; attention vectors have
+# components of both signs. (2) The standard deviation of three numbers is very noisy
+# (section 2: with three random pairs each, 2-d against 3-d, the comparison points the
+# wrong way about two times in five), and hand-picked numbers reflect the picker as much
+# as $d_k$. (3) Two values of $d_k$ and three points each cannot tell $\sqrt{d_k}$ from
+# $d_k$ or any other growth. A test: draw a thousand or more random pairs with mean-0
+# components at several $d_k$, measure the standard deviation with its standard error,
+# and compare with $\sqrt{d_k}$ (section 5).
 # </details>
 #
 # ---
