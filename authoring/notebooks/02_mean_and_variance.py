@@ -1,15 +1,15 @@
 # %% [markdown]
 # # Mean and variance of q·k, one step at a time
 #
-# Notebook 01 measured it: for random vectors, $q\cdot k$ spreads like $\sqrt{d_k}$. This
-# notebook proves it in four small steps, checks each by simulation, and then asks what
-# the proof really needs — and what dividing by $\sqrt{d_k}$ does when the means are not 0.
+# Notebook 01 measured that $q\cdot k$ spreads like $\sqrt{d_k}$. Here we prove it in four
+# steps, check each by simulation, and ask what the proof needs — and what dividing by
+# $\sqrt{d_k}$ does when the means are not 0.
 #
 # **Learning goals**
-# - Derive $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$, and say exactly where independence is used.
-# - State the sharp condition: $\mathrm{Var}(q\cdot k) = \operatorname{tr}(\Sigma_q\Sigma_k)$, so uncorrelated components suffice.
-# - Use the general formula for any means and variances, and read non-zero means row by row, as the softmax does.
-# - See that every component distribution gives the same variance, and how fast the shape becomes normal.
+# - Derive $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$, and say where independence is used.
+# - State the sharp condition: for independent mean-0 $q$ and $k$, $\mathrm{Var}(q\cdot k) = \operatorname{tr}(\Sigma_q\Sigma_k)$, so uncorrelated components suffice.
+# - Handle any means and variances, and read non-zero means row by row, as the softmax does.
+# - See that every component distribution gives variance $d_k$, and how fast the shape becomes normal.
 #
 # **Prerequisites**
 # - [01 — Dot products](01_dot_products.ipynb).
@@ -48,11 +48,11 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$E[q\cdot k] = 0, \qquad \mathrm{Var}(q\cdot k) = d_k .$$
 #
-# A simulation misses its expectation by about one *standard error* (SE): $s/\sqrt{n}$ for
-# a sample mean, $\sqrt{(m_4 - s^4)/n}$ for a sample variance ($m_4$ the sample fourth
-# central moment). A check passes when the simulation lands within 4 SE of the theory.
-# We draw $n = 100\,000$ pairs at $d_k = 8$ as the rows of two matrices; their Hadamard
-# product $P = Q\circ K$ holds every term $q_i k_i$, and its row sums are the dot products:
+# A check passes when the simulation lands within 4 *standard errors* (SE) of the theory:
+# $s/\sqrt{n}$ for a sample mean, $\sqrt{(m_4 - s^4)/n}$ for a sample variance ($m_4$ the
+# sample fourth central moment). We draw $n = 100\,000$ pairs at $d_k = 8$ as the rows of
+# $Q$ and $K$; the elementwise product $P = Q\circ K$ holds every term $q_ik_i$, and its
+# row sums are the dot products:
 
 # %%
 def var_se(x):
@@ -70,8 +70,8 @@ verify_close("Var(q·k) at d_k = 8", dots.var(ddof=1), theory.dot_product_moment
 # %% [markdown]
 # ## 2. Four steps
 #
-# **Step 1 — linearity.** $E[\sum_i q_ik_i] = \sum_i E[q_ik_i]$. No independence needed:
-# this holds for any random numbers.
+# **Step 1 — linearity.** $E[\sum_i q_ik_i] = \sum_i E[q_ik_i]$ for any random
+# numbers, independent or not.
 #
 # **Step 2 — independence within a pair.** For independent $X$, $Y$: $E[XY] = E[X]E[Y]$,
 # so $E[q_ik_i] = 0\cdot 0 = 0$. With steps 1 and 2, $E[q\cdot k] = 0$.
@@ -81,16 +81,16 @@ verify_close("Var(q·k) at d_k = 8", dots.var(ddof=1), theory.dot_product_moment
 #
 # $$\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2 ,$$
 #
-# which is $1$ for our unit components. The handwritten notes behind this course write
-# $\sigma^2(q_ik_i) = \sigma^2(q_i)\,\sigma^2(k_i)$: true **only when the means are 0**. With
-# means 1 and variances 1 the product has variance $2\cdot 2 - 1 = 3$, not $1$ (checked below).
+# which is $1$ for our unit components. The shortcut $\sigma^2(q_ik_i) = \sigma^2(q_i)\,\sigma^2(k_i)$
+# holds **only at mean 0**: with means 1 and variances 1 the product has variance
+# $2\cdot 2 - 1 = 3$, not $1$ (checked below).
 #
 # **Step 4 — independence between terms.** $\mathrm{Var}(\sum_i Z_i) = \sum_i\mathrm{Var}(Z_i)
 # + \sum_{i\ne j}\mathrm{Cov}(Z_i, Z_j)$. Different pairs $(q_i, k_i)$, $(q_j, k_j)$ are
 # independent, so every covariance is 0 and $\mathrm{Var}(q\cdot k) = d_k\cdot 1 = d_k$.
 #
-# Each step on the columns of $P$ (the largest deviation of 8 means, 8 variances and 28
-# covariances, in SE; each has SE $1/\sqrt{n}$ or less under the claim):
+# Each step, on the columns of $P$ (the largest deviation, in SE, of 8 means, 8 variances
+# and 28 covariances; under the claim a mean or a covariance has SE $1/\sqrt{n}$):
 
 # %%
 z_means = np.abs(P.mean(axis=0)) * np.sqrt(n)
@@ -138,10 +138,9 @@ ax.figure
 # $$\mathrm{Var}(q\cdot k) = E[q^\top k\,k^\top q] = E[q^\top\Sigma_k q] = \operatorname{tr}(\Sigma_q\Sigma_k).$$
 #
 # So *uncorrelated* unit-variance components ($\Sigma = I$) already give exactly $d_k$, even
-# when they depend on each other. This matters: after LayerNorm the components of a vector
-# are not independent (they are tied by a fixed length). The cleanest example is $q$
-# uniform on the sphere of radius $\sqrt{d_k}$, whose components are dependent but
-# uncorrelated with variance 1:
+# when the components of $q$ depend on each other, as after LayerNorm (which fixes a
+# vector's length); $q$ and $k$ must still be independent of each other. Example: $q$
+# uniform on the sphere of radius $\sqrt{d_k}$:
 
 # %%
 q_sphere = sample_components((40_000, 64), rng=rng)
@@ -151,10 +150,10 @@ verify_close("Var(q·k), q uniform on the sphere of radius 8", s.var(ddof=1),
              theory.dot_product_variance_cov(np.eye(64), np.eye(64)), se=var_se(s))
 
 # %% [markdown]
-# What breaks the result is dependence between $q$ and $k$, or correlated components (the
-# deep dive simulates three cases): with $k = q$ the mean becomes $d_k$; with one random
-# number copied into every component the variance becomes $d_k^2$. After training, queries and keys *do*
-# correlate; notebook 08 comes back to this.
+# What breaks it is dependence between $q$ and $k$ (with $k = q$ the mean becomes $d_k$), or
+# correlations in *both* vectors that make $\operatorname{tr}(\Sigma_q\Sigma_k) \ne d_k$ (one
+# random number copied into every component of each: $d_k^2$). A deep dive simulates three
+# cases. After training, queries and keys *do* correlate; notebook 08 returns to this.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: three ways to break independence
@@ -189,23 +188,23 @@ for name, (s_case, mean_theory, var_theory) in cases.items():
 # %% [markdown]
 # ## 4. Any means and variances, and what the softmax sees
 #
-# Nothing in steps 1–4 needed mean 0 or variance 1. With independent components of mean
+# Steps 1–4 never needed mean 0 or variance 1. With independent components of mean
 # $\mu_q$, variance $\sigma_q^2$ (in $q$) and $\mu_k$, $\sigma_k^2$ (in $k$),
 #
 # $$E[q\cdot k] = d_k\,\mu_q\mu_k, \qquad
 # \mathrm{Var}(q\cdot k) = d_k\big[(\sigma_q^2 + \mu_q^2)(\sigma_k^2 + \mu_k^2) - \mu_q^2\mu_k^2\big]$$
 #
-# (`theory.dot_product_moments`; the deep dive checks six parameter sets). With non-zero
-# means, the mean $d_k\mu_q\mu_k$ grows like $d_k$, and dividing by $\sqrt{d_k}$ leaves
-# $\sqrt{d_k}\,\mu_q\mu_k$, still growing. Does that hurt? Look at one row, as the softmax
-# does. For a **fixed** query $q$, over its keys:
+# (a deep dive checks six cases). After dividing by
+# $\sqrt{d_k}$ the mean $\sqrt{d_k}\,\mu_q\mu_k$ still grows. Does that hurt? The softmax
+# sees one row at a time: one **fixed** query $q$ against keys independent of it,
 #
 # $$E[q\cdot k \mid q] = \mu_k\sum_i q_i, \qquad \mathrm{Var}(q\cdot k\mid q) = \sigma_k^2\,\lVert q\rVert^2 .$$
 #
-# The mean is the same for every key of the row: a shift of the whole row, which the
-# softmax ignores ($\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$). What it sees is the spread
-# within the row, $\sigma_k^2\lVert q\rVert^2 \approx \sigma_k^2 d_k(\sigma_q^2 + \mu_q^2)$: it
-# grows like $d_k$, so $1/\sqrt{d_k}$ normalises it.
+# The mean is the same for every key: a shift of the whole row, which the softmax ignores
+# ($\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$). What remains is the spread within the row,
+# $\sigma_k^2\lVert q\rVert^2 \approx \sigma_k^2 d_k(\sigma_q^2 + \mu_q^2)$ ($\lVert q\rVert^2/d_k$
+# settles as $d_k$ grows, for independent components of $q$). Divided by $d_k$, it stays near
+# $\sigma_k^2(\sigma_q^2 + \mu_q^2)$: constant in $d_k$, though not 1.
 #
 # **Predict:** components of mean 0.5 and variance 1, scaled by $1/\sqrt{d_k}$. As $d_k$ goes
 # from 16 to 4096, does the spread within one row grow?
@@ -218,17 +217,16 @@ for d in (16, 256, 4096):
     spread, expected = S.var(axis=0, ddof=1), theory.within_row_moments(Q_rows, mu, 1.0).var / d
     z = (spread - expected) / (expected * np.sqrt(2 / 1999))  # within a row the logits are exactly normal
     print(f"d_k = {d:4d}: row shifts {S.mean(axis=0).min():5.2f} to {S.mean(axis=0).max():5.2f} | spread within a row: "
-          f"median {np.median(spread):.2f}, range {spread.min():.2f} to {spread.max():.2f}")
+          f"median {np.median(spread):.2f}, range {spread.min():.2f} to {spread.max():.2f} (σ_k²(σ_q²+μ_q²) = {1 + mu**2})")
     verify(f"  every row's spread is σ_k²‖q‖²/d_k (d_k = {d})", np.abs(z).max() < 4, f"largest {np.abs(z).max():.1f} SE")
 verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(S[:, 0] - S[:, 0].mean())))
 
 # %% [markdown]
 # The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$ (about 1, 4 and 16), but the spread
-# within a row does not: its median over 8 queries is 1.33, 1.22 and 1.25 at $d_k$ = 16, 256
-# and 4096, scattered around $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ because $\lVert q\rVert^2/d_k$
-# varies from query to query (by about $\sqrt{3/d_k}$ here). So the common worry that
-# non-zero means defeat the scaling does not hold for the softmax: it sees only the
-# within-row spread, which $1/\sqrt{d_k}$ keeps fixed (at 1.25 rather than 1, a constant).
+# within a row does not: median 1.33, 1.22 and 1.25 over 8 queries, around
+# $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ ($\lVert q\rVert^2/d_k$ varies between queries by about
+# $\sqrt{3/d_k}$ here). So for the softmax the common worry fails: non-zero means do not
+# defeat the scaling.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the general formula over six parameter sets
@@ -251,18 +249,16 @@ for mean_q, var_q, mean_k, var_k in params:
 # %% [markdown]
 # ## 5. Not only Gaussians: same variance, different shapes
 #
-# The derivation used means, variances and independence — never the shape of the
-# distribution. `sample_components` offers four, each standardised to mean 0, variance 1:
-# `"normal"`, `"uniform"` (on $[-\sqrt3, \sqrt3]$), `"rademacher"` ($\pm1$) and `"laplace"`
+# The derivation never used the shape of the distribution. Four shapes, each with mean 0
+# and variance 1: normal, uniform on $[-\sqrt3, \sqrt3]$, Rademacher ($\pm1$) and Laplace
 # (density $\propto e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
-# product and the shapes differ wildly; as $d_k$ grows it is a sum of many independent
-# terms, and the central limit theorem pulls it towards $N(0, d_k)$.
+# product and the shapes differ wildly; as $d_k$ grows, the central limit theorem pulls the
+# sum towards $N(0, d_k)$.
 #
 # **Predict:** at $d_k = 16$, will the four histograms look alike?
 #
 # Rows: distribution; columns: $d_k$; 4 000 dot products per panel, x axes over
-# $\pm 4.5\sqrt{d_k}$ so the normal curve has the same shape everywhere. Rademacher $q\cdot k$
-# is discrete (integers two apart), so it is drawn as stems:
+# $\pm 4.5\sqrt{d_k}$. Rademacher $q\cdot k$ takes integer values two apart (stems):
 
 # %%
 grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
@@ -273,8 +269,8 @@ var_plots.histogram_grid(grid)
 # %% [markdown]
 # Same variance every time, but not yet the same shape. One number measures the gap: the
 # **excess kurtosis** $\kappa$, 0 for a normal, positive for a sharp peak with heavy tails.
-# For $q\cdot k$ it is $(m_4^2 - 3)/d_k$, with $m_4 = E[x^4]$ of one component (derived in the
-# deep dive below):
+# For $q\cdot k$ (both vectors with independent components of one distribution) it is
+# $(m_4^2 - 3)/d_k$, with $m_4 = E[x^4]$ of one component (derived in a deep dive below):
 
 # %%
 kappa = {dist: [theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist]) for d in (16, 256)]
@@ -286,12 +282,12 @@ print(f"Laplace: κ = {laplace_at_1:g} at d_k = 1, so κ ≤ 1 needs d_k ≥ {la
 # %% [markdown]
 # So the common guess "by $d_k = 16$ they all look normal" holds for three rows only: normal,
 # uniform and Rademacher have $|\kappa| \le 0.375$ there, but Laplace still has
-# $\kappa \approx 2.06$ — a visibly sharper peak — and needs $d_k \approx 33$ to bring $\kappa$
-# down to 1. At $d_k = 256$ all four have $|\kappa| \le 0.13$ and look alike. The variance,
-# though, is $d_k$ from the first dimension on, for every distribution.
+# $\kappa \approx 2.06$ — a visibly sharper peak — and needs $d_k \ge 33$ for $\kappa \le 1$. At
+# $d_k = 256$ all four have $|\kappa| \le 0.13$ and look alike. The variance is $d_k$ from
+# the first dimension on.
 #
-# Now the live version: drag $d_k$ from 1 to 4096 and switch the components. The title and
-# the table compare the sample mean, variance and excess kurtosis with the theory.
+# Live: drag $d_k$ from 1 to 4096 and switch the components; the table compares sample
+# mean, variance and excess kurtosis with the theory.
 
 # %% tags=["nbval-ignore-output"]
 explorer = VarianceExplorer(d_k=16)
@@ -369,9 +365,9 @@ ax.figure
 #
 # - Linearity (no independence) and $E[q_ik_i] = E[q_i]E[k_i]$ (independence within a pair) give $E[q\cdot k] = 0$.
 # - $\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2$; it equals $\sigma_x^2\sigma_y^2$ only at mean 0.
-# - Uncorrelated terms add their variances: $\mathrm{Var}(q\cdot k) = d_k$. The sharp condition is $\operatorname{tr}(\Sigma_q\Sigma_k) = d_k$ for independent mean-0 $q$, $k$: uncorrelated unit-variance components suffice.
-# - With non-zero means the row's shift grows, but the softmax ignores it; the within-row spread $\sigma_k^2\lVert q\rVert^2$ grows like $d_k$, and $1/\sqrt{d_k}$ normalises it.
-# - Every component distribution gives variance $d_k$; the shape approaches $N(0, d_k)$ with excess kurtosis $(m_4^2 - 3)/d_k$ — slowly for heavy tails (Laplace: $d_k \approx 33$ for $\kappa = 1$).
+# - Uncorrelated terms add their variances: $\mathrm{Var}(q\cdot k) = d_k$. For independent mean-0 $q$, $k$ the sharp condition is $\operatorname{tr}(\Sigma_q\Sigma_k) = d_k$: uncorrelated unit-variance components suffice.
+# - Non-zero means shift each row, which the softmax ignores; $1/\sqrt{d_k}$ keeps the within-row variance $\sigma_k^2\lVert q\rVert^2/d_k$ near $\sigma_k^2(\sigma_q^2 + \mu_q^2)$.
+# - Every component distribution gives variance $d_k$; the shape approaches $N(0, d_k)$ with excess kurtosis $(m_4^2 - 3)/d_k$ — slowly for heavy tails (Laplace needs $d_k \ge 33$ for $\kappa \le 1$).
 #
 # ## Exercises
 #
@@ -423,7 +419,7 @@ _ = check("02.kurtosis_laplace", answer)
 # terms divides it by 8: $33/8 = 4.125$, or $4.13$ to three significant figures.
 # </details>
 #
-# **Exercise 4 (design).** Every component of $q$ and $k$ has mean 0 and variance 4,
+# **Exercise 4 (conceptual).** Design: every component of $q$ and $k$ has mean 0 and variance 4,
 # and $d_k = 64$. By what factor must $q\cdot k$ be multiplied so that the logits have
 # variance 1 (three significant figures)?
 
@@ -439,7 +435,7 @@ _ = check("02.unit_logit_scale", answer)
 # leave variance 16. The exponent $-\tfrac12$ of $d_k$ stays; the constant absorbs $\sigma_q\sigma_k$.
 # </details>
 #
-# **Exercise 5 (explain).** A colleague argues: "our queries and keys have components of
+# **Exercise 5 (conceptual).** Explain. A colleague argues: "our queries and keys have components of
 # mean 0.5, so $E[q\cdot k] = 0.25\,d_k$, and after dividing by $\sqrt{d_k}$ the logits still
 # grow like $0.25\sqrt{d_k}$ — the scaling fails." What does the softmax of one query's row
 # actually see, and does the scaling fail?
@@ -448,7 +444,7 @@ _ = check("02.unit_logit_scale", answer)
 #
 # For one query, every key's logit has the same mean $\mu_k\sum_i q_i/\sqrt{d_k}$: a shift of
 # the whole row, and $\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$. The softmax sees only the
-# spread within the row, $\sigma_k^2\lVert q\rVert^2/d_k \approx \sigma_k^2(\sigma_q^2 + \mu_q^2)$,
+# logits minus that shift; their spread within the row, $\sigma_k^2\lVert q\rVert^2/d_k \approx \sigma_k^2(\sigma_q^2 + \mu_q^2)$,
 # which does not grow with $d_k$ (section 4: about 1.25 at $d_k$ = 16, 256 and 4096). So the
 # scaling does its job; the row shift matters only where rows are compared with each other
 # (it does not enter attention weights).

@@ -187,4 +187,4 @@ class VarianceExplorer(Explorer):
         return ("<table><tr><th>q·k</th><th>sample ± SE</th><th>theory</th><th>(sample − theory) / SE</th></tr>"
                 f"{cells}</table>"
                 "<small>Excess kurtosis: 0 for a normal; its theory (E[x⁴]² − 3)/d_k is derived "
-                "in the last section of notebook 02.</small>")
+                "in a deep dive of notebook 02.</small>")
