@@ -201,7 +201,7 @@ for name, (s_case, mean_theory, var_theory) in cases.items():
 # $$E[q\cdot k \mid q] = \mu_k\sum_i q_i, \qquad \mathrm{Var}(q\cdot k\mid q) = \sigma_k^2\,\lVert q\rVert^2 .$$
 #
 # The mean is the same for every key: a shift of the whole row, which the softmax ignores
-# ($\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$). What remains is the spread within the row,
+# ($\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$). What remains is the variance within the row,
 # $\sigma_k^2\lVert q\rVert^2 \approx \sigma_k^2 d_k(\sigma_q^2 + \mu_q^2)$ ($\lVert q\rVert^2/d_k$
 # settles as $d_k$ grows, for independent components of $q$). Divided by $d_k$, it stays near
 # $\sigma_k^2(\sigma_q^2 + \mu_q^2)$: constant in $d_k$, though not 1.
@@ -216,13 +216,13 @@ for d in (16, 256, 4096):
     S = sample_components((2000, d), mean=mu, rng=rng) @ Q_rows.T / np.sqrt(d)  # (2000 keys, 8 rows), scaled
     spread, expected = S.var(axis=0, ddof=1), theory.within_row_moments(Q_rows, mu, 1.0).var / d
     z = (spread - expected) / (expected * np.sqrt(2 / 1999))  # within a row the logits are exactly normal
-    print(f"d_k = {d:4d}: row shifts {S.mean(axis=0).min():5.2f} to {S.mean(axis=0).max():5.2f} | spread within a row: "
+    print(f"d_k = {d:4d}: row shifts {S.mean(axis=0).min():5.2f} to {S.mean(axis=0).max():5.2f} | variance within a row: "
           f"median {np.median(spread):.2f}, range {spread.min():.2f} to {spread.max():.2f} (σ_k²(σ_q²+μ_q²) = {1 + mu**2})")
-    verify(f"  every row's spread is σ_k²‖q‖²/d_k (d_k = {d})", np.abs(z).max() < 4, f"largest {np.abs(z).max():.1f} SE")
+    verify(f"  every row's variance is σ_k²‖q‖²/d_k (d_k = {d})", np.abs(z).max() < 4, f"largest {np.abs(z).max():.1f} SE")
 verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(S[:, 0] - S[:, 0].mean())))
 
 # %% [markdown]
-# The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$ (about 1, 4 and 16), but the spread
+# The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$ (about 1, 4 and 16), but the variance
 # within a row does not: median 1.33, 1.22 and 1.25 over 8 queries, around
 # $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ ($\lVert q\rVert^2/d_k$ varies between queries by about
 # $\sqrt{3/d_k}$ here). So for the softmax the common worry fails: non-zero means do not
@@ -444,7 +444,7 @@ _ = check("02.unit_logit_scale", answer)
 #
 # For one query, every key's logit has the same mean $\mu_k\sum_i q_i/\sqrt{d_k}$: a shift of
 # the whole row, and $\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$. The softmax sees only the
-# logits minus that shift; their spread within the row, $\sigma_k^2\lVert q\rVert^2/d_k \approx \sigma_k^2(\sigma_q^2 + \mu_q^2)$,
+# logits minus that shift; their variance within the row, $\sigma_k^2\lVert q\rVert^2/d_k \approx \sigma_k^2(\sigma_q^2 + \mu_q^2)$,
 # which does not grow with $d_k$ (section 4: about 1.25 at $d_k$ = 16, 256 and 4096). So the
 # scaling does its job; the row shift matters only where rows are compared with each other
 # (it does not enter attention weights).
