@@ -46,8 +46,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # A learner asked on AI Stack Exchange why $QK^\top$ should have variance $d_k$
 # ([question 21237](https://ai.stackexchange.com/questions/21237)). To check, they multiplied
-# two 2×2 matrices of standard normal numbers and took the variance of the four entries of
-# the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
+# two 2×2 random matrices (standard normal, we assume) and took the variance of the four
+# entries of the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
 #
 # Two slips in the thread's answer: its sum for one entry runs from $i = 0$ to $d_k$,
 # $d_k + 1$ terms (there are $d_k$), and it writes $QK$ without the transpose. Attention's
@@ -232,7 +232,7 @@ for n in SIZES:
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
 #
 # The same thread reports a bigger run: a $1111\times 111$ matrix times a $111\times 1111$
-# one. With standard normal entries again, every entry sums $d = 111$ products, so its
+# one. Assuming standard normal entries again, every entry sums $d = 111$ products, so its
 # variance is 111. The thread got
 # **110.56**, and after dividing the product by $\sqrt{111}$, **0.99604**.
 #
@@ -313,8 +313,8 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # %% [markdown]
 # ## Summary
 #
-# - A sample variance is a random number: for a 2×2 product 1.6, 0.05 or 10.55 are all
-#   ordinary. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
+# - A sample variance is a random number: for a 2×2 product ten seeds gave 0.05 to 10.55,
+#   and 1.6 is an ordinary draw. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
 # - The spread of $s^2/n$ falls like $1/n$, but for large $n$ about $\sqrt 3$ times above the
 #   i.i.d. formula: the entries share rows and columns, uncorrelated yet dependent.
 # - The thread's 110.56 is 0.68 exact standard deviations from 111 (the i.i.d. formula would
