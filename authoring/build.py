@@ -12,6 +12,7 @@ working directory ``notebooks/``; outputs and widget state are stored.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import sys
 import time
@@ -64,7 +65,9 @@ def read_source(source: Path) -> nbformat.NotebookNode:
     """
     nb = jupytext.read(source, fmt="py:percent")
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
+        # Stable cell ids (the source's name and the cell's place), so a rebuild changes only what changed.
+        cell.id = hashlib.sha1(f"{source.stem}:{index}".encode()).hexdigest()[:8]
         tags = cell.metadata.get("tags")
         cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
         if is_deep_dive_heading(cell):
