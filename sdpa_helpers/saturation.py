@@ -598,11 +598,13 @@ def effective_keys_closed_form(n_keys: int, sigma2) -> np.ndarray:
 
 
 def saturation_onset(n_keys) -> np.ndarray:
-    """The logit variance ``ln n`` at which the onset of saturation is predicted for ``n`` keys.
+    """The logit variance ``ln n`` that the course calls the onset of saturation for ``n`` keys.
 
-    There :func:`entropy_closed_form` gives ``H = (ln n)/2``: half the entropy of the uniform
+    A chosen definition, not a sharp threshold (saturation sets in gradually): there
+    :func:`entropy_closed_form` gives ``H = (ln n)/2``, half the entropy of the uniform
     softmax is gone and ``exp(H) = sqrt(n)`` keys are in play; it is also about where that law
-    stops holding. Unscaled logits of one query have variance ``||q||^2 ~ d_k``, so they reach
+    stops holding. At initialisation, with independent unit-variance components, the unscaled
+    logits of one query are i.i.d. N(0, ||q||^2) given ``q``, with ``||q||^2 ~ d_k``, so they reach
     it at ``d_k ~ ln n``: the onset grows with the number of keys, but only like its log.
 
     Parameters

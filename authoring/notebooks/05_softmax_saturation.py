@@ -56,7 +56,7 @@ verify_close("softmax([1, 10])[0] in %", 100 * softmax([1.0, 10.0])[0], 0.01, at
 # depends only on the **gap**. A gap of 1 gives odds $e \approx 2.7$ to 1; a gap of 9 gives
 # $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing — which is also
 # how the softmax is computed safely: subtract the largest logit first, so no $e^{z}$ overflows
-# (`softmax([1000, 1000])` is then [0.5, 0.5], while the formula as written gives `nan`).
+# (exercise 4).
 
 # %%
 verify_close("odds p2/p1 for [1, 10] equal e^9", softmax([1.0, 10.0])[1] / softmax([1.0, 10.0])[0], np.exp(9), rtol=1e-12)
@@ -66,8 +66,8 @@ verify("adding 100 to every logit changes no weight", np.allclose(softmax([101.0
 # ## 2. Multiplying the logits makes the softmax peaky
 #
 # Multiply every logit by $c$ and every gap is multiplied by $c$. The example below is from Andrej
-# Karpathy's lecture "Let's build GPT: from scratch, in code, spelled out" (2023): five logits,
-# then the same times 8.
+# Karpathy's lecture ["Let's build GPT: from scratch, in code, spelled out."](https://www.youtube.com/watch?v=kCc8FmEb1nY)
+# (YouTube, 2023): five logits, then the same times 8.
 #
 # **Predict:** the five logits are within 0.7 of each other. Times 8, how much weight will the largest one get?
 
@@ -164,8 +164,8 @@ verify("scaled p_max moves < 1/10 as much", np.ptp(s_curves.max_weight.mean) < n
 #
 # For one query the scaled logits are $(\|q\|/\sqrt{d_k})\,a_j$, and $\|q\|^2/d_k$ has mean 1 but
 # standard deviation $\sqrt{2/d_k}$. At $d_k = 1$ some queries are short (a flatter softmax) and some
-# long; by $d_k = 64$ every query has length close to $\sqrt{d_k}$ and its logits behave like
-# i.i.d. $N(0,1)$ draws. Compare with softmaxes of i.i.d. $N(0,1)$ logits (an independent sample),
+# long; by $d_k = 64$ the lengths vary so little (sd 0.18) that, at this Monte Carlo precision, the
+# logits behave like i.i.d. $N(0,1)$ draws. Compare with softmaxes of i.i.d. $N(0,1)$ logits (an independent sample),
 # in standard errors of the difference, and check $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = 1$ at every $d_k$:
 
 # %% tags=["deep-dive"]
@@ -195,7 +195,9 @@ print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_GRID)
 # $$H \approx \ln n - \frac{\sigma^2}{2}, \qquad e^{H} \approx n\,e^{-\sigma^2/2}.$$
 #
 # While the law holds, each unit of variance costs half a nat, whatever $n$ is. Check against Monte Carlo at $n = 1024$,
-# over 5 seeds of 1000 softmaxes each (median and range over seeds):
+# over 5 seeds of 1000 softmaxes each (median and range over seeds).
+#
+# **Predict:** at $\sigma^2 = 2\ln n$ the law gives $H = 0$, a one-hot softmax. Will the measured entropy be near 0?
 
 # %%
 n, sigma2 = 1024, np.array([1.0, 4.0, 9.0, 2 * np.log(1024)])
@@ -208,13 +210,15 @@ verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_
 
 # %% [markdown]
 # The law is excellent for small $\sigma^2$, 2% off at $\sigma^2 = 4$, and wrong beyond: at
-# $\sigma^2 = 2\ln n$ it says $H = 0$, but $H$ is above 2 nats. It needs $Z$ near its mean: about
+# $\sigma^2 = 2\ln n$ it says $H = 0$, but $H$ is above 2 nats: far from one-hot. It needs $Z$ near its mean: about
 # $\sigma^2 \lesssim \ln n$. Beyond, a few of the largest logits (the largest near $\sigma\sqrt{2\ln n}$) carry the sums.
 #
-# So call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
-# and $e^H = \sqrt{n}$ keys. Unscaled logits have $\sigma^2 = \|q\|^2 \approx d_k$, so they
+# We *choose* to call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
+# and $e^H = \sqrt{n}$ keys. It is a convention, not a sharp threshold: the curves slide gradually.
+# At initialisation, with independent unit-variance components, one query's unscaled logits are
+# i.i.d. $N(0, \|q\|^2)$ given $q$, and $\|q\|^2 \approx d_k$; so they
 # begin to saturate near $d_k \approx \ln n$: **the onset grows with the number of keys, but only
-# like its logarithm**. Scaled logits have $\sigma^2 = 1$ and stay below it for any $n \ge 3$.
+# like its logarithm**. Scaled logits have $\sigma^2 = \|q\|^2/d_k \approx 1$, below it for any $n \ge 3$.
 
 # %%
 print("predicted onset d_k ≈ ln n for n = 16, 1024, 65536 keys:", saturation.saturation_onset([16, 1024, 65536]).round(2))
@@ -238,11 +242,15 @@ sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(satur
 #
 # $$\frac{\mathrm{Var}(Z)}{(E Z)^2} = \frac{n\,(e^{2\sigma^2} - e^{\sigma^2})}{n^2 e^{\sigma^2}} = \frac{e^{\sigma^2} - 1}{n},$$
 #
-# which is small exactly when $e^{\sigma^2} \ll n$, i.e. $\sigma^2 \ll \ln n$. Beyond it $Z$ is carried
-# by its few largest terms, and the maximum of $n$ normals sits near $\sigma\sqrt{2\ln n}$. (This is the
-# *random energy model* of statistical physics: as $n \to \infty$ the law holds to leading order
-# in $\ln n$ up to $\sigma^2 = 2\ln n$, where the entropy "freezes"; but the corrections shrink
-# slowly, and at $n = 1024$ it is already 29% off at $\sigma^2 = 9 \approx 1.3\ln n$, as measured above.) A finer check of
+# which is small exactly when $e^{\sigma^2} \ll n$, i.e. when $\sigma^2$ is well below $\ln n$ (by a few units).
+# That is sufficient, not necessary. Beyond it $Z$ is carried
+# by its few largest terms, and the maximum of $n$ normals sits near $\sigma\sqrt{2\ln n}$. (This is
+# Derrida's *random energy model* of statistical physics, [Phys. Rev. B 24, 2613 (1981)](https://doi.org/10.1103/PhysRevB.24.2613):
+# with $n$ "energy levels" and $\sigma^2 = t\ln n$, its entropy obeys $H/\ln n \to 1 - t/2$ as $n \to \infty$
+# for $0 \le t \le 2$, and $H/\ln n \to 0$ beyond, where the entropy "freezes". So the law holds up to
+# $\sigma^2 = 2\ln n$ only to leading order in $\ln n$: the corrections are small next to $\ln n$,
+# not small in themselves, and shrink slowly. At $n = 1024$ the law is already 29% off at
+# $\sigma^2 = 9 \approx 1.3\ln n$, as measured above.) A finer check of
 # the two moments by quadrature lives in `tests/test_saturation.py`.
 #
 # The relative spread $\sqrt{(e^{\sigma^2} - 1)/n}$ of $Z$ at the four variances above, and at the onset:
@@ -293,8 +301,9 @@ temperature_explorer
 # - Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax **saturates** as $d_k$
 #   grows (16 keys, $d_k = 4096$: the top key takes about 98% on average).
 # - For $n$ i.i.d. $N(0,\sigma^2)$ logits, $H \approx \ln n - \sigma^2/2$ for $\sigma^2 \lesssim \ln n$;
-#   unscaled logits begin to saturate near $d_k \approx \ln n$.
-# - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1 for every $d_k$.
+#   at initialisation (independent unit-variance components) unscaled logits begin to saturate near
+#   $d_k \approx \ln n$ (the onset as defined).
+# - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1 for every $d_k$ (at initialisation).
 #
 # ## Exercises
 #
@@ -328,8 +337,8 @@ _ = check("05.temperature", answer)
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
 # </details>
 #
-# **Exercise 3 (conceptual).** At what $d_k$ do 16 keys begin to saturate, by the closed form of
-# section 5 (unscaled logits, $\sigma^2 = d_k$)? (three significant figures) Then explain, without
+# **Exercise 3 (conceptual).** At what $d_k$ do 16 keys begin to saturate, by the onset
+# $\sigma^2 = \ln n$ of section 5 (unscaled logits, $\sigma^2 = d_k$)? (three significant figures) Then explain, without
 # computing: for 1024 keys, is the onset at a smaller or a larger $d_k$, and by what factor?
 
 # %%
