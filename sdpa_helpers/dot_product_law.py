@@ -39,7 +39,7 @@ from . import _checks
 from .sampling import check_dist, make_rng, sample_dot_products
 
 __all__ = ["CF_MIN_D_K", "BINS", "product_cf", "dot_product_density", "sample_dot_products_fast",
-           "histogram_edges", "histogram_density"]
+           "histogram_edges", "histogram_density", "sample_summary"]
 
 #: From this d_k on, uniform and Laplace draws use the inverted characteristic function.
 CF_MIN_D_K = 128
@@ -297,3 +297,46 @@ def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
         raise ValueError("samples must not be empty")
     counts, _ = np.histogram(s, bins=e)
     return counts / s.size / np.diff(e)
+
+
+def sample_summary(samples: ArrayLike) -> dict[str, float]:
+    """Sample mean, variance (ddof=1), their standard errors, and the sample excess kurtosis.
+
+    ``se_mean = sqrt(var / n)`` and ``se_var = sqrt((m_4 - var^2) / n)`` (the large-n standard
+    error of a sample variance, ``m_4`` the fourth central moment); ``kurt = m_4 / var^2 - 3``.
+    What :class:`~sdpa_helpers.widgets.variance.VarianceExplorer` prints in its table.
+
+    Parameters
+    ----------
+    samples : array_like, shape (n,), n >= 2
+
+    Returns
+    -------
+    dict with keys ``"mean"``, ``"se_mean"``, ``"var"``, ``"se_var"``, ``"kurt"`` (floats)
+
+    Examples
+    --------
+    >>> st = sample_summary([-1.0, 1.0, -1.0, 1.0])
+    >>> st["mean"], round(st["var"], 4), st["se_var"], round(st["kurt"], 4)
+    (0.0, 1.3333, 0.0, -2.4375)
+    """
+    s = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    n = s.size
+    if n < 2:
+        raise ValueError(f"samples must hold at least 2 numbers, got {n}")
+    scale = float(np.max(np.abs(s))) or 1.0  # powers of huge or tiny values would over/underflow
+    c = s / scale
+    mean = float(c.mean())
+    c = c - mean
+    var = float(c @ c) / (n - 1)
+    m4 = float(np.mean(c**4))
+    if var == 0.0:
+        raise ValueError("samples are all equal: their excess kurtosis is undefined")
+    out = {
+        "mean": mean * scale, "se_mean": math.sqrt(var / n) * scale,
+        "var": var * scale * scale, "se_var": math.sqrt(max(m4 - var**2, 0.0) / n) * scale * scale,
+        "kurt": m4 / var**2 - 3.0,
+    }
+    if not all(math.isfinite(v) for v in out.values()):
+        raise ValueError("samples are too large: their variance exceeds the float range")
+    return out

@@ -124,3 +124,33 @@ def test_product_cf_at_the_extremes_of_a_float():
         phi = law.product_cf(t, dist)
         assert np.all(np.isfinite(phi)) and phi[0] == 1.0 and phi[1] == 1.0
         assert np.allclose(phi[2:] * t[2:], tail, rtol=1e-12)
+
+
+def test_sample_summary_against_a_direct_computation_at_any_magnitude():
+    x = np.random.default_rng(7).laplace(size=5000)
+    c = x - x.mean()
+    var = float(np.sum(c**2) / (x.size - 1))
+    m4 = float(np.mean(c**4))
+    want = {"mean": x.mean(), "se_mean": np.sqrt(var / x.size), "var": var,
+            "se_var": np.sqrt((m4 - var**2) / x.size), "kurt": m4 / var**2 - 3}
+    for scale in (1.0, 1e150, 1e-150):
+        got = law.sample_summary(x * scale)
+        for key in want:
+            power = 0 if key == "kurt" else (2 if key in ("var", "se_var") else 1)
+            assert got[key] == pytest.approx(want[key] * scale**power, rel=1e-9), (key, scale)
+
+
+def test_sample_summary_se_of_the_variance_matches_sample_spread():
+    from sdpa_helpers.sample_spread import variance_with_se  # an independent implementation
+    x = np.random.default_rng(8).standard_normal(200_000)
+    v, se = variance_with_se(x)
+    st = law.sample_summary(x)
+    assert st["var"] == pytest.approx(v, rel=1e-12)
+    assert st["se_var"] == pytest.approx(se, rel=1e-4)  # m_2 vs the ddof=1 variance: O(1/n) apart
+
+
+@pytest.mark.parametrize("samples, match", [([1.0], "at least 2"), ([2.0, 2.0, 2.0], "all equal"),
+                                            ([1.0, np.nan], "samples"), ([-1e308, 1e308], "too large")])
+def test_sample_summary_bad_input(samples, match):
+    with pytest.raises(ValueError, match=match):
+        law.sample_summary(samples)

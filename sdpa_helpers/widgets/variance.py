@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import plots
-from ..dot_product_law import BINS, histogram_density, histogram_edges, sample_dot_products_fast
+from ..dot_product_law import BINS, histogram_density, histogram_edges, sample_dot_products_fast, sample_summary
 from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS
 from ..theory import dot_product_excess_kurtosis, dot_product_moments, normal_pdf
 from . import Explorer, d_k_slider
@@ -43,14 +43,7 @@ def _view(d_k: int, dist: str, n: int, seed: int):
     sd = math.sqrt(d_k)
     peak = float(density.max()) * sd  # in units of 1 / sqrt(d_k)
     level = next((y for y in _Y_LEVELS if y >= 1.08 * peak), _Y_LEVELS[-1])
-    centred = s - s.mean()
-    var = float(centred @ centred / (n - 1))
-    m4 = float(np.mean(centred**4))
-    stats = {
-        "mean": float(s.mean()), "se_mean": math.sqrt(var / n),
-        "var": var, "se_var": math.sqrt(max(m4 - var**2, 0.0) / n),
-        "kurt": m4 / var**2 - 3.0,
-    }
+    stats = sample_summary(s)
     if dist == "rademacher":  # discrete: stems at the values, height probability / 2 (values 2 apart)
         values, counts = np.unique(s, return_counts=True)
         shown = np.abs(values) <= BINS[-1] * sd
