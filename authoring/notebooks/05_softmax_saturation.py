@@ -210,7 +210,7 @@ verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_
 
 # %% [markdown]
 # The law is excellent for small $\sigma^2$, 2% off at $\sigma^2 = 4$, and wrong beyond: at
-# $\sigma^2 = 2\ln n$ it says $H = 0$, but $H$ is above 2 nats: far from one-hot. It needs $Z$ near its mean: about
+# $\sigma^2 = 2\ln n$ it says $H = 0$, but $H$ is above 2 nats: far from one-hot. Its derivation assumes $Z$ near its mean: about
 # $\sigma^2 \lesssim \ln n$. Beyond, a few of the largest logits (the largest near $\sigma\sqrt{2\ln n}$) carry the sums.
 #
 # We *choose* to call $\sigma^2 = \ln n$ the **onset of saturation**: there the law leaves half the entropy
@@ -248,8 +248,8 @@ sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(satur
 # Derrida's *random energy model* of statistical physics, [Phys. Rev. B 24, 2613 (1981)](https://doi.org/10.1103/PhysRevB.24.2613):
 # with $n$ "energy levels" and $\sigma^2 = t\ln n$, its entropy obeys $H/\ln n \to 1 - t/2$ as $n \to \infty$
 # for $0 \le t \le 2$, and $H/\ln n \to 0$ beyond, where the entropy "freezes". So the law holds up to
-# $\sigma^2 = 2\ln n$ only to leading order in $\ln n$: the corrections are small next to $\ln n$,
-# not small in themselves, and shrink slowly. At $n = 1024$ the law is already 29% off at
+# $\sigma^2 = 2\ln n$ only to leading order in $\ln n$: for $1 < t < 2$ its error is small next to $\ln n$,
+# which need not make it small in nats, and at $n = 1024$ it is not: the law is already 29% off at
 # $\sigma^2 = 9 \approx 1.3\ln n$, as measured above.) A finer check of
 # the two moments by quadrature lives in `tests/test_saturation.py`.
 #
