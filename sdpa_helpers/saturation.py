@@ -23,6 +23,9 @@ This module offers:
 - :class:`GradientCurves`, :func:`gradient_curves` -- Jacobian norm and gradient norms
   (to the logits and to ``q``) against ``d_k``;
 - :func:`finite_difference_jacobian` -- central differences, to check Jacobians;
+- :func:`one_minus_max` -- ``1 - max p``, summed from the other entries;
+- :class:`JacobianPanels`, :func:`jacobian_panels` -- one query's softmax, its Jacobian and
+  ``||J||_F`` at a few ``d_k``, per scale (what heatmaps and the explorer draw);
 - :func:`entropy_closed_form`, :func:`effective_keys_closed_form` -- the entropy of the
   softmax of ``n`` i.i.d. N(0, sigma^2) logits for large ``n`` and moderate ``sigma``,
   ``H ~ ln n - sigma^2/2``, and ``exp(H)``;
@@ -54,6 +57,7 @@ __all__ = [
     "WeightStats", "weight_stats",
     "SaturationCurves", "saturation_curves", "jacobian_frobenius", "logit_gradient",
     "GradientCurves", "gradient_curves", "finite_difference_jacobian",
+    "one_minus_max", "JacobianPanels", "jacobian_panels",
     "entropy_closed_form", "effective_keys_closed_form", "saturation_onset", "iid_entropy",
     "temperature_curves",
 ]
@@ -547,6 +551,88 @@ def finite_difference_jacobian(f: Callable, z, h: float = 1e-5) -> np.ndarray:
         down = np.asarray(f(z - step), dtype=float)
         columns.append((up - down) / (2 * h))
     return np.stack(columns, axis=-1)
+
+
+def one_minus_max(p) -> np.ndarray:
+    """``1 - max_i p_i`` of probability vectors, summed from the other entries (accurate near one-hot).
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n)
+        Probability vectors summing to 1.
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    Examples
+    --------
+    >>> one_minus_max([[0.7, 0.2, 0.1], [0.5, 0.5, 0.0]]).round(12).tolist()
+    [0.3, 0.5]
+    >>> float(one_minus_max([1.0, 1e-30]))  # 1.0 - 1.0 would give 0
+    1e-30
+    """
+    p = _checks.probabilities("p", p)
+    return np.where(np.arange(p.shape[-1]) == _top_index(p), 0.0, p).sum(axis=-1)
+
+
+class JacobianPanels(NamedTuple):
+    """Softmax Jacobians of one query at a few ``d_k``, one row per scale (what a heatmap grid draws).
+
+    - ``d_k``: shape (m,);
+    - ``scales``: the scales, one per row (names from :data:`sdpa_helpers.scales.SCALINGS` or factors);
+    - ``weights``: ``p = softmax(c z)``, shape (len(scales), m, n);
+    - ``jacobian``: ``J = diag(p) - p p^T``, shape (len(scales), m, n, n);
+    - ``frobenius``: ``||J||_F`` by :func:`jacobian_frobenius` (accurate even where ``J``'s top
+      diagonal entry ``p (1 - p)`` rounds to 0), shape (len(scales), m).
+    """
+
+    d_k: np.ndarray
+    scales: tuple
+    weights: np.ndarray
+    jacobian: np.ndarray
+    frobenius: np.ndarray
+
+
+def jacobian_panels(d_ks, logits, scales=("unscaled", "sqrt")) -> JacobianPanels:
+    """The softmax, its Jacobian and the Jacobian's Frobenius norm for one query at each ``d_k`` and scale.
+
+    Parameters
+    ----------
+    d_ks : sequence of int
+        The ``d_k`` values, each >= 1, shape (m,).
+    logits : array_like, shape (m, n)
+        Row ``i``: the unscaled logits ``q . k_j`` at ``d_ks[i]`` (for example from :func:`prefix_logits`).
+    scales : sequence
+        Each a scale (``None``, a name or a positive factor, see :func:`sdpa_helpers.scales.scale_factor`).
+
+    Returns
+    -------
+    JacobianPanels
+
+    Examples
+    --------
+    >>> panels = jacobian_panels([1, 4], [[0.0, 0.0], [0.0, 2.0]])
+    >>> panels.jacobian[0, 0].tolist()  # unscaled, d_k = 1: p = (1/2, 1/2)
+    [[0.25, -0.25], [-0.25, 0.25]]
+    >>> panels.weights[1, 1].round(4).tolist()  # scaled, d_k = 4: softmax of (0, 1)
+    [0.2689, 0.7311]
+    """
+    d_ks = _check_d_ks(d_ks)
+    z = _checks.real_array("logits", logits, min_ndim=2, shape_hint="(m, n)")
+    if z.ndim != 2 or z.shape[0] != d_ks.size or z.shape[1] == 0:
+        raise ValueError(f"logits must have shape (len(d_ks), n) = ({d_ks.size}, n), got {z.shape}")
+    if isinstance(scales, str) or not len(scales):
+        raise TypeError(f"scales must be a non-empty sequence of scales, got {scales!r}")
+    factors = np.array([[scale_factor(s, int(d), name="scales") for d in d_ks] for s in scales])  # (s, m)
+    with np.errstate(over="ignore"):
+        scaled = factors[..., None] * z  # (s, m, n)
+    if not np.all(np.isfinite(scaled)):
+        raise ValueError("logits times a scale overflow to infinity; pass smaller logits or scales")
+    e = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    J = p[..., :, None] * (np.eye(z.shape[1]) - p[..., None, :])  # p_i (delta_ij - p_j)
+    return JacobianPanels(d_ks, tuple(scales), p, J, jacobian_frobenius(p))
 
 
 def _check_sigma2(sigma2) -> np.ndarray:

@@ -51,23 +51,28 @@ def test_gradient_figures():
     ax = P.jacobian_heatmap(softmax_jacobian([0.2, 0.3, 0.5]))
     assert labelled(ax) and tuple(map(float, ax.images[0].get_clim())) == (-0.25, 0.25)
     assert ax.images[0].get_cmap().name == "cividis"
-    fig = P.jacobian_small_multiples({1: ([0.5, 0.5], [0.5, 0.5]), 16: ([0.5, 0.5], [1.0, 0.0])})
+    panels = S.jacobian_panels([1, 16], [[0.0, 0.0], [0.0, 40.0]])  # d_k = 16 unscaled: nearly one-hot
+    fig = P.jacobian_small_multiples(panels)
     assert sum(labelled(a) for a in fig.axes) >= 4
     assert np.allclose(fig.axes[0].images[0].get_array(), softmax_jacobian([0.5, 0.5]))
-    with pytest.raises(ValueError, match="weights_by_d_k"):
-        P.jacobian_small_multiples({1: ([0.5, 0.6], [0.5, 0.5])})
-    with pytest.raises(TypeError, match="weights_by_d_k"):
-        P.jacobian_small_multiples([([0.5, 0.5], [0.5, 0.5])])
+    with pytest.raises(ValueError, match="panels"):
+        P.jacobian_small_multiples(panels._replace(frobenius=panels.frobenius[:1]))
+    with pytest.raises(TypeError, match="panels"):
+        P.jacobian_small_multiples({1: ([0.5, 0.5], [0.5, 0.5])})
     u = S.gradient_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
     s = S.gradient_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
     fig = P.gradient_norms_figure(u, s)
     assert len(fig.axes) == 3 and all(labelled(a) and a.get_yscale() == "log" for a in fig.axes)
-    ax = P.jacobian_bound_figure(softmax(make_rng(0).standard_normal((50, 4)) * 5))
+    p = softmax(make_rng(0).standard_normal((50, 4)) * 5)
+    ax = P.jacobian_bound_figure(S.one_minus_max(p), S.jacobian_frobenius(p))
     assert labelled(ax) and ax.get_xscale() == "log"
+    assert np.allclose(ax.collections[0].get_offsets(), np.column_stack([S.one_minus_max(p), S.jacobian_frobenius(p)]))
     with pytest.raises(ValueError, match="J"):
         P.jacobian_heatmap([[1.0, 2.0]])
-    with pytest.raises(ValueError, match="p"):
-        P.jacobian_bound_figure([0.5, 0.5])
+    with pytest.raises(ValueError, match="frobenius"):
+        P.jacobian_bound_figure([0.5, 0.5], [0.5])
+    with pytest.raises(ValueError, match="gap"):
+        P.jacobian_bound_figure([np.nan], [0.5])
 
 
 def test_jacobian_titles_are_accurate_near_one_hot():
@@ -78,7 +83,9 @@ def test_jacobian_titles_are_accurate_near_one_hot():
     exact = S.jacobian_frobenius(p)
     assert np.isclose(exact, 2 * p[1], rtol=1e-6, atol=0)  # two keys in play: ||J||_F = 2 m (1 - m)
     assert not np.isclose(np.linalg.norm(softmax_jacobian(p)), exact, rtol=0.05, atol=0)  # the naive norm is off
-    fig = P.jacobian_small_multiples({4: (p, p)})
+    panels = S.jacobian_panels([4], [[0.0, -60.0, -80.0]], scales=("unscaled",))
+    assert np.allclose(panels.weights[0, 0], p) and panels.frobenius[0, 0] == exact
+    fig = P.jacobian_small_multiples(panels)
     assert P.format_norm(exact) in fig.axes[0].get_title()
 
 
@@ -106,7 +113,8 @@ def test_scalings_keep_their_colours_and_line_styles():
     s = S.gradient_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
     styles = _line_styles(PG.gradient_norms_figure(u, s))
     assert unscaled in styles and scaled in styles
-    ax = PG.jacobian_bound_figure(softmax(make_rng(0).standard_normal((50, 4)) * 5))
+    p = softmax(make_rng(0).standard_normal((50, 4)) * 5)
+    ax = PG.jacobian_bound_figure(S.one_minus_max(p), S.jacobian_frobenius(p))
     colours = {c.lower() for c in (plots.UNSCALED["color"], plots.SCALED["color"])}
     from matplotlib.colors import to_hex
     assert not colours & {to_hex(line.get_color()) for line in ax.get_lines()}
@@ -152,12 +160,18 @@ def test_jacobian_explorer_shows_the_jacobian():
     from sdpa_helpers.widgets import gradients as Wgrad
 
     e = Wgrad.JacobianExplorer(d_k=16, seed=2)
-    z = Wgrad._one_query(2, e.n_keys)[4]  # unscaled logits at d_k = 16
+    z = S.prefix_logits(S.D_K_GRID, e.n_keys, rng=2)[4]  # unscaled logits at d_k = 16
     assert np.allclose(e.images[0].get_array(), softmax_jacobian(softmax(z)))
     assert np.allclose(e.images[1].get_array(), softmax_jacobian(softmax(z / 4)))
+    assert f"{S.jacobian_frobenius(softmax(z)):.3g} unscaled" in e.readout.value
+    figures = len(__import__("matplotlib.pyplot").pyplot.get_fignums())
     for d_k in e.sweep_values():
         e.controls["d_k"].value = d_k
+    for seed in (0, 1, 2, 3):
+        e.controls["seed"].value = seed
     assert len(e._backgrounds) == 1
+    assert len(__import__("matplotlib.pyplot").pyplot.get_fignums()) == figures  # no new figure per update
+    assert Wgrad._one_query.cache_info().currsize <= Wgrad._one_query.cache_info().maxsize
 
 
 # Update speed is measured by benchmarks/slider_latency.py, never asserted in a test.

@@ -427,3 +427,41 @@ def test_mc_estimate_and_logit_gradient_at_any_magnitude(mag):
 def test_finite_differences_refuse_a_step_below_float_spacing():
     with pytest.raises(ValueError, match="h"):
         S.finite_difference_jacobian(lambda x: 2 * x, [1e200, 1.0])
+
+
+# -- jacobian_panels and one_minus_max (notebook 06's heatmaps, bound figure and explorer) ---------
+def test_jacobian_panels_match_finite_differences_and_a_naive_loop():
+    from sdpa_helpers.attention import softmax
+
+    d_ks = [1, 16, 256]
+    z = S.prefix_logits(d_ks, 5, rng=3)  # (3, 5) unscaled logits
+    panels = S.jacobian_panels(d_ks, z)
+    assert panels.jacobian.shape == (2, 3, 5, 5) and panels.frobenius.shape == (2, 3)
+    for row, c in enumerate((lambda d: 1.0, lambda d: 1 / np.sqrt(d))):
+        for col, d in enumerate(d_ks):
+            x = c(d) * z[col]
+            p = softmax(x)
+            naive = np.array([[p[i] * ((i == j) - p[j]) for j in range(5)] for i in range(5)])
+            assert np.allclose(panels.weights[row, col], p, rtol=1e-12, atol=0)
+            assert np.allclose(panels.jacobian[row, col], naive, rtol=0, atol=1e-15)
+            factor = c(d)
+            fd = S.finite_difference_jacobian(lambda v, f=factor: softmax(v * f), z[col], h=1e-4) / factor
+            assert np.abs(fd - panels.jacobian[row, col]).max() <= 1e-8 / min(1.0, c(d))
+            assert panels.frobenius[row, col] == S.jacobian_frobenius(p)
+    with pytest.raises(ValueError, match="logits"):
+        S.jacobian_panels([1, 4], [[0.0, 1.0]])
+    with pytest.raises(ValueError, match="scale"):
+        S.jacobian_panels([1], [[0.0, 1.0]], scales=("scaled",))
+    with pytest.raises(TypeError, match="scales"):
+        S.jacobian_panels([1], [[0.0, 1.0]], scales="sqrt")
+    with pytest.raises(ValueError, match="overflow"):
+        S.jacobian_panels([1], [[0.0, 1e308]], scales=(1e10,))
+
+
+def test_one_minus_max_is_accurate_near_one_hot():
+    p = np.array([[0.7, 0.2, 0.1], [0.25, 0.25, 0.5]])
+    assert np.allclose(S.one_minus_max(p), 1 - p.max(axis=1), rtol=1e-14)
+    tiny = np.array([1.0, 3e-300, 1e-300])  # 1 - max p rounds to 0; the sum of the rest does not
+    assert S.one_minus_max(tiny) == 4e-300
+    with pytest.raises(ValueError, match="p"):
+        S.one_minus_max([0.5, 0.6])

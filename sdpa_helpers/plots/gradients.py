@@ -4,11 +4,13 @@ This module offers:
 
 - :data:`JACOBIAN_LIMIT` -- every entry of ``diag(p) - p p^T`` lies in [-1/4, 1/4];
 - :func:`jacobian_heatmap` -- one Jacobian, fixed colour limits +-1/4;
-- :func:`jacobian_small_multiples` -- the Jacobians of a few softmax outputs, one per d_k,
-  unscaled (top) and scaled (bottom);
+- :func:`jacobian_small_multiples` -- the Jacobians of one query at a few d_k, one row per scale
+  (from :func:`sdpa_helpers.saturation.jacobian_panels`);
 - :func:`norm_curves` -- mean (+-1 SE) and median of a Monte Carlo norm against d_k, log-log;
 - :func:`gradient_norms_figure` -- ``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k;
 - :func:`jacobian_bound_figure` -- ``||J||_F`` against ``1 - max p`` with the bound ``2 (1 - max p)``.
+
+Every number drawn is computed in :mod:`sdpa_helpers.saturation`; this module only draws.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ import numpy as np
 from matplotlib.ticker import LogLocator, NullFormatter
 
 from .. import _checks
-from ..attention import softmax_jacobian
-from ..saturation import jacobian_frobenius
 from ..scales import check_scaling
 from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
@@ -75,39 +75,45 @@ def jacobian_heatmap(J, ax=None, title: str | None = None, colorbar: bool = True
     return ax
 
 
-def jacobian_small_multiples(weights_by_d_k: dict):
-    """Softmax Jacobians at a few d_k: unscaled (top row), scaled (bottom row), one shared colour bar.
+def jacobian_small_multiples(panels):
+    """Softmax Jacobians at a few d_k: one row per scale (unscaled on top, scaled below), one colour bar.
 
-    Takes the weights ``p`` rather than the Jacobians so that the ``||J||_F`` in each title is
-    computed accurately (:func:`~sdpa_helpers.saturation.jacobian_frobenius`) even when ``p`` is
-    so close to one-hot that ``J``'s largest diagonal entry ``p (1 - p)`` rounds to 0.
+    Draws only: the Jacobians and their Frobenius norms (for the titles) come from
+    :func:`sdpa_helpers.saturation.jacobian_panels`.
 
     Parameters
     ----------
-    weights_by_d_k : dict int -> (ndarray, ndarray), each shape (n,)
-        ``d_k -> (unscaled weights, scaled weights)``: softmax outputs.
+    panels : JacobianPanels
+        ``d_k`` (m,), ``scales`` (names from :data:`sdpa_helpers.scales.SCALINGS`),
+        ``jacobian`` (len(scales), m, n, n) and ``frobenius`` (len(scales), m).
 
     Returns
     -------
     Figure
 
-    >>> fig = jacobian_small_multiples({1: ([0.5, 0.5], [0.5, 0.5]), 4: ([0.5, 0.5], [1.0, 0.0])})
+    >>> from sdpa_helpers.saturation import jacobian_panels
+    >>> fig = jacobian_small_multiples(jacobian_panels([1, 4], [[0.0, 0.0], [0.0, 2.0]]))
     >>> len(fig.axes)  # 4 panels + colour bar
     5
     """
-    if not isinstance(weights_by_d_k, dict) or not weights_by_d_k:
-        raise TypeError(f"weights_by_d_k must be a non-empty dict d_k -> (unscaled, scaled) weights, "
-                        f"got {type(weights_by_d_k).__name__}")
-    d_ks = sorted(weights_by_d_k)
-    fig, axes = new_figure(2, len(d_ks), figsize=(2.7 * len(d_ks) + 1.0, 5.6), squeeze=False)
-    for col, d_k in enumerate(d_ks):
-        for row, scale in enumerate(("unscaled", "sqrt")):
-            p = _checks.probabilities("weights_by_d_k values", weights_by_d_k[d_k][row])
-            if p.ndim != 1:
-                raise ValueError(f"weights_by_d_k values must have shape (n,), got {p.shape} at d_k = {d_k}")
-            ax = jacobian_heatmap(softmax_jacobian(p), ax=axes[row, col], colorbar=False,
-                                  title=f"{_spec(scale)['label']}\n$d_k$ = {d_k}: " + r"$\|J\|_F$"
-                                  + f" = {format_norm(jacobian_frobenius(p))}")
+    try:
+        d_ks, scales = np.asarray(panels.d_k), tuple(panels.scales)
+        jacobians, norms = np.asarray(panels.jacobian, dtype=float), np.asarray(panels.frobenius, dtype=float)
+    except AttributeError:
+        raise TypeError(f"panels must be a JacobianPanels (sdpa_helpers.saturation.jacobian_panels), "
+                        f"got {type(panels).__name__}") from None
+    shape = (len(scales), d_ks.size)
+    if d_ks.ndim != 1 or not d_ks.size or jacobians.ndim != 4 or jacobians.shape[:2] != shape \
+            or jacobians.shape[2] != jacobians.shape[3] or norms.shape != shape:
+        raise ValueError(f"panels: jacobian must have shape {shape} + (n, n) and frobenius {shape}, "
+                         f"got {jacobians.shape} and {norms.shape}")
+    figsize = (2.7 * d_ks.size + 1.0, 2.8 * len(scales))
+    fig, axes = new_figure(len(scales), d_ks.size, figsize=figsize, squeeze=False)
+    for row, scale in enumerate(scales):
+        label = _spec(scale)["label"]
+        for col, d_k in enumerate(d_ks.tolist()):
+            title = f"{label}\n$d_k$ = {d_k}: " + r"$\|J\|_F$" + f" = {format_norm(norms[row, col])}"
+            ax = jacobian_heatmap(jacobians[row, col], ax=axes[row, col], colorbar=False, title=title)
             if col:
                 ax.set_ylabel("")
     with style():
@@ -208,30 +214,37 @@ def gradient_norms_figure(unscaled, scaled):
     return fig
 
 
-def jacobian_bound_figure(p, ax=None):
+def jacobian_bound_figure(gap, frobenius, ax=None):
     """``||J||_F`` against ``1 - max p`` for many probability vectors, with the bound ``2 (1 - max p)``.
+
+    Draws only: ``gap`` from :func:`sdpa_helpers.saturation.one_minus_max` and ``frobenius`` from
+    :func:`sdpa_helpers.saturation.jacobian_frobenius`. Points with a zero coordinate (off a log axis)
+    are left out.
 
     Parameters
     ----------
-    p : array_like, shape (m, n)
-        Probability vectors, one per row.
+    gap : array_like, shape (m,)
+        ``1 - max p`` of each probability vector.
+    frobenius : array_like, shape (m,)
+        ``||J||_F`` of each.
     ax : Axes, optional
 
     Returns
     -------
     Axes
 
-    >>> ax = jacobian_bound_figure([[0.5, 0.5], [0.9, 0.1]])
+    >>> ax = jacobian_bound_figure([0.5, 0.1], [0.5, 0.18])
     >>> ax.get_xscale(), ax.get_yscale()
     ('log', 'log')
     """
-    p = np.asarray(p, dtype=float)
-    if p.ndim != 2:
-        raise ValueError(f"p must have shape (m, n), got {p.shape}")
-    ax = get_axes(ax, figsize=(5.5, 4.2))
-    fro = jacobian_frobenius(p)
-    gap = np.sort(p, axis=1)[:, :-1].sum(axis=1)  # 1 - max p, summed from the small entries
+    gap = _checks.real_array("gap", gap, min_ndim=1, shape_hint="(m,)")
+    fro = _checks.real_array("frobenius", frobenius, min_ndim=1, shape_hint="(m,)")
+    if gap.ndim != 1 or fro.shape != gap.shape:
+        raise ValueError(f"gap and frobenius must have the same shape (m,), got {gap.shape} and {fro.shape}")
     keep = (gap > 0) & (fro > 0)
+    if not keep.any():
+        raise ValueError("gap and frobenius: no point with both coordinates > 0 to draw on log axes")
+    ax = get_axes(ax, figsize=(5.5, 4.2))
     with style():
         x = np.geomspace(gap[keep].min(), gap[keep].max(), 50)
         # neither scaling's colours: black dashed bound, reddish-purple points

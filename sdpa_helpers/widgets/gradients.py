@@ -13,10 +13,8 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from .. import plots
-from ..attention import softmax, softmax_jacobian
 from ..plots import gradients as grad_plots
-from ..saturation import D_K_GRID, gradient_curves, jacobian_frobenius, prefix_logits
-from ..scales import scale_factor
+from ..saturation import D_K_GRID, gradient_curves, jacobian_panels, prefix_logits
 from . import Explorer, d_k_slider, seed_slider
 
 __all__ = ["JacobianExplorer"]
@@ -31,10 +29,11 @@ NORM_FLOOR = 1e-16
 _SCALES = ("unscaled", "sqrt")
 
 
-@lru_cache(maxsize=4)
-def _one_query(seed: int, n_keys: int) -> np.ndarray:
-    """Unscaled logits (13, n_keys) of one query against ``n_keys`` keys at every d_k of the slider."""
-    return prefix_logits(D_K_GRID, n_keys, rng=seed)
+@lru_cache(maxsize=8)
+def _one_query(seed: int, n_keys: int):
+    """One query against ``n_keys`` keys at every d_k of the slider: its Jacobians and their norms,
+    unscaled and scaled (a :class:`~sdpa_helpers.saturation.JacobianPanels`), computed once per seed."""
+    return jacobian_panels(D_K_GRID, prefix_logits(D_K_GRID, n_keys, rng=seed), scales=_SCALES)
 
 
 @lru_cache(maxsize=4)
@@ -83,14 +82,12 @@ class JacobianExplorer(Explorer):
             self.markers.append(marker)
 
     def _update(self, d_k, seed):
-        z = _one_query(seed, self.n_keys)[D_K_GRID.index(d_k)]  # (n,) unscaled logits of this query
+        panels, col = _one_query(seed, self.n_keys), D_K_GRID.index(d_k)
         norms = []
-        for i, (name, scale) in enumerate((("unscaled", "unscaled"), ("scaled", "sqrt"))):
-            p = softmax(scale_factor(scale, d_k) * z)
-            J = softmax_jacobian(p)  # (n, n)
-            norm = float(jacobian_frobenius(p))  # accurate even where J's top diagonal entry rounds to 0
+        for i, name in enumerate(("unscaled", "scaled")):
+            norm = float(panels.frobenius[i, col])  # accurate even where J's top diagonal entry rounds to 0
             norms.append(norm)
-            self.images[i].set_data(J)
+            self.images[i].set_data(panels.jacobian[i, col])
             self.titles[i].set_text(f"{name}, d_k = {d_k}: ‖J‖_F = {grad_plots.format_norm(norm)}")
             self.markers[i].set_data([d_k], [max(norm, NORM_FLOOR)])
         floor = (f" (below the axis floor {NORM_FLOOR:.0e}: its star sits on the bottom edge)"
