@@ -20,6 +20,7 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 
 from .. import plots
+from ..attention import softmax
 from ..plots import saturation as sat_plots
 from ..saturation import (
     D_K_GRID,
@@ -73,11 +74,6 @@ def _bar_verts(heights, width: float = 0.8, unit: bool = False) -> np.ndarray:
     verts[:, 1, 1] = h
     verts[:, 2, 1] = h
     return verts
-
-
-def _softmax_rows(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 class SaturationExplorer(Explorer):
@@ -139,7 +135,7 @@ class SaturationExplorer(Explorer):
         at = D_K_GRID.index(d_k)
         z = _one_query(seed)[at, :keys]  # (n,) unscaled logits of this query
         logits = np.stack([scale_factor(s, d_k) * z for s in _SCALES])  # (2, n)
-        weights, stats = _softmax_rows(logits), weight_stats(logits)
+        weights, stats = softmax(logits), weight_stats(logits)
         for i in range(len(_SCALES)):
             self.bars[i].set_verts(_bar_verts(weights[i], unit=True))
             # plain text, no mathtext: parsing a new $...$ string on every move costs tens of ms
