@@ -251,3 +251,61 @@ def test_attention_scale_uses_the_scale_vocabulary():
     np.testing.assert_allclose(attention_scores(Q, K, scale="inv_d"), Q @ K.T / 16)
     with pytest.raises(ValueError, match="scale"):
         attention_scores(Q, K, scale="half")
+
+
+# -- batches, masks, cached explorer weights (notebook 07) --------------------------------
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("scale", [None, 1.0])
+def test_attention_matches_naive_loop_with_batch(masked, scale):
+    rng = np.random.default_rng(3)
+    Q, K, V = rng.standard_normal((3, 5, 4)), rng.standard_normal((3, 5, 4)), rng.standard_normal((3, 5, 2))
+    mask = causal_mask(5) if masked else None
+    out, w = scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)
+    # the naive double loop above, one batch element at a time
+    refs = [naive_attention(Q[b], K[b], V[b], mask if masked else np.ones((5, 5), bool),
+                            1 / math.sqrt(4) if scale is None else scale) for b in range(3)]
+    ref_out, ref_w = np.stack([r[0] for r in refs]), np.stack([r[1] for r in refs])
+    np.testing.assert_allclose(out, ref_out, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(w, ref_w, rtol=1e-12, atol=1e-14)
+    if masked:
+        assert (w[:, ~mask] == 0.0).all()
+
+
+def test_fully_masked_row_is_a_clear_error():
+    mask = causal_mask(3)
+    mask[1] = False
+    with pytest.raises(ValueError, match="no key"):
+        scaled_dot_product_attention(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 1)), mask=mask)
+
+
+def test_explorer_weights_are_cached_and_causal():
+    from sdpa_helpers.attention import random_attention_weights as attention_weights
+
+    u, s = attention_weights(16, 8, 1, True)
+    assert attention_weights(16, 8, 1, True)[0] is u  # cached
+    assert (u[~causal_mask(8)] == 0).all() and (s[~causal_mask(8)] == 0).all()
+    np.testing.assert_allclose(u.sum(axis=1), 1.0)
+    # against the formula, from the same draws: softmax(QK^T) and softmax(QK^T / sqrt(d_k)), no mask
+    Q, K = np.random.default_rng(3).standard_normal((2, 6, 16))
+    u, s = attention_weights(16, 6, 3, False)
+    for c, w in ((1.0, u), (16**-0.5, s)):
+        z = c * Q @ K.T
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(w, e / e.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert not u.flags.writeable
+    with pytest.raises(ValueError, match="seed"):
+        attention_weights(16, 6, -1, False)
+    for bad_seed in (1.5, "0", True):
+        with pytest.raises(TypeError, match="seed"):
+            attention_weights(16, 6, bad_seed, False)
+
+
+def test_unscaled_rows_go_one_hot_scaled_rows_do_not():
+    rng = np.random.default_rng(0)
+    Q, K = rng.standard_normal((50, 12, 2048)), rng.standard_normal((50, 12, 2048))
+    V = np.zeros((50, 12, 1))
+    unscaled = scaled_dot_product_attention(Q, K, V, scale=1.0)[1].max(axis=-1).mean()
+    scaled = scaled_dot_product_attention(Q, K, V)[1].max(axis=-1).mean()
+    assert unscaled > 0.95 and scaled < 0.5
+

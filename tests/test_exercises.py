@@ -1,5 +1,6 @@
 """The exercise mechanism and every registered exercise."""
 
+import math
 import re
 import signal
 import threading
@@ -10,8 +11,9 @@ import numpy as np
 import pytest
 
 from sdpa_helpers import exercises
-from sdpa_helpers.attention import softmax
+from sdpa_helpers.attention import attention_scores, softmax
 from sdpa_helpers.exercises import check, choice_checker, function_checker, numeric_checker
+from sdpa_helpers.sampling import make_rng
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = exercises.keys()
@@ -403,3 +405,78 @@ def test_choice_exercise_accepts_only_its_letter(key, capsys):
     assert all(check(key, k) is False for k in options if k != correct)
     assert all(f"({k})" in exercises.question(key) for k in options)  # the question lists every option
     capsys.readouterr()
+
+
+# -- notebooks 03 and 04 ------------------------------------------------------------------------------
+
+def good_variance(x, ddof):
+    x = np.asarray(x, dtype=float)
+    return ((x - x.mean()) ** 2).sum() / (x.size - ddof)
+
+
+def good_scores(Q, K):
+    return Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+
+
+@pytest.mark.parametrize("key,rights,wrongs", [
+    # the rounded values printed in the notebooks' solutions must be accepted too
+    ("03.np_var_mean", [8 / 3, 2.667, 2.67], [3.0, 2.0, 1.5, 2.25]),
+    ("03.sample_variance", [good_variance],
+     [lambda x, ddof: np.var(x), lambda x, ddof: np.std(x, ddof=ddof),
+      lambda x, ddof: ((np.asarray(x) - np.mean(x)) ** 2).sum() / (len(x) - 1)]),
+    ("03.shared_row_cov", [128.0, 128], [64.0, 2.0, 0.0, 256.0]),
+    ("04.wrong_d", [math.sqrt(64 / 768), 0.289, 0.2887], [1.0, math.sqrt(64 / 512), 64 / 768, 1 / 12]),
+    ("04.split_scale", [64**-0.25, 0.354, 0.3536], [1 / 8, 1 / 64, 8.0, 0.5]),
+    ("04.scaled_scores", [good_scores],
+     [lambda Q, K: Q @ np.swapaxes(K, -1, -2), lambda Q, K: Q @ np.swapaxes(K, -1, -2) / Q.shape[-1],
+      lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1])]),
+])
+def test_checkers_accept_the_answer_and_reject_wrong_ones(key, rights, wrongs, capsys):
+    for right in rights:
+        assert check(key, right) is True
+    for wrong in wrongs:
+        assert check(key, wrong) is False
+    capsys.readouterr()
+
+
+def test_reference_solutions_agree_with_the_library():
+    g = make_rng(5)
+    Q, K = g.standard_normal((2, 3, 8)), g.standard_normal((2, 4, 8))
+    assert np.allclose(good_scores(Q, K), attention_scores(Q, K))
+
+
+# -- notebooks 07 and 08 ------------------------------------------------------------------------------
+
+def test_exercises_07():
+    assert check("07.bert_large_d_k", 64, quiet=True) and not check("07.bert_large_d_k", 48, quiet=True)
+    assert check("07.causal_zeros", 45, quiet=True) and not check("07.causal_zeros", 55, quiet=True)
+
+    def good(logits, mask):
+        z = np.where(mask, logits, -np.inf)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def unstable(logits, mask):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(logits) * mask
+            return e / e.sum(axis=-1, keepdims=True)
+
+    def ignores_mask(logits, mask):
+        return softmax(logits)
+
+    assert check("07.masked_softmax", good, quiet=True)
+    assert not check("07.masked_softmax", unstable, quiet=True)
+    assert not check("07.masked_softmax", ignores_mask, quiet=True)
+
+
+def test_exercises_08():
+    assert check("08.xavier_head_var", 1536 / 832, quiet=True) and not check("08.xavier_head_var", 1.0, quiet=True)
+    assert check("08.default_logit_var", 128 / 9, quiet=True)
+    assert not check("08.default_logit_var", 128 / 3, quiet=True)
+    assert check("08.rho_mean", 8.0, quiet=True) and not check("08.rho_mean", 256, quiet=True)
+    assert check("08.cosine_logit", lambda q, k, g: g * np.dot(q, k) / (np.linalg.norm(q) * np.linalg.norm(k)),
+                 quiet=True)
+    assert not check("08.cosine_logit", lambda q, k, g: g * np.dot(q, k), quiet=True)
+    assert not check("08.cosine_logit", lambda q, k, g: np.dot(q, k) / (np.linalg.norm(q) * np.linalg.norm(k)),
+                     quiet=True)
+

@@ -122,3 +122,13 @@ def test_relative_sd_with_se_matches_a_direct_computation():
         assert se == pytest.approx(np.sqrt((m4 - m2**2) / r.size) / (2 * r.std(ddof=1)), rel=1e-9)
         # the exact SD lies within 4 SE of the simulated one at these sizes
         assert abs(sd - ss.exact_relative_sd([n])[0]) < 4 * se
+
+
+def test_relative_sample_variances_cached_and_read_only():
+    r = ss.relative_sample_variances(4)
+    assert r is ss.relative_sample_variances(4)
+    assert r.size == ss.reps_for(4) and not r.flags.writeable
+    assert [ss.reps_for(n) for n in ss.SIZES] == sorted(
+        (ss.reps_for(n) for n in ss.SIZES), reverse=True)
+    assert all(2 * n * n * ss.reps_for(n) <= ss.DRAWS_PER_SIZE or ss.reps_for(n) == ss.MIN_REPS for n in ss.SIZES)
+

@@ -5,7 +5,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import var_se
+from conftest import mean_se, var_se
 
 from sdpa_helpers import sampling, theory
 from sdpa_helpers.sampling import DISTRIBUTIONS, make_rng, sample_components, sample_dot_products
@@ -175,3 +175,33 @@ def test_an_output_too_large_to_allocate_names_its_parameter():
         sample_dot_products(4, 10**14)
     with pytest.raises(ValueError, match="n_reps"):
         sampling.sample_matmul_variances(2, 10**14)
+
+
+# -- sample_matmul_variances --------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,d,p,ddof", [(2, 2, 2, 0), (3, 4, 2, 1)])
+def test_sample_matmul_variances_matches_a_naive_loop(n, d, p, ddof):
+    reps = 50  # one chunk: the same draws as rng.standard_normal((reps, n, d)) then ((reps, d, p))
+    got = sampling.sample_matmul_variances(n, reps, d=d, p=p, ddof=ddof, rng=9)
+    g = make_rng(9)
+    A, B = g.standard_normal((reps, n, d)), g.standard_normal((reps, d, p))
+    naive = [np.var(A[r] @ B[r], ddof=ddof) for r in range(reps)]
+    assert np.allclose(got, naive, rtol=1e-12)
+
+
+def test_sample_matmul_variances_is_seeded_and_chunked():
+    a = sampling.sample_matmul_variances(64, 600, rng=1)  # several chunks
+    assert np.array_equal(a, sampling.sample_matmul_variances(64, 600, rng=1))
+    assert not np.array_equal(a[:300], a[300:])
+    mean, se = mean_se(a / 64)
+    assert abs(mean - 1) < 4 * se
+
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda: sampling.sample_matmul_variances(0, 10), ValueError, "n"),
+    (lambda: sampling.sample_matmul_variances(2, 10, ddof=4), ValueError, "ddof"),
+    (lambda: sampling.sample_matmul_variances(2, 0), ValueError, "n_reps"),
+])
+def test_bad_input_names_the_parameter(call, exc, name):
+    with pytest.raises(exc, match=name):
+        call()

@@ -1,5 +1,7 @@
 """sdpa_helpers.scale_comparison: the numbers of notebook 04, against independent references."""
 
+import math
+
 import numpy as np
 import pytest
 from conftest import mean_se
@@ -109,7 +111,26 @@ def test_explorer_numbers_cached_exact_and_bounded():
     (lambda: sc.attention_by_d_k([4], n_keys=0), ValueError, "n_keys"),
     (lambda: sc.logit_std(8192), ValueError, "d_k"),
     (lambda: sc.query_weights(3), ValueError, "d_k"),
+    (lambda: sc.query_weights(8192), ValueError, "d_k"),
+    (lambda: sc.logit_std(-1), ValueError, "d_k"),
 ])
 def test_bad_input_names_the_parameter(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
+
+
+def test_logit_std_and_query_weights():
+    for d_k in (1, 16, 1024):
+        sd = sc.logit_std(d_k)
+        # SE of a std: half the relative SE of the variance
+        rel_se = theory.sample_variance_moments(sc.N_STD_SAMPLES, 1.0,
+                                                theory.dot_product_excess_kurtosis(d_k)).std / 2
+        assert abs(sd / math.sqrt(d_k) - 1) < 4 * rel_se
+        w = sc.query_weights(d_k)
+        for weights in w.values():
+            assert weights.shape == (sc.N_KEYS,) and np.isclose(weights.sum(), 1.0)
+            assert np.all(np.diff(weights) <= 1e-15), "sorted, largest first"
+        # the scalings order the sharpness: unscaled >= 1/sqrt(d_k) >= 1/d_k (equal at d_k = 1)
+        h = [float(entropy(w[name])) for name in ("unscaled", "sqrt", "inv_d")]
+        assert h[0] <= h[1] + 1e-12 <= h[2] + 2e-12
+

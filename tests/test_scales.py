@@ -57,3 +57,12 @@ def test_check_scaling_and_the_figure_styles_share_the_names():
 
 def test_d_k_choices_are_the_powers_of_two_to_4096():
     assert D_K_CHOICES == tuple(2**i for i in range(13))
+
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda: scale_factor("half", 4), ValueError, "scale"),
+    (lambda: scale_factor("sqrt", 0), ValueError, "d_k"),
+])
+def test_bad_input_names_the_parameter(call, exc, name):
+    with pytest.raises(exc, match=name):
+        call()

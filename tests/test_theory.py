@@ -1,4 +1,8 @@
-"""Closed forms in sdpa_helpers.theory against exact enumeration and Monte Carlo."""
+"""sdpa_helpers.theory: its closed forms against independent references.
+
+Exact enumeration (small discrete distributions, the cumulant count behind the matmul formula),
+quadrature, the diagonal closed form, and Monte Carlo with tolerances of 4 (or 5) standard errors
+computed from the samples themselves."""
 
 import itertools
 import math
@@ -7,8 +11,8 @@ import numpy as np
 import pytest
 from conftest import mean_se, var_se
 
-from sdpa_helpers import theory
-from sdpa_helpers.sampling import DISTRIBUTIONS, sample_components
+from sdpa_helpers import sampling, theory
+from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_components
 
 # Small discrete distributions: (values, probabilities). Not symmetric, not zero-mean.
 DISCRETE = {
@@ -166,4 +170,298 @@ def test_ddof_errors_one_check_one_meaning(call, error):
 ])
 def test_excess_kurtosis_below_minus_two_is_refused(call, name):
     with pytest.raises(ValueError, match=f"^{name} must be >= -2"):
+        call()
+
+
+# -- normal_pdf ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mean,var", [(0.0, 1.0), (3.0, 2.0), (-1.0, 16.0), (0.0, 4096.0)])
+def test_normal_pdf_integrates_to_one_with_its_mean_and_variance(mean, var):
+    x = np.linspace(mean - 14 * math.sqrt(var), mean + 14 * math.sqrt(var), 40_001)
+    f = theory.normal_pdf(x, mean, var)
+    assert np.isclose(np.trapezoid(f, x), 1.0, atol=1e-9)
+    assert np.isclose(np.trapezoid(x * f, x), mean, atol=1e-7 * (1 + abs(mean) + math.sqrt(var)))
+    assert np.isclose(np.trapezoid((x - mean) ** 2 * f, x), var, rtol=1e-6)
+
+
+def test_normal_pdf_matches_the_formula_and_handles_extremes():
+    assert np.isclose(theory.normal_pdf(3.0, 3.0, 2.0), 1 / math.sqrt(4 * math.pi))
+    assert theory.normal_pdf(np.array([1e300, -1e308])).tolist() == [0.0, 0.0]
+    assert theory.normal_pdf(np.zeros((2, 3))).shape == (2, 3)
+    assert np.isfinite(theory.normal_pdf(0.0, var=1e-300))
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda: theory.normal_pdf(0.0, var=0.0), ValueError, "var"),
+    (lambda: theory.normal_pdf(0.0, var=-1.0), ValueError, "var"),
+    (lambda: theory.normal_pdf([np.nan]), ValueError, "x"),
+    (lambda: theory.normal_pdf("a"), TypeError, "x"),
+    (lambda: theory.normal_pdf(0.0, mean=np.inf), ValueError, "mean"),
+])
+def test_normal_pdf_bad_input(call, err, match):
+    with pytest.raises(err, match=match):
+        call()
+
+
+# -- within_row_moments ----------------------------------------------------------------------------
+
+def test_within_row_moments_by_exact_enumeration_of_rademacher_keys():
+    # keys with components mean_k + sigma * (+-1): enumerate all 2^d_k keys exactly
+    q = np.array([0.5, -2.0, 1.5, 3.0])
+    mean_k, sigma = 0.7, 1.3
+    dots = np.array([q @ (mean_k + sigma * np.array(s)) for s in itertools.product((-1.0, 1.0), repeat=4)])
+    m = theory.within_row_moments(q, mean_k, sigma**2)
+    assert math.isclose(m.mean, dots.mean(), rel_tol=1e-12)
+    assert math.isclose(m.var, dots.var(), rel_tol=1e-12)
+
+
+def test_within_row_moments_by_monte_carlo_and_stacks():
+    rng = np.random.default_rng(0)
+    Q = rng.standard_normal((3, 16)) + 1.0  # three queries with non-zero means
+    keys = sample_components((200_000, 16), mean=0.5, var=2.0, rng=1)
+    m = theory.within_row_moments(Q, 0.5, 2.0)
+    assert m.mean.shape == (3,) and m.var.shape == (3,)
+    for i in range(3):
+        s = keys @ Q[i]
+        se_mean = s.std() / math.sqrt(s.size)
+        c = s - s.mean()
+        se_var = math.sqrt((np.mean(c**4) - s.var() ** 2) / s.size)
+        assert abs(s.mean() - m.mean[i]) < 4 * se_mean
+        assert abs(s.var(ddof=1) - m.var[i]) < 4 * se_var
+
+
+def test_within_row_moments_bad_input():
+    with pytest.raises(ValueError, match="q"):
+        theory.within_row_moments(np.array([]))
+    with pytest.raises(ValueError, match="var_k"):
+        theory.within_row_moments([1.0], var_k=-1.0)
+    with pytest.raises(ValueError, match="overflows"):
+        theory.within_row_moments([1e200, 1e200])
+    with pytest.raises(TypeError, match="mean_k"):
+        theory.within_row_moments([1.0], mean_k="0")
+
+
+# -- dot_product_variance_cov ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("mean_q,var_q,mean_k,var_k", [(0, 1, 0, 1), (1, 2, -1, 1), (-0.5, 0.25, 2, 1), (3, 0, 1, 2)])
+def test_dot_product_variance_cov_reduces_to_the_diagonal_closed_form(mean_q, var_q, mean_k, var_k):
+    d = 7
+    got = theory.dot_product_variance_cov(var_q * np.eye(d), var_k * np.eye(d), np.full(d, mean_q), np.full(d, mean_k))
+    assert math.isclose(got, theory.dot_product_moments(d, mean_q, var_q, mean_k, var_k).var, rel_tol=1e-12)
+
+
+def test_dot_product_variance_cov_by_monte_carlo_with_correlated_components():
+    rng = np.random.default_rng(2)
+    d, n = 5, 400_000
+    Lq, Lk = rng.standard_normal((d, d)) / 2, rng.standard_normal((d, d)) / 2
+    mq, mk = rng.standard_normal(d), rng.standard_normal(d)
+    q = rng.standard_normal((n, d)) @ Lq.T + mq
+    k = rng.standard_normal((n, d)) @ Lk.T + mk
+    s = np.einsum("ij,ij->i", q, k)
+    c = s - s.mean()
+    se = math.sqrt((np.mean(c**4) - s.var() ** 2) / n)
+    assert abs(s.var(ddof=1) - theory.dot_product_variance_cov(Lq @ Lq.T, Lk @ Lk.T, mq, mk)) < 4 * se
+
+
+def test_uniform_on_the_sphere_gives_exactly_d_k():
+    # q uniform on the sphere of radius sqrt(d): dependent components, covariance exactly I
+    d, n = 8, 200_000
+    q = sample_components((n, d), rng=3)
+    q *= math.sqrt(d) / np.linalg.norm(q, axis=1, keepdims=True)
+    k = sample_components((n, d), rng=4)
+    s = np.einsum("ij,ij->i", q, k)
+    c = s - s.mean()
+    se = math.sqrt((np.mean(c**4) - s.var() ** 2) / n)
+    assert abs(s.var(ddof=1) - theory.dot_product_variance_cov(np.eye(d), np.eye(d))) < 4 * se
+    assert abs(np.cov(q, rowvar=False) - np.eye(d)).max() < 0.03  # uncorrelated, unit variance
+
+
+def test_dot_product_variance_cov_bad_input():
+    with pytest.raises(ValueError, match="cov_q must be a square"):
+        theory.dot_product_variance_cov(np.ones((2, 3)), np.eye(2))
+    with pytest.raises(ValueError, match="cov_k must be symmetric"):
+        theory.dot_product_variance_cov(np.eye(2), [[1.0, 0.5], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="same shape"):
+        theory.dot_product_variance_cov(np.eye(2), np.eye(3))
+    with pytest.raises(ValueError, match="mean_k"):
+        theory.dot_product_variance_cov(np.eye(2), np.eye(2), mean_k=np.ones(3))
+    with pytest.raises(ValueError, match="overflows"):
+        theory.dot_product_variance_cov(1e200 * np.eye(2), 1e200 * np.eye(2))
+
+
+# -- theory.sample_variance_moments ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["coin", "skewed"])  # two of DISCRETE above
+@pytest.mark.parametrize("m", [2, 3, 4])
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_sample_variance_moments_match_exact_enumeration(name, m, ddof):
+    values, probs = DISCRETE[name]
+    mu = probs @ values
+    var = probs @ (values - mu) ** 2
+    kappa = (probs @ (values - mu) ** 4) / var**2 - 3
+    s2, w = [], []
+    for idx in itertools.product(range(values.size), repeat=m):  # every sample of size m
+        x = values[list(idx)]
+        s2.append(np.var(x, ddof=ddof))
+        w.append(np.prod(probs[list(idx)]))
+    s2, w = np.array(s2), np.array(w)
+    exact_mean = w @ s2
+    exact_var = w @ (s2 - exact_mean) ** 2
+    got = theory.sample_variance_moments(m, var, kappa, ddof=ddof)
+    assert got.mean == pytest.approx(exact_mean, abs=1e-12)
+    assert got.var == pytest.approx(exact_var, abs=1e-12)
+
+
+@pytest.mark.parametrize("dist", list(EXCESS_KURTOSIS))
+def test_sample_variance_moments_match_monte_carlo(dist):
+    m, reps, var = 5, 200_000, 2.5
+    x = sample_components((reps, m), dist=dist, mean=1.0, var=var, rng=11)
+    s2 = x.var(axis=1, ddof=1)
+    want = theory.sample_variance_moments(m, var, EXCESS_KURTOSIS[dist])
+    mean, se_mean = mean_se(s2)
+    v, se_v = var_se(s2)
+    assert abs(mean - want.mean) < 4 * se_mean
+    assert abs(v - want.var) < 4 * se_v
+
+
+def test_ddof_zero_rescales():
+    one, zero = theory.sample_variance_moments(4, 2.0, 3.0), theory.sample_variance_moments(4, 2.0, 3.0, ddof=0)
+    assert zero.mean == pytest.approx(1.5) and zero.var == pytest.approx(one.var * (3 / 4) ** 2)
+
+
+# -- theory.dot_product_excess_kurtosis -----------------------------------------------------
+
+@pytest.mark.parametrize("d_k", [1, 2, 3])
+def test_dot_product_excess_kurtosis_exact_rademacher(d_k):
+    # q.k with +-1 components: enumerate every sign pattern of the d_k products (each +-1 w.p. 1/2).
+    sums = np.array([sum(p) for p in itertools.product([-1.0, 1.0], repeat=d_k)])
+    kurt = np.mean(sums**4) / np.mean(sums**2) ** 2 - 3
+    assert theory.dot_product_excess_kurtosis(d_k, -2.0, -2.0) == pytest.approx(kurt)
+
+
+@pytest.mark.parametrize("dist,d_k", [("normal", 1), ("normal", 4), ("laplace", 2), ("uniform", 3)])
+def test_dot_product_excess_kurtosis_monte_carlo(dist, d_k):
+    n = 400_000
+    q = sample_components((n, d_k), dist=dist, rng=1)
+    k = sample_components((n, d_k), dist=dist, rng=2)
+    s = np.einsum("nd,nd->n", q, k)
+    # E[s^4] = (3 + kappa) d_k^2 for mean 0, variance d_k
+    fourth, se = mean_se(s**4)
+    kappa = theory.dot_product_excess_kurtosis(d_k, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])
+    assert abs(fourth - (3 + kappa) * d_k**2) < 4 * se
+
+
+# -- theory.matmul_sample_variance_moments --------------------------------------------------
+
+PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
+
+
+def fourth_cumulant(entries, d):
+    """Joint fourth cumulant of four entries (i, j) of A @ B with standard normal A, B (Isserlis)."""
+    count = 0
+    for a, pi in enumerate(PAIRINGS):
+        for b, sigma in enumerate(PAIRINGS):
+            if a != b:
+                rows = all(entries[x][0] == entries[y][0] for x, y in pi)
+                cols = all(entries[x][1] == entries[y][1] for x, y in sigma)
+                count += rows and cols
+    return d * count
+
+
+@pytest.mark.parametrize("n,d,p", [(2, 2, 2), (2, 3, 1), (1, 2, 3), (3, 1, 2), (2, 5, 3)])
+def test_matmul_formula_matches_brute_force_cumulant_sum(n, d, p):
+    entries = [(i, j) for i in range(n) for j in range(p)]
+    m = len(entries)
+    P = np.eye(m) - 1.0 / m  # centring matrix: (m - 1) s2 = x^T P x
+    K = sum(P[a, b] * P[c, e] * fourth_cumulant([entries[a], entries[b], entries[c], entries[e]], d)
+            for a, b, c, e in itertools.product(range(m), repeat=4))
+    brute = (2 * d**2 * (m - 1) + K) / (m - 1) ** 2  # Var(x^T P x) / (m - 1)^2 with Sigma = d I
+    assert theory.matmul_sample_variance_moments(n, d, p).var == pytest.approx(brute, rel=1e-12)
+
+
+def test_fourth_cumulant_of_one_entry_is_6d():
+    assert fourth_cumulant([(0, 0)] * 4, 5) == 30  # excess kurtosis 6d / d^2 = 6 / d
+
+
+@pytest.mark.parametrize("n,d,p,ddof", [(2, 2, 2, 1), (2, 2, 2, 0), (3, 5, 2, 1), (1, 4, 3, 1), (4, 1, 4, 1),
+                                        (8, 8, 8, 1)])
+def test_matmul_formula_matches_monte_carlo(n, d, p, ddof):
+    s2 = sampling.sample_matmul_variances(n, 100_000, d=d, p=p, ddof=ddof, rng=7)
+    want = theory.matmul_sample_variance_moments(n, d, p, ddof=ddof)
+    mean, se_mean = mean_se(s2)
+    v, se_v = var_se(s2)
+    assert abs(mean - want.mean) < 4 * se_mean
+    assert abs(v - want.var) < 4 * se_v
+
+
+def test_matmul_spread_exceeds_iid_formula():
+    for n in (2, 8, 64):
+        exact = theory.matmul_sample_variance_moments(n, n)
+        iid = theory.sample_variance_moments(n * n, n, theory.dot_product_excess_kurtosis(n))
+        assert exact.var > iid.var
+    # large square products: ratio of variances -> 3
+    big = 4096
+    ratio = theory.matmul_sample_variance_moments(big, big).var / theory.sample_variance_moments(
+        big * big, big, theory.dot_product_excess_kurtosis(big)).var
+    assert ratio == pytest.approx(3.0, rel=2e-3)
+
+
+# -- theory.shared_row_square_covariance -------------------------------------------------------
+
+@pytest.mark.parametrize("dist,d_k,var_q,var_k", [("normal", 1, 1.0, 1.0), ("normal", 4, 2.0, 0.5),
+                                                  ("laplace", 3, 1.0, 1.0), ("rademacher", 4, 1.0, 1.0),
+                                                  ("uniform", 2, 1.0, 3.0)])
+def test_shared_row_square_covariance_monte_carlo(dist, d_k, var_q, var_k):
+    n = 400_000
+    q = sample_components((n, d_k), dist=dist, var=var_q, rng=3)
+    k_j = sample_components((n, d_k), var=var_k, rng=4)
+    k_k = sample_components((n, d_k), var=var_k, rng=5)
+    s_ij, s_ik = np.einsum("nd,nd->n", q, k_j), np.einsum("nd,nd->n", q, k_k)
+    second = d_k * var_q * var_k  # E[S^2], known
+    cov, se = mean_se((s_ij**2 - second) * (s_ik**2 - second))
+    want = theory.shared_row_square_covariance(d_k, var_q, var_k, EXCESS_KURTOSIS[dist])
+    assert abs(cov - want) < 4 * se + 1e-12
+    cov1, se1 = mean_se(s_ij * s_ik)
+    assert abs(cov1) < 4 * se1  # uncorrelated
+
+
+# -- theory.effective_sample_size ---------------------------------------------------------------
+
+@pytest.mark.parametrize("m", [2, 3, 10, 1000])
+@pytest.mark.parametrize("kappa", [-1.5, 0.0, 3.0])
+def test_effective_sample_size_inverts_the_iid_formula(m, kappa):
+    var_s2 = theory.sample_variance_moments(m, 3.0, kappa).var
+    assert theory.effective_sample_size(var_s2, 3.0, kappa) == pytest.approx(m, rel=1e-9)
+
+
+def test_effective_sample_size_of_square_products_is_about_a_third():
+    n = 256
+    exact = theory.matmul_sample_variance_moments(n, n)
+    m_eff = theory.effective_sample_size(exact.var, n, theory.dot_product_excess_kurtosis(n))
+    assert 0.3 < m_eff / n**2 < 0.36
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda: theory.sample_variance_moments(1), ValueError, "m"),
+    (lambda: theory.sample_variance_moments(2.0), TypeError, "m"),
+    (lambda: theory.sample_variance_moments(5, var=-1), ValueError, "var"),
+    (lambda: theory.sample_variance_moments(5, excess_kurtosis=-3), ValueError, "excess_kurtosis"),
+    (lambda: theory.sample_variance_moments(5, ddof=5), ValueError, "ddof"),
+    (lambda: theory.sample_variance_moments(5, ddof=1.0), TypeError, "ddof"),
+    (lambda: theory.dot_product_excess_kurtosis(0), ValueError, "d_k"),
+    (lambda: theory.dot_product_excess_kurtosis(4, excess_kurtosis_k=-2.5), ValueError, "excess_kurtosis_k"),
+    (lambda: theory.matmul_sample_variance_moments(1, 3), ValueError, "n \\* p"),
+    (lambda: theory.matmul_sample_variance_moments(2, 0), ValueError, "d"),
+    (lambda: theory.matmul_sample_variance_moments(2, 2, p="3"), TypeError, "p"),
+    (lambda: theory.matmul_sample_variance_moments(2, 2, ddof=-1), ValueError, "ddof"),
+    (lambda: theory.shared_row_square_covariance(4, var_q=-1), ValueError, "var_q"),
+    (lambda: theory.shared_row_square_covariance(4, excess_kurtosis_q=-2.1), ValueError, "excess_kurtosis_q"),
+    (lambda: theory.effective_sample_size(0.0), ValueError, "var_s2"),
+    (lambda: theory.effective_sample_size(1.0, var=0.0), ValueError, "var"),
+    (lambda: theory.effective_sample_size(1.0, excess_kurtosis=-5), ValueError, "excess_kurtosis"),
+])
+def test_bad_input_names_the_parameter(call, exc, name):
+    with pytest.raises(exc, match=name):
         call()

@@ -1,14 +1,11 @@
 """Every explorer in the package, headless: builds, updates in place, never grows."""
 
 import ipywidgets as W
-import matplotlib
+import matplotlib.pyplot as plt  # only to check that explorers make no pyplot figures (Agg: tests/conftest.py)
 import numpy as np
 import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (only to check that explorers make no pyplot figures)
-
-from sdpa_helpers import widgets  # noqa: E402
+from sdpa_helpers import widgets
 
 EXPLORERS = widgets.all_explorers()
 
@@ -101,8 +98,9 @@ def test_display_bundle_carries_a_small_picture_and_the_instruction(explorer):
     png = base64.b64decode(bundle["image/png"])
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(png) < 40_000, f"fallback picture of {len(png)} bytes: notebooks must stay < 1 MB"
-    from PIL import Image
     import io
+
+    from PIL import Image
 
     image = Image.open(io.BytesIO(png))
     width, height = image.size
@@ -227,3 +225,20 @@ def test_rerunning_a_cell_closes_the_explorer_it_showed_before(monkeypatch):
     for e in (other, third):
         e.close()
     assert widgets._SHOWN == {}, "closed explorers are forgotten"
+
+
+@pytest.mark.parametrize("name", ["AttentionMapExplorer", "InitExplorer", "CorrelationExplorer"])
+def test_explorers_update_in_place(name):
+    from sdpa_helpers.widgets import assumptions as WA
+    from sdpa_helpers.widgets import attention_maps as WM
+
+    cls = getattr(WA, name, None) or getattr(WM, name)
+    e = cls()
+    first = e.image.value
+    n_children = len(e.widget.children)
+    values = e.sweep_values()
+    e.controls[e.main].value = values[-1] if e.controls[e.main].value != values[-1] else values[0]
+    assert e.image.value != first and len(e.widget.children) == n_children and e.readout.value
+    for c in e.controls.values():
+        assert c.description
+

@@ -1,0 +1,45 @@
+"""sdpa_helpers.plots.assumptions (notebook 08's figures), headless."""
+
+import numpy as np
+from conftest import labelled
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from sdpa_helpers.plots import assumptions as AP
+
+
+def test_assumption_plots_are_labelled():
+    rng = np.random.default_rng(2)
+    ax = AP.scaled_logit_histogram(rng.standard_normal(200), 1.0)
+    assert isinstance(ax, Axes) and labelled(ax)
+    fig = AP.init_small_multiples({"a": (rng.standard_normal(50), 1.0), "b": (rng.standard_normal(50), 0.5)})
+    assert isinstance(fig, Figure) and labelled(fig.axes[0])
+    ax = AP.init_variance_vs_d_model([64, 128, 256], {"x": [1, 1, 1]}, {"x": ([1, 1, 1], [0.1, 0.1, 0.1])})
+    assert labelled(ax) and ax.get_yscale() == "log"
+    fig = AP.correlated_small_multiples({4: (rng.standard_normal(50) + 1, rng.standard_normal(50))}, 0.5)
+    assert all(labelled(a) for a in fig.axes)
+    ax = AP.match_weight_vs_d_k([1, 4], [0.2, 0.3], [0.2, 0.2], limit=0.2)
+    assert labelled(ax)
+    fig = AP.cosine_small_multiples({4: rng.standard_normal(50)}, {4: rng.standard_normal(50)})
+    assert labelled(fig.axes[0])
+
+
+def test_plots_use_the_one_normal_pdf():
+    from sdpa_helpers import theory
+    assert not hasattr(AP, "normal_pdf") or AP.normal_pdf is theory.normal_pdf
+
+
+def test_init_figures_keep_the_reserved_scaling_colours_free():
+    """Every curve of notebook 08's init figures is a *scaled* logit: no 'unscaled' or '1/d_k' look."""
+    from matplotlib.colors import to_hex
+
+    from sdpa_helpers import plots
+
+    reserved = {to_hex(plots.UNSCALED["color"]), to_hex(plots.INV_D["color"])}
+    theory = {label: [1.0, 1.0, 1.0] for label in "abcde"}
+    ax = AP.init_variance_vs_d_model([64, 128, 256], theory)
+    assert not {to_hex(line.get_color()) for line in ax.get_lines()} & reserved
+    rng = np.random.default_rng(3)
+    fig = AP.init_small_multiples({k: (rng.standard_normal(50), 1.0) for k in "abcde"})
+    assert len(fig.axes) == 6 and not fig.axes[5].axison and fig.axes[5].get_legend() is not None
+    assert all(labelled(a) for a in (fig.axes[0], fig.axes[3]))

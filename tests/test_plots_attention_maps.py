@@ -1,0 +1,23 @@
+"""sdpa_helpers.plots.attention_maps (notebook 07's figures), headless."""
+
+import numpy as np
+from conftest import labelled
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from sdpa_helpers.attention import causal_mask, softmax
+from sdpa_helpers.plots import attention_maps as MP
+
+
+def test_attention_map_plots_are_labelled():
+    w = softmax(np.random.default_rng(0).standard_normal((6, 6)))
+    ax = MP.weights_heatmap(w)
+    assert isinstance(ax, Axes) and labelled(ax) and ax.images[-1].get_clim() == (0.0, 1.0)
+    assert ax.images[-1].get_cmap().name == "cividis"
+    fig = MP.weights_small_multiples({4: (w, w), 64: (w, w), 1024: (w, w)})
+    assert isinstance(fig, Figure) and all(labelled(a) for a in fig.axes[:6])
+    fig = MP.mask_and_weights(causal_mask(6), w * causal_mask(6))
+    assert all(labelled(a) for a in fig.axes[:2])
+    ax = MP.head_scale_histograms(np.random.default_rng(1).normal(0, 8, 500), 64, 512)
+    assert labelled(ax) and len(ax.get_legend().get_texts()) == 3
+

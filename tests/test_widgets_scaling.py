@@ -1,0 +1,30 @@
+"""sdpa_helpers.widgets.scaling (notebook 04's explorer), headless; every explorer's common
+behaviour is tested in tests/test_widgets.py."""
+
+import numpy as np
+import pytest
+
+from sdpa_helpers import scale_comparison as scmp
+from sdpa_helpers.scales import SCALINGS, scale_factor
+from sdpa_helpers.widgets import scaling as sc_widgets
+
+
+def test_scaling_explorer_every_d_k_reuses_one_figure_and_bounded_caches():
+    e = sc_widgets.ScalingExplorer(d_k=64)
+    fig, renders = e.fig, e.renders
+    for d_k in scmp.D_KS:
+        e.controls["d_k"].value = d_k
+    assert e.fig is fig and len(e._backgrounds) == 1
+    assert e.renders == renders + len(scmp.D_KS)  # one render per move, none extra
+    assert scmp._logit_std.cache_info().currsize <= len(scmp.D_KS)
+    assert scmp._prefix_logits.cache_info().currsize == 1  # one (13, N_KEYS) array serves every d_k
+
+
+def test_scaling_explorer_markers_sit_on_the_lines():
+    e = sc_widgets.ScalingExplorer(d_k=256)
+    sd = scmp.logit_std(256)
+    for name in SCALINGS:
+        x, y = e.markers[name].get_data()
+        assert x[0] == 256 and y[0] == pytest.approx(scale_factor(name, 256) * sd)
+        assert np.allclose(e.lines[name].get_ydata(), scmp.query_weights(256)[name])
+

@@ -1,0 +1,34 @@
+"""sdpa_helpers.widgets.small_experiments (notebook 03's explorer), headless; every explorer's common
+behaviour is tested in tests/test_widgets.py."""
+
+import numpy as np
+import pytest
+
+from sdpa_helpers import sample_spread as ss
+from sdpa_helpers.widgets import small_experiments as sx_widgets
+
+
+def test_variance_spread_explorer_shows_the_cached_simulation():
+    e = sx_widgets.VarianceSpreadExplorer()
+    assert e.main == "n" and e.controls["n"].description == "n"
+    assert e.sweep_values() == list(ss.SIZES)
+    e.controls["n"].value = 8
+    r = ss.relative_sample_variances(8)
+    values = e.stairs.get_data().values
+    assert np.allclose(values * r.size, np.histogram(r, bins=ss.REL_BINS)[0])
+    assert f"{r.std(ddof=1):.3f}" in e.readout.value
+    assert e.marker.get_data()[1][0] == pytest.approx(r.std(ddof=1))
+
+
+def test_variance_spread_explorer_precomputes_every_n():
+    ss.relative_sample_variances.cache_clear()
+    e = sx_widgets.VarianceSpreadExplorer(n=8)  # timings: benchmarks/slider_latency.py
+    assert ss.relative_sample_variances.cache_info().currsize == len(ss.SIZES)
+    assert len(e._backgrounds) == 1, "one background serves every n (fixed axes)"
+    assert e.controls["n"].value == 8 and "n = 8:" in e.readout.value
+    renders, fig = e.renders, e.fig
+    for n in ss.SIZES:  # a visit to every n: no new simulation, background or figure
+        e.controls["n"].value = n
+    assert e.renders == renders + len(ss.SIZES) and len(e._backgrounds) == 1 and e.fig is fig
+    assert ss.relative_sample_variances.cache_info().misses == len(ss.SIZES)
+
