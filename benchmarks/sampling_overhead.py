@@ -48,7 +48,7 @@ def measure(d_k: int, n_samples: int = N_SAMPLES, repeats: int = REPEATS) -> dic
     sample, draw = [], []
     for seed in range(repeats):
         draw.append(timed(draw_only, d_k, n_samples, seed))
-        sample.append(timed(lambda: sampling.sample_dot_products(d_k, n_samples, rng=seed)))
+        sample.append(timed(lambda s=seed: sampling.sample_dot_products(d_k, n_samples, rng=s)))
     return {"d_k": d_k, "sample_s": common.median(sample), "draw_s": common.median(draw),
             "ratio": common.median(sample) / common.median(draw)}
 

@@ -164,7 +164,7 @@ class Server:
         except OSError:
             return "(no log)"
 
-    def start(self, timeout: float = 90.0) -> "Server":
+    def start(self, timeout: float = 90.0) -> Server:
         env = jupyter_env(self.home)
         self._log = open(self.log_path, "wb")
         # A new session: the server and the kernels it starts form one process group.

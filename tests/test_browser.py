@@ -29,9 +29,8 @@ import os
 import time
 from pathlib import Path
 
-import pytest
-
 import browser_support as bs
+import pytest
 
 SKIP = bs.chromium_skip_reason()
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(SKIP is not None, reason=SKIP or "")]

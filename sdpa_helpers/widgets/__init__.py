@@ -345,7 +345,7 @@ def _remember(explorer) -> None:
 
 
 def _forget(explorer) -> None:
-    for cell, (msg, shown) in list(_SHOWN.items()):
+    for cell, (_msg, shown) in list(_SHOWN.items()):
         if explorer in shown:
             shown.remove(explorer)
             if not shown:
