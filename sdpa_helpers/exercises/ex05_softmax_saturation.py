@@ -24,7 +24,8 @@ register(
 register(
     "05.onset_16_keys",
     "By the closed form H ~ ln n - sigma^2/2, the onset of saturation is defined as sigma^2 = ln n "
-    "(half the entropy gone). Unscaled logits have sigma^2 ~ d_k: at what d_k do 16 keys begin to saturate? (three significant figures)",
+    "(half the entropy gone). Unscaled logits have sigma^2 ~ d_k: at what d_k do 16 keys begin to saturate? "
+    "(three significant figures)",
     "At the onset the law leaves half the entropy of the uniform softmax: ln n - sigma^2/2 = (ln n)/2.",
     numeric_checker(np.log(16.0), what="the onset d_k"),
 )
