@@ -97,6 +97,11 @@ def test_cdf_cache_is_bounded():
     (lambda: law.sample_dot_products_fast(0, 10), ValueError, "d_k"),
     (lambda: law.sample_dot_products_fast(4, 0), ValueError, "n_samples"),
     (lambda: law.sample_dot_products_fast(4.0, 10), TypeError, "d_k"),
+    (lambda: law.histogram_edges(0), ValueError, "d_k"),
+    (lambda: law.histogram_edges(2.0), TypeError, "d_k"),
+    (lambda: law.histogram_edges(4, "cauchy"), ValueError, "dist must be one of"),
+    (lambda: law.histogram_density([1.0], [1.0, 0.0]), ValueError, "edges"),
+    (lambda: law.histogram_density([], [0.0, 1.0]), ValueError, "samples"),
 ])
 def test_bad_input(call, err, match):
     with pytest.raises(err, match=match):
@@ -154,3 +159,38 @@ def test_sample_summary_se_of_the_variance_matches_sample_spread():
 def test_sample_summary_bad_input(samples, match):
     with pytest.raises(ValueError, match=match):
         law.sample_summary(samples)
+
+
+# -- histogram_edges, histogram_density (notebook 02's histograms) -----------------------------
+
+@pytest.mark.parametrize("d_k", [1, 2, 3, 4, 5, 8, 16, 64, 255, 256, 1024, 4096])
+def test_rademacher_bins_hold_the_same_number_of_lattice_values(d_k):
+    edges = law.histogram_edges(d_k, "rademacher")
+    sd = math.sqrt(d_k)
+    values = np.arange(-d_k, d_k + 1, 2)  # every possible q·k
+    assert not np.isin(values, edges).any(), "no possible value sits on an edge"
+    assert edges[0] <= -4.5 * sd and edges[-1] >= 4.5 * sd, "the bins cover the axis"
+    assert np.allclose(edges, -edges[::-1]), "symmetric about 0"
+    widths = np.diff(edges)
+    assert np.allclose(widths, widths[0]) and widths[0] >= (law.BINS[1] - law.BINS[0]) * sd
+    counts, _ = np.histogram(values, edges)
+    inside = (edges[:-1] >= -d_k) & (edges[1:] <= d_k)
+    assert len(set(counts[inside].tolist())) <= 1, "every full bin holds the same number of values"
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform", "laplace"])
+def test_continuous_bins_are_standardised(dist):
+    assert np.allclose(law.histogram_edges(16, dist), law.BINS * 4)
+
+
+def test_histogram_density_matches_numpy_and_counts_outsiders():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(10_000)
+    edges = np.linspace(-2, 2, 21)
+    d = law.histogram_density(x, edges)
+    counts, _ = np.histogram(x, edges)
+    assert np.allclose(d * np.diff(edges) * x.size, counts)
+    assert np.isclose((d * np.diff(edges)).sum(), np.mean(np.abs(x) <= 2))
+    inside = x[np.abs(x) < 2]
+    assert np.allclose(law.histogram_density(inside, edges), np.histogram(inside, edges, density=True)[0])
+

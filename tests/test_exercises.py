@@ -480,3 +480,44 @@ def test_exercises_08():
     assert not check("08.cosine_logit", lambda q, k, g: np.dot(q, k) / (np.linalg.norm(q) * np.linalg.norm(k)),
                      quiet=True)
 
+
+# -- notebooks 01 and 02 ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key,right,wrongs", [
+    ("01.hand_dot", 2, [14, 8, -2]),
+    ("01.qk_shape", (5, 7), [(7, 5), (5, 64), 35]),
+    ("01.frobenius", -3, [3, 5, [[2, -2], [-3, 0]]]),
+    ("02.var_components_3", 64 * 3 * 3, [64 * (3 + 3), 64 * 3, 64, 9]),  # variances add? no: they multiply
+    ("02.general", (32 * 1 * -1, 32 * ((2 + 1) * (1 + 1) - 1)), [(32, 160), (-32, 192), (-32, 96), 160]),
+    # 33: forgot to divide by d_k; 36/8: forgot the -3; 3/8: the component's (m4 - 3)/d_k, not the product's
+    ("02.kurtosis_laplace", (6**2 - 3) / 8, [33, 36 / 8, 3 / 8, -33 / 8]),
+])
+def test_numeric_exercises(key, right, wrongs, capsys):
+    assert check(key, right, quiet=True)
+    for wrong in wrongs:
+        assert not check(key, wrong, quiet=True), f"{key} accepted {wrong!r}"
+
+
+@pytest.mark.parametrize("answer,words", [
+    (np.ones((5, 7)), "looks like a matrix"), ([[5, 7], [7, 5]], "looks like a matrix"),
+    (35, "one integer per axis"), ((5, 7, 64), "2 entries"), ((5.5, 7), "whole number"), ((7, 5), "off"),
+])
+def test_qk_shape_feedback_talks_about_shapes(answer, words, capsys):
+    assert not check("01.qk_shape", answer)
+    out = capsys.readouterr().out
+    assert words in out and "with shape (2,)" not in out
+
+
+def test_rowwise_dot_exercise_accepts_correct_functions_and_rejects_lookalikes():
+    right = [lambda A, B: (np.asarray(A) * np.asarray(B)).sum(axis=1),
+             lambda A, B: np.einsum("ij,ij->i", A, B),
+             lambda A, B: np.array([np.dot(a, b) for a, b in zip(A, B)])]
+    wrong = [lambda A, B: np.asarray(A) @ np.asarray(B).T,         # the whole table
+             lambda A, B: np.sum(np.asarray(A) * np.asarray(B)),   # the Frobenius product
+             lambda A, B: (np.asarray(A) * np.asarray(B)).sum(axis=0),  # sums the wrong axis
+             lambda A, B: np.asarray(A).sum(axis=1) * np.asarray(B).sum(axis=1)]
+    for fn in right:
+        assert check("01.rowwise_dot", fn, quiet=True)
+    for fn in wrong:
+        assert not check("01.rowwise_dot", fn, quiet=True)
+

@@ -8,7 +8,7 @@ import pytest
 from conftest import mean_se, var_se
 
 from sdpa_helpers import sampling, theory
-from sdpa_helpers.sampling import DISTRIBUTIONS, make_rng, sample_components, sample_dot_products
+from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, make_rng, sample_components, sample_dot_products
 
 
 def test_make_rng_semantics():
@@ -205,3 +205,26 @@ def test_sample_matmul_variances_is_seeded_and_chunked():
 def test_bad_input_names_the_parameter(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
+
+
+def _fourth_moment(dist):
+    """E[x^4] of a standardised component, by quadrature of its density (or exactly)."""
+    if dist == "rademacher":
+        return 1.0
+    x = np.linspace(-40, 40, 800_001)
+    if dist == "normal":
+        f = np.exp(-x**2 / 2) / math.sqrt(2 * math.pi)
+    elif dist == "uniform":
+        a = math.sqrt(3)
+        f = np.where(np.abs(x) <= a, 1 / (2 * a), 0.0)
+    else:
+        b = 1 / math.sqrt(2)
+        f = np.exp(-np.abs(x) / b) / (2 * b)
+    assert np.isclose(np.trapezoid(x**2 * f, x), 1.0, atol=1e-4)  # standardised
+    return float(np.trapezoid(x**4 * f, x))
+
+
+@pytest.mark.parametrize("dist", DISTRIBUTIONS)
+def test_component_excess_kurtosis_by_quadrature(dist):
+    assert math.isclose(_fourth_moment(dist) - 3, EXCESS_KURTOSIS[dist], abs_tol=1e-3)
+
