@@ -521,3 +521,47 @@ def test_rowwise_dot_exercise_accepts_correct_functions_and_rejects_lookalikes()
     for fn in wrong:
         assert not check("01.rowwise_dot", fn, quiet=True)
 
+
+# -- notebooks 05 and 06 ------------------------------------------------------------------------------
+
+def test_exercises_accept_right_and_reject_wrong_answers():
+    q = dict(quiet=True)
+    assert check("05.scaled_weight", 1 / (1 + np.exp(-2)), **q) and not check("05.scaled_weight", 0.9997, **q)
+    assert check("05.temperature", 10.0, **q) and not check("05.temperature", 100.0, **q)
+    assert check("05.onset_16_keys", 2.77, **q) and check("05.onset_16_keys", np.log(16), **q)
+    assert not check("05.onset_16_keys", 5.55, **q) and not check("05.onset_16_keys", 16.0, **q)  # 2 ln n, n
+
+    def stable(x):
+        x = np.asarray(x, dtype=float)
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def naive(x):
+        return np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
+
+    def global_max(x):  # stable, but not row by row
+        e = np.exp(x - x.max())
+        return e / e.sum()
+
+    assert check("05.stable_softmax", stable, **q)
+    with np.errstate(all="ignore"):
+        assert not check("05.stable_softmax", naive, **q)
+    assert not check("05.stable_softmax", global_max, **q)
+
+    def global_max_row_sums(x):  # one maximum for the whole batch: a row far below it underflows to 0/0
+        e = np.exp(x - x.max())
+        return e / e.sum(axis=-1, keepdims=True)
+
+    with np.errstate(all="ignore"):
+        assert not check("05.stable_softmax", global_max_row_sums, **q)
+    assert not check("05.scaled_weight", None, **q) and not check("06.softmax_jacobian", lambda p: None, **q)
+
+    assert check("06.jacobian_half", [[0.25, -0.25], [-0.25, 0.25]], **q)
+    assert not check("06.jacobian_half", [[0.25, 0.25], [0.25, 0.25]], **q)
+    assert check("06.largest_entry", 0.21, **q) and not check("06.largest_entry", 0.14, **q)
+    assert check("06.cross_entropy_grad", 1.40, **q) and check("06.cross_entropy_grad", 0.99 * np.sqrt(2), **q)
+    assert not check("06.cross_entropy_grad", 0.02, **q) and not check("06.cross_entropy_grad", 0.99, **q)
+    assert check("06.softmax_jacobian", lambda p: np.diag(p) - np.outer(p, p), **q)
+    assert not check("06.softmax_jacobian", lambda p: np.diag(p * (1 - p)), **q)  # diagonal only
+    assert not check("06.softmax_jacobian", lambda p: np.outer(p, p) - np.diag(p), **q)  # sign flipped
+    assert not check("06.softmax_jacobian", lambda p: np.diag(p), **q)

@@ -5,6 +5,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from sdpa_helpers import plots
+from sdpa_helpers import saturation as S
+from sdpa_helpers.attention import softmax
+from sdpa_helpers.sampling import make_rng
 
 
 def test_style_is_scoped():
@@ -48,3 +51,37 @@ def test_d_k_axis():
     ax = plots.set_d_k_axis(plots.get_axes())
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "$d_k$"
     assert list(ax.get_xticks()) == [1, 4, 16, 64, 256, 1024, 4096]
+
+
+# -- the scaling styles in notebooks 05 and 06's figures ------------------------------------------
+
+def _line_styles(fig):
+    """(colour, linestyle) of every line with a data label other than the markers-only ones."""
+    from matplotlib.colors import to_hex
+
+    return {(to_hex(line.get_color()), line.get_linestyle()) for ax in fig.axes for line in ax.get_lines()
+            if len(line.get_xdata()) > 2}
+
+
+def test_scalings_keep_their_colours_and_line_styles():
+    """Unscaled = vermillion dashed, scaled = blue solid; nothing else uses those two pairs."""
+    from sdpa_helpers import plots
+    from sdpa_helpers.plots import gradients as PG
+    from sdpa_helpers.plots import saturation as PS
+
+    unscaled = (plots.UNSCALED["color"].lower(), "--")
+    scaled = (plots.SCALED["color"].lower(), "-")
+    u = S.saturation_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
+    s = S.saturation_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
+    styles = _line_styles(PS.saturation_curves_figure(u, s, 4, iid_limit=(0.4, 1.0, 3.0)))
+    assert unscaled in styles and scaled in styles
+    u = S.gradient_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
+    s = S.gradient_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
+    styles = _line_styles(PG.gradient_norms_figure(u, s))
+    assert unscaled in styles and scaled in styles
+    p = softmax(make_rng(0).standard_normal((50, 4)) * 5)
+    ax = PG.jacobian_bound_figure(S.one_minus_max(p), S.jacobian_frobenius(p))
+    colours = {c.lower() for c in (plots.UNSCALED["color"], plots.SCALED["color"])}
+    from matplotlib.colors import to_hex
+    assert not colours & {to_hex(line.get_color()) for line in ax.get_lines()}
+    assert not colours & {to_hex(c) for c in ax.collections[0].get_facecolors()}

@@ -1,0 +1,35 @@
+"""sdpa_helpers.plots.saturation (notebook 05's figures), headless. Panels of a small-multiples row may
+carry a title instead of a y label (``labelled(..., title_for_y=True)``)."""
+
+import numpy as np
+import pytest
+from conftest import labelled
+
+from sdpa_helpers import saturation as S
+
+
+def test_saturation_figures():
+    from sdpa_helpers.plots import saturation as P
+
+    ax = P.weight_bars([0.2, 0.8], "sqrt")
+    assert labelled(ax, title_for_y=True) and tuple(map(float, ax.get_ylim())) == (0.0, 1.0)
+    fig = P.saturation_small_multiples({1: ([0.5, 0.5], [0.5, 0.5]), 64: ([1.0, 0.0], [0.6, 0.4])})
+    assert len(fig.axes) == 4 and all(ax.get_xlabel() for ax in fig.axes)
+    u = S.saturation_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
+    s = S.saturation_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
+    law = (np.array([1.0, 2.0, 4.0]), S.entropy_closed_form(4, [1.0, 2.0, 4.0]))
+    fig = P.saturation_curves_figure(u, s, 4, iid_limit=(0.4, 1.0, 3.0), onset=float(S.saturation_onset(4)),
+                                     entropy_law=law)
+    assert len(fig.axes) == 3 and all(labelled(ax, title_for_y=True) for ax in fig.axes)
+    assert fig.axes[2].get_yscale() == "log"
+    onset_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_linestyle() == "-."]
+    assert len(onset_lines) == 3 and all(np.allclose(ln.get_xdata(), np.log(4)) for ln in onset_lines)
+    t = [0.125, 1, 8]
+    curve_t = 2.0 ** np.arange(-3, 4)
+    fig = P.temperature_small_multiples(t, S.temperature_curves([0.1, -0.2, 0.3], t)[0], curve_t,
+                                        S.temperature_curves([0.1, -0.2, 0.3], curve_t)[1])
+    assert len(fig.axes) == 5 and all(labelled(ax, title_for_y=True) for ax in fig.axes)
+    with pytest.raises(ValueError, match="weights"):
+        P.weight_bars([[0.5, 0.5]], "unscaled")
+    with pytest.raises(ValueError, match="scale"):
+        P.weight_bars([0.5, 0.5], "scaled")

@@ -1,0 +1,43 @@
+"""sdpa_helpers.widgets.saturation (notebook 05's explorers), headless; every explorer's common
+behaviour is tested in tests/test_widgets.py. Update speed is measured by benchmarks/slider_latency.py,
+never asserted in a test."""
+
+import numpy as np
+
+from sdpa_helpers import saturation as S
+from sdpa_helpers.attention import softmax
+
+
+def test_saturation_explorer_shows_the_softmax_and_keeps_one_background():
+    from sdpa_helpers.widgets import saturation as Wsat
+
+    e = Wsat.SaturationExplorer(d_k=4096, keys=16, seed=3)
+    z = Wsat._one_query(3)[-1, :16]  # unscaled logits at d_k = 4096
+    heights = [p.vertices[1, 1] for p in e.bars[0].get_paths()]
+    assert np.allclose(sorted(heights), sorted(softmax(z)))
+    heights = [p.vertices[1, 1] for p in e.bars[1].get_paths()]
+    assert np.allclose(sorted(heights), sorted(softmax(z / 64)))
+    figures = len(__import__("matplotlib.pyplot").pyplot.get_fignums())
+    for d_k in e.sweep_values():
+        e.controls["d_k"].value = d_k
+    for n in S.KEY_COUNTS:
+        e.controls["keys"].value = n
+        assert len(e.bars[0].get_paths()) == n
+    assert len(e._backgrounds) == 1, "no control redraws the background"
+    assert len(__import__("matplotlib.pyplot").pyplot.get_fignums()) == figures, "no new figure per update"
+    assert Wsat._all_curves.cache_info().misses <= 1, "every key count's curves computed once, at build"
+    assert set(e.curves) == {(n, s) for n in S.KEY_COUNTS for s in ("unscaled", "sqrt")}
+    # the onset line sits at ln n, and the law line is ln n - d_k/2 where it is >= 0
+    assert np.allclose(e.onsets[0].get_xdata(), np.log(S.KEY_COUNTS[-1]))
+    x, h = e.law.get_data()
+    assert np.allclose(h, np.log(S.KEY_COUNTS[-1]) - x / 2) and h.min() >= 0
+
+
+def test_temperature_explorer_reproduces_the_times_8_example():
+    from sdpa_helpers.widgets.saturation import TEMPERATURES, TemperatureExplorer
+
+    e = TemperatureExplorer(temperature=1 / 8)
+    heights = [p.vertices[1, 1] for p in e.bars.get_paths()]
+    assert np.allclose(heights, [0.0326, 0.0030, 0.1615, 0.0030, 0.8000], atol=5e-5)
+    assert e.sweep_values() == list(TEMPERATURES)
+
