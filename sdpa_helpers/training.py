@@ -19,6 +19,27 @@ The model (one head, learnable ``W_Q`` and ``W_K``, a fixed value read-out)::
 ``W_Q`` and ``W_K`` start N(0, 1/d_in) (LeCun, 1/fan_in), so ``q`` and ``k`` have
 unit-variance components and the unscaled logits have variance ``d_k``.
 
+Reproducibility of chaotic runs. Unscaled training at large ``d_k`` is chaotic: a near-tie
+between the two largest logits of one example flips on a last-bit change, and a run then
+takes another path (the notebook shows a relative nudge of 1e-12 of the initial ``W_Q`` moving
+the step at which a run reaches 90 % by up to 100 steps). So any last-bit difference moves such
+a run: ``np.exp`` and ``np.log`` take different SIMD paths on different CPUs (AVX-512 vs AVX2)
+and can differ in the last bit; BLAS matmul kernels sum in a CPU-dependent order; and a
+vectorised reduction may sum in another order when the array shapes change -- that is, with
+which and how many other models share the leading (batch) axes of one :func:`train_runs` call.
+What this module does about it: the trajectory uses no ``np.exp`` (a portable ``_exp``) and no
+BLAS (``einsum``), and ``np.log`` only enters the records (loss, entropy), never the updates;
+each run's reductions are over its own axes only. A run of the ``"unscaled"`` arm trained alone
+and inside the 5 seeds x 2 arms x 2 learning rates of another call gave the same bits here
+(numpy 2.4, AVX-512). That is a check on one machine, not a guarantee: numpy does not promise
+einsum's summation order across versions or CPUs. What the notebook does about it: it reports
+every training result over 5 seeds (median, range, and how many runs never reached the
+target), asserts only patterns that hold on every seed, shows the sensitivity itself (the
+1e-12 nudge), and checks the stored grid (:func:`training_grid`) against a fresh run exactly on
+the non-chaotic arms (scaled, reparametrised), printing how many chaotic unscaled runs also
+agree bit for bit. ``tests/test_training.py`` compares the whole grid exactly, on the machine
+that wrote it: after a change anywhere in the gradient's bits, rerun :func:`write_grid`.
+
 This module offers:
 
 - :class:`Batch`, :func:`make_batch` -- examples of the task;
@@ -557,7 +578,7 @@ def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int 
         raise ValueError(f"batch must hold at least 2 sub-batches of batch_size={batch_size}, "
                          f"has {len(batch.x)} examples")
     norms = per_example_gradient_norms(weights, batch, scale)
-    subs = [batch._make(a[i * batch_size:(i + 1) * batch_size] for a in batch) for i in range(n)]
+    subs = [Batch(*(a[i * batch_size:(i + 1) * batch_size] for a in batch)) for i in range(n)]
     per_batch = np.array([np.linalg.norm(loss_and_gradients(weights, b, scale)[1].W_Q) for b in subs])
     return dict(entropy=evaluate(weights, batch, scale).entropy, norms=norms, median=float(np.median(norms)),
                 mean=float(norms.mean()), share=share_of_examples(norms), batch=float(per_batch.mean()),
@@ -604,9 +625,9 @@ def finite_difference_gradient(f: Callable[[np.ndarray], float], W, h: float = 1
 class Metrics(NamedTuple):
     """Batch-mean ``loss``, ``accuracy`` and attention ``entropy`` (nats) (floats, or arrays over runs)."""
 
-    loss: float
-    accuracy: float
-    entropy: float
+    loss: float | np.ndarray
+    accuracy: float | np.ndarray
+    entropy: float | np.ndarray
 
 
 def evaluate(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> Metrics:
@@ -678,7 +699,7 @@ class Arm(NamedTuple):
     """
 
     name: str
-    scale: object
+    scale: float | str | None
     init_q: float = 0.0
     init_k: float = 0.0
     lr_q: float = 0.0
@@ -754,8 +775,11 @@ class Runs(NamedTuple):
     diverged: np.ndarray
     weights: Weights | None
 
-    def index(self, seed=None, arm="scaled", lr=None) -> tuple:
-        """The (seed, arm, lr) index of one run; ``None`` means the only (or first) seed / lr."""
+    def run_index(self, seed=None, arm="scaled", lr=None) -> tuple[int, int, int]:
+        """The (seed, arm, lr) index of one run; ``None`` means the only (or first) seed / lr.
+
+        (Not called ``index``: a NamedTuple already has ``tuple.index``.)
+        """
         names = [a.name for a in self.arms]
         i = 0 if seed is None else self.seeds.index(seed)
         j = names.index(arm if isinstance(arm, str) else arm.name)
@@ -764,10 +788,10 @@ class Runs(NamedTuple):
 
     def history(self, seed=None, arm="scaled", lr=None) -> History:
         """One run's :class:`History`."""
-        idx = self.index(seed, arm, lr)
+        idx = self.run_index(seed, arm, lr)
         weights = None if self.weights is None else Weights(self.weights.W_Q[idx], self.weights.W_K[idx])
         return History(self.loss[idx], self.accuracy[idx], self.entropy[idx], self.grad_norm_q[idx],
-                       self.grad_norm_k[idx], Metrics(*(float(m[idx]) for m in self.final)), weights)
+                       self.grad_norm_k[idx], Metrics(*(float(np.asarray(m)[idx]) for m in self.final)), weights)
 
     def steps_to(self, threshold: float = 0.9, window: int = 10) -> np.ndarray:
         """:func:`steps_to_accuracy` of every run, shape (S, A, L); NaN where a run never gets there."""
@@ -954,7 +978,8 @@ def train_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), op
     final = Metrics(*(np.where(alive, f, np.nan).reshape(S, A_, L) for f in final))
     weights = Weights(*(w.reshape(S, A_, L, d_k, D_IN) for w in state)) if keep_weights else None
     rec = record.reshape(5, S, A_, L, steps)
-    return Runs(d_k, seeds, arms, lrs, optimizer, method, *rec, final, diverged.reshape(S, A_, L), weights)
+    return Runs(d_k, seeds, arms, lrs, optimizer, method, rec[0], rec[1], rec[2], rec[3], rec[4], final,
+                diverged.reshape(S, A_, L), weights)
 
 
 def _as_tuple(name, value, check):
