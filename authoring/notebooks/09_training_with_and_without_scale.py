@@ -351,8 +351,8 @@ for k, lr in enumerate(GRID_LRS):
 # Adam divides each step by a running root-mean-square of the gradient, so scaling the gradient
 # changes its steps only through its tiny $\varepsilon$. Only "a step in $W'$ moves $W$ $d_k^{1/4}$ times
 # as far" survives: the reparametrisation needs $\eta\,d_k^{-1/4}$, and the unscaled best Adam $\eta$
-# should be near the scaled one's over $d_k^{1/4}$. Deep dive, $d_k = 64$: the first checked; a
-# sweep consistent with the second, too coarse to measure it.
+# should be near the scaled one's over $d_k^{1/4}$. Deep dive, $d_k = 64$: the first holds; a sweep
+# is consistent with the second, too coarse to measure it.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: Adam
