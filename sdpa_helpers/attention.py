@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._numerics import HIGH, LOW, binary_exponent, is_moderate
 from .scales import scale_factor
 
 __all__ = [
@@ -174,29 +175,15 @@ def _values(Q: np.ndarray, K: np.ndarray, V_in: ArrayLike) -> np.ndarray:
     return V
 
 
-# Magnitudes at which the plain formulas neither overflow nor lose digits to underflow.
-_LOW, _HIGH = 1e-100, 1e100
-
-
-def _moderate(magnitudes: np.ndarray) -> bool:
-    """True if every non-zero entry of ``magnitudes`` lies in [_LOW, _HIGH]."""
-    return bool(np.all((magnitudes == 0) | ((magnitudes >= _LOW) & (magnitudes <= _HIGH))))
-
-
-def _exponent(magnitudes: np.ndarray) -> np.ndarray:
-    """Integer e with ``magnitudes / 2**e`` in [0.5, 1) (0 for 0): scaling by 2**-e is exact."""
-    return np.frexp(magnitudes)[1]
-
-
 def _scores(Q: np.ndarray, K: np.ndarray, c: float) -> np.ndarray:
     """``c * Q @ K^T``, exact at any magnitude; ValueError naming Q and K if a score overflows."""
     aq = np.abs(Q).max(axis=-1)  # (..., n_q): the largest entry of each query
     ak = np.abs(K).max(axis=-1)  # (..., n_k)
-    if _moderate(aq) and _moderate(ak) and _LOW <= c <= _HIGH:
+    if is_moderate(aq) and is_moderate(ak) and LOW <= c <= HIGH:
         with np.errstate(over="ignore", invalid="ignore"):
             scores = c * (Q @ np.swapaxes(K, -1, -2))  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
     else:  # rescale every query and key by a power of 2 to max |entry| in [0.5, 1), then scale back
-        eq, ek = _exponent(aq), _exponent(ak)
+        eq, ek = binary_exponent(aq), binary_exponent(ak)
         qn = np.ldexp(Q, -eq[..., None])
         kn = np.ldexp(K, -ek[..., None])
         mc, ec = math.frexp(c)
@@ -293,10 +280,10 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
         logits = np.where(allowed, logits, -np.inf)
     weights = softmax(logits, axis=-1)  # (..., n_q, n_k)
     av = np.abs(v).max(axis=-2, keepdims=True)  # (..., 1, d_v): the largest value of each column
-    if _moderate(av):
+    if is_moderate(av):
         output = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     else:  # a convex combination of the columns, each rescaled by an exact power of 2 and back
-        ev = _exponent(av)
+        ev = binary_exponent(av)
         with np.errstate(under="ignore"):
             output = np.ldexp(weights @ np.ldexp(v, -ev), ev)
     return output, weights
@@ -360,12 +347,12 @@ def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     if eps == 0 and (arr.max(axis=axis) == arr.min(axis=axis)).any():
         raise ValueError("x has a constant slice and eps=0: its variance is 0, so it cannot be normalised")
     top = np.abs(arr).max(axis=axis, keepdims=True)
-    if _moderate(top):
+    if is_moderate(top):
         mean = arr.mean(axis=axis, keepdims=True)
         var = arr.var(axis=axis, keepdims=True)
         return (arr - mean) / np.sqrt(var + eps)
     # x = 2**e * xn with max |xn| in [0.5, 1): (x - mean) / sqrt(var + eps) = (xn - mn) / sqrt(vn + eps 4**-e)
-    e = _exponent(top)
+    e = binary_exponent(top)
     xn = np.ldexp(arr, -e)
     centred = xn - xn.mean(axis=axis, keepdims=True)
     vn = np.mean(centred * centred, axis=axis, keepdims=True)

@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._numerics import histogram_fractions
 from .sampling import check_dist, make_rng, sample_dot_products
 
 __all__ = ["CF_MIN_D_K", "BINS", "product_cf", "dot_product_density", "sample_dot_products_fast",
@@ -271,32 +272,14 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
 def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Counts of ``samples`` in the bins ``edges``, divided by ``len(samples) * bin width``.
 
-    Samples outside the edges count in the total, so the bars integrate to the fraction
-    of samples inside.
+    Samples outside the edges count in the total, so the bars integrate to the fraction of
+    samples inside. The package's one histogram, :func:`sdpa_helpers._numerics.histogram_fractions`
+    (``density=True``, the values named ``samples``): its parameters, checks and errors.
 
-    Parameters
-    ----------
-    samples : array_like, shape (n,)
-    edges : array_like, shape (n_bins + 1,)
-        Increasing bin edges.
-
-    Returns
-    -------
-    ndarray, shape (n_bins,)
-
-    Examples
-    --------
     >>> histogram_density([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
     [0.25, 0.5]
     """
-    s = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    e = _checks.real_array("edges", edges, min_ndim=1)
-    if e.ndim != 1 or e.size < 2 or not np.all(np.diff(e) > 0):
-        raise ValueError("edges must be a 1-D increasing array of at least two bin edges")
-    if s.size == 0:
-        raise ValueError("samples must not be empty")
-    counts, _ = np.histogram(s, bins=e)
-    return counts / s.size / np.diff(e)
+    return histogram_fractions(samples, edges, density=True, values_name="samples")
 
 
 def sample_summary(samples: ArrayLike) -> dict[str, float]:

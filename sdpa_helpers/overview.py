@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._numerics import histogram_fractions
 from .attention import softmax
 from .sampling import make_rng, sample_components
 from .saturation import MCEstimate, jacobian_frobenius, mc_estimate, query_logits, weight_stats
@@ -265,29 +266,11 @@ def jacobian_norm_bands(rows: Iterable[Effects], quantiles: ArrayLike = (0.1, 0.
 def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Histogram of ``values`` on ``edges`` as a density: ``counts / (len(values) * bin width)``.
 
-    Values outside the edges count in the total, so the bars' area is the fraction inside.
+    Values outside the edges count in the total, so the bars' area is the fraction inside. The
+    package's one histogram, :func:`sdpa_helpers._numerics.histogram_fractions` (``density=True``):
+    its parameters, checks and errors.
 
-    Parameters
-    ----------
-    values : array_like
-        Finite numbers (any shape; flattened), at least one.
-    edges : array_like, shape (n_bins + 1,)
-        Increasing bin edges.
-
-    Returns
-    -------
-    ndarray, shape (n_bins,)
-
-    Examples
-    --------
     >>> density_histogram([0.1, 0.2, 1.5, 9.0], [0.0, 1.0, 2.0]).tolist()
     [0.5, 0.25]
     """
-    x = _checks.real_array("values", values).ravel()
-    if x.size == 0:
-        raise ValueError("values must hold at least one number")
-    e = _checks.real_array("edges", edges, min_ndim=1, shape_hint="(n_bins + 1,)")
-    if e.ndim != 1 or e.size < 2 or not (np.diff(e) > 0).all():
-        raise ValueError("edges must be a 1-D increasing sequence of at least two numbers")
-    counts, _ = np.histogram(x, bins=e)
-    return counts / (x.size * np.diff(e))
+    return histogram_fractions(values, edges, density=True)

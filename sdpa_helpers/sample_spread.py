@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, theory
+from ._numerics import histogram_fractions
 from .sampling import sample_matmul_variances
 
 __all__ = ["SIZES", "SEED", "DRAWS_PER_SIZE", "MAX_REPS", "MIN_REPS", "THREAD_2X2", "THREAD_BIG",
@@ -181,14 +182,11 @@ def z_score(value: float, expected: float, sd: float) -> float:
 
 
 def bin_fractions(values: ArrayLike, bins: ArrayLike) -> np.ndarray:
-    """Fraction of ``values`` in each bin; values outside the bins count in the total.
+    """Fraction of ``values`` (at least one) in each bin; values outside the bins count in the total.
+
+    The package's one histogram: :func:`sdpa_helpers._numerics.histogram_fractions`.
 
     >>> bin_fractions([0.5, 1.5, 1.7, 9.0], [0.0, 1.0, 2.0]).tolist()
     [0.25, 0.5]
     """
-    values = _checks.real_array("values", values, min_ndim=1, shape_hint="(n,)")
-    bins = _checks.real_array("bins", bins, min_ndim=1, shape_hint="(n_bins + 1,)")
-    if bins.ndim != 1 or bins.size < 2 or np.any(np.diff(bins) <= 0):
-        raise ValueError(f"bins must be at least two increasing edges, got {bins.tolist()}")
-    counts, _ = np.histogram(values, bins=bins)
-    return counts / max(1, values.size)
+    return histogram_fractions(values, bins, edges_name="bins")

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks
+from ._numerics import binary_exponent
 from .sampling import make_rng
 from .scales import scale_factor
 
@@ -94,12 +95,6 @@ class MCEstimate(NamedTuple):
     median: np.ndarray
 
 
-def _power_of_two_scale(largest: np.ndarray) -> np.ndarray:
-    """A power of two near ``largest`` (1 where it is 0): dividing by it is exact, so results keep their rounding."""
-    _, exponent = np.frexp(largest)
-    return np.where(largest > 0, np.ldexp(1.0, exponent), 1.0)
-
-
 def mc_estimate(samples, axis: int = 0) -> MCEstimate:
     """Mean, standard error ``std / sqrt(n)`` and median of ``samples`` along ``axis``.
 
@@ -127,10 +122,10 @@ def mc_estimate(samples, axis: int = 0) -> MCEstimate:
     if n < 2:
         raise ValueError(f"samples needs at least 2 draws along axis {axis} for a standard error, got {n}")
     # scale-safe at any magnitude: squares of 1e200 overflow and of 1e-300 underflow, so work in units of max |x|
-    scale = _power_of_two_scale(np.max(np.abs(x), axis=axis, keepdims=True))
-    y = x / scale  # exact: a power of two
-    mean = np.squeeze(scale, axis=axis) * y.mean(axis=axis)
-    se = np.squeeze(scale, axis=axis) * (y.std(axis=axis, ddof=1) / np.sqrt(n))
+    e = binary_exponent(np.max(np.abs(x), axis=axis))
+    y = np.ldexp(x, -np.expand_dims(e, axis))  # exact: a power of two
+    mean = np.ldexp(y.mean(axis=axis), e)
+    se = np.ldexp(y.std(axis=axis, ddof=1) / np.sqrt(n), e)
     return MCEstimate(mean, se, np.median(x, axis=axis))
 
 
@@ -392,12 +387,16 @@ def jacobian_frobenius(p) -> np.ndarray:
     is_top = np.arange(p.shape[-1]) == top  # (..., n)
     others = np.where(is_top, 0.0, p)
     rest = others.sum(axis=-1, keepdims=True)  # 1 - max p, summed from the small entries
-    rest_sq = (others**2).sum(axis=-1, keepdims=True)  # sum of p_j^2 over j != top
+    # ||J||_F is of the order of 1 - max p: work in units of 2**e ~ 1 - max p (exact), or squares of
+    # weights below 1e-154 would underflow to 0 (e = 0 unless 1 - max p < 1/2: the same bits as without)
+    e = np.frexp(rest)[1]
+    rest_sq = (np.ldexp(others, -e) ** 2).sum(axis=-1, keepdims=True)  # sum of p_j^2 over j != top, / 4**e
     sq = (p**2).sum(axis=-1, keepdims=True)
-    one_minus = np.where(is_top, rest, 1.0 - p)
+    one_minus = np.where(is_top, np.ldexp(rest, -e), 1.0 - p)
     sq_others = np.where(is_top, rest_sq, sq - p**2)  # no cancellation: the top term stays in
-    total = (p**2 * one_minus**2).sum(axis=-1) + (p**2 * sq_others).sum(axis=-1)
-    return np.sqrt(total)
+    lead = np.where(is_top, p, np.ldexp(others, -e))  # every term of the sum carries one factor 4**-e
+    total = (lead**2 * one_minus**2).sum(axis=-1) + (lead**2 * sq_others).sum(axis=-1)
+    return np.ldexp(np.sqrt(total), e[..., 0])
 
 
 def logit_gradient(p, upstream) -> np.ndarray:
@@ -432,14 +431,14 @@ def logit_gradient(p, upstream) -> np.ndarray:
     except ValueError:
         raise ValueError(f"upstream of shape {g.shape} does not broadcast against p of shape {p.shape}") from None
     # J g is linear in g: work with g / max|g| so that gaps g_i - g_j cannot overflow at any magnitude
-    scale = _power_of_two_scale(np.max(np.abs(g), axis=-1, keepdims=True))
-    g = g / scale  # exact (a power of two): the same rounding as without the rescaling
+    e = binary_exponent(np.max(np.abs(g), axis=-1, keepdims=True))
+    g = np.ldexp(g, -e)  # exact (a power of two): the same rounding as without the rescaling
     centred = g - (p * g).sum(axis=-1, keepdims=True)  # g_i - p . g
     top = _top_index(p)
     g_top = np.take_along_axis(g, top, axis=-1)  # (..., 1)
     centred_top = (p * (g_top - g)).sum(axis=-1, keepdims=True)  # sum_j p_j (g_top - g_j)
     np.put_along_axis(centred, top, centred_top, axis=-1)
-    return (p * centred) * scale
+    return np.ldexp(p * centred, e)
 
 
 class GradientCurves(NamedTuple):
@@ -629,7 +628,8 @@ def jacobian_panels(d_ks, logits, scales=("unscaled", "sqrt")) -> JacobianPanels
         scaled = factors[..., None] * z  # (s, m, n)
     if not np.all(np.isfinite(scaled)):
         raise ValueError("logits times a scale overflow to infinity; pass smaller logits or scales")
-    e = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
+    with np.errstate(over="ignore"):  # a gap beyond the float range: -inf, weight exp(-inf) = 0
+        e = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
     p = e / e.sum(axis=-1, keepdims=True)
     J = p[..., :, None] * (np.eye(z.shape[1]) - p[..., None, :])  # p_i (delta_ij - p_j)
     return JacobianPanels(d_ks, tuple(scales), p, J, jacobian_frobenius(p))

@@ -465,3 +465,15 @@ def test_one_minus_max_is_accurate_near_one_hot():
     assert S.one_minus_max(tiny) == 4e-300
     with pytest.raises(ValueError, match="p"):
         S.one_minus_max([0.5, 0.6])
+
+
+def test_mc_estimate_and_logit_gradient_near_the_largest_float():
+    """Rescaling by 2**-e (not dividing by 2**e, which is inf for max |x| >= 2**1023) works up to the largest float."""
+    x = np.array([1.7e308, 1.6e308, 1.5e308])
+    est = S.mc_estimate(x)
+    assert est.mean == pytest.approx(1.6e308, rel=1e-15)  # the old 1/2**1024 rescaling gave NaN here
+    assert est.se == pytest.approx(1e307 / np.sqrt(3), rel=1e-12)  # sd 1e307
+    p = np.array([0.25, 0.75])
+    g = np.array([1.7e308, -1.7e308])
+    # J g = p * (g - p.g) with p.g = -0.5 * 1.7e308: (0.25 * 1.5, 0.75 * -0.5) * 1.7e308
+    assert np.allclose(S.logit_gradient(p, g), [0.375 * 1.7e308, -0.375 * 1.7e308], rtol=1e-15)

@@ -1,0 +1,85 @@
+"""Numerical building blocks shared by the math modules (numpy only; package-internal, public names).
+
+- :func:`is_moderate`, :func:`binary_exponent` -- exact rescaling by a power of 2, so that a formula
+  neither overflows nor loses digits to underflow at any magnitude a float can hold
+  (:mod:`.attention`, :mod:`.saturation`);
+- :func:`histogram_fractions` -- the fraction of a sample in each bin, or the histogram as a density
+  (:func:`.overview.density_histogram`, :func:`.dot_product_law.histogram_density`,
+  :func:`.sample_spread.bin_fractions`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _checks
+
+__all__ = ["LOW", "HIGH", "is_moderate", "binary_exponent", "histogram_fractions"]
+
+#: Magnitudes at which plain formulas (products, squares, sums of a few dozen terms) neither
+#: overflow nor lose digits to underflow.
+LOW, HIGH = 1e-100, 1e100
+
+
+def is_moderate(magnitudes: ArrayLike) -> bool:
+    """True if every non-zero entry of ``magnitudes`` lies in [:data:`LOW`, :data:`HIGH`].
+
+    >>> is_moderate([0.0, 1e-5, 3.0]), is_moderate([1e200])
+    (True, False)
+    """
+    m = np.asarray(magnitudes, dtype=float)
+    return bool(np.all((m == 0) | ((m >= LOW) & (m <= HIGH))))
+
+
+def binary_exponent(magnitudes: ArrayLike) -> np.ndarray:
+    """The integer ``e`` with ``magnitudes / 2**e`` in [0.5, 1) (0 for 0), entry by entry.
+
+    Scaling by ``2**-e`` (``np.ldexp(x, -e)``) and back (``np.ldexp(y, e)``) is exact, so a result
+    computed on the rescaled numbers keeps the rounding it would have without the rescaling.
+
+    >>> binary_exponent([0.0, 0.75, 1.0, 1e300]).tolist()
+    [0, 0, 1, 997]
+    """
+    return np.frexp(np.asarray(magnitudes, dtype=float))[1]
+
+
+def histogram_fractions(values: ArrayLike, edges: ArrayLike, *, density: bool = False,
+                        values_name: str = "values", edges_name: str = "edges") -> np.ndarray:
+    """The fraction of ``values`` in each bin of ``edges``; with ``density=True``, divided by the bin widths.
+
+    Values outside the edges count in the total, so the fractions sum (the density's bars
+    integrate) to the share of values inside. Bins are numpy's: ``[lo, hi)``, the last one closed.
+
+    Parameters
+    ----------
+    values : array_like
+        Finite numbers (any shape; flattened), at least one.
+    edges : array_like, shape (n_bins + 1,)
+        Increasing bin edges.
+    density : bool
+        Divide each fraction by its bin's width.
+    values_name, edges_name : str
+        The caller's names of the two parameters, for error messages.
+
+    Returns
+    -------
+    ndarray, shape (n_bins,)
+
+    Examples
+    --------
+    >>> histogram_fractions([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
+    [0.25, 0.5]
+    >>> histogram_fractions([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 3.0], density=True).tolist()
+    [0.25, 0.25]
+    """
+    x = _checks.real_array(values_name, values).ravel()
+    if x.size == 0:
+        raise ValueError(f"{values_name} must hold at least one number")
+    e = _checks.real_array(edges_name, edges, min_ndim=1, shape_hint="(n_bins + 1,)")
+    if e.ndim != 1 or e.size < 2 or not (np.diff(e) > 0).all():
+        raise ValueError(f"{edges_name} must be a 1-D increasing sequence of at least two bin edges, "
+                         f"got {np.array2string(e, threshold=8)}")
+    counts, _ = np.histogram(x, bins=e)
+    fractions = counts / x.size
+    return fractions / np.diff(e) if density else fractions
