@@ -5,7 +5,8 @@ Import the helpers with ``from conftest import labelled, mean_se, var_se`` (pyte
 
 - :func:`labelled` -- a figure panel says what its axes are;
 - :func:`mean_se` -- a sample mean and its standard error;
-- :func:`var_se` -- a sample variance and its (large-sample) standard error.
+- :func:`var_se` -- a sample variance and its (large-sample) standard error;
+- :func:`raises_naming` -- a call raises a clear error whose message names the parameter.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import matplotlib
 matplotlib.use("Agg")  # before anything imports pyplot: tests never open a window
 
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 def labelled(ax, *, title_for_y: bool = False) -> bool:
@@ -44,3 +46,12 @@ def var_se(x, ddof: int = 1) -> tuple[float, float]:
     centred = x - x.mean()
     m2, m4 = np.mean(centred**2), np.mean(centred**4)
     return float(x.var(ddof=ddof)), float(np.sqrt(max(m4 - m2**2, 0.0) / x.size))
+
+
+def raises_naming(call, error: type[Exception], words) -> None:
+    """``call()`` raises ``error`` whose message contains every one of ``words`` (the parameter's name, ...)."""
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"

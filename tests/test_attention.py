@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import raises_naming
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -309,3 +310,52 @@ def test_unscaled_rows_go_one_hot_scaled_rows_do_not():
     scaled = scaled_dot_product_attention(Q, K, V)[1].max(axis=-1).mean()
     assert unscaled > 0.95 and scaled < 0.5
 
+
+# -- bad input: a ValueError/TypeError whose message names the parameter ----------------------------
+
+Q = np.ones((2, 4))
+K = np.ones((3, 4))
+V = np.ones((3, 2))
+
+BAD_INPUT = [
+    # (call, error type, words the message must contain)
+    (lambda: softmax([1.0, 2.0], temperature=0), ValueError, ["temperature", "> 0"]),
+    (lambda: softmax([1.0, 2.0], temperature=-1), ValueError, ["temperature"]),
+    (lambda: softmax([1.0, np.nan]), ValueError, ["x", "NaN"]),
+    (lambda: softmax([1.0, np.inf]), ValueError, ["x", "+inf"]),
+    (lambda: softmax([-np.inf, -np.inf]), ValueError, ["-inf throughout"]),
+    (lambda: softmax(3.0), ValueError, ["x", "shape"]),
+    (lambda: softmax([1.0, 2.0], axis=2), ValueError, ["axis"]),
+    (lambda: softmax(["a", "b"]), TypeError, ["x"]),
+    (lambda: softmax([1 + 2j]), TypeError, ["x", "complex"]),
+    (lambda: softmax_jacobian([0.5, 0.6]), ValueError, ["p", "sum to 1"]),
+    (lambda: softmax_jacobian([1.5, -0.5]), ValueError, ["p", "[0, 1]"]),
+    (lambda: entropy([0.2, 0.2]), ValueError, ["p", "sum to 1"]),
+    (lambda: entropy([np.nan, 1.0]), ValueError, ["p", "NaN"]),
+    (lambda: attention_scores(Q, np.ones((3, 5))), ValueError, ["Q has d_k=4", "K has d_k=5"]),
+    (lambda: attention_scores(np.ones(4), K), ValueError, ["Q", "(..., n_q, d_k)"]),
+    (lambda: attention_scores(Q, K, scale=0.0), ValueError, ["scale", "> 0"]),
+    (lambda: attention_scores(Q, K, scale=np.nan), ValueError, ["scale"]),
+    (lambda: attention_scores(np.ones((2, 2, 4)), np.ones((3, 3, 4))), ValueError, ["batch", "broadcast"]),
+    (lambda: scaled_dot_product_attention(Q, K, np.ones((4, 2))), ValueError, ["K has n_k=3", "V has 4"]),
+    (lambda: scaled_dot_product_attention(Q, np.ones((3, 5)), V), ValueError, ["d_k"]),
+    (lambda: scaled_dot_product_attention(np.full((2, 4), np.nan), K, V), ValueError, ["Q", "NaN"]),
+    (lambda: scaled_dot_product_attention(Q, np.full((3, 4), np.inf), V), ValueError, ["K", "infinite"]),
+    (lambda: scaled_dot_product_attention(Q, K, np.full((3, 2), np.nan)), ValueError, ["V", "NaN"]),
+    (lambda: scaled_dot_product_attention(Q, K, V, mask=np.ones((2, 3))), TypeError, ["mask", "boolean"]),
+    (lambda: scaled_dot_product_attention(Q, K, V, mask=np.ones((2, 4), bool)), ValueError,
+     ["mask", "broadcast"]),
+    (lambda: scaled_dot_product_attention(Q, K, V, mask=np.array([[True, False, False], [False] * 3])),
+     ValueError, ["mask", "row", "[1]", "no key"]),
+    (lambda: causal_mask(0), ValueError, ["n_q"]),
+    (lambda: causal_mask(3, -2), ValueError, ["n_k"]),
+    (lambda: causal_mask(2.0), TypeError, ["n_q"]),
+    (lambda: layer_norm([1.0, 2.0], eps=-1), ValueError, ["eps"]),
+    (lambda: layer_norm([[1.0, 1.0]], eps=0.0), ValueError, ["constant", "eps"]),
+    (lambda: layer_norm([np.inf, 1.0]), ValueError, ["x"]),
+]
+
+
+@pytest.mark.parametrize("call,error,words", BAD_INPUT, ids=[f"case{i}" for i in range(len(BAD_INPUT))])
+def test_bad_input_raises_clear_error(call, error, words):
+    raises_naming(call, error, words)

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import raises_naming
 
 from sdpa_helpers import dot_product_law, overview, sample_spread
 from sdpa_helpers._numerics import HIGH, LOW, binary_exponent, histogram_fractions, is_moderate
@@ -56,6 +57,4 @@ def test_the_three_public_histograms_are_this_one():
     (lambda: histogram_fractions([1.0], [2.0, 1.0], edges_name="bins"), ValueError, ["bins"]),
 ])
 def test_bad_input_names_the_callers_parameter(call, exc, words):
-    with pytest.raises(exc) as info:
-        call()
-    assert all(w in str(info.value) for w in words), str(info.value)
+    raises_naming(call, exc, words)

@@ -5,7 +5,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import mean_se, var_se
+from conftest import mean_se, raises_naming, var_se
 
 from sdpa_helpers import sampling, theory
 from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, make_rng, sample_components, sample_dot_products
@@ -228,3 +228,27 @@ def _fourth_moment(dist):
 def test_component_excess_kurtosis_by_quadrature(dist):
     assert math.isclose(_fourth_moment(dist) - 3, EXCESS_KURTOSIS[dist], abs_tol=1e-3)
 
+
+# -- bad input: a ValueError/TypeError whose message names the parameter ----------------------------
+
+BAD_INPUT = [
+    # (call, error type, words the message must contain)
+    (lambda: sample_dot_products(0, 10), ValueError, ["d_k", "positive integer"]),
+    (lambda: sample_dot_products(4, -1), ValueError, ["n_samples", "positive integer"]),
+    (lambda: sample_dot_products(4, 10.0), TypeError, ["n_samples"]),
+    (lambda: sample_dot_products(4, 10, dist="cauchy"), ValueError,
+     ["dist", "'normal'", "'uniform'", "'rademacher'", "'laplace'", "cauchy"]),
+    (lambda: sample_dot_products(4, 10, var_q=-1), ValueError, ["var_q"]),
+    (lambda: sample_dot_products(4, 10, rng=-1), ValueError, ["rng"]),
+    (lambda: sample_dot_products(4, 10, rng="seed"), TypeError, ["rng"]),
+    (lambda: sample_components((2, -1)), ValueError, ["shape"]),
+    (lambda: sample_components("3"), TypeError, ["shape"]),
+    (lambda: sample_components(3, dist="gauss"), ValueError, ["dist", "'normal'"]),
+    (lambda: sample_components(3, var=-1.0), ValueError, ["var"]),
+    (lambda: make_rng(1.5), TypeError, ["rng"]),
+]
+
+
+@pytest.mark.parametrize("call,error,words", BAD_INPUT, ids=[f"case{i}" for i in range(len(BAD_INPUT))])
+def test_bad_input_raises_clear_error(call, error, words):
+    raises_naming(call, error, words)

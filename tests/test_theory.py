@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import mean_se, var_se
+from conftest import mean_se, raises_naming, var_se
 
 from sdpa_helpers import sampling, theory
 from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_components, sample_dot_products
@@ -491,3 +491,26 @@ def test_dot_excess_kurtosis_by_monte_carlo(dist):
     se = np.std(batches, ddof=1) / 4
     assert abs(kurt(s) - theory.dot_product_excess_kurtosis(4, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])) < 4 * se
 
+
+# -- bad input: a ValueError/TypeError whose message names the parameter ----------------------------
+
+BAD_INPUT = [
+    # (call, error type, words the message must contain)
+    (lambda: theory.dot_product_moments(-3), ValueError, ["d_k", "positive integer", "-3"]),
+    (lambda: theory.dot_product_moments(0), ValueError, ["d_k"]),
+    (lambda: theory.dot_product_moments(2.5), TypeError, ["d_k", "positive integer"]),
+    (lambda: theory.dot_product_moments(True), TypeError, ["d_k"]),
+    (lambda: theory.dot_product_moments("64"), TypeError, ["d_k"]),
+    (lambda: theory.product_moments(var_x=-1.0), ValueError, ["var_x", ">= 0"]),
+    (lambda: theory.product_moments(var_y=-0.1), ValueError, ["var_y"]),
+    (lambda: theory.product_moments(mean_x=float("nan")), ValueError, ["mean_x", "finite"]),
+    (lambda: theory.dot_product_moments(4, var_k=-2), ValueError, ["var_k"]),
+    (lambda: theory.scaled_moments((0.0, -1.0), 2.0), ValueError, ["moments.var"]),
+    (lambda: theory.scaled_moments(3.0, 2.0), TypeError, ["moments"]),
+    (lambda: theory.scaled_moments(theory.Moments(0, 1), float("inf")), ValueError, ["scale"]),
+]
+
+
+@pytest.mark.parametrize("call,error,words", BAD_INPUT, ids=[f"case{i}" for i in range(len(BAD_INPUT))])
+def test_bad_input_raises_clear_error(call, error, words):
+    raises_naming(call, error, words)
