@@ -565,3 +565,22 @@ def test_exercises_accept_right_and_reject_wrong_answers():
     assert not check("06.softmax_jacobian", lambda p: np.diag(p * (1 - p)), **q)  # diagonal only
     assert not check("06.softmax_jacobian", lambda p: np.outer(p, p) - np.diag(p), **q)  # sign flipped
     assert not check("06.softmax_jacobian", lambda p: np.diag(p), **q)
+
+
+# -- notebook 00 --------------------------------------------------------------------------------------
+
+def test_predict_exercise(capsys):
+    assert check("00.predict_largest_weight", ("up", "same")) is True
+    assert check("00.predict_largest_weight", [" UP ", "Same"]) is True
+    for wrong in (("down", "same"), ("up", "up"), ("same", "same"), "up", ("up",), ("up", "x"), 3):
+        assert check("00.predict_largest_weight", wrong) is False
+    capsys.readouterr()
+
+
+def test_numeric_exercises_of_notebook_00(capsys):
+    assert check("00.bert_d_k", 64) and not check("00.bert_d_k", 64.5)
+    assert check("00.std_unscaled", 16) and not check("00.std_unscaled", 256)
+    assert check("00.scale_for_variance_4", 0.0313) and not check("00.scale_for_variance_4", 0.125)
+    assert check("00.scale_for_variance_4", 0.0312)  # 0.03125 rounded half-to-even: also 3 significant figures
+    assert not check("00.scale_for_variance_4", 0.0319)  # 2 % off
+    capsys.readouterr()

@@ -1,4 +1,4 @@
-"""The shared plotting pieces, headless (notebook 00's figures: tests/test_start.py)."""
+"""The shared plotting pieces, headless (each notebook's figures: tests/test_plots_<topic>.py)."""
 
 import matplotlib as mpl
 import numpy as np

@@ -1,18 +1,12 @@
-"""Notebook 00: the math (sdpa_helpers.overview), its figures, its explorer and its exercises."""
+"""sdpa_helpers.overview (the math of notebook 00) against naive loops, direct computation and the
+closed forms of theory (4-standard-error tolerances)."""
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from sdpa_helpers import overview, plots, theory  # noqa: E402
-from sdpa_helpers.attention import entropy, softmax  # noqa: E402
-from sdpa_helpers.exercises import check  # noqa: E402
-from sdpa_helpers.plots import start as start_plots  # noqa: E402
-from sdpa_helpers.sampling import make_rng, sample_components  # noqa: E402
+from sdpa_helpers import overview, theory
+from sdpa_helpers.attention import entropy, softmax
+from sdpa_helpers.sampling import make_rng, sample_components
 
 
 def var_and_se(x, d_k):
@@ -146,121 +140,6 @@ def test_density_histogram_against_numpy():
     narrow = np.linspace(-1, 1, 9)
     area = (overview.density_histogram(x, narrow) * np.diff(narrow)).sum()
     assert area == pytest.approx(np.mean(np.abs(x) <= 1))  # the area is the fraction inside
-
-
-# --- figures ----------------------------------------------------------------------------------
-
-def test_random_walks_figure():
-    S = overview.dot_product_walks(32, 10, rng=0)
-    ax = start_plots.random_walks(S, n_shown=3)
-    walk_lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 32 and line.get_linestyle() == "-"]
-    assert len(walk_lines) == 3
-    assert np.allclose(walk_lines[0].get_ydata(), S[0])
-    assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
-    with pytest.raises(ValueError, match="walks"):
-        start_plots.random_walks(np.zeros(5))
-
-
-@pytest.fixture(scope="module")
-def small_figure_data():
-    d_ks = (1, 16, 256)
-    rows = [tuple(overview.effects(d, s, n_queries=300, rng=0) for s in overview.COMPARED) for d in d_ks]
-    bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(d_ks, s, n_queries=300)) for s in
-             overview.COMPARED}
-    return d_ks, rows, bands
-
-
-def test_static_figure_shares_the_unscaled_x_axis(small_figure_data):
-    d_ks, rows, bands = small_figure_data
-    fig = start_plots.three_effects_figure(rows, d_ks, bands, overview.N_KEYS)
-    assert isinstance(fig, Figure) and len(fig.axes) == 4 * len(rows)
-    grid = np.array(fig.axes).reshape(len(rows), 4)
-    assert len({ax.get_xlim() for ax in grid[:, 0]}) == 1  # one x axis down the unscaled column
-    assert grid[0, 0].get_xlim() == pytest.approx((-64.0, 64.0))  # +-4 sqrt(largest d_k)
-    for ax in grid[:, 1]:  # the scaled histogram is never clipped
-        (patch,) = [p for p in ax.patches]
-        assert patch.get_data()[0].max() < ax.get_ylim()[1]
-    for ax in fig.axes:
-        assert ax.get_xlabel().strip() and ax.get_ylabel().strip()
-    assert all(ax.get_legend() is not None for ax in grid[:, 3])  # which curve is which, in every row
-
-
-def test_panels_show_the_data(small_figure_data):
-    d_ks, rows, bands = small_figure_data
-    fig, axes = plots.new_figure(1, 4)
-    panels = start_plots.EffectsPanels(axes, d_ks, bands, overview.N_KEYS, d_max=256, scaled_ymax=1.5)
-    u, s = rows[1]
-    panels.show(u, s)
-    heights_u = panels.stairs_u.get_data()[0]
-    expected = overview.density_histogram(u.logits, overview.spread_edges(256))
-    assert np.allclose(heights_u, expected / expected.max())  # tallest bar = 1
-    assert np.allclose(panels.stairs_s.get_data()[0], overview.density_histogram(s.logits, overview.SCALED_EDGES))
-    assert np.allclose(panels.line_wu.get_ydata(), u.sorted_weights.mean(axis=0))
-    assert panels.markers["unscaled"].get_ydata()[0] == pytest.approx(bands["unscaled"][1, 1])
-    with pytest.raises(TypeError, match="Effects"):
-        panels.show(u, None)
-
-
-# --- explorer ---------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def explorer():
-    from sdpa_helpers.widgets.start import ThreeEffectsExplorer
-
-    return ThreeEffectsExplorer()
-
-
-def test_explorer_precomputes_every_slider_value(explorer, monkeypatch):
-    values = explorer.sweep_values()
-    assert list(values) == list(overview.D_KS)
-    assert set(explorer.density_u) == set(values) == set(explorer.density_s)
-
-    def no_math(*args, **kwargs):
-        raise AssertionError("a slider move must not draw or compute new samples")
-
-    monkeypatch.setattr(overview, "effects", no_math)
-    monkeypatch.setattr(overview, "density_histogram", no_math)
-    fig, image = explorer.fig, explorer.image
-    for d_k in (1, 4096, 64):
-        before = explorer.renders
-        explorer.controls["d_k"].value = d_k
-        assert explorer.renders == before + 1
-    assert explorer.fig is fig and explorer.image is image  # no new figure per update
-
-
-def test_explorer_axes_are_fixed_and_never_clip(explorer):
-    ax_u, ax_s = explorer.panels.axes[:2]
-    assert explorer._background_key(d_k=1) is None  # one background for every d_k: limits never move
-    assert ax_u.get_xlim() == pytest.approx((-256.0, 256.0))  # room for d_k = 4096 at every d_k
-    tallest = max(float(h.max()) for h in explorer.density_s.values())
-    assert tallest == pytest.approx(float(explorer.density_s[1].max()))  # the d_k = 1 cusp
-    assert ax_s.get_ylim()[1] > tallest
-
-
-def test_explorer_readout_says_what_the_panels_show(explorer):
-    explorer.controls["d_k"].value = 1024
-    text = explorer.readout.value
-    assert "d_k = 1024" in text and "0.96" in text  # the mean largest weight of the notebook's figure
-    explorer.controls["d_k"].value = 64
-
-
-# --- exercises --------------------------------------------------------------------------------
-
-def test_predict_exercise(capsys):
-    assert check("00.predict_largest_weight", ("up", "same")) is True
-    assert check("00.predict_largest_weight", [" UP ", "Same"]) is True
-    for wrong in (("down", "same"), ("up", "up"), ("same", "same"), "up", ("up",), ("up", "x"), 3):
-        assert check("00.predict_largest_weight", wrong) is False
-    capsys.readouterr()
-
-
-def test_numeric_exercises(capsys):
-    assert check("00.bert_d_k", 64) and not check("00.bert_d_k", 64.5)
-    assert check("00.std_unscaled", 16) and not check("00.std_unscaled", 256)
-    assert check("00.scale_for_variance_4", 0.0313) and not check("00.scale_for_variance_4", 0.125)
-    assert check("00.scale_for_variance_4", 0.0312)  # 0.03125 rounded half-to-even: also 3 significant figures
-    assert not check("00.scale_for_variance_4", 0.0319)  # 2 % off
-    capsys.readouterr()
 
 
 @pytest.mark.parametrize("seed", range(5))
