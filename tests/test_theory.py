@@ -351,6 +351,31 @@ def test_dot_product_excess_kurtosis_monte_carlo(dist, d_k):
     assert abs(fourth - (3 + kappa) * d_k**2) < 4 * se
 
 
+# -- theory.dot_product_excess_kurtosis: the explorer's readout -------------------------------------
+
+@pytest.mark.parametrize("d_k", [1, 2, 3, 4])
+def test_rademacher_dot_excess_kurtosis_by_exact_enumeration(d_k):
+    # With Rademacher components each product q_i k_i is itself +-1 with probability 1/2:
+    # enumerate all 2^d_k sign patterns of the products.
+    sums = np.array([sum(signs) for signs in itertools.product((-1.0, 1.0), repeat=d_k)])
+    exact = np.mean(sums**4) / np.mean(sums**2) ** 2 - 3
+    assert math.isclose(theory.dot_product_excess_kurtosis(d_k, -2.0, -2.0), exact, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("dist", ["normal", "uniform"])
+def test_dot_excess_kurtosis_by_monte_carlo(dist):
+    # d_k = 4, 1.6 million pairs in 16 batches; tolerance 4 SE from the batch spread.
+    s = sample_dot_products(4, 1_600_000, dist=dist, rng=5)
+
+    def kurt(x):
+        c = x - x.mean()
+        return np.mean(c**4) / np.mean(c**2) ** 2 - 3
+
+    batches = [kurt(b) for b in s.reshape(16, -1)]
+    se = np.std(batches, ddof=1) / 4
+    assert abs(kurt(s) - theory.dot_product_excess_kurtosis(4, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])) < 4 * se
+
+
 # -- theory.matmul_sample_variance_moments --------------------------------------------------
 
 PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
@@ -441,7 +466,7 @@ def test_effective_sample_size_of_square_products_is_about_a_third():
     assert 0.3 < m_eff / n**2 < 0.36
 
 
-# -- bad input ------------------------------------------------------------------------------------
+# -- bad input: the error names the parameter (a regular expression) -----------------------------
 
 @pytest.mark.parametrize("call,exc,name", [
     (lambda: theory.sample_variance_moments(1), ValueError, "m"),
@@ -465,31 +490,6 @@ def test_effective_sample_size_of_square_products_is_about_a_third():
 def test_bad_input_names_the_parameter(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
-
-
-# -- theory.dot_product_excess_kurtosis: the explorer's readout -------------------------------------
-
-@pytest.mark.parametrize("d_k", [1, 2, 3, 4])
-def test_rademacher_dot_excess_kurtosis_by_exact_enumeration(d_k):
-    # With Rademacher components each product q_i k_i is itself +-1 with probability 1/2:
-    # enumerate all 2^d_k sign patterns of the products.
-    sums = np.array([sum(signs) for signs in itertools.product((-1.0, 1.0), repeat=d_k)])
-    exact = np.mean(sums**4) / np.mean(sums**2) ** 2 - 3
-    assert math.isclose(theory.dot_product_excess_kurtosis(d_k, -2.0, -2.0), exact, abs_tol=1e-12)
-
-
-@pytest.mark.parametrize("dist", ["normal", "uniform"])
-def test_dot_excess_kurtosis_by_monte_carlo(dist):
-    # d_k = 4, 1.6 million pairs in 16 batches; tolerance 4 SE from the batch spread.
-    s = sample_dot_products(4, 1_600_000, dist=dist, rng=5)
-
-    def kurt(x):
-        c = x - x.mean()
-        return np.mean(c**4) / np.mean(c**2) ** 2 - 3
-
-    batches = [kurt(b) for b in s.reshape(16, -1)]
-    se = np.std(batches, ddof=1) / 4
-    assert abs(kurt(s) - theory.dot_product_excess_kurtosis(4, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])) < 4 * se
 
 
 # -- bad input: a ValueError/TypeError whose message names the parameter ----------------------------
