@@ -680,6 +680,125 @@ def test_log_log_slopes_at_any_magnitude(data):
     assert_close("log_log_slopes", got["sqrt"][0], slope, scale * decimal.Decimal("1e-13"))
 
 
+
+@SETTINGS
+@given(st.data())
+def test_sample_summary_at_any_magnitude(data):
+    n = data.draw(st.integers(2, 6))
+    x = data.draw(magnitude_arrays((n,)))
+    got = outcome(lambda: dot_product_law.sample_summary(x), ["samples"])
+    if got is None:
+        return
+    with decimal.localcontext(CTX):
+        xs = [D(v) for v in x]
+        mean = dsum(xs) / n
+        dev = [v - mean for v in xs]
+        var = dsum(d * d for d in dev) / (n - 1)
+        m4 = dsum(d**4 for d in dev) / n
+        top = max(abs(v) for v in xs)
+        assert_close("sample_summary.mean", got["mean"], mean, top * decimal.Decimal("1e-15"))
+        assert_close("sample_summary.se_mean", got["se_mean"], dsqrt(var / n), top * decimal.Decimal("1e-13"))
+        assert_close("sample_summary.var", got["var"], var, top**2 * decimal.Decimal("1e-13"))
+        assert_close("sample_summary.se_var", got["se_var"], dsqrt(max(m4 - var * var, decimal.Decimal(0)) / n),
+                     top**2 * decimal.Decimal("1e-6"))  # the square root of a difference that may cancel
+        # relative to kurt + 3: each deviation is rounded by a few ulps of the largest |sample|
+        kurt3 = m4 / (var * var)
+        assert_close("sample_summary.kurt", got["kurt"], kurt3 - 3, kurt3 * top / dsqrt(var) * decimal.Decimal("1e-13"))
+
+
+@SETTINGS
+@given(st.data())
+def test_one_minus_max_at_any_magnitude(data):
+    n = data.draw(st.integers(1, 6))
+    if data.draw(st.booleans()):
+        p = np.stack([probability_vectors(data.draw, n) for _ in range(2)])
+    else:  # not probability vectors (but by chance): a clear error
+        p = np.abs(data.draw(magnitude_arrays((2, n))))
+    got = outcome(lambda: saturation.one_minus_max(p), ["p"])
+    if got is None:
+        return
+    for row, g in zip(p, got):
+        with decimal.localcontext(CTX):
+            ref = dsum(sorted(D(v) for v in row)[:-1])  # the sum of the entries but (one) largest, exactly
+        assert_close("one_minus_max", g, ref, ref * decimal.Decimal("1e-14"))
+
+
+def exact_scale_factor(scale, d_k: int) -> decimal.Decimal:
+    with decimal.localcontext(CTX):
+        if scale == "unscaled":
+            return decimal.Decimal(1)
+        if scale is None or scale == "sqrt":
+            return 1 / dsqrt(decimal.Decimal(d_k))
+        if scale == "inv_d":
+            return 1 / decimal.Decimal(d_k)
+        return D(scale)
+
+
+@SETTINGS
+@given(st.data())
+def test_jacobian_panels_at_any_magnitude(data):
+    m, n = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 5))
+    d_ks = data.draw(st.lists(st.integers(1, 4096), min_size=m, max_size=m))
+    z = data.draw(magnitude_arrays((m, n)))
+    scales = tuple(data.draw(st.lists(st.one_of(st.sampled_from(["unscaled", "sqrt", "inv_d", None]),
+                                                st.builds(lambda a, e: a * 10.0**e, POSITIVE, EXPONENTS)),
+                                      min_size=1, max_size=3)))
+    got = outcome(lambda: saturation.jacobian_panels(d_ks, z, scales=scales), ["d_ks", "logits", "scales"])
+    if got is None:
+        return
+    assert got.d_k.tolist() == d_ks and got.scales == scales
+    one = decimal.Decimal(1)
+    for a, s in enumerate(scales):
+        for b, d in enumerate(d_ks):
+            with decimal.localcontext(CTX):
+                x = [exact_scale_factor(s, d) * D(v) for v in z[b]]
+                p = dsoftmax(x)
+                # The float logits c z_j, and their differences, are off by a few ulps of max |c z|: each weight
+                # is then off by a factor within e^{+-delta} (plus rounding), and J_F by (1 + r)^2.
+                delta = max(abs(v) for v in x) * decimal.Decimal("3e-15")
+                r = dexp(delta) - 1 if delta < 10 else decimal.Decimal(10**6)
+                tol = [min(pj * r, one) + pj * decimal.Decimal("1e-14") for pj in p]
+                # J_ij = p_i (delta_ij - p_j), with 1 - p_i summed from the other weights (60 digits hold 1 - 1e-218
+                # as 1)
+                J = [[p[i] * dsum(p[k] for k in range(n) if k != i) if i == j else -p[i] * p[j] for j in range(n)]
+                     for i in range(n)]
+                for i in range(n):
+                    assert_close("jacobian_panels.weights", got.weights[a, b, i], p[i], tol[i])
+                    for j in range(n):
+                        tol_ij = (tol[i] * ((1 if i == j else 0) + p[j] + tol[j]) + p[i] * tol[j]
+                                  + p[i] * decimal.Decimal("5e-16"))
+                        assert_close("jacobian_panels.jacobian", got.jacobian[a, b, i, j], J[i][j], tol_ij)
+                frob = dsqrt(dsum(J[i][j] ** 2 for i in range(n) for j in range(n)))
+                assert_close("jacobian_panels.frobenius", got.frobenius[a, b], frob,
+                             min(frob * ((1 + r) ** 2 - 1), one) + frob * decimal.Decimal("1e-12"))
+
+
+def test_jacobian_panels_where_the_logits_gap_overflows():
+    """Logits 1e308 and -1e308 (each a float, their gap not): one-hot weights, J = 0, no overflow warning."""
+    panels = saturation.jacobian_panels([1, 4], [[1e308, -1e308], [-1e308, 1e308]], scales=("unscaled", "sqrt"))
+    assert panels.weights.tolist() == [[[1.0, 0.0], [0.0, 1.0]]] * 2
+    assert not panels.jacobian.any() and not panels.frobenius.any()
+
+
+def test_jacobian_frobenius_where_squares_of_the_weights_underflow():
+    """``||J||_F = 2 (1 - eps) eps`` for ``p = (1 - eps, eps)``, also where ``eps**2`` underflows."""
+    got = saturation.jacobian_frobenius([[1.0, 1e-200], [1.0, 5e-324]])
+    np.testing.assert_allclose(got[0], 2e-200, rtol=1e-15)
+    assert got[1] == 1e-323  # 2 eps, the float nearest
+
+
+@SETTINGS
+@given(st.data(), st.sampled_from(training.GRID_FIELDS))
+def test_panel_values_at_any_magnitude(data, field):
+    values = data.draw(magnitude_arrays((2, 4)))
+    if field == "grad_norm_q":
+        values = np.abs(values)  # norms
+    got = outcome(lambda: training.panel_values(values, field), ["values", "field"])
+    if got is None:
+        return
+    floor = training.GRAD_FLOOR if field == "grad_norm_q" else -math.inf
+    assert got.tolist() == [[max(v, floor) for v in row] for row in values.tolist()]
+
 # -- every public array function of the math layer is swept above, or exempt for a stated reason --
 
 COVERED = {
@@ -688,11 +807,11 @@ COVERED = {
     "theory": {"normal_pdf", "within_row_moments", "dot_product_variance_cov"},
     "assumptions": {"qk_norm_scores", "softcap", "cluster_mean"},
     "saturation": {"weight_stats", "mc_estimate", "jacobian_frobenius", "logit_gradient", "temperature_curves",
-                   "entropy_closed_form", "effective_keys_closed_form"},
-    "training": {"share_of_examples", "seed_summary", "rolling_quantiles"},
+                   "entropy_closed_form", "effective_keys_closed_form", "one_minus_max", "jacobian_panels"},
+    "training": {"share_of_examples", "seed_summary", "rolling_quantiles", "panel_values"},
     "sample_spread": {"variance_with_se", "bin_fractions"},
     "overview": {"density_histogram"},
-    "dot_product_law": {"histogram_density", "product_cf"},
+    "dot_product_law": {"histogram_density", "product_cf", "sample_summary"},
     "scale_comparison": {"log_log_slopes"},
 }
 EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
