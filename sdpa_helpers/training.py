@@ -1181,8 +1181,19 @@ def panel_values(values, field: str) -> np.ndarray:
     >>> panel_values([1e-12, 0.5], "grad_norm_q").tolist(), panel_values([0.3], "loss").tolist()
     ([1e-08, 0.5], [0.3])
     """
-    y = np.asarray(values, dtype=float)
-    return np.maximum(y, GRAD_FLOOR) if field == "grad_norm_q" else y
+    if field not in GRID_FIELDS:
+        raise ValueError(f"field must be one of {GRID_FIELDS}, got {field!r}")
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"values must be an array of real numbers, got dtype {arr.dtype}")
+    y = arr.astype(float)
+    if np.isinf(y).any():
+        raise ValueError("values must be finite (NaN marks a missing record), got an infinite entry")
+    if field == "grad_norm_q":
+        if (y < 0).any():
+            raise ValueError("values of grad_norm_q are norms and must be >= 0")
+        return np.maximum(y, GRAD_FLOOR)
+    return y
 
 
 def rolling_quantiles(values, window: int = 15, quantiles=(0.1, 0.5, 0.9)) -> np.ndarray:

@@ -616,3 +616,14 @@ def test_exercises_reparametrisation_and_lecun():
     assert check("09.adam_reparam", "b", quiet=True) and not check("09.adam_reparam", "a", quiet=True)
     assert check("09.lecun_variance", 1 / 16, quiet=True)
     assert not check("09.lecun_variance", 16, quiet=True)
+
+
+@pytest.mark.parametrize("values, field, error, words", [
+    (["a"], "loss", TypeError, "values"),
+    ([1.0], "los", ValueError, "field"),
+    ([-1.0], "grad_norm_q", ValueError, "grad_norm_q"),
+    ([np.inf], "loss", ValueError, "values"),
+])
+def test_panel_values_rejects_bad_input_naming_it(values, field, error, words):
+    with pytest.raises(error, match=words):
+        T.panel_values(values, field)
