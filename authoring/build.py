@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import re
 import sys
 import time
@@ -102,11 +103,72 @@ def build(source: Path) -> float:
     return seconds
 
 
+# The main line's reading budget (cells not tagged deep-dive): counted here, enforced by
+# tests/test_notebook_structure.py, reported in the README (``--readme``).
+WORD_BUDGET = {"00": 1100}
+CODE_BUDGET = {"00": 40}
+DEFAULT_WORDS, DEFAULT_CODE, MIN_WORDS, MAX_CELL, COURSE_WORDS = 1200, 70, 300, 12, 10_000
+
+
+def main_line(path) -> dict:
+    """Words of prose (runs of letters outside LaTeX math and <details>), non-blank code lines,
+    code cells over 12 lines (the setup cell excepted), Predict prompts, deep-dive cells."""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    row = {"words": 0, "code": 0, "long": 0, "predict": 0, "deep": 0}
+    for c in nb["cells"]:
+        src = "".join(c["source"])
+        if DEEP_DIVE_TAG in c.get("metadata", {}).get("tags", []):
+            row["deep"] += 1
+            continue
+        if c["cell_type"] == "markdown":
+            text = re.sub(r"<details>.*?</details>", " ", src, flags=re.S)
+            text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)
+            row["words"] += len(re.findall(r"[A-Za-z]+", text))
+            row["predict"] += len(re.findall(r"\*\*Predict", src))
+        elif c["cell_type"] == "code":
+            n = len([line for line in src.strip().splitlines() if line.strip()])
+            row["code"] += n  # a hidden source still counts
+            setup = bool(re.search(r"make_rng\(SEED\)|__version__", src))
+            row["long"] += (n > MAX_CELL) and not setup
+    return row
+
+
+README = ROOT / "README.md"
+READING_LOAD_MARKERS = ("<!-- READING LOAD -->", "<!-- /READING LOAD -->")
+
+
+def reading_load_table() -> str:
+    """The README's table of every notebook's main line against its budgets (Markdown)."""
+    rows = ["| notebook | words of prose | code lines | Predict prompts | deep-dive cells |",
+            "|---|---:|---:|---:|---:|"]
+    total = 0
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        r, p = main_line(path), path.name[:2]
+        total += r["words"]
+        rows.append(f"| [{path.stem}](notebooks/{path.name}) | {r['words']} / {WORD_BUDGET.get(p, DEFAULT_WORDS)} "
+                    f"| {r['code']} / {CODE_BUDGET.get(p, DEFAULT_CODE)} | {r['predict']} | {r['deep']} |")
+    verdict = "" if total <= COURSE_WORDS else " (missed)"
+    rows.append(f"| **course** | **{total} / {COURSE_WORDS}**{verdict} | | | |")
+    return "\n".join(rows)
+
+
+def write_reading_load() -> None:
+    """Rewrite the README's reading-load table (between its markers) from the built notebooks."""
+    text = README.read_text(encoding="utf-8")
+    start, end = (text.index(m) for m in READING_LOAD_MARKERS)
+    start += len(READING_LOAD_MARKERS[0])
+    README.write_text(text[:start] + "\n" + reading_load_table() + "\n" + text[end:], encoding="utf-8")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("prefixes", nargs="*", help="build only notebooks whose names start with these")
     parser.add_argument("--check", action="store_true", help="report out-of-date notebooks, build nothing")
+    parser.add_argument("--readme", action="store_true", help="only rewrite the README's reading-load table")
     args = parser.parse_args(argv)
+    if args.readme:
+        write_reading_load()
+        return 0
     todo = sources(args.prefixes)
     if not todo:
         print(f"no sources match {args.prefixes}", file=sys.stderr)
@@ -120,6 +182,7 @@ def main(argv=None) -> int:
     for source in todo:
         seconds = build(source)
         print(f"built {target(source).relative_to(ROOT)} in {seconds:.1f} s")
+    write_reading_load()
     return 0
 
 

@@ -1,6 +1,5 @@
 """Every notebook: built from its source, the course skeleton, clean stored outputs."""
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -210,32 +209,10 @@ def test_deep_dives_are_tagged_and_folded(path):
 
 # Budgets of the main line (cells not tagged deep-dive), counted exactly as
 # /work/shared/tools/mainline.py (DESIGN.md) counts them.
-WORD_BUDGET = {"00": 1100}
-CODE_BUDGET = {"00": 40}
-DEFAULT_WORDS, DEFAULT_CODE, MIN_WORDS, MAX_CELL, COURSE_WORDS = 1200, 70, 300, 12, 10_000
-
-
-def main_line(path) -> dict:
-    """Words of prose (runs of letters outside LaTeX math and <details>), non-blank code lines,
-    code cells over 12 lines (the setup cell excepted), Predict prompts, deep-dive cells."""
-    nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    row = {"words": 0, "code": 0, "long": 0, "predict": 0, "deep": 0}
-    for c in nb["cells"]:
-        src = "".join(c["source"])
-        if DEEP in c.get("metadata", {}).get("tags", []):
-            row["deep"] += 1
-            continue
-        if c["cell_type"] == "markdown":
-            text = re.sub(r"<details>.*?</details>", " ", src, flags=re.S)
-            text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)
-            row["words"] += len(re.findall(r"[A-Za-z]+", text))
-            row["predict"] += len(re.findall(r"\*\*Predict", src))
-        elif c["cell_type"] == "code":
-            n = len([line for line in src.strip().splitlines() if line.strip()])
-            row["code"] += n  # a hidden source still counts
-            setup = bool(re.search(r"make_rng\(SEED\)|__version__", src))
-            row["long"] += (n > MAX_CELL) and not setup
-    return row
+WORD_BUDGET, CODE_BUDGET = build.WORD_BUDGET, build.CODE_BUDGET
+DEFAULT_WORDS, DEFAULT_CODE, MIN_WORDS, MAX_CELL, COURSE_WORDS = (
+    build.DEFAULT_WORDS, build.DEFAULT_CODE, build.MIN_WORDS, build.MAX_CELL, build.COURSE_WORDS)
+main_line = build.main_line
 
 
 def budget_table() -> tuple[str, int]:
@@ -265,6 +242,12 @@ def test_main_line_budget(path):
     if p != "00" and r["predict"] < 1:
         problems.append("no **Predict:** prompt in the main line")
     assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+def test_readme_reading_load_table_is_current():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert build.reading_load_table() in readme, (
+        "README's reading-load table is out of date: run `.venv/bin/python authoring/build.py --readme`")
 
 
 def test_course_main_line_words():
