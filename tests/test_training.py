@@ -4,20 +4,17 @@ import os
 import subprocess
 import sys
 
-import matplotlib
 import numpy as np
 import pytest
+from conftest import labelled
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from sdpa_helpers import training as T  # noqa: E402
-from sdpa_helpers.attention import softmax, softmax_jacobian  # noqa: E402
-from sdpa_helpers.exercises import check  # noqa: E402
-from sdpa_helpers.plots import training as P  # noqa: E402
-from sdpa_helpers.saturation import logit_gradient  # noqa: E402
+from sdpa_helpers import training as T
+from sdpa_helpers.attention import softmax, softmax_jacobian
+from sdpa_helpers.exercises import check
+from sdpa_helpers.plots import training as P
+from sdpa_helpers.saturation import logit_gradient
 
 SEEDS = (0, 1, 2)
 
@@ -506,10 +503,6 @@ def test_bad_input_names_the_parameter(call, error, word):
 
 
 # -- figures -----------------------------------------------------------------------------
-def labelled(ax):
-    return ax.get_xlabel().strip() and ax.get_ylabel().strip()
-
-
 def test_small_multiples_figure_has_three_arms_and_a_band_for_the_gradient():
     runs = {d: T.cached_runs(d, seeds=(0, 1), lrs=1.0, arms=T.GRID_ARMS, steps=30) for d in (4, 64)}
     fig = P.training_small_multiples(runs, (4, 64), title="t")
