@@ -42,6 +42,8 @@ def control_values(control) -> list:
     options = getattr(control, "options", None)
     if options:
         return [o[1] if isinstance(o, tuple) else o for o in options]
+    if isinstance(control.value, bool):  # a checkbox: both states
+        return [not control.value, control.value]
     low, high = control.min, control.max
     step = getattr(control, "step", None) or (high - low) / (SWEEP - 1)
     n = int(round((high - low) / step)) + 1
