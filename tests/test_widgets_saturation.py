@@ -1,5 +1,5 @@
 """sdpa_helpers.widgets.saturation (notebook 05's explorers), headless; every explorer's common
-behaviour is tested in tests/test_widgets.py. Update speed is measured by benchmarks/slider_latency.py,
+behaviour is tested in tests/test_widgets.py. Update speed is measured by benchmarks/controls_latency.py,
 never asserted in a test."""
 
 import numpy as np

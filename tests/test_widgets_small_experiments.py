@@ -22,7 +22,7 @@ def test_variance_spread_explorer_shows_the_cached_simulation():
 
 def test_variance_spread_explorer_precomputes_every_n():
     ss.relative_sample_variances.cache_clear()
-    e = sx_widgets.VarianceSpreadExplorer(n=8)  # timings: benchmarks/slider_latency.py
+    e = sx_widgets.VarianceSpreadExplorer(n=8)  # timings: benchmarks/controls_latency.py
     assert ss.relative_sample_variances.cache_info().currsize == len(ss.SIZES)
     assert len(e._backgrounds) == 1, "one background serves every n (fixed axes)"
     assert e.controls["n"].value == 8 and "n = 8:" in e.readout.value
