@@ -40,9 +40,11 @@ app: $(STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks
 
 # The whole suite, and the CI command: unit tests, doctests, lint and types, strict nbval,
-# notebook structure, Binder, the pinned set's resolution, and the browser tests.
+# notebook structure, Binder, the pinned set's resolution, and the browser tests; then strict
+# nbval again under a second numeric configuration (tests/second_numeric_config.py).
 test: $(STAMP)
 	$(PYTEST) --nbval --nbval-current-env --nbval-cell-timeout=300
+	$(BIN)/python tests/second_numeric_config.py notebooks
 
 # The edit-test loop: no browser, no notebooks, no network.
 test-fast: $(STAMP)

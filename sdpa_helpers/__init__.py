@@ -4,8 +4,8 @@ Layers (imports go one way, down this list):
 
 - the math, numpy only: :mod:`sdpa_helpers.theory`, :mod:`sdpa_helpers.sampling`,
   :mod:`sdpa_helpers.attention`, :mod:`sdpa_helpers.scales` (the one vocabulary for the
-  scale), :mod:`sdpa_helpers.verify`, and one module per topic (``overview``, ``dot_product_law``,
-  ``sample_spread``, ``scale_comparison``, ``saturation``, ``assumptions``, ``training``,
+  scale), :mod:`sdpa_helpers.verify`, and one module per topic (``overview``, ``variance``,
+  ``small_samples``, ``scaling``, ``saturation``, ``assumptions``, ``training``,
   ``models``);
 - :mod:`sdpa_helpers.plots` -- matplotlib figures from arrays (``ax=None`` in, Axes/Figure out);
 - :mod:`sdpa_helpers.widgets` -- interactive explorers built from the two layers above;

@@ -4,8 +4,8 @@
   neither overflows nor loses digits to underflow at any magnitude a float can hold
   (:mod:`.attention`, :mod:`.saturation`);
 - :func:`histogram_fractions` -- the fraction of a sample in each bin, or the histogram as a density
-  (:func:`.overview.density_histogram`, :func:`.dot_product_law.histogram_density`,
-  :func:`.sample_spread.bin_fractions`).
+  (:func:`.overview.density_histogram`, :func:`.variance.histogram_density`,
+  :func:`.small_samples.bin_fractions`).
 """
 
 from __future__ import annotations

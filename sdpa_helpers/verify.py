@@ -18,8 +18,18 @@ from . import _checks
 __all__ = ["verify_close", "verify"]
 
 
+#: Below this a difference is rounding noise: its digits depend on the CPU and the BLAS kernel,
+#: so it prints as "below 1e-12" (the comparison itself stays exact).
+NOISE_FLOOR = 1e-12
+
+
 def _fmt(x: float) -> str:
     return f"{x:.4g}"
+
+
+def _fmt_gap(x: float) -> str:
+    """A difference to two significant figures, or "below 1e-12" where its digits are noise."""
+    return f"below {NOISE_FLOOR:g}" if x < NOISE_FLOOR else f"{x:.2g}"
 
 
 def verify_close(what: str, value: float, expected: float, *, se: float | None = None, n_se: float = 4.0,
@@ -34,6 +44,8 @@ def verify_close(what: str, value: float, expected: float, *, se: float | None =
     ✔ Var(q·k) at d_k=64: 64.31, theory 64, within 0.62 SE (limit 4)
     >>> verify_close("softmax([4, 5])[1]", 0.7310586, 0.7311, rtol=1e-3)
     ✔ softmax([4, 5])[1]: 0.7311, theory 0.7311, relative error 5.7e-05 (limit 0.001)
+    >>> verify_close("sum of weights", 1.0 - 2**-52, 1.0, rtol=1e-9)
+    ✔ sum of weights: 1, theory 1, relative error below 1e-12 (limit 1e-09)
     >>> verify_close("mean", 3.0, 0.0, se=0.5)
     Traceback (most recent call last):
     ...
@@ -44,7 +56,8 @@ def verify_close(what: str, value: float, expected: float, *, se: float | None =
     value = _checks.real("value", float(value) if hasattr(value, "__float__") else value)
     expected = _checks.real("expected", float(expected) if hasattr(expected, "__float__") else expected)
     gap = abs(value - expected)
-    head = f"{what}: {_fmt(value)}, theory {_fmt(expected)}"
+    shown = f"below {NOISE_FLOOR:g}" if expected == 0 and 0 < abs(value) < NOISE_FLOOR else _fmt(value)
+    head = f"{what}: {shown}, theory {_fmt(expected)}"
     if se is not None:
         if rtol is not None or atol is not None:
             raise ValueError("give either se or rtol/atol, not both")
@@ -62,9 +75,9 @@ def verify_close(what: str, value: float, expected: float, *, se: float | None =
     limit = atol + rtol * abs(expected)
     if atol == 0 and expected != 0:
         err, lim = gap / abs(expected), rtol
-        detail = f"relative error {err:.2g} (limit {lim:g})"
+        detail = f"relative error {_fmt_gap(err)} (limit {lim:g})"
     else:
-        detail = f"off by {gap:.2g} (limit {limit:.2g})"
+        detail = f"off by {_fmt_gap(gap)} (limit {limit:.2g})"
     if gap <= limit or math.isclose(gap, limit):
         print(f"✔ {head}, {detail}")
         return

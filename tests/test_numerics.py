@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import raises_naming
 
-from sdpa_helpers import dot_product_law, overview, sample_spread
+from sdpa_helpers import overview, small_samples, variance
 from sdpa_helpers._numerics import HIGH, LOW, binary_exponent, histogram_fractions, is_moderate
 from sdpa_helpers.sampling import make_rng
 
@@ -41,8 +41,8 @@ def test_the_three_public_histograms_are_this_one():
     values, edges = make_rng(5).standard_normal(200), np.linspace(-2, 2, 9)
     density = histogram_fractions(values, edges, density=True)
     assert np.array_equal(overview.density_histogram(values, edges), density)
-    assert np.array_equal(dot_product_law.histogram_density(values, edges), density)
-    assert np.array_equal(sample_spread.bin_fractions(values, edges), histogram_fractions(values, edges))
+    assert np.array_equal(variance.histogram_density(values, edges), density)
+    assert np.array_equal(small_samples.bin_fractions(values, edges), histogram_fractions(values, edges))
 
 
 @pytest.mark.parametrize("call,exc,words", [

@@ -28,12 +28,12 @@ from hypothesis.extra import numpy as hnp
 from sdpa_helpers import (
     assumptions,
     attention,
-    dot_product_law,
     overview,
-    sample_spread,
     saturation,
+    small_samples,
     theory,
     training,
+    variance,
 )
 
 CTX = decimal.Context(prec=60, Emax=10**6, Emin=-(10**6),
@@ -470,7 +470,7 @@ def test_share_of_examples_at_any_magnitude(data):
 @given(st.data())
 def test_variance_with_se_at_any_magnitude(data):
     x = data.draw(magnitude_arrays((6,)))
-    got = outcome(lambda: sample_spread.variance_with_se(x), ["values"])
+    got = outcome(lambda: small_samples.variance_with_se(x), ["values"])
     if got is None:
         return
     with decimal.localcontext(CTX):
@@ -487,7 +487,7 @@ def test_variance_with_se_at_any_magnitude(data):
 
 @SETTINGS
 @given(st.data(), st.sampled_from([(overview.density_histogram, "values"),
-                                   (dot_product_law.histogram_density, "samples")]))
+                                   (variance.histogram_density, "samples")]))
 def test_density_histogram_at_any_magnitude(data, fn_name):
     fn, name = fn_name
     values = data.draw(magnitude_arrays((12,)))
@@ -578,7 +578,7 @@ def test_entropy_closed_form_and_z_score_at_any_magnitude(data):
                 assert_close("entropy_closed_form", g, ref, tol)
     value, expected = (data.draw(MANTISSA) * 10.0 ** data.draw(EXPONENTS) for _ in range(2))
     sd = positive_scalar(data.draw)
-    got = outcome(lambda: sample_spread.z_score(value, expected, sd), ["value", "expected", "sd"])
+    got = outcome(lambda: small_samples.z_score(value, expected, sd), ["value", "expected", "sd"])
     if got is not None:
         with decimal.localcontext(CTX):
             ref = (D(value) - D(expected)) / D(sd)
@@ -600,7 +600,7 @@ def test_seed_summary_at_any_magnitude(data):
 @given(st.data(), st.sampled_from(["normal", "uniform", "laplace"]))
 def test_product_cf_at_any_magnitude(data, dist):
     t = np.abs(data.draw(magnitude_arrays((3,), elements=POSITIVE)))
-    got = outcome(lambda: dot_product_law.product_cf(t, dist), ["t", "dist"])
+    got = outcome(lambda: variance.product_cf(t, dist), ["t", "dist"])
     if got is None:
         return
     for tt, g in zip(t, got):
@@ -621,7 +621,7 @@ def test_bin_fractions_and_effective_keys_at_any_magnitude(data):
     values = data.draw(magnitude_arrays((10,)))
     top = float(np.abs(values).max())
     bins = np.linspace(-top / 2, top, 4)
-    got = outcome(lambda: sample_spread.bin_fractions(values, bins), ["values", "bins"])
+    got = outcome(lambda: small_samples.bin_fractions(values, bins), ["values", "bins"])
     if got is not None:
         inside = [sum(1 for v in values if bins[i] <= v < bins[i + 1] or (i == 2 and v == bins[3])) for i in range(3)]
         np.testing.assert_allclose(got, np.array(inside) / values.size, rtol=1e-15)
@@ -664,11 +664,11 @@ def test_rolling_quantiles_at_any_magnitude(data):
 @SETTINGS
 @given(st.data())
 def test_log_log_slopes_at_any_magnitude(data):
-    from sdpa_helpers import scale_comparison
+    from sdpa_helpers import scaling
 
     d_ks = [4, 16, 64, 256]
     stds = np.abs(data.draw(magnitude_arrays((4,), elements=POSITIVE)))
-    got = outcome(lambda: scale_comparison.log_log_slopes(d_ks, {"sqrt": stds}, 1000), ["d_ks", "stds", "n"])
+    got = outcome(lambda: scaling.log_log_slopes(d_ks, {"sqrt": stds}, 1000), ["d_ks", "stds", "n"])
     if got is None:
         return
     with decimal.localcontext(CTX):
@@ -686,7 +686,7 @@ def test_log_log_slopes_at_any_magnitude(data):
 def test_sample_summary_at_any_magnitude(data):
     n = data.draw(st.integers(2, 6))
     x = data.draw(magnitude_arrays((n,)))
-    got = outcome(lambda: dot_product_law.sample_summary(x), ["samples"])
+    got = outcome(lambda: variance.sample_summary(x), ["samples"])
     if got is None:
         return
     with decimal.localcontext(CTX):
@@ -809,28 +809,28 @@ COVERED = {
     "saturation": {"weight_stats", "mc_estimate", "jacobian_frobenius", "logit_gradient", "temperature_curves",
                    "entropy_closed_form", "effective_keys_closed_form", "one_minus_max", "jacobian_panels"},
     "training": {"share_of_examples", "seed_summary", "rolling_quantiles", "panel_values"},
-    "sample_spread": {"variance_with_se", "bin_fractions"},
+    "small_samples": {"variance_with_se", "bin_fractions"},
     "overview": {"density_histogram"},
-    "dot_product_law": {"histogram_density", "product_cf", "sample_summary"},
-    "scale_comparison": {"log_log_slopes"},
+    "variance": {"histogram_density", "product_cf", "sample_summary"},
+    "scaling": {"log_log_slopes"},
 }
 EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "assumptions.sample_weights": "size is a shape",
     "assumptions.sample_projected_logits": "X are tokens drawn by sample_tokens (LayerNorm-ed or unit scale)",
     "attention.causal_mask": "sizes only",
-    "dot_product_law.dot_product_density": "x is in units of sqrt(d_k) at moderate d_k (a density table)",
+    "variance.dot_product_density": "x is in units of sqrt(d_k) at moderate d_k (a density table)",
     "models.format_table": "rows of model configurations",
     "overview.jacobian_norm_bands": "rows of Effects; quantiles in [0, 1]",
-    "sample_spread.exact_relative_sd": "ns are matrix sizes (integers)",
-    "sample_spread.iid_relative_sd": "ns are matrix sizes (integers)",
+    "small_samples.exact_relative_sd": "ns are matrix sizes (integers)",
+    "small_samples.iid_relative_sd": "ns are matrix sizes (integers)",
     "saturation.prefix_logits": "d_ks are integers",
     "saturation.saturation_curves": "d_ks are integers",
     "saturation.gradient_curves": "d_ks are integers",
     "saturation.saturation_onset": "n_keys are integers",
     "saturation.iid_entropy": "a Monte Carlo of weight_stats (swept above) at sigma2",
     "saturation.finite_difference_jacobian": "a numerical derivative: its step h is checked against z's spacing",
-    "scale_comparison.simulated_logit_stds": "d_ks are integers",
-    "scale_comparison.attention_by_d_k": "d_ks are integers",
+    "scaling.simulated_logit_stds": "d_ks are integers",
+    "scaling.attention_by_d_k": "d_ks are integers",
     "training.finite_difference_gradient": "a numerical derivative of a loss at weights of order 1",
     "training.train_runs": "grids of learning rates and arm names",
     "training.cached_runs": "grids of learning rates and arm names",

@@ -572,7 +572,7 @@ def test_explorer_reads_the_stored_grid_and_trains_nothing(monkeypatch):
 
 # -- exercises ---------------------------------------------------------------------------
 def test_exercise_logit_gradient():
-    from sdpa_helpers.exercises.ex09_training_with_and_without_scale import LOGIT_GRAD_W_K, LOGIT_GRAD_X, LOGIT_GRAD_Y
+    from sdpa_helpers.exercises.training import LOGIT_GRAD_W_K, LOGIT_GRAD_X, LOGIT_GRAD_Y
 
     def logit(W_Q):
         return float((W_Q @ LOGIT_GRAD_X) @ (LOGIT_GRAD_W_K @ LOGIT_GRAD_Y))

@@ -4,7 +4,7 @@ behaviour is tested in tests/test_widgets.py."""
 import numpy as np
 import pytest
 
-from sdpa_helpers import scale_comparison as scmp
+from sdpa_helpers import scaling as scmp
 from sdpa_helpers.scales import SCALINGS, scale_factor
 from sdpa_helpers.widgets import scaling as sc_widgets
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from conftest import labelled
 
-from sdpa_helpers import dot_product_law as law
-from sdpa_helpers.dot_product_law import sample_dot_products_fast
+from sdpa_helpers import variance as law
 from sdpa_helpers.sampling import DISTRIBUTIONS
 from sdpa_helpers.theory import normal_pdf
+from sdpa_helpers.variance import sample_dot_products_fast
 from sdpa_helpers.widgets import variance as wv
 
 
@@ -97,7 +97,7 @@ def test_variance_explorer_first_visits_draw_o_n_numbers(monkeypatch):
         calls.append(d_k * n_samples)
         return real(d_k, n_samples, *args, **kwargs)
 
-    monkeypatch.setattr("sdpa_helpers.dot_product_law.sample_dot_products", spy)
+    monkeypatch.setattr("sdpa_helpers.variance.sample_dot_products", spy)
     wv._samples.cache_clear()
     wv._view.cache_clear()
     e = wv.VarianceExplorer(d_k=4096)

@@ -29,9 +29,9 @@ import sdpa_helpers
 from sdpa_helpers import make_rng, models, overview, theory
 from sdpa_helpers.attention import entropy, softmax
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import start as start_plots
+from sdpa_helpers.plots import overview as overview_plots
 from sdpa_helpers.verify import verify, verify_close
-from sdpa_helpers.widgets.start import ThreeEffectsExplorer
+from sdpa_helpers.widgets.overview import ThreeEffectsExplorer
 
 SEED = 0
 rng = make_rng(SEED)
@@ -89,7 +89,7 @@ verify(f"×8 gives a peakier softmax (lower entropy; uniform would be ln 5 = {np
 # %%
 walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
 verify_close("Var(q·k) at d_k = 256 (the walks' ends)", walks[:, -1].var(ddof=1), 256, se=theory.sample_variance_moments(4000, 256, theory.dot_product_excess_kurtosis(256)).std)
-start_plots.random_walks(walks).figure
+overview_plots.random_walks(walks).figure
 
 # %% [markdown]
 # About 16: the typical size of $q\cdot k$ is $\sqrt{d_k}$, not $d_k$. Notebook 02 proves
@@ -112,7 +112,7 @@ start_plots.random_walks(walks).figure
 # %%
 rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
-start_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
+overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
 # Each row has 16 times the $d_k$ of the row above; on the left column's shared x axis the

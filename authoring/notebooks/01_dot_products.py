@@ -28,7 +28,7 @@ import sdpa_helpers
 from sdpa_helpers import make_rng
 from sdpa_helpers.assumptions import cosine_moments
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import dot_products as dp_plots
+from sdpa_helpers.plots import dot_products as dot_products_plots
 from sdpa_helpers.sampling import sample_components, sample_dot_products
 from sdpa_helpers.verify import verify, verify_close
 
@@ -109,7 +109,7 @@ K = rng.integers(-3, 4, size=(5, 4))  # (n_k, d_k)
 table = np.array([[Q[i] @ K[j] for j in range(len(K))] for i in range(len(Q))])  # the definition
 verify(f"Q @ K.T, {Q.shape} @ {K.T.shape} -> {(Q @ K.T).shape}, equals the double loop",
        np.array_equal(table, Q @ K.T))
-dp_plots.score_table(Q, K, decimals=0).figure
+dot_products_plots.score_table(Q, K, decimals=0).figure
 
 # %% [markdown]
 # Row $i$ holds query $i$ against every key: the row the softmax turns into attention
@@ -158,7 +158,7 @@ B = rng.integers(-3, 4, size=(3, 4))
 print("A =", A.tolist(), "\nB =", B.tolist())
 verify("row-wise dots = the diagonal of A Bᵀ", np.array_equal((A * B).sum(axis=1), np.diag(A @ B.T)))
 verify("<A, B>_F = sum of A ∘ B = trace(Aᵀ B)", (A * B).sum() == np.trace(A.T @ B))
-dp_plots.frobenius_nesting(A, B, decimals=0)
+dot_products_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
 # With as many queries as keys, the diagonal of $QK^\top$ is the row-wise dot of $Q$ and
@@ -183,7 +183,7 @@ dots = {d_k: sample_dot_products(d_k, n_pairs, rng=rng) for d_k in d_ks}  # (n_p
 for d_k, s in dots.items():
     std, m4 = s.std(ddof=1), np.mean((s - s.mean()) ** 4)  # SE(std) ≈ √((m4 − s⁴)/n) / (2s)
     verify_close(f"std of q·k at d_k = {d_k}", std, np.sqrt(d_k), se=np.sqrt((m4 - std**4) / n_pairs) / (2 * std))
-dp_plots.spread_growth(dots)
+dot_products_plots.spread_growth(dots)
 
 # %% [markdown]
 # It grows like $\sqrt{d_k}$ (slope ½ on log axes), not like $d_k$, the common first guess.
@@ -212,7 +212,7 @@ for d_k in (4, 16, 256, 1024):
                   "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
 verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof=1), 1024 * cosine_moments(1024).var,
              se=np.sqrt(2 / 5000))
-dp_plots.geometric_picture(parts)
+dot_products_plots.geometric_picture(parts)
 
 # %% [markdown]
 # The lengths change shape: they concentrate (left: curves narrow around 1). The

@@ -30,7 +30,7 @@ import sdpa_helpers
 from sdpa_helpers import make_rng, theory
 from sdpa_helpers.attention import softmax
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import variance as var_plots
+from sdpa_helpers.plots import variance as variance_plots
 from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_components, sample_dot_products
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.variance import VarianceExplorer
@@ -118,7 +118,7 @@ q_dep = sample_components((n, d_k), rng=g)
 verify("the same with k = q", np.isclose((q_dep * q_dep).sum(axis=1).mean(), (q_dep * q_dep).mean(axis=0).sum()))
 verify("sum of all entries of C = sample Var(q·k)", np.isclose(C.sum(), np.var(dots, ddof=1)),
        f"{C.sum():.4f}")
-ax = var_plots.covariance_heatmap(C)
+ax = variance_plots.covariance_heatmap(C)
 ax.set_title(r"sample $\mathrm{Cov}(q_i k_i,\, q_j k_j)$, $d_k = 8$")
 ax.figure
 
@@ -264,7 +264,7 @@ for mean_q, var_q, mean_k, var_k in params:
 grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
     verify_close(f"Var(q·k), {dist} components, d_k = 16", grid[dist][16].var(ddof=1), 16, se=var_se(grid[dist][16]))
-var_plots.histogram_grid(grid)
+variance_plots.histogram_grid(grid)
 
 # %% [markdown]
 # Same variance every time, but not yet the same shape. One number measures the gap: the
@@ -356,7 +356,7 @@ for dist in DISTRIBUTIONS:
 # %% tags=["deep-dive"]
 shown = {dist: np.where(np.abs(kurt[dist]["theory"]) > 4 * np.array(kurt[dist]["se"]),
                         kurt[dist]["sample"], np.nan) for dist in DISTRIBUTIONS}
-ax = var_plots.kurtosis_decay(kurt_d_ks, shown, {d: kurt[d]["se"] for d in DISTRIBUTIONS},
+ax = variance_plots.kurtosis_decay(kurt_d_ks, shown, {d: kurt[d]["se"] for d in DISTRIBUTIONS},
                               {d: kurt[d]["theory"] for d in DISTRIBUTIONS})
 ax.figure
 

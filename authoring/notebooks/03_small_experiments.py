@@ -28,13 +28,13 @@ import numpy as np
 import sdpa_helpers
 from sdpa_helpers import make_rng, theory
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import OKABE_ITO, new_figure, small_experiments as sx_plots
-from sdpa_helpers.sample_spread import (SIZES, THREAD_2X2, THREAD_BIG, THREAD_BIG_SCALED, exact_relative_sd,
+from sdpa_helpers.plots import OKABE_ITO, new_figure, small_samples as small_samples_plots
+from sdpa_helpers.small_samples import (SIZES, THREAD_2X2, THREAD_BIG, THREAD_BIG_SCALED, exact_relative_sd,
                                         iid_relative_sd, relative_sample_variances, relative_sd_with_se,
                                         variance_with_se, z_score)
 from sdpa_helpers.sampling import sample_matmul_variances
 from sdpa_helpers.verify import verify, verify_close
-from sdpa_helpers.widgets.small_experiments import VarianceSpreadExplorer
+from sdpa_helpers.widgets.small_samples import VarianceSpreadExplorer
 
 SEED = 0
 rng = make_rng(SEED)
@@ -86,9 +86,9 @@ n_reps = 100_000
 s2_ddof0 = sample_matmul_variances(2, n_reps, ddof=0, rng=SEED)  # (n_reps,): np.var of each 2x2 product
 s2_ddof1 = s2_ddof0 * 4 / 3  # the same products, divided by m - 1 = 3 instead of m = 4
 fig, axes = new_figure(1, 2, figsize=(10, 3.4), sharey=True)
-sx_plots.variance_histogram(s2_ddof0, 2.0, ax=axes[0], color=OKABE_ITO["orange"], label="np.var",
+small_samples_plots.variance_histogram(s2_ddof0, 2.0, ax=axes[0], color=OKABE_ITO["orange"], label="np.var",
                             marks={f"the thread's {THREAD_2X2}": THREAD_2X2})
-sx_plots.variance_histogram(s2_ddof1, 2.0, ax=axes[1], label="ddof=1")
+small_samples_plots.variance_histogram(s2_ddof1, 2.0, ax=axes[1], label="ddof=1")
 for ax, title in zip(axes, ("np.var, ddof=0: divide by m = 4", "ddof=1: divide by m - 1 = 3")):
     ax.set_title(title)
 fig
@@ -133,12 +133,12 @@ print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1
 # values are independent. Will the simulated spread follow it?
 
 # %%
-fig = sx_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 8, 32, 128)})
+fig = small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 8, 32, 128)})
 fig
 
 # %%
 sim = np.array([relative_sd_with_se(n) for n in SIZES])  # (len(SIZES), 2): simulated SD of s²/n, its SE
-ax = sx_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
+ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
 verify_close("SD of s²/n at n = 32, simulation vs exact", sim[4, 0], exact_relative_sd([32])[0], se=sim[4, 1])  # SIZES[4]
 verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
 ax.figure
@@ -296,7 +296,7 @@ for d_k in (1, 4, 16):
 # %% tags=["deep-dive"]
 fig, ax = new_figure(figsize=(6.0, 3.8))
 for d_k, colour in zip(pairs, (OKABE_ITO["orange"], OKABE_ITO["sky_blue"], OKABE_ITO["reddish_purple"])):
-    sx_plots.conditional_spread(*pairs[d_k], d_k, ax=ax, color=colour)
+    small_samples_plots.conditional_spread(*pairs[d_k], d_k, ax=ax, color=colour)
 ax.set_title("two logits of one query: uncorrelated, not independent")
 fig
 

@@ -30,9 +30,9 @@ import sdpa_helpers
 from sdpa_helpers import make_rng, models, theory
 from sdpa_helpers.attention import attention_scores
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import scaling as sc_plots
+from sdpa_helpers.plots import scaling as scaling_plots
 from sdpa_helpers.sampling import sample_dot_products
-from sdpa_helpers.scale_comparison import (D_KS, N_KEYS, attention_by_d_k, log_log_slopes, query_weights,
+from sdpa_helpers.scaling import (D_KS, N_KEYS, attention_by_d_k, log_log_slopes, query_weights,
                                            simulated_logit_stds)
 from sdpa_helpers.scales import SCALINGS
 from sdpa_helpers.verify import verify, verify_close
@@ -81,7 +81,7 @@ verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.v
 
 # %%
 stds = simulated_logit_stds(D_KS, n=2000, seed=SEED)  # name -> (13,): std of the scaled logits per d_k
-ax = sc_plots.logit_std_vs_d_k(D_KS, stds)
+ax = scaling_plots.logit_std_vs_d_k(D_KS, stds)
 for name, (slope, se) in log_log_slopes(D_KS, stds, n=2000).items():
     verify_close(f"log-log slope, {name}", slope, 0.5 + SCALINGS[name], se=se)
 ax.figure
@@ -113,7 +113,7 @@ for d in (1, 64, 4096):
 # %% [markdown] tags=["deep-dive"]
 # Each point's standard error in $\log_2$ units is half the relative standard error of its
 # sample variance, divided by $\ln 2$; the fitted slope's standard error follows from the
-# least-squares weights (`scale_comparison.log_log_slopes`). The three scalings use the
+# least-squares weights (`scaling.log_log_slopes`). The three scalings use the
 # *same* draws, so their $\log_2(\text{std})$ differ by exactly $\tfrac12\log_2 d_k$
 # ($1/\sqrt{d_k}$ against none) and $\log_2 d_k$ ($1/d_k$ against none): the fitted slopes
 # differ by exactly ½ from one scaling to the next, and one standard error serves all three.
@@ -133,7 +133,7 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 
 # %%
 stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
-fig = sc_plots.attention_vs_d_k(D_KS, stats.entropy, stats.max_weight, N_KEYS)
+fig = scaling_plots.attention_vs_d_k(D_KS, stats.entropy, stats.max_weight, N_KEYS)
 i = D_KS.index(4096)
 print("mean largest weight at d_k = 4096:", {name: round(float(w[i]), 3) for name, w in stats.max_weight.items()})
 print(f"with 1/√d_k, over all d_k: {stats.max_weight['sqrt'].min():.3f} ... {stats.max_weight['sqrt'].max():.3f}")
@@ -151,7 +151,7 @@ fig
 # (the same query and keys at every $d_k$, cut to their first $d_k$ components):
 
 # %%
-fig = sc_plots.weights_small_multiples({d: query_weights(d) for d in (4, 64, 1024)})
+fig = scaling_plots.weights_small_multiples({d: query_weights(d) for d in (4, 64, 1024)})
 fig
 
 # %% [markdown]

@@ -27,7 +27,7 @@ import sdpa_helpers
 from sdpa_helpers import make_rng, saturation
 from sdpa_helpers.attention import softmax
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import saturation as sat_plots
+from sdpa_helpers.plots import saturation as saturation_plots
 from sdpa_helpers.saturation import D_K_GRID
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.saturation import SaturationExplorer, TemperatureExplorer
@@ -132,7 +132,7 @@ verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np
 shown = (1, 16, 256, 4096)
 z_by_d = saturation.prefix_logits(shown, 16, rng=rng)  # (4, 16): unscaled logits at each d_k
 bars = {d: (softmax(z), softmax(z / np.sqrt(d))) for d, z in zip(shown, z_by_d)}
-sat_plots.saturation_small_multiples(bars)
+saturation_plots.saturation_small_multiples(bars)
 
 # %% [markdown]
 # The top row goes from spread out to a single bar: the softmax **saturates** to one-hot. The
@@ -223,7 +223,7 @@ verify("at σ² = 2 ln n the law says 0 but H > 2 nats on every seed", np.all(h_
 # %%
 print("predicted onset d_k ≈ ln n for n = 16, 1024, 65536 keys:", saturation.saturation_onset([16, 1024, 65536]).round(2))
 d = np.geomspace(1, 4096, 200)
-sat_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(saturation.saturation_onset(n_keys)),
+saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(saturation.saturation_onset(n_keys)),
                                    entropy_law=(d, saturation.entropy_closed_form(n_keys, d)))
 
 # %% [markdown]
@@ -283,7 +283,7 @@ explorer
 z = z_by_d[-1]  # section 3's query: unscaled logits at d_k = 4096
 verify("softmax(q·k / √d_k) = softmax(q·k, T = √d_k) at d_k = 4096", np.allclose(softmax(z / 64), softmax(z, temperature=64.0)))
 temps, curve_t = [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49)
-sat_plots.temperature_small_multiples(temps, saturation.temperature_curves(z5, temps)[0],
+saturation_plots.temperature_small_multiples(temps, saturation.temperature_curves(z5, temps)[0],
                                       curve_t, saturation.temperature_curves(z5, curve_t)[1])
 
 # %% [markdown]

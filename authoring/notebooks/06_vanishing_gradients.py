@@ -27,7 +27,7 @@ import sdpa_helpers
 from sdpa_helpers import make_rng, saturation
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import gradients as grad_plots
+from sdpa_helpers.plots import gradients as gradients_plots
 from sdpa_helpers.saturation import D_K_GRID
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.gradients import JacobianExplorer
@@ -163,7 +163,7 @@ for m2 in (0.9, 0.99, 0.999):
 # most of the remaining weight).
 
 # %% tags=["deep-dive"]
-grad_plots.jacobian_bound_figure(gap, fro).figure
+gradients_plots.jacobian_bound_figure(gap, fro).figure
 
 # %% [markdown]
 # ## 4. Gradient size against $d_k$
@@ -179,7 +179,7 @@ grad_plots.jacobian_bound_figure(gap, fro).figure
 # %%
 n_keys, n_queries = 8, 20_000
 grads = {s: saturation.gradient_curves(D_K_GRID, n_keys, n_queries, scale=s, rng=SEED) for s in ("unscaled", "sqrt")}
-grad_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
+gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
 # Filled markers: the mean (bars ±1 SE); hollow: the median. **What happened:** the common guess,
@@ -277,7 +277,7 @@ verify_close("f √d_k at d_k = 4096 against the limit f_G(0) t", frac * np.sqrt
 shown = (1, 16, 256, 4096)
 z_by_d = saturation.prefix_logits(shown, 8, rng=rng)  # (4, 8): one query's unscaled logits, same vectors cut to d_k
 panels = saturation.jacobian_panels(shown, z_by_d, scales=("unscaled", "sqrt"))  # J and ||J||_F per d_k
-grad_plots.jacobian_small_multiples(panels)
+gradients_plots.jacobian_small_multiples(panels)
 
 # %% [markdown]
 # Unscaled, the heatmap fades to flat (all entries near 0) as $d_k$ grows; scaled, it keeps its

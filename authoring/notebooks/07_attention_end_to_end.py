@@ -33,7 +33,7 @@ import sdpa_helpers
 from sdpa_helpers import make_rng, models
 from sdpa_helpers.attention import attention_scores, causal_mask, scaled_dot_product_attention, softmax
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import attention_maps as maps_plots
+from sdpa_helpers.plots import attention_maps as attention_maps_plots
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.attention_maps import AttentionMapExplorer
 
@@ -111,7 +111,7 @@ n, mask = 5, causal_mask(5)  # (n, n) bool: True = may attend
 Qc, Kc, Vc = (rng.standard_normal((n, dim)) for dim in (d_k, d_k, d_v))
 out_before, causal_weights = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)
 verify("every weight above the diagonal is exactly 0", (causal_weights[~mask] == 0.0).all())
-maps_plots.mask_and_weights(mask, causal_weights)
+attention_maps_plots.mask_and_weights(mask, causal_weights)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: no peeking, checked
@@ -228,7 +228,7 @@ length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
     Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
     heatmap_weights[d] = tuple(softmax(c * Qh @ Kh.T) for c in (1.0, d**-0.5))  # unscaled, scaled weights
-maps_plots.weights_small_multiples(heatmap_weights)
+attention_maps_plots.weights_small_multiples(heatmap_weights)
 
 # %% [markdown]
 # Unscaled rows turn into one bright cell; scaled rows look alike at every $d_k$, as most
@@ -297,7 +297,7 @@ verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var
 for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)), ("× 1/√d_k", 1 / np.sqrt(head_dim), 1.0),
                              ("× 1/√d_model", 1 / np.sqrt(d_model), np.sqrt(head_dim / d_model))):
     print(f"{label:13s}: std theory {theory_std:.3f}, simulation {c * head_logits.std():.3f}")
-ax = maps_plots.head_scale_histograms(head_logits, head_dim, d_model)
+ax = attention_maps_plots.head_scale_histograms(head_logits, head_dim, d_model)
 ax.figure
 
 # %% tags=["deep-dive"]

@@ -37,7 +37,7 @@ from sdpa_helpers import assumptions as A
 from sdpa_helpers import make_rng, models, saturation
 from sdpa_helpers.attention import layer_norm, softmax
 from sdpa_helpers.exercises import check
-from sdpa_helpers.plots import assumptions as assumption_plots
+from sdpa_helpers.plots import assumptions as assumptions_plots
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.assumptions import CorrelationExplorer, InitExplorer
 
@@ -172,7 +172,7 @@ for pairing, partner in (("two tokens", X2), ("a token with itself", None)):
 
 # %%
 panels = {A.INIT_SHORT_LABELS[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
-assumption_plots.init_small_multiples(panels)
+assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # Live: pick $d_\text{model}$, the initialisation and the projection's shape.
@@ -257,7 +257,7 @@ for scheme in ("xavier", "gpt2"):
     print(f"{scheme}: Var(q·k/√d_k) = {ends[0]:.4f} at d_model = {A.D_MODEL_CHOICES[0]}, "
           f"{ends[1]:.4f} at d_model = {A.D_MODEL_CHOICES[-1]}")
 print(f"GPT-2 passes 1 where 0.0004·d_model = 1: d_model = {1 / 0.0004:.0f}")
-ax = assumption_plots.init_variance_vs_d_model(A.D_MODEL_CHOICES, theory_curves, simulated)
+ax = assumptions_plots.init_variance_vs_d_model(A.D_MODEL_CHOICES, theory_curves, simulated)
 ax.figure
 
 # %% [markdown] tags=["deep-dive"]
@@ -341,7 +341,7 @@ for d in (4, 64, 1024):
     qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z
     by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 1000, rng=SEED + 1)[1])
     verify_close(f"mean of q·k/√d_k at d_k = {d}: ρ√d_k", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
-assumption_plots.correlated_small_multiples(by_d_k, rho)
+assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
 # At $d_k = 1024$ the matching key's logit sits at 16, the others' near 0 with spread 1: the
@@ -421,7 +421,7 @@ verify_close(f"×1/d_k at d_k = {d_ks[-1]}: mean weight → e^ρ/(e^ρ + {n_keys
 weight_sqrt, weight_inv = [w.mean() for w in weight_sqrt], [w.mean() for w in weight_inv]
 
 # %% tags=["deep-dive"]
-ax = assumption_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=limit)
+ax = assumptions_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=limit)
 ax.figure
 
 # %% [markdown]
@@ -481,7 +481,7 @@ for d in (4, 64, 1024):
     q, k = rng.standard_normal((n_vec, d)), rng.standard_normal((n_vec, d))
     qk_norm_logits[d] = A.qk_norm_scores(q[:, None, :], k[:, None, :], gain=np.sqrt(d))[:, 0, 0]  # (n_vec,)
     scaled_logits[d] = np.einsum("nd,nd->n", q, k) / np.sqrt(d)
-fig = assumption_plots.cosine_small_multiples(qk_norm_logits, scaled_logits)
+fig = assumptions_plots.cosine_small_multiples(qk_norm_logits, scaled_logits)
 fig
 
 # %% [markdown] tags=["deep-dive"]

@@ -9,7 +9,7 @@ This package offers:
 - :func:`keys` -- the registered exercise keys (``"NN.name"``, NN the notebook number);
 - :func:`register`, :func:`numeric_checker`, :func:`function_checker`,
   :func:`choice_checker` (a conceptual multiple-choice question) -- how the exercise banks
-  (modules ``ex*.py`` in this package, one per notebook) define their exercises.
+  (one module per notebook topic in this package, named as the topic: ``variance.py`` for 02) define their exercises.
 
 One tolerance rule, course-wide (:func:`numeric_checker`'s default): a numeric answer is
 checked to **three significant figures** -- accepted within 0.5 % (relative) of the exact
@@ -382,12 +382,12 @@ _LOAD_LOCK = threading.Lock()
 
 
 def _load_banks() -> None:
-    """Import every exercise bank (``ex*.py``) in this package once."""
+    """Import every exercise bank (every module of this package) once."""
     global _LOADED
     with _LOAD_LOCK:
         if _LOADED:
             return
         _LOADED = True
         for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-            if info.name.startswith("ex"):
+            if not info.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{info.name}")

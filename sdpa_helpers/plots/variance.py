@@ -17,9 +17,9 @@ import math
 import numpy as np
 
 from .. import _checks
-from ..dot_product_law import histogram_density, histogram_edges
 from ..sampling import check_dist
 from ..theory import normal_pdf
+from ..variance import histogram_density, histogram_edges
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["DIST_STYLE",

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from .. import plots
-from ..plots import gradients as grad_plots
+from ..plots import gradients as gradients_plots
 from ..saturation import D_K_GRID, gradient_curves, jacobian_panels, prefix_logits
 from . import Explorer, d_k_slider, seed_slider
 
@@ -61,18 +61,18 @@ class JacobianExplorer(Explorer):
         zeros = np.zeros((n, n))
         self.images, self.titles = [], []
         for ax in (self.ax_u, self.ax_s):
-            grad_plots.jacobian_heatmap(zeros, ax=ax, colorbar=False)
+            gradients_plots.jacobian_heatmap(zeros, ax=ax, colorbar=False)
             image = ax.images[0]
             image.set_animated(True)
             self.images.append(image)
             self.titles.append(ax.set_title(" ", animated=True))  # plain text: no mathtext per move
         fig.colorbar(self.images[1], ax=self.ax_s, label=r"$\partial p_i/\partial z_j$", shrink=0.85)
-        grad_plots.format_norm_axis(self.ax_norm, grad_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
+        gradients_plots.format_norm_axis(self.ax_norm, gradients_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
         # plain "1e-8" tick labels: eight mathtext powers of ten cost a visible part of the build
         power_of_ten = FuncFormatter(lambda v, _: f"1e{round(np.log10(v)):d}" if v < 1 else "1")
         self.ax_norm.yaxis.set_major_formatter(power_of_ten)
         for curve, scale in zip(_curves(n), _SCALES):
-            grad_plots.norm_curves(self.ax_norm, D_K_GRID, curve, scale)
+            gradients_plots.norm_curves(self.ax_norm, D_K_GRID, curve, scale)
         self.ax_norm.set_title(f"this query (star) vs {N_QUERIES} random queries")
         self.ax_norm.legend(loc="lower left", fontsize=8)
         self.markers = []
@@ -88,7 +88,7 @@ class JacobianExplorer(Explorer):
             norm = float(panels.frobenius[i, col])  # accurate even where J's top diagonal entry rounds to 0
             norms.append(norm)
             self.images[i].set_data(panels.jacobian[i, col])
-            self.titles[i].set_text(f"{name}, d_k = {d_k}: ‖J‖_F = {grad_plots.format_norm(norm)}")
+            self.titles[i].set_text(f"{name}, d_k = {d_k}: ‖J‖_F = {gradients_plots.format_norm(norm)}")
             self.markers[i].set_data([d_k], [max(norm, NORM_FLOOR)])
         floor = (f" (below the axis floor {NORM_FLOOR:.0e}: its star sits on the bottom edge)"
                  if norms[0] < NORM_FLOOR else "")

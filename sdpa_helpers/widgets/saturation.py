@@ -21,7 +21,7 @@ from matplotlib.collections import PolyCollection
 
 from .. import plots
 from ..attention import softmax
-from ..plots import saturation as sat_plots
+from ..plots import saturation as saturation_plots
 from ..saturation import (
     D_K_GRID,
     KEY_COUNTS,
@@ -94,10 +94,10 @@ class SaturationExplorer(Explorer):
         grid = fig.add_gridspec(2, 6, height_ratios=(1.0, 0.9))
         self.ax_bars = (fig.add_subplot(grid[0, :3]), fig.add_subplot(grid[0, 3:]))
         self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
-        sat_plots.format_curve_axes(*self.ax_curves, n_max=max(KEY_COUNTS))
+        saturation_plots.format_curve_axes(*self.ax_curves, n_max=max(KEY_COUNTS))
         self.bars, self.titles = [], []
         for ax, scale in zip(self.ax_bars, _SCALES):
-            sat_plots.format_weight_axes(ax, 16)
+            saturation_plots.format_weight_axes(ax, 16)
             ax.set_xlim(0.0, 1.0)  # keys at (j - 1/2)/n: one fixed axis for every n, no redraw
             ax.set_xticks([])
             ax.set_xlabel("key $j$ = 1 … $n$ (left to right)")
@@ -111,9 +111,9 @@ class SaturationExplorer(Explorer):
         self.lines, self.markers, self.refs, self.onsets = {}, {}, [], []
         for ax in self.ax_curves:
             for _ in ("one-hot", "uniform"):
-                (ref,) = ax.plot([], [], animated=True, **sat_plots.REFERENCE)
+                (ref,) = ax.plot([], [], animated=True, **saturation_plots.REFERENCE)
                 self.refs.append(ref)
-            (onset,) = ax.plot([], [], animated=True, label=r"predicted onset $d_k = \ln n$", **sat_plots.ONSET)
+            (onset,) = ax.plot([], [], animated=True, label=r"predicted onset $d_k = \ln n$", **saturation_plots.ONSET)
             self.onsets.append(onset)
             for scale in _SCALES:
                 spec = plots.SCALING_STYLES[scale]
@@ -180,7 +180,7 @@ class TemperatureExplorer(Explorer):
     def _setup(self, fig):
         z = np.asarray(self.logits, dtype=float)
         self.ax_bars, self.ax_max, self.ax_eff = fig.subplots(1, 3)
-        sat_plots.format_weight_axes(self.ax_bars, z.size)
+        saturation_plots.format_weight_axes(self.ax_bars, z.size)
         colour = plots.OKABE_ITO["reddish_purple"]
         self.bars = PolyCollection([], facecolor=colour, edgecolor="none", animated=True)
         self.ax_bars.add_collection(self.bars)
@@ -189,13 +189,13 @@ class TemperatureExplorer(Explorer):
         self.weights, self.stats = temperature_curves(z, TEMPERATURES)  # every slider value, at build
         curve_t = 2.0 ** np.linspace(-6, 6, 49)
         self.markers = []
-        for ax, values, label, ylim in ((self.ax_max, curve.max_weight, sat_plots.CURVE_LABELS[0], (0, 1.03)),
-                                        (self.ax_eff, curve.effective_keys, sat_plots.CURVE_LABELS[2],
+        for ax, values, label, ylim in ((self.ax_max, curve.max_weight, saturation_plots.CURVE_LABELS[0], (0, 1.03)),
+                                        (self.ax_eff, curve.effective_keys, saturation_plots.CURVE_LABELS[2],
                                          (0.7, z.size + 0.3))):
-            sat_plots.format_temperature_axis(ax, TEMPERATURES)
+            saturation_plots.format_temperature_axis(ax, TEMPERATURES)
             ax.plot(curve_t, values, color=colour)
-            ax.axhline(1.0, **sat_plots.REFERENCE)
-            ax.axhline(1.0 / z.size if ax is self.ax_max else z.size, **sat_plots.REFERENCE)
+            ax.axhline(1.0, **saturation_plots.REFERENCE)
+            ax.axhline(1.0 / z.size if ax is self.ax_max else z.size, **saturation_plots.REFERENCE)
             ax.set(ylabel=label, ylim=ylim)
             (marker,) = ax.plot([], [], color=colour, marker="o", markersize=8, markeredgecolor="black",
                                 linestyle="none", animated=True)

@@ -2,7 +2,7 @@
 
 - :class:`ScalingExplorer` -- left: where the three logit standard deviations sit on their
   log-log lines; right: one query's softmax weights over ``N_KEYS`` keys for each scaling.
-  The numbers come from :mod:`sdpa_helpers.scale_comparison` (exact draws, cached).
+  The numbers come from :mod:`sdpa_helpers.scaling` (exact draws, cached).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 
 from ..attention import entropy
 from ..plots import SCALING_STYLES
-from ..plots import scaling as sc_plots
-from ..scale_comparison import D_KS, N_KEYS, logit_std, query_weights
+from ..plots import scaling as scaling_plots
 from ..scales import SCALINGS, scale_factor
+from ..scaling import D_KS, N_KEYS, logit_std, query_weights
 from . import Explorer, d_k_slider
 
 __all__ = ["ScalingExplorer"]
@@ -32,7 +32,7 @@ class ScalingExplorer(Explorer):
 
     def _setup(self, fig):
         self.ax_std, self.ax_w = fig.subplots(1, 2)
-        sc_plots.logit_std_vs_d_k(ax=self.ax_std)
+        scaling_plots.logit_std_vs_d_k(ax=self.ax_std)
         self.ax_std.set_title("standard deviation of the logits")
         self.markers, self.lines = {}, {}
         ranks = np.arange(1, N_KEYS + 1)

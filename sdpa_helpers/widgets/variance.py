@@ -10,9 +10,9 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from .. import plots
-from ..dot_product_law import BINS, histogram_density, histogram_edges, sample_dot_products_fast, sample_summary
 from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS
 from ..theory import dot_product_excess_kurtosis, dot_product_moments, normal_pdf
+from ..variance import BINS, histogram_density, histogram_edges, sample_dot_products_fast, sample_summary
 from . import Explorer, d_k_slider
 
 __all__ = ["VarianceExplorer"]
@@ -28,7 +28,7 @@ def _fmt(v: float) -> str:
 
 @lru_cache(maxsize=64)
 def _samples(d_k: int, dist: str, n: int, seed: int) -> np.ndarray:
-    # O(n) exact draws (dot_product_law): a first visit at d_k = 4096 costs what d_k = 1 does
+    # O(n) exact draws (variance): a first visit at d_k = 4096 costs what d_k = 1 does
     s = sample_dot_products_fast(d_k, n, dist, rng=seed)
     s.flags.writeable = False  # shared through the cache
     return s
@@ -103,7 +103,7 @@ class VarianceExplorer(Explorer):
     """Histogram of q·k against the N(0, d_k) density, for the slider's d_k and the chosen components.
 
     The samples (4000 pairs per setting) are drawn once per ``(d_k, components)`` by the O(n)
-    exact sampler :func:`sdpa_helpers.dot_product_law.sample_dot_products_fast` and cached, so a
+    exact sampler :func:`sdpa_helpers.variance.sample_dot_products_fast` and cached, so a
     first visit is fast and moving back to a setting shows the same picture. Rademacher
     components make ``q . k`` discrete: drawn as stems (probability / 2 at each value).
     """

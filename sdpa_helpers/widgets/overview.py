@@ -11,7 +11,7 @@ well under a second); a move only swaps the artists' data.
 from __future__ import annotations
 
 from .. import overview
-from ..plots.start import EffectsPanels
+from ..plots.overview import EffectsPanels
 from . import Explorer, d_k_slider
 
 __all__ = ["ThreeEffectsExplorer"]

@@ -3,7 +3,7 @@
 - :func:`variance_histogram` -- histogram of many sample variances, true value and mean marked;
 - :func:`relative_spread_histograms` -- small multiples: ``s2 / n`` of ``n x n`` products for a few n;
 - :func:`spread_vs_n` -- log-log: spread of ``s2 / n`` against n, simulation vs exact and i.i.d. theory
-  (the theory lines come from :mod:`sdpa_helpers.sample_spread`);
+  (the theory lines come from :mod:`sdpa_helpers.small_samples`);
 - :func:`conditional_spread` -- two logits of one query: uncorrelated, yet their sizes move together.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _checks
-from ..sample_spread import REL_BINS, bin_fractions, exact_relative_sd, iid_relative_sd
+from ..small_samples import REL_BINS, bin_fractions, exact_relative_sd, iid_relative_sd
 from . import OKABE_ITO, SCALED, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["variance_histogram", "relative_spread_histograms", "spread_vs_n",

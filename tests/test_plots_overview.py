@@ -1,22 +1,22 @@
-"""sdpa_helpers.plots.start (notebook 00's figures), headless: what each figure draws."""
+"""sdpa_helpers.plots.overview (notebook 00's figures), headless: what each figure draws."""
 
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 from sdpa_helpers import overview, plots
-from sdpa_helpers.plots import start as start_plots
+from sdpa_helpers.plots import overview as overview_plots
 
 
 def test_random_walks_figure():
     S = overview.dot_product_walks(32, 10, rng=0)
-    ax = start_plots.random_walks(S, n_shown=3)
+    ax = overview_plots.random_walks(S, n_shown=3)
     walk_lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 32 and line.get_linestyle() == "-"]
     assert len(walk_lines) == 3
     assert np.allclose(walk_lines[0].get_ydata(), S[0])
     assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title()
     with pytest.raises(ValueError, match="walks"):
-        start_plots.random_walks(np.zeros(5))
+        overview_plots.random_walks(np.zeros(5))
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def small_figure_data():
 
 def test_static_figure_shares_the_unscaled_x_axis(small_figure_data):
     d_ks, rows, bands = small_figure_data
-    fig = start_plots.three_effects_figure(rows, d_ks, bands, overview.N_KEYS)
+    fig = overview_plots.three_effects_figure(rows, d_ks, bands, overview.N_KEYS)
     assert isinstance(fig, Figure) and len(fig.axes) == 4 * len(rows)
     grid = np.array(fig.axes).reshape(len(rows), 4)
     assert len({ax.get_xlim() for ax in grid[:, 0]}) == 1  # one x axis down the unscaled column
@@ -46,7 +46,7 @@ def test_static_figure_shares_the_unscaled_x_axis(small_figure_data):
 def test_panels_show_the_data(small_figure_data):
     d_ks, rows, bands = small_figure_data
     fig, axes = plots.new_figure(1, 4)
-    panels = start_plots.EffectsPanels(axes, d_ks, bands, overview.N_KEYS, d_max=256, scaled_ymax=1.5)
+    panels = overview_plots.EffectsPanels(axes, d_ks, bands, overview.N_KEYS, d_max=256, scaled_ymax=1.5)
     u, s = rows[1]
     panels.show(u, s)
     heights_u = panels.stairs_u.get_data()[0]

@@ -2,7 +2,7 @@
 
 - :class:`VarianceSpreadExplorer` -- histogram of ``s2 / n`` for the slider's n, and where its
   spread sits on the log-log curve of spread against n. The numbers come from
-  :mod:`sdpa_helpers.sample_spread` (cached simulations, exact and i.i.d. spreads).
+  :mod:`sdpa_helpers.small_samples` (cached simulations, exact and i.i.d. spreads).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import ipywidgets as W
 import numpy as np
 
 from .. import plots
-from ..plots import small_experiments as sx_plots
-from ..sample_spread import (
+from ..plots import small_samples as small_samples_plots
+from ..small_samples import (
     REL_BINS,
     SIZES,
     bin_fractions,
@@ -32,7 +32,7 @@ def _sqrt(y):
 class VarianceSpreadExplorer(Explorer):
     """Left: histogram of ``s2 / n`` for ``n x n`` products. Right: its spread against n (log-log).
 
-    Construction simulates every n once (cached in :mod:`sdpa_helpers.sample_spread`); the
+    Construction simulates every n once (cached in :mod:`sdpa_helpers.small_samples`); the
     histogram's y axis is fixed for every n (square-root scale, so that both the wide
     histogram of n = 2 and the spike of n = 256 read), so one background serves every n and
     each slider move only blits the moving parts.
@@ -56,7 +56,7 @@ class VarianceSpreadExplorer(Explorer):
         bins = REL_BINS
         self.stairs = self.ax_h.stairs(np.zeros(len(bins) - 1), bins, fill=True, color=plots.SCALED["color"],
                                        alpha=0.6, animated=True)
-        self.ax_h.axvline(1.0, **sx_plots.TRUTH, label="true value 1")
+        self.ax_h.axvline(1.0, **small_samples_plots.TRUTH, label="true value 1")
         self.mean_line = self.ax_h.axvline(1.0, color=plots.SCALED["color"], linestyle="--", linewidth=1.5,
                                            animated=True, label="mean of the experiments")
         self.ax_h.set_xlim(bins[0], bins[-1])
@@ -67,7 +67,7 @@ class VarianceSpreadExplorer(Explorer):
                       ylabel="fraction of experiments (√ scale)")
         self.ax_h.legend(loc="upper right")
         self.title = self.ax_h.set_title(" ", animated=True)
-        sx_plots.spread_vs_n(SIZES, None, ax=self.ax_s, n_max=max(SIZES))
+        small_samples_plots.spread_vs_n(SIZES, None, ax=self.ax_s, n_max=max(SIZES))
         (self.marker,) = self.ax_s.plot([], [], linestyle="none", marker="o", markersize=9,
                                         color=plots.OKABE_ITO["black"], animated=True,
                                         label="simulation at this $n$")

@@ -1,4 +1,4 @@
-"""sdpa_helpers.scale_comparison: the numbers of notebook 04, against independent references."""
+"""sdpa_helpers.scaling: the numbers of notebook 04, against independent references."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import mean_se
 
-from sdpa_helpers import scale_comparison as sc
+from sdpa_helpers import scaling as sc
 from sdpa_helpers import theory
 from sdpa_helpers.attention import entropy, softmax
 from sdpa_helpers.sampling import make_rng, sample_dot_products

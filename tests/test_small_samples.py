@@ -1,10 +1,10 @@
-"""sdpa_helpers.sample_spread: the numbers of notebook 03, against independent references."""
+"""sdpa_helpers.small_samples: the numbers of notebook 03, against independent references."""
 
 import numpy as np
 import pytest
 from conftest import mean_se, var_se
 
-from sdpa_helpers import sample_spread as ss
+from sdpa_helpers import small_samples as ss
 from sdpa_helpers import theory
 from sdpa_helpers.sampling import make_rng, sample_dot_products
 

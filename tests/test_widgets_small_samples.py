@@ -1,15 +1,15 @@
-"""sdpa_helpers.widgets.small_experiments (notebook 03's explorer), headless; every explorer's common
+"""sdpa_helpers.widgets.small_samples (notebook 03's explorer), headless; every explorer's common
 behaviour is tested in tests/test_widgets.py."""
 
 import numpy as np
 import pytest
 
-from sdpa_helpers import sample_spread as ss
-from sdpa_helpers.widgets import small_experiments as sx_widgets
+from sdpa_helpers import small_samples as ss
+from sdpa_helpers.widgets import small_samples as small_samples_widgets
 
 
 def test_variance_spread_explorer_shows_the_cached_simulation():
-    e = sx_widgets.VarianceSpreadExplorer()
+    e = small_samples_widgets.VarianceSpreadExplorer()
     assert e.main == "n" and e.controls["n"].description == "n"
     assert e.sweep_values() == list(ss.SIZES)
     e.controls["n"].value = 8
@@ -22,7 +22,7 @@ def test_variance_spread_explorer_shows_the_cached_simulation():
 
 def test_variance_spread_explorer_precomputes_every_n():
     ss.relative_sample_variances.cache_clear()
-    e = sx_widgets.VarianceSpreadExplorer(n=8)  # timings: benchmarks/controls_latency.py
+    e = small_samples_widgets.VarianceSpreadExplorer(n=8)  # timings: benchmarks/controls_latency.py
     assert ss.relative_sample_variances.cache_info().currsize == len(ss.SIZES)
     assert len(e._backgrounds) == 1, "one background serves every n (fixed axes)"
     assert e.controls["n"].value == 8 and "n = 8:" in e.readout.value

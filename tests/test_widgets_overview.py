@@ -1,4 +1,4 @@
-"""sdpa_helpers.widgets.start (notebook 00's explorer), headless; every explorer's common behaviour is
+"""sdpa_helpers.widgets.overview (notebook 00's explorer), headless; every explorer's common behaviour is
 tested in tests/test_widgets.py."""
 
 import pytest
@@ -8,7 +8,7 @@ from sdpa_helpers import overview
 
 @pytest.fixture(scope="module")
 def explorer():
-    from sdpa_helpers.widgets.start import ThreeEffectsExplorer
+    from sdpa_helpers.widgets.overview import ThreeEffectsExplorer
 
     return ThreeEffectsExplorer()
 

@@ -1,4 +1,4 @@
-"""sdpa_helpers.dot_product_law: characteristic functions, the inverted density and the fast exact
+"""sdpa_helpers.variance: characteristic functions, the inverted density and the fast exact
 sampler, against Monte Carlo, the closed-form moments of theory, exact enumeration and the direct sampler."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from sdpa_helpers import dot_product_law as law
 from sdpa_helpers import theory
+from sdpa_helpers import variance as law
 from sdpa_helpers.sampling import EXCESS_KURTOSIS, sample_components, sample_dot_products
 
 
@@ -146,7 +146,7 @@ def test_sample_summary_against_a_direct_computation_at_any_magnitude():
 
 
 def test_sample_summary_se_of_the_variance_matches_sample_spread():
-    from sdpa_helpers.sample_spread import variance_with_se  # an independent implementation
+    from sdpa_helpers.small_samples import variance_with_se  # an independent implementation
     x = np.random.default_rng(8).standard_normal(200_000)
     v, se = variance_with_se(x)
     st = law.sample_summary(x)
