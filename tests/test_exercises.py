@@ -584,3 +584,50 @@ def test_numeric_exercises_of_notebook_00(capsys):
     assert check("00.scale_for_variance_4", 0.0312)  # 0.03125 rounded half-to-even: also 3 significant figures
     assert not check("00.scale_for_variance_4", 0.0319)  # 2 % off
     capsys.readouterr()
+
+
+# --- slips: every numeric exercise names its classic wrong answers (issue 20 §5) ---------------
+
+def _numeric_keys():
+    from sdpa_helpers import exercises as E
+    return [k for k in E.keys() if hasattr(E.get(k).checker, "slips")]
+
+
+def test_every_numeric_exercise_knows_a_slip():
+    from sdpa_helpers import exercises as E
+    missing = [k for k in _numeric_keys() if not E.get(k).checker.slips]
+    assert not missing, f"numeric exercises without a classic wrong answer (Slip): {missing}"
+
+
+@pytest.mark.parametrize("key", _numeric_keys())
+def test_each_slip_is_named_in_the_feedback(key):
+    from sdpa_helpers import exercises as E
+    ex = E.get(key)
+    for slip in ex.checker.slips:
+        ok, feedback = ex.checker(slip.value)
+        assert not ok, f"{key}: the slip {slip.means!r} is accepted as correct"
+        assert slip.means in feedback, f"{key}: feeding {slip.value!r} gives {feedback!r}, not the slip's meaning"
+
+
+def test_too_few_significant_figures_is_told_as_that():
+    from sdpa_helpers.exercises import numeric_checker
+    c = numeric_checker(0.01357, what="the weight")
+    ok, feedback = c(0.014)
+    assert not ok and "2 significant figures" in feedback and "three" in feedback
+    ok, feedback = c(0.01)
+    assert not ok and "1 significant figure" in feedback
+
+
+def test_string_answer_hint_uses_the_answer_given():
+    from sdpa_helpers.exercises import numeric_checker
+    ok, feedback = numeric_checker(1 / 32, what="c")("1/32")
+    assert not ok and 'write 1/32, not "1/32"' in feedback
+
+
+def test_wrong_function_answer_shows_input_expected_and_returned():
+    from sdpa_helpers.exercises import function_checker
+    c = function_checker(lambda x: np.asarray(x) * 2, [(np.array([1.0, 2.0]),)], names=["two numbers"])
+    ok, feedback = c(lambda x: np.asarray(x) * 3)
+    assert not ok
+    assert "input:" in feedback and "[1., 2.]" in feedback
+    assert "expected: [2., 4.]" in feedback and "returned: [3., 6.]" in feedback

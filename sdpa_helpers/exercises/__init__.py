@@ -28,19 +28,20 @@ from __future__ import annotations
 
 import copy
 import dis
+import math
 import importlib
 import numbers
 import pkgutil
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Exercise", "check", "get", "hint", "question", "keys", "register",
+__all__ = ["Exercise", "Slip", "check", "get", "hint", "question", "keys", "register",
            "numeric_checker", "function_checker", "choice_checker", "is_untouched_stub", "TIME_LIMIT", "RTOL"]
 
 #: Seconds a learner's answer may take to check before :func:`check` stops it (see there).
@@ -59,6 +60,20 @@ class Exercise:
     question: str
     hint: str
     checker: Callable[[Any], tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A classic wrong answer to a numeric exercise, and what it means.
+
+    ``value`` is computed by the mistake itself from the exercise's inputs (the variance where
+    the spread was asked: ``dot_product_moments(256).var``), never typed in by hand; ``means``
+    tells the learner what that mistake is, e.g. "the variance of q·k, not its typical size
+    (the standard deviation)".
+    """
+
+    value: Any
+    means: str
 
 
 _REGISTRY: dict[str, Exercise] = {}
@@ -214,8 +229,10 @@ def _as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
     elif raw.dtype.kind == "O":
         kinds = {k for k in map(_kind_of_element, raw.ravel().tolist()) if k}
     if "string" in kinds:
-        return None, (f"your answer for {what} is text (a string). Give a number without quotes: "
-                      f"write 64, not \"64\".")
+        text = str(answer).strip() if isinstance(answer, (str, np.str_)) else None
+        example = (f"write {text}, not \"{text}\"" if text and len(text) <= 20
+                   else "write the number itself, not the number in quotes")
+        return None, f"your answer for {what} is text (a string). Give a number without quotes: {example}."
     if "complex" in kinds:
         return None, (f"your answer for {what} is a complex number; the answer is a real number. "
                       f"Check for a square root of a negative number, or pass the real value.")
@@ -245,8 +262,19 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
     return bool(np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
 
 
+def _significant_figures_slip(got: float, want: float) -> str | None:
+    """Feedback when ``got`` is ``want`` rounded to one or two significant figures."""
+    if want == 0 or got == 0:
+        return None
+    for n in (1, 2):
+        if math.isclose(got, float(f"{want:.{n}g}"), rel_tol=1e-9):
+            return (f"{got:g} is the right value rounded to {n} significant figure{'s' if n > 1 else ''}; "
+                    f"the question asks for three.")
+    return None
+
+
 def numeric_checker(expected, *, what: str = "the value", rtol: float | None = None,
-                    atol: float = 0.0) -> Callable[[Any], tuple[bool, str]]:
+                    atol: float = 0.0, slips: Sequence[Slip] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a number (or array of numbers).
 
     Default: the course's one rule -- every entry within 0.5 % (relative) of the exact value
@@ -254,7 +282,14 @@ def numeric_checker(expected, *, what: str = "the value", rtol: float | None = N
     exact integer checked exactly (only floating-point round-off forgiven). Give ``rtol``
     (and ``atol``) only for an exercise that states another rule in its question.
 
-    The returned checker carries ``.expected`` (the exact answer) for the tests.
+    ``slips`` are the exercise's classic wrong answers (:class:`Slip`): an answer that matches
+    one by the same rule is told what that mistake means; an answer that is the right value
+    rounded to too few significant figures is told that. The returned checker carries
+    ``.expected`` (the exact answer) and ``.slips`` for the tests.
+
+    >>> c = numeric_checker(16.0, what="the spread", slips=[Slip(256.0, "the variance, not the spread")])
+    >>> c(16)[0], c(256)
+    (True, (False, 'your answer 256 is the variance, not the spread.'))
     """
     expected_arr = np.asarray(expected, dtype=float)
     if not np.isfinite(expected_arr).all():
@@ -265,6 +300,18 @@ def numeric_checker(expected, *, what: str = "the value", rtol: float | None = N
         atols = np.where(expected_arr == 0, 1e-12, 0.0) + atol
     else:
         rtols, atols = np.full(expected_arr.shape, float(rtol)), np.full(expected_arr.shape, float(atol))
+    slips = tuple(slips)
+    for slip in slips:
+        if not isinstance(slip, Slip):
+            raise TypeError(f"slips must be Slip objects, got {type(slip).__name__}")
+        value = np.asarray(slip.value, dtype=float)
+        if value.shape != expected_arr.shape or not np.isfinite(value).all():
+            raise ValueError(f"slip {slip.means!r}: value must be finite with the answer's shape {expected_arr.shape}")
+        if np.all(np.abs(value - expected_arr) <= atols + rtols * np.abs(expected_arr)):
+            raise ValueError(f"slip {slip.means!r} gives the right answer ({slip.value!r}): it is not a slip")
+
+    def matches(arr, want):
+        return bool(np.all(np.abs(arr - want) <= atols + rtols * np.abs(want)))
 
     def checker(answer):
         arr, why = _as_real_array(answer, what)
@@ -273,11 +320,20 @@ def numeric_checker(expected, *, what: str = "the value", rtol: float | None = N
         if arr.shape != expected_arr.shape:
             return False, (f"expected {_shape_words(expected_arr.shape)} for {what}; your answer has "
                            f"{'shape ' + str(arr.shape) if arr.shape else 'one number'}.")
-        if np.all(np.abs(arr - expected_arr) <= atols + rtols * np.abs(expected_arr)):
+        if matches(arr, expected_arr):
             return True, ""
+        shown = f"{float(arr):g}" if arr.shape == () else np.array2string(arr, precision=4)
+        for slip in slips:
+            if matches(arr, np.asarray(slip.value, dtype=float)):
+                return False, f"your answer {shown} is {slip.means}."
+        if arr.shape == ():
+            rounded = _significant_figures_slip(float(arr), float(expected_arr))
+            if rounded:
+                return False, rounded
         return False, f"{what} is off."
 
     checker.expected = expected_arr
+    checker.slips = slips
     return checker
 
 
@@ -336,6 +392,18 @@ STUB_FEEDBACK = ("your function returned None: it is still the stub. Replace `..
                  "and `return` the result.")
 
 
+def _show(x) -> str:
+    """A short, rounded picture of an input or output for feedback (long arrays elided)."""
+    if isinstance(x, tuple):
+        return ", ".join(_show(a) for a in x)
+    try:
+        arr = np.asarray(x, dtype=float)
+    except Exception:
+        return repr(x)[:80]
+    return np.array2string(arr, precision=3, threshold=12, edgeitems=2, max_line_width=100,
+                           separator=", ").replace("\n", " ")
+
+
 def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1e-7, atol: float = 1e-12,
                      names: list[str] | None = None) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a learner's function: run it on ``cases`` and compare with ``reference``.
@@ -369,7 +437,8 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
             if got.shape != want.shape:
                 return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
             if not _close(got, want, rtol, atol):
-                return False, f"on {label} your function returned a wrong value."
+                return False, (f"on {label} your function returned a wrong value.\n"
+                               f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
         return True, f"passed all {len(cases)} cases."
 
     checker.reference = reference
