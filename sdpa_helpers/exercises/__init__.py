@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import copy
 import dis
-import math
 import importlib
+import math
 import numbers
 import pkgutil
 import signal
