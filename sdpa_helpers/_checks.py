@@ -118,3 +118,23 @@ def axis_index(name: str, axis: object, ndim: int) -> int:
     if not -ndim <= int(axis) < ndim:
         raise ValueError(f"{name}={axis} is out of range for an array with {ndim} dimension(s)")
     return int(axis) % ndim
+
+
+def seed(name: str, value: object) -> int:
+    """Return ``value`` as an int seed, or raise naming ``name``: the one seed check of the package.
+
+    A seed is a non-negative integer (a bool is refused). The wrong type raises ``TypeError``,
+    a negative integer ``ValueError``.
+
+    >>> seed("seed", 3)
+    3
+    >>> seed("seed", -1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be a non-negative integer, got -1
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value}")
+    return int(value)
