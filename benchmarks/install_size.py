@@ -4,7 +4,7 @@ Creates a venv in a scratch directory with the base ``python3``, installs what a
 installs (``requirements.txt``, from the configured package index), and sums the sizes of
 the files in the venv (symlinks not followed). Takes a minute or two.
 
-Budget (DESIGN.md): ≤ 500 MB.
+Budget (the budgets table in benchmarks/results.md): ≤ 500 MB.
 
     python benchmarks/install_size.py
 """

@@ -5,7 +5,7 @@ notebooks) and the start of an empty kernel (jupyter_client: start, wait until r
 shut down; the median of 3). A ratio near 1 means the notebooks cost little beyond
 starting their kernels.
 
-Budget (DESIGN.md): ratio ≤ 2.
+Budget (the budgets table in benchmarks/results.md): ratio ≤ 2.
 
     python benchmarks/nbval_overhead.py
 """

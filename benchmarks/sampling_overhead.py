@@ -5,7 +5,7 @@ The reference draws what ``sample_dot_products`` must draw -- two standard-norma
 nothing else. The ratio is the price of everything around the draws (the row-wise dot
 products, the checks, the chunking). Repeats are interleaved and the medians compared.
 
-Budget (DESIGN.md): ratio ≤ 1.5.
+Budget (the budgets table in benchmarks/results.md): ratio ≤ 1.5.
 
     python benchmarks/sampling_overhead.py
 """
