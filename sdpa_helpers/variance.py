@@ -357,7 +357,12 @@ def _outcomes(name: str, outcomes) -> list:
             raise TypeError(f"{name} must hold real numbers (ints or Fractions), got {x!r}")
         if isinstance(x, (float, np.floating)) and not math.isfinite(x):
             raise ValueError(f"{name} must hold finite numbers, got {x!r}")
-        out.append(Fraction(int(x)) if isinstance(x, np.integer) else Fraction(x))
+        if isinstance(x, Fraction):
+            out.append(x)
+        elif isinstance(x, (int, np.integer)):
+            out.append(Fraction(int(x)))
+        else:
+            out.append(Fraction(float(x)))  # the float's exact binary value
     return out
 
 

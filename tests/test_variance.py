@@ -282,3 +282,25 @@ def test_exact_cov_against_numpy_and_the_sum_rule():
         law.exact_cov([(1, 2, 3)])
     with pytest.raises(TypeError, match="pairs"):
         law.exact_cov(5)
+
+
+def test_notebook_02_exercise_answers_by_simulation():
+    """The expected answers of 02's numeric exercises, against Monte Carlo (not the closed forms they use)."""
+    from sdpa_helpers import exercises
+
+    rng = np.random.default_rng(11)
+    n = 400_000
+
+    def agrees(key, samples, index=None):
+        st = law.sample_summary(samples)
+        want = exercises.get(key).checker.expected
+        want = float(want if index is None else want[index])
+        return abs(st["var"] - want) < 4 * st["se_var"]
+
+    xy = rng.multivariate_normal([0.0, 0.0], [[2.0, -1.0], [-1.0, 3.0]], size=n)
+    assert agrees("02.var_sum_dependent", xy.sum(axis=1))
+    q = rng.standard_normal((n, 16))
+    assert agrees("02.copied_key", q.sum(axis=1) * rng.standard_normal(n))  # k = (y, ..., y)
+    s = sample_dot_products(32, n, mean_q=1.0, var_q=2.0, mean_k=-1.0, var_k=1.0, rng=12)
+    assert agrees("02.general", s, index=1)
+    assert abs(s.mean() - float(exercises.get("02.general").checker.expected[0])) < 4 * s.std() / math.sqrt(n)

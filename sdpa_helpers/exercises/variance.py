@@ -19,7 +19,8 @@ register(
     numeric_checker(_VX + _VY + 2 * _COV, what="Var(X + Y)", slips=[
         Slip(_VX + _VY, "the sum of the variances: that holds only when Cov(X, Y) = 0, and here X and Y are "
                         "correlated"),
-        Slip(_VX + _VY + _COV, "the covariance counted once; the expansion has 2 (X - E X)(Y - E Y), so it counts twice"),
+        Slip(_VX + _VY + _COV, "the covariance counted once; the expansion has 2 (X - E X)(Y - E Y), "
+                               "so it counts twice"),
         Slip(_VX + _VY - 2 * _COV, "the covariance with the wrong sign: + 2 Cov(X, Y), and Cov(X, Y) is negative"),
     ]),
 )
