@@ -47,7 +47,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$E[X] = \sum_x x\,P(X = x).$$
 #
-# It is *linear*. For two random numbers with joint probabilities $P(x, y)$,
+# It is *linear*. For two random numbers, write $P(x, y)$ for the probability that $X = x$ and
+# $Y = y$ together; then
 # $E[X + Y] = \sum_{x,y}(x + y)P(x, y) = \sum_{x,y} x\,P(x, y) + \sum_{x,y} y\,P(x, y) = E[X] + E[Y]$,
 # whether or not $X$ and $Y$ depend on each other; likewise $E[cX] = cE[X]$ and $E[c] = c$ for a
 # constant $c$.
@@ -559,7 +560,8 @@ _ = check("02.kurtosis_laplace", answer)
 # - Expanding a square: $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y)$.
 # - Independence factorises the double sum: $E[XY] = E[X]E[Y]$, so $\mathrm{Cov} = 0$ and variances add.
 # - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components, not $\mathrm{Var}(X)\mathrm{Var}(Y)$ when means are not 0 (16/9 vs 4/9).
-# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$, for any component distribution; checked by proof, exact enumeration and simulation within 4 SE.
+# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution: proved, computed exactly on small cases, simulated within 4 SE.
+# - Independence is used twice: between $q_i$ and $k_i$, and between different pairs. Deep dives: uncorrelated components can be enough (not for two LayerNorm outputs: $d^2/(d-1)$), non-zero means shift whole rows, heavy tails approach the normal shape slowly.
 #
 # ## Exercises
 #
