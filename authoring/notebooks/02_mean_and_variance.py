@@ -568,7 +568,7 @@ _ = check("02.kurtosis_laplace", answer)
 # Each exercise is checked by `check(key, answer)`. Numbers are checked to three
 # significant figures (within 0.5 %), integers exactly.
 #
-# **Exercise 1.** $\mathrm{Var}(X) = 2$, $\mathrm{Var}(Y) = 3$ and $\mathrm{Cov}(X, Y) = -1$. What is
+# **Exercise 1 (recall).** $\mathrm{Var}(X) = 2$, $\mathrm{Var}(Y) = 3$ and $\mathrm{Cov}(X, Y) = -1$. What is
 # $\mathrm{Var}(X + Y)$ (an integer)?
 
 # %%
@@ -581,7 +581,7 @@ _ = check("02.var_sum_dependent", answer)
 # Section 2: $2 + 3 + 2\cdot(-1) = 3$. Adding the variances (5) would treat $X$ and $Y$ as uncorrelated.
 # </details>
 #
-# **Exercise 2.** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
+# **Exercise 2 (apply).** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
 # variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$ (an integer)?
 
 # %%
@@ -595,7 +595,7 @@ _ = check("02.var_components_3", answer)
 # not add). Sum of 64 independent terms: $64 \cdot 9 = 576$.
 # </details>
 #
-# **Exercise 3.** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
+# **Exercise 3 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
 # component of $k$ has mean $-1$ and variance 1 (all independent). Give
 # $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair (integers).
 
@@ -611,7 +611,7 @@ _ = check("02.general", answer)
 # $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
 # </details>
 #
-# **Exercise 4.** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
+# **Exercise 4 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
 # standard normal number $y$, independent of $q$, is copied into all 16 components. What is
 # $\mathrm{Var}(q\cdot k)$ (an integer)?
 
