@@ -18,6 +18,15 @@ draws the same distribution in O(n) work (plus a fixed-size grid):
     far below the Monte Carlo noise 1/sqrt(n) of the samples that use it); below that the
     direct sampler (cheap there).
 
+Exact moments of small discrete cases (every equally likely outcome enumerated; no sampling):
+
+- :func:`exact_mean`, :func:`exact_var` -- the mean and the variance (by its definition
+  ``E[(X - E X)^2]``) of a list of equally likely outcomes, as exact fractions;
+- :func:`exact_cov` -- ``Cov(X, Y) = E[(X - E X)(Y - E Y)]`` of a list of equally likely pairs;
+- :func:`all_dot_products` -- ``q . k`` for every equally likely ``(q, k)`` whose components are
+  drawn independently and uniformly from a short list of values;
+- :func:`layer_norm_covariance` -- the covariance matrix of LayerNorm's output components.
+
 And the binning every histogram of ``q . k`` uses (figures and explorer alike):
 
 - :data:`BINS` -- bin edges in units of the standard deviation (width 1/6 over +-4.5);
@@ -30,7 +39,9 @@ numpy only.
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,7 +51,8 @@ from ._numerics import histogram_fractions
 from .sampling import check_dist, make_rng, sample_dot_products
 
 __all__ = ["CF_MIN_D_K", "BINS", "product_cf", "dot_product_density", "sample_dot_products_fast",
-           "histogram_edges", "histogram_density", "sample_summary"]
+           "histogram_edges", "histogram_density", "sample_summary",
+           "exact_mean", "exact_var", "exact_cov", "all_dot_products", "layer_norm_covariance"]
 
 #: From this d_k on, uniform and Laplace draws use the inverted characteristic function.
 CF_MIN_D_K = 128
@@ -323,3 +335,132 @@ def sample_summary(samples: ArrayLike) -> dict[str, float]:
     if not all(math.isfinite(v) for v in out.values()):
         raise ValueError("samples are too large: their variance exceeds the float range")
     return out
+
+
+# -- Exact moments of small discrete cases (notebook 02's exact checks) -------------------------
+
+#: The largest number of equally likely outcomes :func:`all_dot_products` enumerates.
+MAX_OUTCOMES = 2_000_000
+
+
+def _outcomes(name: str, outcomes) -> list:
+    """``outcomes`` as a non-empty list of exact numbers (ints or Fractions; floats as their exact value)."""
+    try:
+        items = list(outcomes)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of numbers, got {type(outcomes).__name__}") from None
+    if not items:
+        raise ValueError(f"{name} must hold at least one outcome")
+    out = []
+    for x in items:
+        if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+            raise TypeError(f"{name} must hold real numbers (ints or Fractions), got {x!r}")
+        if isinstance(x, (float, np.floating)) and not math.isfinite(x):
+            raise ValueError(f"{name} must hold finite numbers, got {x!r}")
+        if isinstance(x, Fraction):
+            out.append(x)
+        elif isinstance(x, (int, np.integer)):
+            out.append(Fraction(int(x)))
+        else:
+            out.append(Fraction(float(x)))  # the float's exact binary value
+    return out
+
+
+def exact_mean(outcomes) -> Fraction:
+    """``E[X]`` for equally likely outcomes: their probability-weighted average, as an exact fraction.
+
+    >>> exact_mean([0, 1, 2])
+    Fraction(1, 1)
+    >>> exact_mean([x * y for x in (0, 1, 2) for y in (0, 1, 2)])  # E[XY] over 9 equally likely pairs
+    Fraction(1, 1)
+    """
+    xs = _outcomes("outcomes", outcomes)
+    return sum(xs, Fraction(0)) / len(xs)
+
+
+def exact_var(outcomes) -> Fraction:
+    """``Var(X) = E[(X - E X)^2]`` for equally likely outcomes (the definition), as an exact fraction.
+
+    >>> exact_var([0, 1, 2])
+    Fraction(2, 3)
+    >>> exact_var([-1, 1])
+    Fraction(1, 1)
+    """
+    xs = _outcomes("outcomes", outcomes)
+    mu = sum(xs, Fraction(0)) / len(xs)
+    return sum(((x - mu) ** 2 for x in xs), Fraction(0)) / len(xs)
+
+
+def exact_cov(pairs) -> Fraction:
+    """``Cov(X, Y) = E[(X - E X)(Y - E Y)]`` for equally likely pairs ``(x, y)``, as an exact fraction.
+
+    >>> exact_cov([(x, y) for x in (0, 1, 2) for y in (0, 1, 2)])  # independent: 0
+    Fraction(0, 1)
+    >>> exact_cov([(x, x) for x in (0, 1, 2)])  # Y = X: Cov(X, X) = Var(X)
+    Fraction(2, 3)
+    """
+    try:
+        items = [tuple(p) for p in pairs]
+    except TypeError:
+        raise TypeError(f"pairs must be a list of (x, y) pairs, got {pairs!r:.60}") from None
+    if not items or any(len(p) != 2 for p in items):
+        raise ValueError("pairs must be a non-empty list of (x, y) pairs")
+    xs = _outcomes("pairs", [p[0] for p in items])
+    ys = _outcomes("pairs", [p[1] for p in items])
+    mx, my = sum(xs, Fraction(0)) / len(xs), sum(ys, Fraction(0)) / len(ys)
+    return sum(((x - mx) * (y - my) for x, y in zip(xs, ys)), Fraction(0)) / len(xs)
+
+
+def all_dot_products(values, d_k: int) -> list:
+    """``q . k`` for every equally likely ``(q, k)``: each of the ``2 d_k`` components independently
+    and uniformly one of ``values``.
+
+    There are ``len(values) ** (2 d_k)`` such pairs, all equally likely, so :func:`exact_mean` and
+    :func:`exact_var` of the result are the exact mean and variance of ``q . k`` (at most
+    :data:`MAX_OUTCOMES` pairs).
+
+    Parameters
+    ----------
+    values : list of int or Fraction
+        The equally likely values of one component (repeat a value to weight it).
+    d_k : int
+        Number of components of ``q`` and of ``k``, >= 1.
+
+    Returns
+    -------
+    list, length ``len(values) ** (2 * d_k)``
+
+    Examples
+    --------
+    >>> [str(v) for v in all_dot_products([-1, 1], 1)]  # q_1 k_1 over 4 equally likely pairs
+    ['1', '-1', '-1', '1']
+    >>> exact_var(all_dot_products([-1, 1], 3))
+    Fraction(3, 1)
+    """
+    vals = _outcomes("values", values)
+    d_k = _checks.positive_int("d_k", d_k)
+    count = len(vals) ** (2 * d_k)
+    if count > MAX_OUTCOMES:
+        raise ValueError(f"values and d_k give {len(vals)}**{2 * d_k} = {count} pairs (q, k), "
+                         f"more than {MAX_OUTCOMES} to enumerate: use fewer values or a smaller d_k")
+    vectors = list(itertools.product(vals, repeat=d_k))
+    return [sum((a * b for a, b in zip(q, k)), Fraction(0)) for q in vectors for k in vectors]
+
+
+def layer_norm_covariance(d: int) -> np.ndarray:
+    """Covariance matrix of the ``d`` output components of LayerNorm (``eps = 0``, no gain or bias)
+    applied to a vector of i.i.d. continuous components.
+
+    The output ``z`` always has ``sum_i z_i = 0`` and ``sum_i z_i^2 = d``; by symmetry every
+    ``E[z_i^2] = 1`` and every ``Cov(z_i, z_j) = c``, and ``0 = Var(sum_i z_i) = d + d (d - 1) c``
+    gives ``c = -1 / (d - 1)``: the matrix ``(d I - 1 1^T) / (d - 1)``.
+
+    >>> layer_norm_covariance(3) * 2
+    array([[ 2., -1., -1.],
+           [-1.,  2., -1.],
+           [-1., -1.,  2.]])
+    """
+    d = _checks.positive_int("d", d)
+    if d < 2:
+        raise ValueError(f"d must be >= 2 (LayerNorm of one component is undefined), got {d}")
+    return (d * np.eye(d) - np.ones((d, d))) / (d - 1)

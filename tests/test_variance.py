@@ -2,12 +2,14 @@
 sampler, against Monte Carlo, the closed-form moments of theory, exact enumeration and the direct sampler."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from sdpa_helpers import theory
 from sdpa_helpers import variance as law
+from sdpa_helpers.attention import layer_norm
 from sdpa_helpers.sampling import EXCESS_KURTOSIS, sample_components, sample_dot_products
 
 
@@ -194,3 +196,111 @@ def test_histogram_density_matches_numpy_and_counts_outsiders():
     inside = x[np.abs(x) < 2]
     assert np.allclose(law.histogram_density(inside, edges), np.histogram(inside, edges, density=True)[0])
 
+
+
+# -- exact enumeration helpers (notebook 02's exact checks) -----------------------------------------
+
+def test_exact_mean_and_var_against_numpy_and_the_shortcut():
+    outcomes = [0, 1, 2, 2, 5, -3]
+    assert law.exact_mean(outcomes) == Fraction(7, 6)
+    assert math.isclose(float(law.exact_var(outcomes)), np.var(outcomes), rel_tol=1e-12)
+    # the shortcut E[X^2] - (E X)^2 agrees with the definition exactly
+    assert law.exact_var(outcomes) == law.exact_mean([x * x for x in outcomes]) - law.exact_mean(outcomes) ** 2
+    assert law.exact_var([Fraction(1, 3), Fraction(2, 3)]) == Fraction(1, 36)
+
+
+@pytest.mark.parametrize("values,d_k", [([-1, 1], 1), ([-1, 1], 4), ([0, 1, 2], 1), ([0, 1, 2], 3), ([1, 2], 2),
+                                        ([-2, 0, 0, 0, 0, 0, 0, 2], 2)])
+def test_all_dot_products_match_a_numpy_enumeration_and_the_closed_form(values, d_k):
+    dots = law.all_dot_products(values, d_k)
+    assert len(dots) == len(values) ** (2 * d_k)
+    # independent reference: a numpy enumeration of all (q, k) by mixed-radix counting
+    idx = np.indices((len(values),) * (2 * d_k)).reshape(2 * d_k, -1)
+    comps = np.asarray(values)[idx]  # (2 d_k, n_pairs)
+    ref = (comps[:d_k] * comps[d_k:]).sum(axis=0)
+    assert sorted(int(x) for x in dots) == sorted(ref.tolist())
+    mu, var = float(np.mean(values)), float(np.var(values))
+    th = theory.dot_product_moments(d_k, mu, var, mu, var)
+    assert math.isclose(float(law.exact_mean(dots)), th.mean, rel_tol=1e-12, abs_tol=1e-12)
+    assert math.isclose(float(law.exact_var(dots)), th.var, rel_tol=1e-12)
+
+
+def test_exact_product_variance_tells_the_rule_from_the_shortcut():
+    xy = [x * y for x in (0, 1, 2) for y in (0, 1, 2)]
+    assert law.exact_var(xy) == Fraction(16, 9) != law.exact_var([0, 1, 2]) ** 2
+    pm = [x * y for x in (-1, 1) for y in (-1, 1)]
+    assert law.exact_var(pm) == 1 == law.exact_var([-1, 1]) ** 2  # +-1 cannot tell them apart
+
+
+def test_exact_helpers_reject_bad_input():
+    with pytest.raises(ValueError, match="outcomes"):
+        law.exact_mean([])
+    with pytest.raises(TypeError, match="outcomes"):
+        law.exact_var(["1", 2])
+    with pytest.raises(TypeError, match="outcomes"):
+        law.exact_var(3)
+    with pytest.raises(ValueError, match="outcomes"):
+        law.exact_mean([1.0, float("nan")])
+    with pytest.raises(ValueError, match="d_k"):
+        law.all_dot_products([0, 1], 0)
+    with pytest.raises(ValueError, match="values and d_k"):
+        law.all_dot_products([0, 1, 2], 8)
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        law.layer_norm_covariance(1)
+
+
+@pytest.mark.parametrize("d", [2, 8, 16])
+def test_layer_norm_covariance_by_monte_carlo(d):
+    n = 200_000
+    z = layer_norm(sample_components((n, d), rng=7), eps=0.0)
+    cov = law.layer_norm_covariance(d)
+    sample = z.T @ z / n  # the means are exactly 0
+    se = np.sqrt(np.var(z[:, :, None] * z[:, None, :], axis=0) / n)  # (d, d)
+    assert np.all(np.abs(sample - cov) <= 4 * se + 1e-12)
+    assert math.isclose(cov[0, 1], -1 / (d - 1))
+
+
+def test_two_layer_norm_vectors_give_d_squared_over_d_minus_1():
+    d, n = 8, 400_000
+    cov = law.layer_norm_covariance(d)
+    assert math.isclose(theory.dot_product_variance_cov(cov, cov), d * d / (d - 1), rel_tol=1e-12)
+    assert math.isclose(theory.dot_product_variance_cov(cov, np.eye(d)), d, rel_tol=1e-12)
+    q = layer_norm(sample_components((n, d), rng=8), eps=0.0)
+    k = layer_norm(sample_components((n, d), rng=9), eps=0.0)
+    s = np.einsum("ij,ij->i", q, k)
+    st = law.sample_summary(s)
+    assert abs(st["var"] - 64 / 7) < 4 * st["se_var"]
+
+
+def test_exact_cov_against_numpy_and_the_sum_rule():
+    pairs = [(0, 1), (2, 2), (5, -1), (1, 0)]
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    assert math.isclose(float(law.exact_cov(pairs)), np.cov(xs, ys, ddof=0)[0, 1], rel_tol=1e-12)
+    # Var(X + Y) = Var X + Var Y + 2 Cov(X, Y), exactly
+    assert law.exact_var([x + y for x, y in pairs]) == law.exact_var(xs) + law.exact_var(ys) + 2 * law.exact_cov(pairs)
+    with pytest.raises(ValueError, match="pairs"):
+        law.exact_cov([(1, 2, 3)])
+    with pytest.raises(TypeError, match="pairs"):
+        law.exact_cov(5)
+
+
+def test_notebook_02_exercise_answers_by_simulation():
+    """The expected answers of 02's numeric exercises, against Monte Carlo (not the closed forms they use)."""
+    from sdpa_helpers import exercises
+
+    rng = np.random.default_rng(11)
+    n = 400_000
+
+    def agrees(key, samples, index=None):
+        st = law.sample_summary(samples)
+        want = exercises.get(key).checker.expected
+        want = float(want if index is None else want[index])
+        return abs(st["var"] - want) < 4 * st["se_var"]
+
+    xy = rng.multivariate_normal([0.0, 0.0], [[2.0, -1.0], [-1.0, 3.0]], size=n)
+    assert agrees("02.var_sum_dependent", xy.sum(axis=1))
+    q = rng.standard_normal((n, 16))
+    assert agrees("02.copied_key", q.sum(axis=1) * rng.standard_normal(n))  # k = (y, ..., y)
+    s = sample_dot_products(32, n, mean_q=1.0, var_q=2.0, mean_k=-1.0, var_k=1.0, rng=12)
+    assert agrees("02.general", s, index=1)
+    assert abs(s.mean() - float(exercises.get("02.general").checker.expected[0])) < 4 * s.std() / math.sqrt(n)

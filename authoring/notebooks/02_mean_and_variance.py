@@ -1,19 +1,20 @@
 # %% [markdown]
-# # Mean and variance of q·k, one step at a time
+# # Mean and variance of q·k, derived step by step
 #
-# Notebook 01 measured that $q\cdot k$ spreads like $\sqrt{d_k}$. Here we prove it in four
-# steps, check each by simulation, and ask what the proof needs — and what dividing by
-# $\sqrt{d_k}$ does when the means are not 0.
+# Notebook 01 measured that $q\cdot k$ spreads like $\sqrt{d_k}$. Here we derive why, from two
+# definitions, with pencil and paper. Every rule is first proved on two random numbers, then
+# checked exactly on a case small enough to list every outcome, then by simulation.
 #
 # **Learning goals**
-# - Derive $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$, and say where independence is used.
-# - State the sharp condition: for independent mean-0 $q$ and $k$, $\mathrm{Var}(q\cdot k) = \operatorname{tr}(\Sigma_q\Sigma_k)$, so uncorrelated components suffice.
-# - Handle any means and variances, and read non-zero means row by row, as the softmax does.
-# - See that every component distribution gives variance $d_k$, and how fast the shape becomes normal.
+# - Derive $\mathrm{Var}(X + Y)$ and $\mathrm{Var}(XY)$ from the definitions, and say where independence is used.
+# - Derive $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components.
+# - Tell three kinds of evidence apart: a proof, an exact computation, a simulation within its standard error.
+# - See that every component distribution gives variance $d_k$, while the shape becomes normal at its own pace.
 #
 # **Prerequisites**
-# - [01 — Dot products](01_dot_products.ipynb).
-# - Expectation, variance $\mathrm{Var}(X) = E[X^2] - E[X]^2$, covariance, and what *independent* means.
+# - [01 — Dot products](01_dot_products.ipynb): $q\cdot k = \sum_i q_ik_i$.
+# - A random number $X$ takes values $x$ with probabilities $P(X = x)$ that add up to 1.
+#   Mean and variance as words; the notebook defines them.
 
 # %% [markdown]
 # ## Setup
@@ -27,11 +28,10 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng, theory
-from sdpa_helpers.attention import softmax
+from sdpa_helpers import make_rng, theory, variance
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import variance as variance_plots
-from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, sample_components, sample_dot_products
+from sdpa_helpers.sampling import DISTRIBUTIONS, sample_components, sample_dot_products
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.variance import VarianceExplorer
 
@@ -41,219 +41,398 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. The claim, and how we check it
+# ## 1. Two definitions
 #
-# Take $q, k \in \mathbb{R}^{d_k}$ with every component of mean 0 and variance 1, and all
-# $2d_k$ components independent. Then
+# The **expectation** (mean) of $X$ is its probability-weighted average:
 #
-# $$E[q\cdot k] = 0, \qquad \mathrm{Var}(q\cdot k) = d_k .$$
+# $$E[X] = \sum_x x\,P(X = x).$$
 #
-# A check passes when the simulation lands within 4 *standard errors* (SE) of the theory:
-# $s/\sqrt{n}$ for a sample mean, $\sqrt{(m_4 - s^4)/n}$ for a sample variance ($m_4$ the
-# sample fourth central moment). We draw $n = 100\,000$ pairs at $d_k = 8$ as the rows of
-# $Q$ and $K$; the elementwise product $P = Q\circ K$ holds every term $q_ik_i$, and its
-# row sums are the dot products:
+# It is *linear*. For two random numbers, write $P(x, y)$ for the probability that $X = x$ and
+# $Y = y$ together; then
+# $E[X + Y] = \sum_{x,y}(x + y)P(x, y) = \sum_{x,y} x\,P(x, y) + \sum_{x,y} y\,P(x, y) = E[X] + E[Y]$,
+# whether or not $X$ and $Y$ depend on each other; likewise $E[cX] = cE[X]$ and $E[c] = c$ for a
+# constant $c$.
+#
+# The **variance** is the mean squared distance from the mean, with $\mu = E[X]$:
+#
+# $$\mathrm{Var}(X) = E[(X - \mu)^2].$$
+#
+# Expanding the square and using linearity gives a shortcut we will need:
+# $E[X^2 - 2\mu X + \mu^2] = E[X^2] - 2\mu^2 + \mu^2$, so
+#
+# $$\mathrm{Var}(X) = E[X^2] - (E[X])^2 .$$
+#
+# **Exact check.** Our running example: $X$ takes the values 0, 1, 2, each with probability 1/3.
+# Averages over equally likely outcomes, in exact fractions:
 
 # %%
-def var_se(x):
-    """Standard error of the sample variance of x: √((m4 − s⁴) / n)."""
-    c = np.asarray(x) - np.mean(x)
-    return np.sqrt((np.mean(c**4) - np.var(x, ddof=1) ** 2) / c.size)
-
-
-d_k, n = 8, 100_000
-P = sample_components((n, d_k), rng=rng) * sample_components((n, d_k), rng=rng)  # (n, d_k): terms q_i k_i
-dots = P.sum(axis=1)  # (n,): q·k for each pair
-verify_close("E[q·k] at d_k = 8", dots.mean(), theory.dot_product_moments(d_k).mean, se=dots.std() / np.sqrt(n))
-verify_close("Var(q·k) at d_k = 8", dots.var(ddof=1), theory.dot_product_moments(d_k).var, se=var_se(dots))
+X = [0, 1, 2]  # three equally likely values
+mean_X = variance.exact_mean(X)
+print(f"E[X] = {mean_X} | Var(X) by the definition = {variance.exact_var(X)} | "
+      f"by the shortcut E[X²] − (E[X])² = {variance.exact_mean([x**2 for x in X]) - mean_X**2}")
 
 # %% [markdown]
-# ## 2. Four steps
+# ## 2. The variance of a sum of two
 #
-# **Step 1 — linearity.** $E[\sum_i q_ik_i] = \sum_i E[q_ik_i]$ for any random
-# numbers, independent or not.
+# Write $X + Y - (\mu_X + \mu_Y) = (X - \mu_X) + (Y - \mu_Y)$ and square it:
 #
-# **Step 2 — independence within a pair.** For independent $X$, $Y$: $E[XY] = E[X]E[Y]$,
-# so $E[q_ik_i] = 0\cdot 0 = 0$. With steps 1 and 2, $E[q\cdot k] = 0$.
+# $$(X - \mu_X)^2 + (Y - \mu_Y)^2 + 2(X - \mu_X)(Y - \mu_Y).$$
 #
-# **Step 3 — the variance of one product.** From $\mathrm{Var}(XY) = E[X^2Y^2] - E[XY]^2$
-# and independence (of $X^2$ and $Y^2$ too), with $E[X^2] = \sigma_x^2 + \mu_x^2$:
+# Take the expectation of each term (linearity):
 #
-# $$\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2 ,$$
+# $$\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y),
+# \qquad \mathrm{Cov}(X, Y) = E[(X - \mu_X)(Y - \mu_Y)] .$$
 #
-# which is $1$ for our unit components. The shortcut $\sigma^2(q_ik_i) = \sigma^2(q_i)\,\sigma^2(k_i)$
-# holds **only at mean 0**: with means 1 and variances 1 the product has variance
-# $2\cdot 2 - 1 = 3$, not $1$ (checked below).
+# The **covariance** is positive when $X$ and $Y$ tend to be above their means together. The
+# rule holds for any $X$, $Y$; variances simply add only when the covariance is 0.
 #
-# **Step 4 — independence between terms.** $\mathrm{Var}(\sum_i Z_i) = \sum_i\mathrm{Var}(Z_i)
-# + \sum_{i\ne j}\mathrm{Cov}(Z_i, Z_j)$. Different pairs $(q_i, k_i)$, $(q_j, k_j)$ are
-# independent, so every covariance is 0 and $\mathrm{Var}(q\cdot k) = d_k\cdot 1 = d_k$.
-#
-# Each step, on the columns of $P$ (the largest deviation, in SE, of 8 means, 8 variances
-# and 28 covariances; under the claim a mean or a covariance has SE $1/\sqrt{n}$):
+# **Exact check**, two cases: $X$ and $Y$ independent copies of the running example (all 9 pairs
+# $(x, y)$ equally likely), and $Y = X$ (3 equally likely pairs):
 
 # %%
-z_means = np.abs(P.mean(axis=0)) * np.sqrt(n)
-z_vars = np.abs(P.var(axis=0, ddof=1) - 1) / np.array([var_se(col) for col in P.T])
-C = np.cov(P, rowvar=False)  # (d_k, d_k): covariances of the terms
-z_covs = np.abs(C[~np.eye(d_k, dtype=bool)]) * np.sqrt(n)
-verify("step 2: every E[q_i k_i] = 0", z_means.max() < 4, f"largest {z_means.max():.1f} SE")
-verify("step 3: every Var(q_i k_i) = 1", z_vars.max() < 4, f"largest {z_vars.max():.1f} SE")
-verify("step 4: every Cov(q_i k_i, q_j k_j) = 0", z_covs.max() < 4, f"largest {z_covs.max():.1f} SE")
-xy = sample_components(n, mean=1.0, rng=rng) * sample_components(n, mean=1.0, rng=rng)
-verify_close("Var(XY), means 1, variances 1 (not 1·1)", xy.var(ddof=1), theory.product_moments(1, 1, 1, 1).var,
-             se=var_se(xy))
+independent = [(x, y) for x in X for y in X]  # 9 equally likely pairs
+copied = [(x, x) for x in X]  # Y = X: 3 equally likely pairs
+for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
+    lhs, cov = variance.exact_var([x + y for x, y in pairs]), variance.exact_cov(pairs)
+    verify(f"exact, {name}: Var(X + Y) = {lhs} = Var X + Var Y + 2 Cov(X, Y)", lhs == 2 * variance.exact_var(X) + 2 * cov, f"Cov(X, Y) = {cov}")
+
+# %% [markdown]
+# With $Y = X$, adding the variances would give $4/3$; the covariance term doubles it.
+#
+# **Simulation.** Now the same rule for *normal* components (the bell curve, mean 0, variance 1),
+# which we cannot list: we draw $n = 100\,000$ of them. A simulation's answer wobbles: draw again
+# and the sample variance comes out a little different. The **standard error** (SE) is the typical
+# size of that wobble: for an average of $n$ values with standard deviation $s$ it is
+# $s/\sqrt{n}$, and a sample variance has one too (a deep dive derives it). A check passes when
+# the simulation lands within 4 SE of the theory: a right theory almost never misses by that
+# much, a wrong one misses by many SE.
+
+# %%
+n = 100_000
+x_sim, y_sim = sample_components(n, rng=rng), sample_components(n, rng=rng)  # independent N(0, 1)
+for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_sim + x_sim, 4)):
+    st = variance.sample_summary(s)  # sample mean and variance, with their SEs
+    verify_close(f"simulated, {name}: Var(X + Y)", st["var"], var_theory, se=st["se_var"])
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the covariance matrix of the terms, and linearity on samples
+# ## Deep dive: how much a simulation wobbles
 #
-# Step 1 holds even for sample averages, exactly: the mean of the row sums of $P$ equals the
-# sum of its column means, whatever the numbers — here also for the dependent case $k = q$.
-# And the sum of all entries of the covariance matrix *is* the variance of the row sums.
+# Why care: every simulated check in the course trusts "within 4 SE"; here is where the SE of a
+# variance comes from, and a test that it is right.
+#
+# A sample variance is close to the average of the $n$ independent values $(X_i - \mu)^2$. Each
+# of them has mean $\sigma^2$ and variance $E[(X - \mu)^4] - \sigma^4 = m_4 - \sigma^4$, so by
+# section 2 (independent terms, variances add) and $\mathrm{Var}(cX) = c^2\mathrm{Var}(X)$ with
+# $c = 1/n$:
+#
+# $$\mathrm{SE}(s^2) = \sqrt{(m_4 - \sigma^4)/n},$$
+#
+# estimated with the sample's own $m_4$ and $s^2$ (`variance.sample_summary`). The test: repeat
+# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(1, 1)$, 2000 times with $n = 1000$,
+# and compare the spread of the 2000 answers with the SE each run reports. For an estimate
+# that is close to normal, missing by more than 4 SE has probability
+# $P(|Z| > 4) = \operatorname{erfc}(4/\sqrt2)$.
+
+# %% tags=["deep-dive"]
+import math  # the deep dive's own import
+
+g = make_rng(201)  # the deep dive's own stream: the main line never depends on it
+runs = [variance.sample_summary(sample_components(1000, mean=1.0, rng=g) * sample_components(1000, mean=1.0, rng=g))
+        for _ in range(2000)]
+spread = np.std([r["var"] for r in runs], ddof=1)
+reported = np.median([r["se_var"] for r in runs])
+print(f"spread of 2000 repeated sample variances: {spread:.3f}; SE reported by one run: median {reported:.3f}")
+verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1,
+       f"ratio {reported / spread:.2f}")
+outside = sum(abs(r["var"] - 3) > 4 * r["se_var"] for r in runs)
+print(f"runs more than 4 SE from the true 3: {outside} of 2000 (for a normal estimate: {math.erfc(4 / math.sqrt(2)):.4%})")
+
+# %% [markdown] tags=["deep-dive"]
+# The reported SE is the real wobble. A few more runs miss by 4 SE than the normal ideal
+# predicts: with $n = 1000$, the rare large values of $XY$ make each run's SE estimate wobble
+# too. The main line's samples are 100 times larger.
+
+# %% [markdown]
+# ## 3. Independence: $E[XY] = E[X]\,E[Y]$
+#
+# $X$ and $Y$ are **independent** when every joint probability is a product,
+# $P(x, y) = P(X = x)\,P(Y = y)$. Then the double sum splits into two single sums:
+#
+# $$E[XY] = \sum_x\sum_y xy\,P(X = x)P(Y = y) = \Big(\sum_x x\,P(X = x)\Big)\Big(\sum_y y\,P(Y = y)\Big) = E[X]\,E[Y].$$
+#
+# The same steps work for $E[f(X)\,g(Y)] = E[f(X)]\,E[g(Y)]$, e.g. $E[X^2Y^2] = E[X^2]\,E[Y^2]$, and for
+# groups: anything computed from some of a set of independent numbers is independent of anything
+# computed from the others (the joint probabilities still split into products).
+# Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
+# $\mathrm{Cov}(X, Y) = 0$ and, by section 2, $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y)$.
+#
+# **Exact check**, then a **simulation** with $X$, $Y$ independent normals of mean 1 and
+# variance 1 ($E[XY] = 1\cdot 1$):
+
+# %%
+E_XY = variance.exact_mean([x * y for x, y in independent])
+verify(f"exact, X, Y independent: E[XY] = {E_XY} = E[X]·E[Y]", E_XY == mean_X * mean_X,
+       f"but with Y = X, E[XY] = E[X²] = {variance.exact_mean([x * y for x, y in copied])}")
+st = variance.sample_summary(sample_components(n, mean=1.0, rng=rng) * sample_components(n, mean=1.0, rng=rng))
+verify_close("simulated, X, Y independent N(1, 1): E[XY]", st["mean"], 1, se=st["se_mean"])
+
+# %% [markdown]
+# ## 4. The variance of a product
+#
+# **Predict:** $X$ and $Y$ independent, each uniform on $\{0, 1, 2\}$, so each has variance 2/3.
+# What is $\mathrm{Var}(XY)$? Write your guess down before reading on.
+#
+# Apply the shortcut of section 1 to $XY$, then section 3 twice:
+#
+# $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
+#
+# For components of mean 0 and variance 1, $E[X^2] = \mathrm{Var}(X) + (E[X])^2 = 1$, so
+# $\mathrm{Var}(XY) = 1\cdot 1 - 0 = 1$. The running example has means 1, which tells the rule
+# apart from the tempting shortcut $\mathrm{Var}(X)\,\mathrm{Var}(Y)$:
+
+# %%
+rule = variance.exact_mean([x**2 for x in X]) ** 2 - (mean_X * mean_X) ** 2  # E[X²]E[Y²] − (E[X]E[Y])²
+var_XY = variance.exact_var([x * y for x, y in independent])
+verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == rule,
+       f"the shortcut Var(X)·Var(Y) gives {variance.exact_var(X) ** 2}")
+verify_close("simulated, X, Y independent N(1, 1): Var(XY) (shortcut: 1)", st["var"],
+             theory.product_moments(1, 1, 1, 1).var, se=st["se_var"])
+
+# %% [markdown]
+# The common guess is $(2/3)^2 = 4/9$; the exact answer is four times that, because the means
+# enter. Components of $\pm 1$ could not have shown this: there $X^2 = 1$ always, and both
+# formulas give 1. At mean 0 the two agree, which is the case we need next.
+#
+# ## 5. $d_k$ terms: $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$
+#
+# Take $q, k$ with $d_k$ components each, all $2d_k$ of them independent, each of mean 0 and
+# variance 1, and write the terms $Z_i = q_ik_i$.
+#
+# **Mean.** Linearity, then independence of $q_i$ and $k_i$ (section 3):
+# $E[q\cdot k] = \sum_i E[q_ik_i] = \sum_i E[q_i]\,E[k_i] = 0$.
+#
+# **Variance.** Add one term at a time. $S_j = Z_1 + \dots + Z_j$ is built from the first $j$
+# pairs of components and $Z_{j+1}$ from another pair, so they are independent and
+# $\mathrm{Cov}(S_j, Z_{j+1}) = 0$. Section 2 gives
+# $\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + \mathrm{Var}(Z_{j+1}) = \mathrm{Var}(S_j) + 1$
+# (section 4), and starting from $\mathrm{Var}(S_1) = 1$:
+#
+# $$\mathrm{Var}(q\cdot k) = d_k .$$
+#
+# Independence was used twice: between $q_i$ and $k_i$ (sections 3 and 4), and between different
+# pairs (adding variances). **Exact check**: list every $(q, k)$ with $\pm 1$ components at
+# $d_k = 1, \dots, 4$, and every one of the 729 with components in $\{0, 1, 2\}$ at $d_k = 3$
+# ($d_k$ times one term's mean 1 and variance 16/9):
+
+# %%
+exact = {d: variance.all_dot_products([-1, 1], d) for d in (1, 2, 3, 4)}  # 4**d_k equally likely (q, k)
+print("±1 components, d_k = 1, 2, 3, 4: E[q·k] =", *(variance.exact_mean(v) for v in exact.values()),
+      "| Var(q·k) =", *(variance.exact_var(v) for v in exact.values()))
+dots = variance.all_dot_products(X, 3)
+mean_dots, var_dots = variance.exact_mean(dots), variance.exact_var(dots)
+verify(f"exact, components in {{0, 1, 2}}, d_k = 3: E[q·k] = {mean_dots} = 3·{E_XY}, Var(q·k) = {var_dots} = 3·{var_XY}",
+       mean_dots == 3 * E_XY and var_dots == 3 * var_XY)
+
+# %% [markdown]
+# **Simulation** with normal components, at a small and a realistic head size:
+
+# %%
+for d_k in (8, 64):
+    st = variance.sample_summary(sample_dot_products(d_k, n, rng=rng))  # n draws of q·k
+    verify_close(f"simulated, d_k = {d_k}: E[q·k]", st["mean"], 0, se=st["se_mean"])
+    verify_close(f"simulated, d_k = {d_k}: Var(q·k)", st["var"], d_k, se=st["se_var"])
+
+# %% [markdown]
+# Three kinds of evidence, three strengths. The proof covers every distribution with
+# independent mean-0, variance-1 components. The exact computation is the proof's arithmetic
+# done without error on one small case. The simulation covers a case too large to list, up to
+# its standard error. Dividing by $\sqrt{d_k}$ therefore brings the variance back to 1
+# (notebook 04).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: every term and every pair of terms at once
+#
+# Why care: the proof says each term $q_ik_i$ has mean 0 and variance 1 and every two terms
+# have covariance 0. At $d_k = 8$ that is $8 + 8 + 28$ claims; here they are, all measured
+# from one sample. The elementwise product $P = Q\circ K$ of $n$ rows of $Q$ and $K$ holds
+# every term, and its row sums are the dot products.
 
 # %% tags=["deep-dive"]
 g = make_rng(202)  # the deep dive's own stream: the main line never depends on it
-verify("mean of row sums = sum of column means", np.isclose(P.sum(axis=1).mean(), P.mean(axis=0).sum()))
-q_dep = sample_components((n, d_k), rng=g)
-verify("the same with k = q", np.isclose((q_dep * q_dep).sum(axis=1).mean(), (q_dep * q_dep).mean(axis=0).sum()))
-verify("sum of all entries of C = sample Var(q·k)", np.isclose(C.sum(), np.var(dots, ddof=1)),
-       f"{C.sum():.4f}")
+d8, n8 = 8, 100_000
+P = sample_components((n8, d8), rng=g) * sample_components((n8, d8), rng=g)  # (n, d_k): terms q_i k_i
+z_means = np.abs(P.mean(axis=0)) * np.sqrt(n8)  # a mean of mean-0 unit-variance terms has SE 1/√n
+z_vars = np.abs(P.var(axis=0, ddof=1) - 1) / np.array([variance.sample_summary(c)["se_var"] for c in P.T])
+C = np.cov(P, rowvar=False)  # (d_k, d_k): covariances of the terms
+z_covs = np.abs(C[~np.eye(d8, dtype=bool)]) * np.sqrt(n8)
+verify("every E[q_i k_i] = 0", z_means.max() < 4, f"largest {z_means.max():.1f} SE")
+verify("every Var(q_i k_i) = 1", z_vars.max() < 4, f"largest {z_vars.max():.1f} SE")
+verify("every Cov(q_i k_i, q_j k_j) = 0", z_covs.max() < 4, f"largest {z_covs.max():.1f} SE")
+verify("mean of row sums = sum of column means (linearity, on any numbers)",
+       np.isclose(P.sum(axis=1).mean(), P.mean(axis=0).sum()))
+verify("sum of all entries of C = sample Var(q·k) (section 2 for 8 terms)",
+       np.isclose(C.sum(), np.var(P.sum(axis=1), ddof=1)), f"{C.sum():.4f}")
 ax = variance_plots.covariance_heatmap(C)
 ax.set_title(r"sample $\mathrm{Cov}(q_i k_i,\, q_j k_j)$, $d_k = 8$")
 ax.figure
 
-# %% [markdown]
-# ## 3. What the proof really needs
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: uncorrelated is enough, and LayerNorm
 #
-# | step | result | independence used |
-# |---|---|---|
-# | 1 | $E[\sum_i q_ik_i] = \sum_i E[q_ik_i]$ | none |
-# | 2 | $E[q_ik_i] = E[q_i]E[k_i]$ | between $q_i$ and $k_i$ |
-# | 3 | $E[q_i^2k_i^2] = E[q_i^2]E[k_i^2]$ | between $q_i$ and $k_i$ |
-# | 4 | $\mathrm{Cov}(q_ik_i, q_jk_j) = 0$ | between the pairs $(q_i, k_i)$ and $(q_j, k_j)$ |
+# Why care: real queries and keys come out of LayerNorm and linear layers, whose components are
+# not independent of each other. How far does the result stretch?
 #
-# Independence of all $2d_k$ components is **sufficient, not necessary**. If $q$ is
-# independent of $k$ and both have mean 0, with covariance matrices $\Sigma_q$, $\Sigma_k$,
+# If $q$ is independent of $k$ and both have mean 0, with covariance matrices $\Sigma_q$, $\Sigma_k$
+# ($\Sigma_{ij} = \mathrm{Cov}(q_i, q_j)$),
 #
 # $$\mathrm{Var}(q\cdot k) = E[q^\top k\,k^\top q] = E[q^\top\Sigma_k q] = \operatorname{tr}(\Sigma_q\Sigma_k).$$
 #
-# So *uncorrelated* unit-variance components ($\Sigma = I$) already give exactly $d_k$, even
-# when the components of $q$ depend on each other, as after LayerNorm (which fixes a
-# vector's length); $q$ and $k$ must still be independent of each other. Example: $q$
-# uniform on the sphere of radius $\sqrt{d_k}$:
+# With $\Sigma_k = I$ this is $\operatorname{tr}(\Sigma_q) = \sum_i \mathrm{Var}(q_i)$, whatever the
+# correlations inside $q$. Example: $q$ uniform on the sphere of radius $\sqrt{d_k}$ (its
+# components depend on each other through $\lVert q\rVert^2 = d_k$, yet are uncorrelated).
+#
+# **LayerNorm's output is correlated.** LayerNorm (no gain, no bias, $\epsilon = 0$) maps a
+# vector $x$ to $z = (x - \bar x)/s_x$, whose $d$ components always sum to 0 and have
+# $\sum_i z_i^2 = d$. For i.i.d. inputs every $\mathrm{Var}(z_i) = 1$ and every
+# $\mathrm{Cov}(z_i, z_j) = c$ by symmetry, and section 2 for $d$ terms gives
+# $0 = \mathrm{Var}(\sum_i z_i) = d + d(d - 1)c$, so $c = -1/(d - 1)$. Against keys with
+# $\Sigma_k = I$ the variance is still exactly $\operatorname{tr}(\Sigma_q) = d$ — because $k$ keeps
+# $\Sigma = I$, not because LayerNorm's components are uncorrelated. If both $q$ and $k$ are
+# LayerNorm outputs,
+#
+# $$\operatorname{tr}(\Sigma^2) = d + d(d-1)\cdot\frac{1}{(d-1)^2} = \frac{d^2}{d - 1}.$$
 
-# %%
-q_sphere = sample_components((40_000, 64), rng=rng)
-q_sphere *= np.sqrt(64) / np.linalg.norm(q_sphere, axis=1, keepdims=True)  # every ‖q‖ = 8 exactly
-s = np.einsum("ij,ij->i", q_sphere, sample_components((40_000, 64), rng=rng))
-verify_close("Var(q·k), q uniform on the sphere of radius 8", s.var(ddof=1),
-             theory.dot_product_variance_cov(np.eye(64), np.eye(64)), se=var_se(s))
+# %% tags=["deep-dive"]
+from sdpa_helpers.attention import layer_norm  # the deep dive's own import
 
-# %% [markdown]
-# What breaks it is dependence between $q$ and $k$ (with $k = q$ the mean becomes $d_k$), or
-# correlations in *both* vectors that make $\operatorname{tr}(\Sigma_q\Sigma_k) \ne d_k$ (one
-# random number copied into every component of each: $d_k^2$). A deep dive simulates three
-# cases. After training, queries and keys *do* correlate; notebook 08 returns to this.
+g = make_rng(203)  # the deep dive's own stream: the main line never depends on it
+d_ln, n_ln = 8, 200_000
+cov_ln = variance.layer_norm_covariance(d_ln)
+verify_close("closed form: Var(q·k), both LayerNorm outputs, d = 8", theory.dot_product_variance_cov(cov_ln, cov_ln),
+             d_ln**2 / (d_ln - 1), rtol=1e-12)
+q_ln = layer_norm(sample_components((n_ln, d_ln), rng=g), eps=0.0)
+k_ln = layer_norm(sample_components((n_ln, d_ln), rng=g), eps=0.0)
+k_iid = sample_components((n_ln, d_ln), rng=g)
+z12 = q_ln[:, 0] * q_ln[:, 1]
+verify_close("simulated: Cov(z_1, z_2) of LayerNorm's output", z12.mean(), -1 / (d_ln - 1), se=z12.std() / np.sqrt(n_ln))
+q_sphere = sample_components((n_ln, d_ln), rng=g)
+q_sphere *= np.sqrt(d_ln) / np.linalg.norm(q_sphere, axis=1, keepdims=True)  # every ‖q‖² = d exactly
+for name, q_case, k_case, var_theory in (("q on the sphere, k i.i.d.", q_sphere, k_iid, d_ln),
+                                         ("q LayerNorm, k i.i.d.", q_ln, k_iid, d_ln),
+                                         ("q and k both LayerNorm", q_ln, k_ln, d_ln**2 / (d_ln - 1))):
+    st_ln = variance.sample_summary(np.einsum("ij,ij->i", q_case, k_case))
+    verify_close(f"simulated, {name}: Var(q·k)", st_ln["var"], var_theory, se=st_ln["se_var"])
+print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:.1%} more at d = 64")
+
+# %% [markdown] tags=["deep-dive"]
+# At $d = 8$ two LayerNorm outputs give $64/7 \approx 9.14$, not 8: 14 % more. The excess
+# $d/(d - 1)$ stays near 1 while $d$ grows, so at $d = 64$ it is 1.6 %. (In a
+# transformer, $q$ and $k$ are linear maps of LayerNorm outputs; notebook 08 follows that path.)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: three ways to break independence
 #
-# At $d_k = 64$, each keeping every component at mean 0 and variance 1:
+# Why care: after training, queries and keys are no longer independent; these cases show which
+# step of the proof fails and by how much. At $d_k = 64$, each keeping every component at mean 0
+# and variance 1:
 #
-# - **$k = q$.** Steps 2 and 3 fail: $E[q_i^2] = 1$, $E[q_i^4] = 3$ for normal components.
+# - **$k = q$.** Sections 3 and 4 fail: $E[q_i^2] = 1$, $E[q_i^4] = 3$ for normal components.
 #   The terms $q_i^2$ are still independent of each other, so $E[q\cdot q] = d_k$ and
 #   $\mathrm{Var}(q\cdot q) = d_k(3 - 1) = 2d_k$.
 # - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$, $\rho = 0.5$:
 #   $E[q_ik_i] = \rho$ and $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the mean is $\rho\, d_k$ and the
 #   variance $(1 + \rho^2)\, d_k$.
 # - **the terms dependent**: one random $x$ copied into every component of $q$, one $y$ into
-#   every component of $k$. Steps 2 and 3 hold, step 4 fails: every covariance is 1, so
+#   every component of $k$. Sections 3 and 4 hold, adding variances fails: every covariance is 1, so
 #   $\mathrm{Var}(q\cdot k) = d_k + d_k(d_k - 1) = d_k^2$.
 
 # %% tags=["deep-dive"]
-g = make_rng(203)  # the deep dive's own stream: the main line never depends on it
+g = make_rng(204)  # the deep dive's own stream: the main line never depends on it
 d_big, n_big, rho = 64, 20_000, 0.5
 q = sample_components((n_big, d_big), rng=g)
 k_corr = rho * q + np.sqrt(1 - rho**2) * sample_components((n_big, d_big), rng=g)
-x, y = sample_components(n_big, rng=g), sample_components(n_big, rng=g)
+x_one, y_one = sample_components(n_big, rng=g), sample_components(n_big, rng=g)
 cases = {
     "k = q": (np.sum(q * q, axis=1), d_big, 2 * d_big),
     "corr(q_i, k_i) = 0.5": (np.sum(q * k_corr, axis=1), rho * d_big, (1 + rho**2) * d_big),
-    "all components copied": (x * y * d_big, 0.0, d_big**2),  # q·k = d_k · x y
+    "all components copied": (x_one * y_one * d_big, 0.0, d_big**2),  # q·k = d_k · x y
 }
 for name, (s_case, mean_theory, var_theory) in cases.items():
-    verify_close(f"{name}: mean", s_case.mean(), mean_theory, se=s_case.std() / np.sqrt(n_big))
-    verify_close(f"{name}: variance", s_case.var(ddof=1), var_theory, se=var_se(s_case))
+    st_case = variance.sample_summary(s_case)
+    verify_close(f"{name}: mean", st_case["mean"], mean_theory, se=st_case["se_mean"])
+    verify_close(f"{name}: variance", st_case["var"], var_theory, se=st_case["se_var"])
 
-# %% [markdown]
-# ## 4. Any means and variances, and what the softmax sees
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: any means and variances, and what the softmax sees
 #
-# Steps 1–4 never needed mean 0 or variance 1. With independent components of mean
-# $\mu_q$, variance $\sigma_q^2$ (in $q$) and $\mu_k$, $\sigma_k^2$ (in $k$),
+# Why care: trained queries and keys do not have mean 0; does dividing by $\sqrt{d_k}$ still work?
+#
+# Sections 3–5 never needed mean 0 or variance 1. With independent components of mean
+# $\mu_q$, variance $\sigma_q^2$ (in $q$) and $\mu_k$, $\sigma_k^2$ (in $k$), section 4 with
+# $E[X^2] = \sigma^2 + \mu^2$ and section 5 give
 #
 # $$E[q\cdot k] = d_k\,\mu_q\mu_k, \qquad
-# \mathrm{Var}(q\cdot k) = d_k\big[(\sigma_q^2 + \mu_q^2)(\sigma_k^2 + \mu_k^2) - \mu_q^2\mu_k^2\big]$$
+# \mathrm{Var}(q\cdot k) = d_k\big[(\sigma_q^2 + \mu_q^2)(\sigma_k^2 + \mu_k^2) - \mu_q^2\mu_k^2\big].$$
 #
-# (a deep dive checks six cases). After dividing by
-# $\sqrt{d_k}$ the mean $\sqrt{d_k}\,\mu_q\mu_k$ still grows. Does that hurt? The softmax
+# Six parameter sets at $d_k = 16$, 50 000 pairs each. Variance 2 on both sides gives $4d_k$;
+# variance 2 for $q$ with 0.5 for $k$ gives back $d_k$: at mean 0 only the product
+# $\sigma_q^2\sigma_k^2$ matters.
+
+# %% tags=["deep-dive"]
+g = make_rng(205)  # the deep dive's own stream: the main line never depends on it
+params = [(0.0, 1.0, 0.0, 1.0), (0.0, 2.0, 0.0, 2.0), (0.0, 2.0, 0.0, 0.5),
+          (1.0, 1.0, 0.0, 1.0), (1.0, 1.0, 2.0, 3.0), (-0.5, 0.25, 2.0, 1.0)]
+for mean_q, var_q, mean_k, var_k in params:
+    th = theory.dot_product_moments(16, mean_q, var_q, mean_k, var_k)
+    st_gen = variance.sample_summary(sample_dot_products(16, 50_000, mean_q=mean_q, var_q=var_q, mean_k=mean_k,
+                                                         var_k=var_k, rng=g))
+    label = f"μ_q={mean_q}, σ_q²={var_q}, μ_k={mean_k}, σ_k²={var_k}"
+    verify_close(f"{label}: mean", st_gen["mean"], th.mean, se=st_gen["se_mean"])
+    verify_close(f"{label}: variance", st_gen["var"], th.var, se=st_gen["se_var"])
+
+# %% [markdown] tags=["deep-dive"]
+# ### What one row of logits sees
+#
+# After dividing by $\sqrt{d_k}$ the mean $\sqrt{d_k}\,\mu_q\mu_k$ still grows. But the softmax
 # sees one row at a time: one **fixed** query $q$ against keys independent of it,
 #
 # $$E[q\cdot k \mid q] = \mu_k\sum_i q_i, \qquad \mathrm{Var}(q\cdot k\mid q) = \sigma_k^2\,\lVert q\rVert^2 .$$
 #
 # The mean is the same for every key: a shift of the whole row, which the softmax ignores
 # ($\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$). What remains is the variance within the row,
-# $\sigma_k^2\lVert q\rVert^2 \approx \sigma_k^2 d_k(\sigma_q^2 + \mu_q^2)$ ($\lVert q\rVert^2/d_k$
-# settles as $d_k$ grows, for independent components of $q$). Divided by $d_k$, it stays near
-# $\sigma_k^2(\sigma_q^2 + \mu_q^2)$: constant in $d_k$, though not 1.
-#
-# **Predict:** components of mean 0.5 and variance 1, scaled by $1/\sqrt{d_k}$. As $d_k$ goes
-# from 16 to 4096, does the spread within one row grow?
+# $\sigma_k^2\lVert q\rVert^2 \approx \sigma_k^2 d_k(\sigma_q^2 + \mu_q^2)$; divided by $d_k$ it stays
+# near $\sigma_k^2(\sigma_q^2 + \mu_q^2)$: constant in $d_k$, though not 1. Components of mean 0.5
+# and variance 1, 8 fixed queries, 2000 keys each:
 
-# %%
+# %% tags=["deep-dive"]
+from sdpa_helpers.attention import softmax  # the deep dive's own import
+
+g = make_rng(206)  # the deep dive's own stream: the main line never depends on it
 mu = 0.5
 for d in (16, 256, 4096):
-    Q_rows = sample_components((8, d), mean=mu, rng=rng)  # 8 fixed queries
-    S = sample_components((2000, d), mean=mu, rng=rng) @ Q_rows.T / np.sqrt(d)  # (2000 keys, 8 rows), scaled
-    spread, expected = S.var(axis=0, ddof=1), theory.within_row_moments(Q_rows, mu, 1.0).var / d
-    z = (spread - expected) / (expected * np.sqrt(2 / 1999))  # within a row the logits are exactly normal
-    print(f"d_k = {d:4d}: row shifts {S.mean(axis=0).min():5.2f} to {S.mean(axis=0).max():5.2f} | variance within a row: "
-          f"median {np.median(spread):.2f}, range {spread.min():.2f} to {spread.max():.2f} (σ_k²(σ_q²+μ_q²) = {1 + mu**2})")
+    Q_rows = sample_components((8, d), mean=mu, rng=g)  # 8 fixed queries
+    S = sample_components((2000, d), mean=mu, rng=g) @ Q_rows.T / np.sqrt(d)  # (2000 keys, 8 rows), scaled
+    spread_row, expected = S.var(axis=0, ddof=1), theory.within_row_moments(Q_rows, mu, 1.0).var / d
+    z = (spread_row - expected) / (expected * np.sqrt(2 / 1999))  # within a row the logits are exactly normal
+    print(f"d_k = {d:4d}: row shifts {S.mean(axis=0).min():5.2f} to {S.mean(axis=0).max():5.2f} | variance within "
+          f"a row: median {np.median(spread_row):.2f}, range {spread_row.min():.2f} to {spread_row.max():.2f} "
+          f"(σ_k²(σ_q²+μ_q²) = {1 + mu**2})")
     verify(f"  every row's variance is σ_k²‖q‖²/d_k (d_k = {d})", np.abs(z).max() < 4, f"largest {np.abs(z).max():.1f} SE")
 verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(S[:, 0] - S[:, 0].mean())))
 
-# %% [markdown]
-# The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$ (about 1, 4 and 16), but the variance
-# within a row does not: median 1.33, 1.22 and 1.25 over 8 queries, around
-# $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ ($\lVert q\rVert^2/d_k$ varies between queries by about
-# $\sqrt{3/d_k}$ here). So for the softmax the common worry fails: non-zero means do not
-# defeat the scaling.
-
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the general formula over six parameter sets
-#
-# At $d_k = 16$, 50 000 pairs each. Components of variance 2 on both sides give $4d_k$
-# (a factor 2 on each side multiplies the variance by 4); variance 2 for $q$ with 0.5 for
-# $k$ gives back $d_k$: at mean 0 only the product $\sigma_q^2\sigma_k^2$ matters.
-
-# %% tags=["deep-dive"]
-g = make_rng(204)  # the deep dive's own stream: the main line never depends on it
-params = [(0.0, 1.0, 0.0, 1.0), (0.0, 2.0, 0.0, 2.0), (0.0, 2.0, 0.0, 0.5),
-          (1.0, 1.0, 0.0, 1.0), (1.0, 1.0, 2.0, 3.0), (-0.5, 0.25, 2.0, 1.0)]
-for mean_q, var_q, mean_k, var_k in params:
-    th = theory.dot_product_moments(16, mean_q, var_q, mean_k, var_k)
-    s_gen = sample_dot_products(16, 50_000, mean_q=mean_q, var_q=var_q, mean_k=mean_k, var_k=var_k, rng=g)
-    label = f"μ_q={mean_q}, σ_q²={var_q}, μ_k={mean_k}, σ_k²={var_k}"
-    verify_close(f"{label}: mean", s_gen.mean(), th.mean, se=s_gen.std() / np.sqrt(50_000))
-    verify_close(f"{label}: variance", s_gen.var(ddof=1), th.var, se=var_se(s_gen))
+# The row's shift grows like $\sqrt{d_k}\,\mu_q\mu_k$, but the variance within a row stays near
+# $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ ($\lVert q\rVert^2/d_k$ varies between queries by about
+# $\sqrt{3/d_k}$ here). So non-zero means do not defeat the scaling.
 
 # %% [markdown]
-# ## 5. Not only Gaussians: same variance, different shapes
+# ## 6. Not only normal components: same variance, different shapes
 #
 # The derivation never used the shape of the distribution. Four shapes, each with mean 0
 # and variance 1: normal, uniform on $[-\sqrt3, \sqrt3]$, Rademacher ($\pm1$) and Laplace
 # (density $\propto e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
-# product and the shapes differ wildly; as $d_k$ grows, the central limit theorem pulls the
-# sum towards $N(0, d_k)$.
+# product and the shapes differ wildly; a sum of many independent terms drifts towards a
+# normal curve (the central limit theorem), here $N(0, d_k)$.
 #
 # **Predict:** at $d_k = 16$, will the four histograms look alike?
 #
@@ -263,61 +442,63 @@ for mean_q, var_q, mean_k, var_k in params:
 # %%
 grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
-    verify_close(f"Var(q·k), {dist} components, d_k = 16", grid[dist][16].var(ddof=1), 16, se=var_se(grid[dist][16]))
+    st = variance.sample_summary(grid[dist][16])
+    verify_close(f"simulated, {dist} components, d_k = 16: Var(q·k)", st["var"], 16, se=st["se_var"])
 variance_plots.histogram_grid(grid)
 
 # %% [markdown]
-# Same variance every time, but not yet the same shape. One number measures the gap: the
-# **excess kurtosis** $\kappa$, 0 for a normal, positive for a sharp peak with heavy tails.
-# For $q\cdot k$ (both vectors with independent components of one distribution) it is
-# $(m_4^2 - 3)/d_k$, with $m_4 = E[x^4]$ of one component (derived in a deep dive below):
-
-# %%
-kappa = {dist: [theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist]) for d in (16, 256)]
-         for dist in DISTRIBUTIONS}
-print("excess kurtosis of q·k at d_k = 16 and 256:", {dist: [round(v, 3) for v in kv] for dist, kv in kappa.items()})
-laplace_at_1 = theory.dot_product_excess_kurtosis(1, EXCESS_KURTOSIS["laplace"], EXCESS_KURTOSIS["laplace"])
-print(f"Laplace: κ = {laplace_at_1:g} at d_k = 1, so κ ≤ 1 needs d_k ≥ {laplace_at_1:g}")
-
-# %% [markdown]
-# So the common guess "by $d_k = 16$ they all look normal" holds for three rows only: normal,
-# uniform and Rademacher have $|\kappa| \le 0.375$ there, but Laplace still has
-# $\kappa \approx 2.06$ — a visibly sharper peak — and needs $d_k \ge 33$ for $\kappa \le 1$. At
-# $d_k = 256$ all four have $|\kappa| \le 0.13$ and look alike. The variance is $d_k$ from
-# the first dimension on.
+# The variance is $d_k$ in every row, as the proof says. The shape is another matter: at
+# $d_k = 16$ normal, uniform and Rademacher already hug the curve, but Laplace is still visibly
+# sharper at the peak; by $d_k = 256$ all four look alike. Heavy tails take longer to wash out (a
+# deep dive below measures how much longer).
 #
 # Live: drag $d_k$ from 1 to 4096 and switch the components; the table compares sample
-# mean, variance and excess kurtosis with the theory.
+# mean, variance and the shape's peakedness (excess kurtosis) with the theory.
 
 # %% tags=["nbval-ignore-output"]
 explorer = VarianceExplorer(d_k=16)
 explorer
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the excess kurtosis, derived and measured
+# ## Deep dive: how fast the shape becomes normal (excess kurtosis)
 #
-# $$\kappa(Z) = \frac{E[(Z - \mu)^4]}{\sigma^4} - 3 .$$
+# Why care: the variance is right from $d_k = 1$, but the softmax also feels the tails; this
+# measures how far from normal $q\cdot k$ still is.
 #
-# For one term $Z = q_ik_i$ with independent mean-0 unit-variance factors,
-# $E[Z^4] = E[q_i^4]\,E[k_i^4] = m_4^2$, so $\kappa(q_ik_i) = m_4^2 - 3$. For the sum
-# $S = \sum_i Z_i$ of $d_k$ independent copies (mean 0, variance 1), expand $E[S^4]$: every
-# term holding a lone $Z_i$ vanishes, which leaves $d_k$ terms $E[Z_i^4]$ and
-# $3d_k(d_k - 1)$ terms $E[Z_i^2]E[Z_j^2] = 1$. With $\mathrm{Var}(S) = d_k$:
+# $$\kappa(Z) = \frac{E[(Z - \mu)^4]}{\sigma^4} - 3$$
+#
+# is 0 for a normal, positive for a sharp peak with heavy tails. For one term $Z = q_ik_i$ with
+# independent mean-0 unit-variance factors, $E[Z^4] = E[q_i^4]\,E[k_i^4] = m_4^2$, so
+# $\kappa(q_ik_i) = m_4^2 - 3$. For the sum $S = \sum_i Z_i$ of $d_k$ independent copies (mean 0,
+# variance 1), expand $E[S^4]$: every term holding a lone $Z_i$ vanishes, which leaves $d_k$ terms
+# $E[Z_i^4]$ and $3d_k(d_k - 1)$ terms $E[Z_i^2]E[Z_j^2] = 1$. With $\mathrm{Var}(S) = d_k$:
 #
 # $$\kappa(q\cdot k) = \frac{d_k\,E[Z^4] + 3d_k(d_k-1)}{d_k^2} - 3 = \frac{m_4^2 - 3}{d_k}.$$
 #
-# The fourth moments $m_4 = 3 + \kappa_x$ (3, 9/5, 1 and 6), by simulation:
+# The fourth moments $m_4 = 3 + \kappa_x$ (3, 9/5, 1 and 6), by simulation, then $\kappa(q\cdot k)$
+# at $d_k = 16$ and 256:
 
 # %% tags=["deep-dive"]
-g = make_rng(205)  # the deep dive's own stream: the main line never depends on it
+from sdpa_helpers.sampling import EXCESS_KURTOSIS  # the deep dive's own import
+
+g = make_rng(207)  # the deep dive's own stream: the main line never depends on it
 for dist in DISTRIBUTIONS:
     x4 = sample_components(400_000, dist=dist, rng=g) ** 4
     if dist == "rademacher":  # x⁴ = 1 exactly: no randomness left
         verify("rademacher: E[x⁴] = 1 exactly", np.all(x4 == 1.0))
     else:
         verify_close(f"{dist}: E[x⁴]", x4.mean(), 3 + EXCESS_KURTOSIS[dist], se=x4.std() / np.sqrt(x4.size))
+kappa = {dist: [theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist]) for d in (16, 256)]
+         for dist in DISTRIBUTIONS}
+print("excess kurtosis of q·k at d_k = 16 and 256:", {dist: [round(v, 3) for v in kv] for dist, kv in kappa.items()})
+laplace_at_1 = theory.dot_product_excess_kurtosis(1, EXCESS_KURTOSIS["laplace"], EXCESS_KURTOSIS["laplace"])
+print(f"Laplace: κ = {laplace_at_1:g} at d_k = 1, so κ ≤ 1 needs d_k ≥ {laplace_at_1:g}")
 
 # %% [markdown] tags=["deep-dive"]
+# At $d_k = 16$ normal, uniform and Rademacher have $|\kappa| \le 0.375$, but Laplace still has
+# $\kappa \approx 2.06$ — the sharper peak in the figure — and needs $d_k \ge 33$ for $\kappa \le 1$.
+# At $d_k = 256$ all four have $|\kappa| \le 0.13$.
+#
 # ### The excess kurtosis of q·k by simulation, with SE by batching
 #
 # We spend the same number of products on each $d_k$: $800\,000/d_k$ pairs. A sample
@@ -328,20 +509,14 @@ for dist in DISTRIBUTIONS:
 # 4 SE is a looser guarantee here.
 
 # %% tags=["deep-dive"]
-g = make_rng(206)  # the deep dive's own stream: the main line never depends on it
-def excess_kurtosis(x):
-    """Sample excess kurtosis: m4 / m2² − 3."""
-    c = np.asarray(x, dtype=float) - np.mean(x)
-    return np.mean(c**4) / np.mean(c**2) ** 2 - 3
-
-
+g = make_rng(208)  # the deep dive's own stream: the main line never depends on it
 kurt_d_ks = (1, 4, 16)
 kurt = {dist: {"sample": [], "se": [], "theory": []} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
     for d in kurt_d_ks:
         s_k = sample_dot_products(d, 800_000 // d, dist=dist, rng=g)
-        batches = [excess_kurtosis(b) for b in s_k.reshape(20, -1)]
-        value, se = excess_kurtosis(s_k), np.std(batches, ddof=1) / np.sqrt(20)
+        batches = [variance.sample_summary(b)["kurt"] for b in s_k.reshape(20, -1)]
+        value, se = variance.sample_summary(s_k)["kurt"], np.std(batches, ddof=1) / np.sqrt(20)
         expected = theory.dot_product_excess_kurtosis(d, EXCESS_KURTOSIS[dist], EXCESS_KURTOSIS[dist])
         verify_close(f"κ(q·k), {dist}, d_k = {d}", value, expected, se=se)
         for key, v in (("sample", value), ("se", se), ("theory", expected)):
@@ -357,24 +532,56 @@ for dist in DISTRIBUTIONS:
 shown = {dist: np.where(np.abs(kurt[dist]["theory"]) > 4 * np.array(kurt[dist]["se"]),
                         kurt[dist]["sample"], np.nan) for dist in DISTRIBUTIONS}
 ax = variance_plots.kurtosis_decay(kurt_d_ks, shown, {d: kurt[d]["se"] for d in DISTRIBUTIONS},
-                              {d: kurt[d]["theory"] for d in DISTRIBUTIONS})
+                                   {d: kurt[d]["theory"] for d in DISTRIBUTIONS})
 ax.figure
+
+# %% [markdown] tags=["deep-dive"]
+# ### Try it
+#
+# With Laplace components and $d_k = 8$, what is the excess kurtosis of $q\cdot k$ (three
+# significant figures)?
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer
+_ = check("02.kurtosis_laplace", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $m_4 = E[x^4] = 6$. One product has $E[(q_ik_i)^4] = 36$ and variance 1, so
+# $\kappa(q_ik_i) = 33$ (not the component's own $6 - 3 = 3$). The sum of 8 independent
+# terms divides it by 8: $33/8 = 4.125$, or $4.13$ to three significant figures.
+# </details>
 
 # %% [markdown]
 # ## Summary
 #
-# - Linearity (no independence) and $E[q_ik_i] = E[q_i]E[k_i]$ (independence within a pair) give $E[q\cdot k] = 0$.
-# - $\mathrm{Var}(XY) = (\sigma_x^2 + \mu_x^2)(\sigma_y^2 + \mu_y^2) - \mu_x^2\mu_y^2$; it equals $\sigma_x^2\sigma_y^2$ only at mean 0.
-# - Uncorrelated terms add their variances: $\mathrm{Var}(q\cdot k) = d_k$. For independent mean-0 $q$, $k$ the sharp condition is $\operatorname{tr}(\Sigma_q\Sigma_k) = d_k$: uncorrelated unit-variance components suffice.
-# - Non-zero means shift each row, which the softmax ignores; $1/\sqrt{d_k}$ keeps the within-row variance $\sigma_k^2\lVert q\rVert^2/d_k$ near $\sigma_k^2(\sigma_q^2 + \mu_q^2)$.
-# - Every component distribution gives variance $d_k$; the shape approaches $N(0, d_k)$ with excess kurtosis $(m_4^2 - 3)/d_k$ — slowly for heavy tails (Laplace needs $d_k \ge 33$ for $\kappa \le 1$).
+# - $E[X] = \sum_x x\,P(X = x)$ is linear; $\mathrm{Var}(X) = E[(X - \mu)^2] = E[X^2] - (E[X])^2$.
+# - Expanding a square: $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y)$.
+# - Independence factorises the double sum: $E[XY] = E[X]E[Y]$, so $\mathrm{Cov} = 0$ and variances add.
+# - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components, not $\mathrm{Var}(X)\mathrm{Var}(Y)$ when means are not 0 (16/9 vs 4/9).
+# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution: proved, computed exactly on small cases, simulated within 4 SE.
+# - Independence is used twice: between $q_i$ and $k_i$, and between different pairs. Deep dives: uncorrelated components can be enough (not for two LayerNorm outputs: $d^2/(d-1)$), non-zero means shift whole rows, heavy tails approach the normal shape slowly.
 #
 # ## Exercises
 #
 # Each exercise is checked by `check(key, answer)`. Numbers are checked to three
 # significant figures (within 0.5 %), integers exactly.
 #
-# **Exercise 1.** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
+# **Exercise 1 (recall).** $\mathrm{Var}(X) = 2$, $\mathrm{Var}(Y) = 3$ and $\mathrm{Cov}(X, Y) = -1$. What is
+# $\mathrm{Var}(X + Y)$ (an integer)?
+
+# %%
+answer = None  # replace None with your answer
+_ = check("02.var_sum_dependent", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# Section 2: $2 + 3 + 2\cdot(-1) = 3$. Adding the variances (5) would treat $X$ and $Y$ as uncorrelated.
+# </details>
+#
+# **Exercise 2 (apply).** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
 # variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$ (an integer)?
 
 # %%
@@ -384,11 +591,11 @@ _ = check("02.var_components_3", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# One product: $(3 + 0)(3 + 0) - 0 = 9$ (the variances multiply; they do not add). Sum of
-# 64 independent terms: $64 \cdot 9 = 576$.
+# One product: $E[X^2]E[Y^2] - (E[X]E[Y])^2 = 3\cdot 3 - 0 = 9$ (the variances multiply; they do
+# not add). Sum of 64 independent terms: $64 \cdot 9 = 576$.
 # </details>
 #
-# **Exercise 2.** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
+# **Exercise 3 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
 # component of $k$ has mean $-1$ and variance 1 (all independent). Give
 # $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair (integers).
 
@@ -399,55 +606,45 @@ _ = check("02.general", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Mean: $32 \cdot 1 \cdot (-1) = -32$. Variance of one product:
-# $(2 + 1)(1 + 1) - 1\cdot 1 = 5$ (not $2\cdot 1$: the means matter), so
+# Mean: $32 \cdot 1 \cdot (-1) = -32$. One product: $E[X^2] = 2 + 1 = 3$, $E[Y^2] = 1 + 1 = 2$, so
+# $\mathrm{Var}(XY) = 3\cdot 2 - (1\cdot(-1))^2 = 5$ (not $2\cdot 1$: the means matter), and
 # $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
 # </details>
 #
-# **Exercise 3.** With Laplace components and $d_k = 8$, what is the excess kurtosis
-# of $q\cdot k$ (three significant figures)?
+# **Exercise 4 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
+# standard normal number $y$, independent of $q$, is copied into all 16 components. What is
+# $\mathrm{Var}(q\cdot k)$ (an integer)?
 
 # %%
 answer = None  # replace None with your answer
-_ = check("02.kurtosis_laplace", answer)
+_ = check("02.copied_key", answer)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $m_4 = E[x^4] = 6$. One product has $E[(q_ik_i)^4] = 36$ and variance 1, so
-# $\kappa(q_ik_i) = 33$ (not the component's own $6 - 3 = 3$). The sum of 8 independent
-# terms divides it by 8: $33/8 = 4.125$, or $4.13$ to three significant figures.
+# The terms $q_iy$ share $y$, so they are not independent: use section 2 with all covariances.
+# Each term has variance $E[q_i^2]E[y^2] - 0 = 1$. For $i \ne j$, since $q_i$, $q_j$, $y$ are independent,
+# $\mathrm{Cov}(q_iy, q_jy) = E[q_iq_jy^2] - E[q_iy]E[q_jy] = E[q_i]E[q_j]E[y^2] - 0 = 0$. So
+# $\mathrm{Var}(q\cdot k) = 16$: dependent terms, yet uncorrelated, and variances still add. (Copying
+# into $q$ as well makes every covariance 1 and the variance $16^2 = 256$.)
 # </details>
 #
-# **Exercise 4 (conceptual).** Design: every component of $q$ and $k$ has mean 0 and variance 4,
-# and $d_k = 64$. By what factor must $q\cdot k$ be multiplied so that the logits have
-# variance 1 (three significant figures)?
+# **Exercise 5 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
+# each uniform on a short list, and tell $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$ from
+# the shortcut $\mathrm{Var}(X)\,\mathrm{Var}(Y)$. Which list works: (a) $[-1, 1]$, (b) $[-1, 0, 1]$,
+# (c) $[1, 2]$, (d) $[-2, 2]$? Answer with a letter, e.g. `'a'`.
 
 # %%
-answer = None  # replace None with your answer
-_ = check("02.unit_logit_scale", answer)
+answer = None  # replace None with a letter
+_ = check("02.exact_case_design", answer)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{Var}(q\cdot k) = 64\cdot 4\cdot 4 = 1024$, so the factor is $1/\sqrt{1024} = 1/32 =
-# 0.03125$ (0.0313). The paper's $1/\sqrt{d_k} = 1/8$ assumes unit components; here it would
-# leave variance 16. The exponent $-\tfrac12$ of $d_k$ stays; the constant absorbs $\sigma_q\sigma_k$.
-# </details>
-#
-# **Exercise 5 (conceptual).** Explain. A colleague argues: "our queries and keys have components of
-# mean 0.5, so $E[q\cdot k] = 0.25\,d_k$, and after dividing by $\sqrt{d_k}$ the logits still
-# grow like $0.25\sqrt{d_k}$ — the scaling fails." What does the softmax of one query's row
-# actually see, and does the scaling fail?
-#
-# <details><summary>Solution</summary>
-#
-# For one query, every key's logit has the same mean $\mu_k\sum_i q_i/\sqrt{d_k}$: a shift of
-# the whole row, and $\mathrm{softmax}(z + c) = \mathrm{softmax}(z)$. The softmax sees only the
-# logits minus that shift; their variance within the row, $\sigma_k^2\lVert q\rVert^2/d_k \approx \sigma_k^2(\sigma_q^2 + \mu_q^2)$,
-# which does not grow with $d_k$ (section 4: about 1.25 at $d_k$ = 16, 256 and 4096). So the
-# scaling does its job; the row shift matters only where rows are compared with each other
-# (it does not enter attention weights).
+# (c). With $E[X^2] = \sigma_X^2 + \mu_X^2$, the rule minus the shortcut is
+# $\sigma_X^2\mu_Y^2 + \sigma_Y^2\mu_X^2$: zero whenever the means are 0, whatever the values.
+# (a), (b) and (d) all have mean 0. For $[1, 2]$: mean 3/2, variance 1/4, $E[X^2] = 5/2$, so the
+# rule gives $25/4 - 81/16 = 19/16$ and the shortcut $1/16$.
 # </details>
 #
 # ---
