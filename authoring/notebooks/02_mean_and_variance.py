@@ -2,8 +2,8 @@
 # # Mean and variance of q·k, derived step by step
 #
 # Notebook 01 measured that $q\cdot k$ spreads like $\sqrt{d_k}$. Here we derive why, from two
-# definitions, with pencil and paper. Every rule is first proved on two random numbers, then
-# checked exactly on a case small enough to list every outcome, then by simulation.
+# definitions, with pencil and paper. Every rule is proved on two random numbers, then checked
+# exactly on a case small enough to list every outcome; from section 2 on, also by simulation.
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(X + Y)$ and $\mathrm{Var}(XY)$ from the definitions, and say where independence is used.
@@ -47,8 +47,12 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$E[X] = \sum_x x\,P(X = x).$$
 #
-# It is *linear*. For two random numbers, write $P(x, y)$ for the probability that $X = x$ and
-# $Y = y$ together; then
+# The same recipe, each outcome's value times its probability, gives the mean of anything computed
+# from random numbers. For two, write $P(x, y)$ for the probability that $X = x$ and $Y = y$
+# together; then $E[f(X, Y)] = \sum_{x,y} f(x, y)\,P(x, y)$.
+#
+# The mean is *linear*. Summing out $y$, $\sum_y P(x, y) = P(X = x)$, so
+# $\sum_{x,y} x\,P(x, y) = \sum_x x\,P(X = x) = E[X]$, and
 # $E[X + Y] = \sum_{x,y}(x + y)P(x, y) = \sum_{x,y} x\,P(x, y) + \sum_{x,y} y\,P(x, y) = E[X] + E[Y]$,
 # whether or not $X$ and $Y$ depend on each other; likewise $E[cX] = cE[X]$ and $E[c] = c$ for a
 # constant $c$.
@@ -62,14 +66,15 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$\mathrm{Var}(X) = E[X^2] - (E[X])^2 .$$
 #
-# **Exact check.** Our running example: $X$ takes the values 0, 1, 2, each with probability 1/3.
-# Averages over equally likely outcomes, in exact fractions:
+# **Exact check.** Our running example: $X$ takes the values 1, 2, 3, each with probability 1/3.
+# Averages over equally likely outcomes, in exact fractions, with a classic slip beside the rule
+# (a mean of 0 or 1 would hide it):
 
 # %%
-X = [0, 1, 2]  # three equally likely values
-mean_X = variance.exact_mean(X)
-print(f"E[X] = {mean_X} | Var(X) by the definition = {variance.exact_var(X)} | "
-      f"by the shortcut E[X²] − (E[X])² = {variance.exact_mean([x**2 for x in X]) - mean_X**2}")
+X = [1, 2, 3]  # three equally likely values
+mean_X, E_X2 = variance.exact_mean(X), variance.exact_mean([x**2 for x in X])
+verify(f"exact: Var(X) by the definition = {variance.exact_var(X)} = E[X²] − (E[X])²", variance.exact_var(X) == E_X2 - mean_X**2,
+       f"E[X] = {mean_X}, E[X²] = {E_X2}; the slip E[X²] − E[X] gives {E_X2 - mean_X}")
 
 # %% [markdown]
 # ## 2. The variance of a sum of two
@@ -101,11 +106,13 @@ for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
 #
 # **Simulation.** Now the same rule for *normal* components (the bell curve, mean 0, variance 1),
 # which we cannot list: we draw $n = 100\,000$ of them. A simulation's answer wobbles: draw again
-# and the sample variance comes out a little different. The **standard error** (SE) is the typical
-# size of that wobble: for an average of $n$ values with standard deviation $s$ it is
-# $s/\sqrt{n}$, and a sample variance has one too (a deep dive derives it). A check passes when
-# the simulation lands within 4 SE of the theory: a right theory almost never misses by that
-# much, a wrong one misses by many SE.
+# and it comes out a little different. The **standard deviation** (SD) is $\sqrt{\mathrm{Var}}$, a
+# spread in the units of the values; the **standard error** (SE) is the SD of a simulated answer,
+# the typical size of its wobble. The average of $n$ independent values of SD $s$ has SE
+# $s/\sqrt{n}$, and a sample variance has an SE too (the deep dive below derives both). A check
+# passes when the simulation lands within 4 SE of the theory. A right theory rarely misses by more
+# (the deep dive counts how rarely); a wrong one is caught only when it is more than 4 SE off, so
+# section 4 also prints how far off the wrong rules are.
 
 # %%
 n = 100_000
@@ -120,15 +127,18 @@ for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_
 # Why care: every simulated check in the course trusts "within 4 SE"; here is where the SE of a
 # variance comes from, and a test that it is right.
 #
-# A sample variance is close to the average of the $n$ independent values $(X_i - \mu)^2$. Each
-# of them has mean $\sigma^2$ and variance $E[(X - \mu)^4] - \sigma^4 = m_4 - \sigma^4$, so by
-# section 2 (independent terms, variances add) and $\mathrm{Var}(cX) = c^2\mathrm{Var}(X)$ with
-# $c = 1/n$:
+# **An average.** $n$ independent values $X_i$ of variance $s^2$: by section 3 their variances
+# add, so the sum has variance $ns^2$; and $\mathrm{Var}(cX) = c^2\mathrm{Var}(X)$ (from the
+# definition, by linearity) with $c = 1/n$ gives the average the variance $s^2/n$, so SE $s/\sqrt n$.
+#
+# **A variance.** A sample variance is close to the average of the $n$ independent values
+# $(X_i - \mu)^2$. Each of them has mean $\sigma^2$ and variance
+# $E[(X - \mu)^4] - \sigma^4 = m_4 - \sigma^4$, so as for an average,
 #
 # $$\mathrm{SE}(s^2) = \sqrt{(m_4 - \sigma^4)/n},$$
 #
 # estimated with the sample's own $m_4$ and $s^2$ (`variance.sample_summary`). The test: repeat
-# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(1, 1)$, 2000 times with $n = 1000$,
+# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(2, 1)$, 2000 times with $n = 1000$,
 # and compare the spread of the 2000 answers with the SE each run reports. For an estimate
 # that is close to normal, missing by more than 4 SE has probability
 # $P(|Z| > 4) = \operatorname{erfc}(4/\sqrt2)$.
@@ -137,15 +147,15 @@ for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_
 import math  # the deep dive's own import
 
 g = make_rng(201)  # the deep dive's own stream: the main line never depends on it
-runs = [variance.sample_summary(sample_components(1000, mean=1.0, rng=g) * sample_components(1000, mean=1.0, rng=g))
+runs = [variance.sample_summary(sample_components(1000, mean=2.0, rng=g) * sample_components(1000, mean=2.0, rng=g))
         for _ in range(2000)]
 spread = np.std([r["var"] for r in runs], ddof=1)
 reported = np.median([r["se_var"] for r in runs])
 print(f"spread of 2000 repeated sample variances: {spread:.3f}; SE reported by one run: median {reported:.3f}")
 verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1,
        f"ratio {reported / spread:.2f}")
-outside = sum(abs(r["var"] - 3) > 4 * r["se_var"] for r in runs)
-print(f"runs more than 4 SE from the true 3: {outside} of 2000 (for a normal estimate: {math.erfc(4 / math.sqrt(2)):.4%})")
+outside = sum(abs(r["var"] - 9) > 4 * r["se_var"] for r in runs)
+print(f"runs more than 4 SE from the true 9: {outside} of 2000 (for a normal estimate: {math.erfc(4 / math.sqrt(2)):.4%})")
 
 # %% [markdown] tags=["deep-dive"]
 # The reported SE is the real wobble. A few more runs miss by 4 SE than the normal ideal
@@ -160,26 +170,28 @@ print(f"runs more than 4 SE from the true 3: {outside} of 2000 (for a normal est
 #
 # $$E[XY] = \sum_x\sum_y xy\,P(X = x)P(Y = y) = \Big(\sum_x x\,P(X = x)\Big)\Big(\sum_y y\,P(Y = y)\Big) = E[X]\,E[Y].$$
 #
-# The same steps work for $E[f(X)\,g(Y)] = E[f(X)]\,E[g(Y)]$, e.g. $E[X^2Y^2] = E[X^2]\,E[Y^2]$, and for
-# groups: anything computed from some of a set of independent numbers is independent of anything
-# computed from the others (the joint probabilities still split into products).
+# The same steps work for $E[f(X)\,g(Y)] = E[f(X)]\,E[g(Y)]$, e.g. $E[X^2Y^2] = E[X^2]\,E[Y^2]$.
+# Several numbers are independent when the joint probability of any of their values is the
+# product of all the single probabilities. Split them into two groups: that product splits into
+# two blocks, one per group, so anything computed from one group is independent of anything
+# computed from the other.
 # Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
 # $\mathrm{Cov}(X, Y) = 0$ and, by section 2, $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y)$.
 #
-# **Exact check**, then a **simulation** with $X$, $Y$ independent normals of mean 1 and
-# variance 1 ($E[XY] = 1\cdot 1$):
+# **Exact check**, then a **simulation** with $X$, $Y$ independent normals of mean 2 and
+# variance 1, written $N(2, 1)$ ($E[XY] = 2\cdot 2$):
 
 # %%
 E_XY = variance.exact_mean([x * y for x, y in independent])
 verify(f"exact, X, Y independent: E[XY] = {E_XY} = E[X]·E[Y]", E_XY == mean_X * mean_X,
        f"but with Y = X, E[XY] = E[X²] = {variance.exact_mean([x * y for x, y in copied])}")
-st = variance.sample_summary(sample_components(n, mean=1.0, rng=rng) * sample_components(n, mean=1.0, rng=rng))
-verify_close("simulated, X, Y independent N(1, 1): E[XY]", st["mean"], 1, se=st["se_mean"])
+st = variance.sample_summary(sample_components(n, mean=2.0, rng=rng) * sample_components(n, mean=2.0, rng=rng))
+verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st["se_mean"])
 
 # %% [markdown]
 # ## 4. The variance of a product
 #
-# **Predict:** $X$ and $Y$ independent, each uniform on $\{0, 1, 2\}$, so each has variance 2/3.
+# **Predict:** $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
 # What is $\mathrm{Var}(XY)$? Write your guess down before reading on.
 #
 # Apply the shortcut of section 1 to $XY$, then section 3 twice:
@@ -187,21 +199,24 @@ verify_close("simulated, X, Y independent N(1, 1): E[XY]", st["mean"], 1, se=st[
 # $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
 #
 # For components of mean 0 and variance 1, $E[X^2] = \mathrm{Var}(X) + (E[X])^2 = 1$, so
-# $\mathrm{Var}(XY) = 1\cdot 1 - 0 = 1$. The running example has means 1, which tells the rule
-# apart from the tempting shortcut $\mathrm{Var}(X)\,\mathrm{Var}(Y)$:
+# $\mathrm{Var}(XY) = 1\cdot 1 - 0 = 1$. The running example has means 2, which tells the rule
+# apart from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the missing square
+# $E[X^2]E[Y^2] - E[X]E[Y]$. For $N(2, 1)$, $E[X^2] = 1 + 2^2 = 5$:
 
 # %%
-rule = variance.exact_mean([x**2 for x in X]) ** 2 - (mean_X * mean_X) ** 2  # E[X²]E[Y²] − (E[X]E[Y])²
 var_XY = variance.exact_var([x * y for x, y in independent])
-verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == rule,
-       f"the shortcut Var(X)·Var(Y) gives {variance.exact_var(X) ** 2}")
-verify_close("simulated, X, Y independent N(1, 1): Var(XY) (shortcut: 1)", st["var"],
-             theory.product_moments(1, 1, 1, 1).var, se=st["se_var"])
+verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == E_X2 * E_X2 - (mean_X * mean_X) ** 2,
+       f"wrong rules: Var(X)·Var(Y) = {variance.exact_var(X) ** 2}, E[X²]E[Y²] − E[X]E[Y] = {E_X2 * E_X2 - mean_X * mean_X}")
+verify_close("simulated, N(2, 1): Var(XY)", st["var"], theory.product_moments(2, 1, 2, 1).var, se=st["se_var"])
+wrong = {"Var(X)·Var(Y)": 1 * 1, "E[X²]E[Y²] − E[X]E[Y]": 5 * 5 - 2 * 2}
+verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k} = {v}" for k, v in wrong.items()),
+       all(abs(st["var"] - v) > 100 * st["se_var"] for v in wrong.values()))
 
 # %% [markdown]
-# The common guess is $(2/3)^2 = 4/9$; the exact answer is four times that, because the means
-# enter. Components of $\pm 1$ could not have shown this: there $X^2 = 1$ always, and both
-# formulas give 1. At mean 0 the two agree, which is the case we need next.
+# The common guess is $(2/3)^2 = 4/9$; the exact answer 52/9 is thirteen times that, because the
+# means enter, and the missing square gives 160/9. Components of $\pm 1$ could not have shown
+# this: there $X^2 = 1$ always, and all three give 1. At mean 0 the right rule and
+# $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, which is the case we need next.
 #
 # ## 5. $d_k$ terms: $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$
 #
@@ -221,8 +236,8 @@ verify_close("simulated, X, Y independent N(1, 1): Var(XY) (shortcut: 1)", st["v
 #
 # Independence was used twice: between $q_i$ and $k_i$ (sections 3 and 4), and between different
 # pairs (adding variances). **Exact check**: list every $(q, k)$ with $\pm 1$ components at
-# $d_k = 1, \dots, 4$, and every one of the 729 with components in $\{0, 1, 2\}$ at $d_k = 3$
-# ($d_k$ times one term's mean 1 and variance 16/9):
+# $d_k = 1, \dots, 4$, and every one of the 729 with components in $\{1, 2, 3\}$ at $d_k = 3$
+# ($d_k$ times one term's mean 4 and variance 52/9):
 
 # %%
 exact = {d: variance.all_dot_products([-1, 1], d) for d in (1, 2, 3, 4)}  # 4**d_k equally likely (q, k)
@@ -230,7 +245,7 @@ print("±1 components, d_k = 1, 2, 3, 4: E[q·k] =", *(variance.exact_mean(v) fo
       "| Var(q·k) =", *(variance.exact_var(v) for v in exact.values()))
 dots = variance.all_dot_products(X, 3)
 mean_dots, var_dots = variance.exact_mean(dots), variance.exact_var(dots)
-verify(f"exact, components in {{0, 1, 2}}, d_k = 3: E[q·k] = {mean_dots} = 3·{E_XY}, Var(q·k) = {var_dots} = 3·{var_XY}",
+verify(f"exact, components in {{1, 2, 3}}, d_k = 3: E[q·k] = {mean_dots} = 3·{E_XY}, Var(q·k) = {var_dots} = 3·{var_XY}",
        mean_dots == 3 * E_XY and var_dots == 3 * var_XY)
 
 # %% [markdown]
@@ -456,8 +471,7 @@ variance_plots.histogram_grid(grid)
 # mean, variance and the shape's peakedness (excess kurtosis) with the theory.
 
 # %% tags=["nbval-ignore-output"]
-explorer = VarianceExplorer(d_k=16)
-explorer
+VarianceExplorer(d_k=16)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how fast the shape becomes normal (excess kurtosis)
@@ -559,9 +573,9 @@ _ = check("02.kurtosis_laplace", answer)
 # - $E[X] = \sum_x x\,P(X = x)$ is linear; $\mathrm{Var}(X) = E[(X - \mu)^2] = E[X^2] - (E[X])^2$.
 # - Expanding a square: $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y)$.
 # - Independence factorises the double sum: $E[XY] = E[X]E[Y]$, so $\mathrm{Cov} = 0$ and variances add.
-# - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components, not $\mathrm{Var}(X)\mathrm{Var}(Y)$ when means are not 0 (16/9 vs 4/9).
+# - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components, not $\mathrm{Var}(X)\mathrm{Var}(Y)$ when means are not 0 (52/9 vs 4/9 on $\{1, 2, 3\}$).
 # - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution: proved, computed exactly on small cases, simulated within 4 SE.
-# - Independence is used twice: between $q_i$ and $k_i$, and between different pairs. Deep dives: uncorrelated components can be enough (not for two LayerNorm outputs: $d^2/(d-1)$), non-zero means shift whole rows, heavy tails approach the normal shape slowly.
+# - Independence is used twice: between $q_i$ and $k_i$, and between different pairs. Deep dives: uncorrelated components can be enough; non-zero means shift whole rows; heavy tails approach the normal shape slowly.
 #
 # ## Exercises
 #
@@ -591,8 +605,8 @@ _ = check("02.var_components_3", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# One product: $E[X^2]E[Y^2] - (E[X]E[Y])^2 = 3\cdot 3 - 0 = 9$ (the variances multiply; they do
-# not add). Sum of 64 independent terms: $64 \cdot 9 = 576$.
+# One product: $E[X^2]E[Y^2] - (E[X]E[Y])^2 = 3\cdot 3 - 0 = 9$ (at mean 0, $E[X^2] = \mathrm{Var}(X)$).
+# Sum of 64 independent terms: $64 \cdot 9 = 576$, not the $64$ of unit components.
 # </details>
 #
 # **Exercise 3 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
@@ -622,11 +636,12 @@ _ = check("02.copied_key", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# The terms $q_iy$ share $y$, so they are not independent: use section 2 with all covariances.
-# Each term has variance $E[q_i^2]E[y^2] - 0 = 1$. For $i \ne j$, since $q_i$, $q_j$, $y$ are independent,
-# $\mathrm{Cov}(q_iy, q_jy) = E[q_iq_jy^2] - E[q_iy]E[q_jy] = E[q_i]E[q_j]E[y^2] - 0 = 0$. So
-# $\mathrm{Var}(q\cdot k) = 16$: dependent terms, yet uncorrelated, and variances still add. (Copying
-# into $q$ as well makes every covariance 1 and the variance $16^2 = 256$.)
+# The terms $q_iy$ share $y$, so section 5's sum of independent terms does not apply. Factor $y$
+# out: $q\cdot k = yS$ with $S = q_1 + \dots + q_{16}$. $S$ is computed from $q$ alone, so it is
+# independent of $y$ (section 3), and section 5 gives $E[S] = 0$, $\mathrm{Var}(S) = 16$, so
+# $E[S^2] = 16$. Section 4: $\mathrm{Var}(yS) = E[y^2]E[S^2] - (E[y]E[S])^2 = 1\cdot 16 - 0 = 16$.
+# The terms are dependent, yet the variance is still $d_k$. (Copying into $q$ as well gives
+# $q\cdot k = 16\,xy$ and variance $16^2 = 256$.)
 # </details>
 #
 # **Exercise 5 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,

@@ -3,8 +3,11 @@
 A ladder: recall the two-term rule (``02.var_sum_dependent``), apply the product and sum rules
 (``02.var_components_3``, ``02.general``), probe the independence assumption
 (``02.copied_key``), and design an exact check (``02.exact_case_design``, conceptual).
-``02.kurtosis_laplace`` belongs to the kurtosis deep dive. Every slip is computed by its mistake.
+``02.kurtosis_laplace`` belongs to the kurtosis deep dive. Every slip is computed by its mistake;
+an answer pair with one half right and matching no slip is told which half is wrong.
 """
+
+import numpy as np
 
 from .. import sampling, theory
 from . import Slip, choice_checker, numeric_checker, register
@@ -34,15 +37,36 @@ register(
     "What is Var(q·k) (an integer)?",
     "First find the variance of one product q_i k_i with the product formula, then add up the d_k terms.",
     numeric_checker(theory.dot_product_moments(_D2, var_q=_V2, var_k=_V2).var, what="the variance", slips=[
-        Slip(_D2 * (_V2 + _V2), "d_k times the SUM of the two variances: the variance of a product multiplies "
-                                "them, E[X^2]E[Y^2] - (E[X]E[Y])^2 = 3 * 3"),
+        Slip(_D2 * (_V2 + _V2), "d_k times the SUM of the two variances; the product rule is "
+                                "E[X^2]E[Y^2] - (E[X]E[Y])^2, and at mean 0 (E[X^2] = Var(X) = 3) that is 3 * 3 - 0"),
         Slip(_D2 * _V2, "d_k times the variance of one component: q_i k_i has variance 3 * 3, not 3"),
+        Slip(theory.dot_product_moments(_D2).var, "Var(q·k) = d_k, remembered for components of variance 1; here "
+                                                  "each term q_i k_i has variance E[q_i^2]E[k_i^2] = 3 * 3"),
         Slip(theory.dot_product_moments(_D2, var_q=_V2, var_k=_V2).std, "the standard deviation of q·k; the "
                                                                         "question asks for its variance"),
         Slip(theory.product_moments(var_x=_V2, var_y=_V2).var, "the variance of ONE term q_i k_i; q·k adds d_k "
                                                                 "independent terms"),
     ]),
 )
+
+def _pair_checker(expected, names, slips):
+    """``numeric_checker`` for a pair; an answer matching no slip with one half right is told which half is off."""
+    inner = numeric_checker(expected, what=f"({names[0][4:]}, {names[1][4:]})", slips=slips)
+    halves = [numeric_checker(value, what=name) for value, name in zip(expected, names)]
+
+    def checker(answer):
+        ok, feedback = inner(answer)
+        if ok or not feedback.endswith(" is off."):  # right, a named slip, or not a pair of numbers
+            return ok, feedback
+        right = [half(float(a))[0] for half, a in zip(halves, np.asarray(answer, dtype=float))]
+        if right.count(True) == 1:
+            good, bad = (0, 1) if right[0] else (1, 0)
+            feedback = f"{names[good]} is right; {names[bad]} is off."
+        return False, feedback
+
+    checker.expected, checker.slips = inner.expected, inner.slips
+    return checker
+
 
 # -- 3. apply: non-zero means ------------------------------------------------------------------------
 _D3, _MQ, _VQ, _MK, _VK = 32, 1.0, 2.0, -1.0, 1.0
@@ -54,7 +78,7 @@ register(
     "variance 1 (all independent). Give (E[q·k], Var(q·k)) as a pair (integers).",
     "Work out one product q_i k_i first: its mean by section 3, its variance by section 4 "
     "(E[X^2] = Var(X) + E[X]^2). Then multiply by d_k. Mind the sign of the mean.",
-    numeric_checker([_GENERAL.mean, _GENERAL.var], what="(mean, variance)", slips=[
+    _pair_checker([_GENERAL.mean, _GENERAL.var], ("the mean", "the variance"), slips=[
         Slip([_GENERAL.mean, _D3 * _VQ * _VK], "a variance without the mean terms: Var(XY) = Var(X)Var(Y) holds "
                                                "only when the means are 0; use E[X^2]E[Y^2] - (E[X]E[Y])^2"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _MQ**2) * (_VK + _MK**2)],
@@ -62,6 +86,8 @@ register(
         Slip([-_GENERAL.mean, _GENERAL.var], "the mean with the wrong sign: E[q_i k_i] = E[q_i]E[k_i] = 1 * (-1)"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _VK)], "a variance from adding the two variances; a product's variance "
                                                  "multiplies second moments"),
+        Slip([theory.product_moments(_MQ, _VQ, _MK, _VK).mean, theory.product_moments(_MQ, _VQ, _MK, _VK).var],
+             "the mean and variance of ONE term q_i k_i; q·k adds d_k = 32 independent terms, so multiply both by 32"),
     ]),
 )
 
@@ -73,13 +99,13 @@ register(
     "q has d_k = 16 independent standard normal components. k is NOT built from independent components: "
     "one standard normal number y, independent of q, is copied into all 16 (k = (y, y, ..., y)). "
     "What is Var(q·k) (an integer)?",
-    "The terms q_i y share y, so they are not independent. Use Var(sum) = sum of variances + the covariances, "
-    "and compute Cov(q_i y, q_j y) = E[q_i q_j y^2] - E[q_i y] E[q_j y] with the factorisation of section 3 "
-    "(q_i, q_j and y are independent).",
+    "Factor out y: q·k = y (q_1 + ... + q_16), a product of two independent numbers (y and the sum S of q's "
+    "components). Section 5 gives E[S] = 0 and Var(S) = 16; then apply section 4's product rule to y S.",
     numeric_checker(float(_D4), what="Var(q·k)", slips=[
-        Slip(float(_D4**2), "d_k^2, the answer when q's components are copies too (every covariance 1); here "
-                            "Cov(q_i y, q_j y) = E[q_i]E[q_j]E[y^2] = 0: the terms are dependent but uncorrelated"),
-        Slip(1.0, "the variance of one term q_i y; q·k adds d_k of them"),
+        Slip(float(_D4**2), "d_k^2, as if q·k were 16 y times a number of variance 1 (true when q's components "
+                            "are copies too); here q·k = y S with Var(S) = 16, so E[y^2]E[S^2] - 0 = 1 * 16"),
+        Slip(1.0, "the variance of one term q_i y; q·k = y (q_1 + ... + q_16), and the sum has variance 16"),
+        Slip(float(_D4) ** 0.5, "the standard deviation of q·k; the question asks for its variance"),
     ]),
 )
 
