@@ -26,7 +26,7 @@ import numpy as np
 
 import sdpa_helpers
 from sdpa_helpers import make_rng
-from sdpa_helpers.assumptions import cosine_moments
+from sdpa_helpers.dot_products import cosine_moments
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import dot_products as dot_products_plots
 from sdpa_helpers.sampling import sample_components, sample_dot_products

@@ -1,0 +1,51 @@
+"""sdpa_helpers.dot_products (notebook 01): the moments of cos(theta) between two random vectors.
+
+The closed form Var(cos theta) = 1/d_k is compared with exact values (d_k = 1: cos = +-1) and
+with Monte Carlo within 4 standard errors; the geometric route |q| |k| cos(theta) gives back
+Var(q . k) = d_k.
+"""
+
+import numpy as np
+import pytest
+from conftest import mean_se, raises_naming
+
+from sdpa_helpers.dot_products import cosine_moments
+from sdpa_helpers.theory import Moments
+
+
+def test_cosine_moments_closed_form():
+    assert cosine_moments(64) == Moments(0.0, 1 / 64)
+    assert cosine_moments(1) == Moments(0.0, 1.0)  # d_k = 1: cos(theta) = +-1, so cos^2 = 1 exactly
+
+
+def test_d_k_1_is_exact():
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal(100), rng.standard_normal(100)
+    cos = q * k / (np.abs(q) * np.abs(k))  # 1-D vectors: the cosine is the sign of q k
+    assert set(np.round(cos, 12)) <= {-1.0, 1.0}
+    assert np.mean(cos**2) == cosine_moments(1).var
+
+
+@pytest.mark.parametrize("d_k", [2, 16, 128])
+def test_cosine_variance_is_one_over_d_k(d_k):
+    rng = np.random.default_rng(18)
+    q, k = rng.standard_normal((20_000, d_k)), rng.standard_normal((20_000, d_k))
+    cos = np.einsum("nd,nd->n", q, k) / (np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1))
+    mean, se_mean = mean_se(cos)
+    m2, se = mean_se(cos**2)
+    assert abs(mean - cosine_moments(d_k).mean) < 4 * se_mean
+    assert abs(m2 - cosine_moments(d_k).var) < 4 * se
+
+
+def test_lengths_times_cosine_give_variance_d_k():
+    """E|q|^2 E|k|^2 Var(cos) = d_k * d_k / d_k = d_k: the geometric route agrees with the sum of products."""
+    d_k = 32
+    rng = np.random.default_rng(7)
+    q, k = rng.standard_normal((20_000, d_k)), rng.standard_normal((20_000, d_k))
+    m2, se = mean_se(np.einsum("nd,nd->n", q, k) ** 2)
+    assert abs(m2 - d_k * d_k * cosine_moments(d_k).var) < 4 * se
+
+
+@pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (2.5, TypeError), (True, TypeError)])
+def test_bad_d_k_names_the_parameter(bad, error):
+    raises_naming(lambda: cosine_moments(bad), error, ["d_k"])
