@@ -3,15 +3,18 @@
 For ``q`` and ``k`` with independent standard normal components,
 ``q . k = |q| |k| cos(theta)`` with ``|q|^2`` and ``|k|^2`` of mean ``d_k`` and ``cos(theta)`` of
 mean 0 and variance exactly ``1/d_k`` -- the route of notebook 01, section 6, to
-``Var(q . k) = d_k``. QK-norm (notebook 08) keeps only the cosine.
+``Var(q . k) = d_k``. QK-norm (notebook 08) keeps only the cosine. :func:`std_with_se` gives the
+standard deviation of a sample with its standard error, as notebook 01 measures the spread of ``q . k``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _checks
 from .theory import Moments
 
-__all__ = ["cosine_moments"]
+__all__ = ["cosine_moments", "std_with_se"]
 
 
 def cosine_moments(d_k: int) -> Moments:
@@ -38,3 +41,35 @@ def cosine_moments(d_k: int) -> Moments:
     d_k = _checks.positive_int("d_k", d_k)
     return Moments(0.0, 1.0 / d_k)
 
+
+
+def std_with_se(samples) -> tuple[float, float]:
+    """The sample standard deviation ``s`` (ddof=1) of ``samples`` and its large-sample standard error.
+
+    ``SE(s^2) = sqrt((m4 - s^4) / n)`` with ``m4`` the sample fourth central moment, and
+    ``SE(s) = SE(s^2) / (2 s)`` (the delta method); this holds for any distribution with a finite
+    fourth moment, heavy-tailed ones included (the dot products at small ``d_k`` are).
+
+    Parameters
+    ----------
+    samples : array_like, shape (n,)
+        ``n >= 2`` real numbers, not all equal.
+
+    Returns
+    -------
+    std, se : float
+
+    Examples
+    --------
+    >>> std, se = std_with_se(np.random.default_rng(0).standard_normal(100_000))
+    >>> round(std, 2), round(float(se * np.sqrt(2 * 100_000)), 2)   # normal: SE(s) = s / sqrt(2 n), up to noise
+    (1.0, 1.01)
+    """
+    x = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    if x.size < 2:
+        raise ValueError(f"samples must hold at least 2 numbers, got {x.size}")
+    std = float(x.std(ddof=1))
+    if std == 0.0:
+        raise ValueError("samples are all equal: their spread has no standard error to estimate")
+    m4 = float(np.mean((x - x.mean()) ** 4))
+    return std, float(np.sqrt(max(m4 - std**4, 0.0) / x.size) / (2.0 * std))

@@ -49,3 +49,23 @@ def test_lengths_times_cosine_give_variance_d_k():
 @pytest.mark.parametrize("bad, error", [(0, ValueError), (-1, ValueError), (2.5, TypeError), (True, TypeError)])
 def test_bad_d_k_names_the_parameter(bad, error):
     raises_naming(lambda: cosine_moments(bad), error, ["d_k"])
+
+
+def test_std_with_se_matches_the_spread_of_many_repetitions():
+    """The SE formula against the spread of the std over 2000 independent samples (heavy-tailed q·k, d_k = 2)."""
+    from sdpa_helpers.dot_products import std_with_se
+
+    rng = np.random.default_rng(11)
+    q, k = rng.standard_normal((2000, 500, 2)), rng.standard_normal((2000, 500, 2))
+    dots = np.einsum("rnd,rnd->rn", q, k)  # (2000 repetitions, 500 dot products)
+    stds = dots.std(axis=1, ddof=1)
+    ses = np.array([std_with_se(row)[1] for row in dots[:200]])
+    assert abs(np.median(ses) / stds.std(ddof=1) - 1) < 0.15  # the formula's SE is the real spread, within 15 %
+    assert abs(stds.mean() - np.sqrt(2)) < 4 * stds.std(ddof=1) / np.sqrt(2000) + 0.01  # s is nearly unbiased
+
+
+@pytest.mark.parametrize("bad, error", [([1.0], ValueError), ([2.0, 2.0], ValueError), ("ab", TypeError)])
+def test_std_with_se_bad_input(bad, error):
+    from sdpa_helpers.dot_products import std_with_se
+
+    raises_naming(lambda: std_with_se(bad), error, ["samples"])
