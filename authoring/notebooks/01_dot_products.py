@@ -56,8 +56,7 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 # %% [markdown]
 # Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\theta$ the angle
 # between the vectors: positive when they point the same way, 0 when perpendicular,
-# negative when they point apart: a score of how well a query matches a key.
-# Section 6 returns to this picture.
+# negative when they point apart: a score of how well a query matches a key (section 6).
 #
 # ## 2. How to see that the spread grows with the dimension
 #
@@ -182,8 +181,7 @@ verify("<A, B>_F = sum of A ∘ B = trace(Aᵀ B)", (A * B).sum() == np.trace(A.
 dot_products_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
-# With as many queries as keys, the diagonal of $QK^\top$ is the row-wise dot of $Q$ and
-# $K$; the sampler `sample_dot_products` below returns it for $n$ random pairs.
+# The sampler `sample_dot_products` below returns such row-wise dots for $n$ random pairs.
 #
 # ## 5. Random vectors: the spread grows with $d_k$
 #

@@ -8,9 +8,8 @@
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean 0 and variance $d_k$.
 #
 # In a real model $q = W_Q x$ and $k = W_K x'$ come from tokens $x$ through learned matrices.
-# This notebook follows the assumption through a model's life — normalised tokens, random
-# starting weights, training, what real models do — and ends with a plain answer: does
-# notebook 00's argument apply to GPT-2 and T5?
+# Follow the assumption through a model's life — normalised tokens, random starting weights,
+# training — to a plain answer: does notebook 00's argument apply to GPT-2 and T5?
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$ for normalised tokens, and $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ from it.
@@ -98,9 +97,8 @@ for scheme, name in RULES.items():
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's is above it here and equals 1 only for a square matrix. In every case the variance is
-# $d_k$ times a factor, so $1/\sqrt{d_k}$ still removes the $d_k$ — but not the factor: the
-# scaled logits have standard deviation $\mathrm{Var}(q_i)$, not 1. Against the footnote's
+# Xavier's is above it (1 only for a square matrix). $1/\sqrt{d_k}$ still removes the $d_k$, not
+# the factor: the scaled logits have standard deviation $\mathrm{Var}(q_i)$, not 1. Against the footnote's
 # $N(0, 1)$ (dotted):
 
 # %%
@@ -402,7 +400,7 @@ ax.figure
 # - **Soft-capping**: pass the logit $s$ through $c\tanh(s/c)$: almost unchanged while $|s| \ll c$,
 #   never beyond $\pm c$ (Gemma 2 uses $c = 50$).
 #
-# The mean logit of the correlated key of section 3 ($\rho = 0.5$), 200 pairs per $d_k$:
+# Section 3's correlated key ($\rho = 0.5$), mean logit over 200 pairs per $d_k$:
 
 # %%
 for d in (64, 1024, 4096):
@@ -415,7 +413,7 @@ verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(no
 # %% [markdown]
 # The scaled logit's mean $\rho\sqrt{d_k}$ keeps growing; QK-norm settles near $g\rho = 2.5$
 # ($\cos\theta \to \rho$); soft-capping passes small logits almost unchanged and bends large
-# ones below the cap. The model learns $g$, so it can still sharpen attention — as far as $g$ allows.
+# ones below the cap.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: Var(cos θ) = 1/d_k, QK-layernorm, and entropy collapse in the literature
@@ -528,13 +526,12 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # ## 5. Does 00's argument apply to GPT-2 and T5?
 #
 # **GPT-2 small** is pre-LN, has $d_\text{model} = 768$ and 12 heads of $d_k = 64$, divides by
-# $\sqrt{64}$, and draws *every* weight from $N(0, 0.02^2)$ whatever the matrix's shape
-# (openai/gpt-2, `src/model.py`). So $\mathrm{Var}(W) = 0.0004$ and section 2 gives
+# $\sqrt{64}$, and draws *every* weight from $N(0, 0.02^2)$ whatever the matrix's shape. So $\mathrm{Var}(W) = 0.0004$ and section 2 gives
 # $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
 #
 # **T5** has no scale in its forward pass. It normalises tokens with RMSNorm (LayerNorm without
-# subtracting the mean: it divides by the root mean square, so $\mathrm{E}[x^2] = 1$), and its
-# reference code (`mesh_tensorflow/transformer/attention.py`) draws $W_Q$ with variance
+# subtracting the mean: it divides by the root mean square, so $\mathrm{E}[x^2] = 1$), and
+# draws $W_Q$ with variance
 # $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$, $d_{kv}$ being T5's name for $d_k$.
 #
 # **Predict:** which of the two starts with scaled logits of variance exactly 1?
@@ -579,7 +576,8 @@ verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in pl
 # %% [markdown] tags=["deep-dive"]
 # Far from saturated — *if* a full row's 1,024 logits were independent draws with that spread; in
 # GPT-2 they share $q$ and $W_K$, and real tokens are not independent. This is about
-# initialisation only, not the trained network. For T5, Hugging Face's `modeling_t5.py`
+# initialisation only, not the trained network. GPT-2's $N(0, 0.02^2)$ is
+# `conv1d(..., w_init_stdev=0.02)` in openai/gpt-2 `src/model.py`. For T5, Hugging Face's `modeling_t5.py`
 # `_init_weights` draws `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`,
 # as the reference code (lines 436–439 of `mesh_tensorflow/transformer/attention.py`).
 #
@@ -659,9 +657,8 @@ _ = check("08.rho_mean", None)  # replace None with your answer, then run the ce
 # unrelated key, whose scaled logit has mean 0 and standard deviation 1.
 # </details>
 #
-# **Exercise 5.** Push section 3's model to $\rho = 1$: $k = q$, with $d_k = 64$ independent
-# standard normal components (for which $\mathrm{E}[q_i^4] = 3$). What is the variance of
-# $q\cdot k = q\cdot q$ (an integer)?
+# **Exercise 5.** Push section 3 to $\rho = 1$: $k = q$, $d_k = 64$ independent standard normal
+# components ($\mathrm{E}[q_i^4] = 3$). What is the variance of $q\cdot q$ (an integer)?
 
 # %%
 _ = check("08.k_equals_q_var", None)  # replace None with your answer, then run the cell
@@ -673,10 +670,9 @@ _ = check("08.k_equals_q_var", None)  # replace None with your answer, then run 
 # so $2 d_k = 128$. The mean $\rho\,d_k = 64$ dwarfs the spread $\sqrt{128} \approx 11$.
 # </details>
 #
-# **Exercise 6 (conceptual).** Training keeps raising $\rho$ in a model with $d_k = 256$. Which
-# change keeps the matching key's logit bounded *whatever* $\rho$ and $d_k$ become?
-# (a) Xavier's rule instead of PyTorch's default; (b) a LayerNorm on the tokens $x$ before
-# attention; (c) QK-norm. Answer with a letter, e.g. `"a"`, and say why the other two do not.
+# **Exercise 6 (conceptual).** Which change keeps the matching key's logit bounded *whatever*
+# $\rho$ and $d_k$ become: (a) Xavier's rule instead of PyTorch's default; (b) LayerNorm on the
+# tokens $x$; (c) QK-norm? Answer with a letter, and say why the other two do not.
 
 # %%
 _ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"

@@ -95,9 +95,8 @@ register(
 
 register(
     "08.what_bounds",
-    "(conceptual) Training keeps raising rho with d_k = 256. Which change keeps the matching key's logit bounded "
-    "whatever rho and d_k become: (a) Xavier's rule instead of PyTorch's default, (b) a LayerNorm on the tokens x "
-    "before attention, (c) QK-norm? Answer with a letter.",
+    "(conceptual) Which change keeps the matching key's logit bounded whatever rho and d_k become: (a) Xavier's "
+    "rule instead of PyTorch's default, (b) LayerNorm on the tokens x, (c) QK-norm? Answer with a letter.",
     "Which of the three acts on q and k themselves, after the learned matrices, at every step of training?",
     choice_checker("c", {"a": "Xavier's rule only sets the starting factor Var(q_i); training moves the weights",
                          "b": "LayerNorm normalises x, not q or k: the learned W_Q, W_K can still make q and k "

@@ -37,7 +37,7 @@ def shape_checker(expected: tuple):
             return True, ""
         return False, "the shape is off."
 
-    checker.expected = expected
+    checker.expected = expected  # type: ignore[attr-defined]
     return checker
 
 
