@@ -176,13 +176,13 @@ verify_close("Xavier, fused QKV: 2·512/2048 = 1/2", var_q["xavier", "fused_qkv"
 
 
 # %% [markdown] tags=["deep-dive"]
-# The scaled logits of all five at $d_\text{model} = 512$, against the footnote's $N(0, 1)$
-# (dotted). The last panel is GPT-2's *rule* at this width; GPT-2 small itself has
-# $d_\text{model} = 768$ and scaled logits of standard deviation 0.307 (section 5).
+# The scaled logits of all five against the footnote's $N(0, 1)$ (dotted), at $d_\text{model} = 512$
+# except GPT-2's, drawn at GPT-2 small's own width 768: variance $0.307^2 = 0.094$, as in section 5.
 
 # %% tags=["deep-dive"]
-names = {**A.INIT_SHORT_LABELS, "gpt2": "N(0, 0.02²) (GPT-2's rule), d_model 512"}
-panels_all = {names[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
+widths = {s: 768 if s == "gpt2" else d_model for s in A.INITS}  # GPT-2 at its own width
+names = {**A.INIT_SHORT_LABELS, "gpt2": "GPT-2 small, N(0, 0.02²), d_model 768"}
+panels_all = {names[s]: (A.init_scaled_logits(s, widths[s]), A.query_variance(s, widths[s], d_k) ** 2) for s in A.INITS}
 assumptions_plots.init_small_multiples(panels_all)
 
 # %% [markdown] tags=["deep-dive"]
