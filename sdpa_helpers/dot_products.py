@@ -9,6 +9,8 @@ standard deviation of a sample with its standard error, as notebook 01 measures 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import _checks
@@ -43,7 +45,7 @@ def cosine_moments(d_k: int) -> Moments:
 
 
 
-def std_with_se(samples) -> tuple[float, float]:
+def std_with_se(samples: np.ndarray | Sequence[float]) -> tuple[float, float]:
     """The sample standard deviation ``s`` (ddof=1) of ``samples`` and its large-sample standard error.
 
     ``SE(s^2) = sqrt((m4 - s^4) / n)`` with ``m4`` the sample fourth central moment, and
@@ -68,8 +70,10 @@ def std_with_se(samples) -> tuple[float, float]:
     x = _checks.real_array("samples", samples, min_ndim=1).ravel()
     if x.size < 2:
         raise ValueError(f"samples must hold at least 2 numbers, got {x.size}")
-    std = float(x.std(ddof=1))
+    peak = float(np.abs(x).max())
+    centred = (x - x.mean()) / peak if peak > 0 else x  # rescaled first: no fourth power can overflow or underflow
+    std = float(centred.std(ddof=1))
     if std == 0.0:
         raise ValueError("samples are all equal: their spread has no standard error to estimate")
-    m4 = float(np.mean((x - x.mean()) ** 4))
-    return std, float(np.sqrt(max(m4 - std**4, 0.0) / x.size) / (2.0 * std))
+    m4 = float(np.mean(centred**4))
+    return peak * std, peak * float(np.sqrt(max(m4 - std**4, 0.0) / x.size) / (2.0 * std))

@@ -69,3 +69,15 @@ def test_std_with_se_bad_input(bad, error):
     from sdpa_helpers.dot_products import std_with_se
 
     raises_naming(lambda: std_with_se(bad), error, ["samples"])
+
+
+@pytest.mark.parametrize("mag", [1e-300, 1e-150, 1e-5, 1.0, 1e5, 1e150, 1e300])
+def test_std_with_se_is_scale_safe(mag):
+    """std_with_se(c x) = c std_with_se(x) at any magnitude (x**4 would overflow or underflow unscaled)."""
+    from sdpa_helpers.dot_products import std_with_se
+
+    x = np.random.default_rng(4).standard_normal(500)
+    ref_std, ref_se = std_with_se(x)
+    std, se = std_with_se(mag * x)
+    assert np.isfinite([std, se]).all()
+    assert abs(std / (mag * ref_std) - 1) < 1e-9 and abs(se / (mag * ref_se) - 1) < 1e-9
