@@ -85,8 +85,7 @@ def sample_projected_logits(scheme: str, d_k: int, X, X2=None, n_networks: int =
     ``x = X[t]`` with ``x' = X2[t]``; ``X2=None`` pairs each token with itself (the diagonal
     of a self-attention score matrix). ``tied=True`` uses ``W_K = W_Q``.
 
-    Given the tokens, ``E[(q . k)^2] = d_k Var(W)^2 |x|^2 |x'|^2`` when ``W_Q``, ``W_K`` are
-    independent (see :func:`init_logit_moments`).
+    Given the tokens, ``E[(q . k)^2] = d_k Var(W)^2 |x|^2 |x'|^2`` (independent ``W_Q``, ``W_K``).
 
     Parameters
     ----------
