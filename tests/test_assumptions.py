@@ -1,5 +1,6 @@
-"""sdpa_helpers.assumptions (notebook 08): initialisation, correlated q and k, QK-norm, soft-capping;
-extreme magnitudes, clear errors, the cached init logits.
+"""sdpa_helpers.assumptions (notebook 08), all its parts: initialisation (``init``), simulated
+networks (``networks``), correlated q and k (``correlation``), QK-norm and soft-capping
+(``qk_norm``); extreme magnitudes, clear errors, the scale and seed contracts, the cached init logits.
 
 Statistical checks compare Monte Carlo with closed forms within 4 standard errors, the SE
 computed from the same sample; everything is seeded.
@@ -12,6 +13,7 @@ import pytest
 from conftest import mean_se, raises_naming, var_se
 
 from sdpa_helpers import assumptions as A
+from sdpa_helpers.assumptions import networks
 from sdpa_helpers.attention import layer_norm
 
 
@@ -70,7 +72,7 @@ def test_init_scaled_logits_rescaling_matches_a_direct_simulation_in_expectation
         theory = A.init_logit_moments(scheme, 256, 64, scale=64**-0.5).var
         assert abs(est - theory) < 4 * se
     assert A.init_scaled_logits("lecun", 256).shape == (8, 256)
-    assert A._reference_logits.cache_info().maxsize == 32  # bounded cache
+    assert networks._reference_logits.cache_info().maxsize == 32  # bounded cache
     with pytest.raises(ValueError, match="scheme"):
         A.init_scaled_logits("glorot", 256)
 
@@ -319,15 +321,6 @@ def test_qk_norm_is_gain_times_cosine_and_bounded():
     assert math.isclose(s[b, i, j], 3.0 * cos, rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("d_k", [2, 16, 128])
-def test_cosine_variance_is_one_over_d_k(d_k):
-    rng = np.random.default_rng(18)
-    q, k = rng.standard_normal((20_000, d_k)), rng.standard_normal((20_000, d_k))
-    cos = A.qk_norm_scores(q[:, None, :], k[:, None, :])[:, 0, 0]
-    m2, se = mean_se(cos**2)
-    assert abs(m2 - A.cosine_moments(d_k).var) < 4 * se
-
-
 def test_layer_norm_on_q_and_k_is_qk_norm_with_gain_sqrt_d_k():
     rng = np.random.default_rng(19)
     q, k = rng.standard_normal((3, 32)), rng.standard_normal((3, 32))
@@ -362,7 +355,6 @@ BAD = [
     (lambda: A.qk_norm_scores(np.zeros((1, 3)), np.ones((1, 3))), ValueError, ["zero"]),
     (lambda: A.qk_norm_scores(np.ones((1, 3)), np.ones((1, 4))), ValueError, ["Q has d_k=3", "K has d_k=4"]),
     (lambda: A.qk_norm_scores(np.ones((1, 3)), np.ones((1, 3)), gain=0), ValueError, ["gain"]),
-    (lambda: A.cosine_moments(-1), ValueError, ["d_k"]),
 ]
 
 
@@ -381,3 +373,47 @@ def test_init_explorer_simulation_matches_theory_for_every_choice():
             est, se = A.cluster_mean(s**2)
             assert abs(est - theory.var) < 4 * se
 
+
+
+# --- the scale contract: every scale= goes through scales.scale_factor ----------------------------
+
+SCALED = {
+    "init_logit_moments": lambda scale: A.init_logit_moments("lecun", 256, 64, scale=scale).var,
+    "correlated_dot_product_moments": lambda scale: A.correlated_dot_product_moments(64, 0.5, scale=scale).mean,
+    "sample_correlated_dot_products": lambda scale: A.sample_correlated_dot_products(64, 4, 0.5, scale=scale,
+                                                                                      rng=3)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALED))
+@pytest.mark.parametrize("scale", [None, "unscaled", "sqrt", "inv_d", 0.25])
+def test_scale_is_resolved_by_scale_factor(name, scale):
+    """A named or None scale gives the same number as its factor passed as a float."""
+    from sdpa_helpers.scales import scale_factor
+
+    assert SCALED[name](scale) == SCALED[name](scale_factor(scale, 64))
+
+
+def test_scale_factor_values_against_hand_computation():
+    """Var(q . k) scales like c^2 and the mean like c: LeCun gives d_k Var(q_i)^2 = 64 unscaled."""
+    assert A.init_logit_moments("lecun", 256, 64, scale="sqrt") == A.init_logit_moments("lecun", 256, 64, scale=1 / 8)
+    assert A.init_logit_moments("lecun", 256, 64, scale="sqrt").var == 1.0
+    assert A.correlated_dot_product_moments(64, 0.5, scale="inv_d").mean == 0.5  # rho, muP's limit
+    assert A.correlated_dot_product_moments(64, 0.5).mean == 32.0  # default: unscaled
+
+
+@pytest.mark.parametrize("name", sorted(SCALED))
+@pytest.mark.parametrize("scale, error", [(-1.0, ValueError), (0.0, ValueError), ("root", ValueError),
+                                          (True, TypeError), ([1.0], TypeError)])
+def test_bad_scale_names_the_parameter(name, scale, error):
+    """scale=-1.0 used to return Moments(-32, 80) silently; now every bad scale raises naming it."""
+    raises_naming(lambda: SCALED[name](scale), error, ["scale"])
+
+
+@pytest.mark.parametrize("call", [lambda seed: A.init_scaled_logits("lecun", 256, seed=seed),
+                                  lambda seed: A.init_scaled_logits_exact("lecun", 256, seed=seed)])
+def test_seed_check_is_the_shared_one(call):
+    """Seeds go through _checks.seed: the wrong type is a TypeError, a negative int a ValueError."""
+    raises_naming(lambda: call(-1), ValueError, ["seed"])
+    raises_naming(lambda: call(1.5), TypeError, ["seed"])
+    raises_naming(lambda: call(True), TypeError, ["seed"])

@@ -2,7 +2,7 @@
 # # Dot products and notation
 #
 # Attention starts with $QK^\top$: every query dotted with every key. This notebook fixes
-# the notation, then asks how big the dot products of random vectors get, by two routes.
+# the notation, then measures how big the dot products of random vectors get.
 #
 # **Learning goals**
 # - Compute $q\cdot k$ as a sum of products, by hand and with numpy (`@`).
@@ -25,8 +25,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng
-from sdpa_helpers.assumptions import cosine_moments
+from sdpa_helpers import dot_products, make_rng
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import dot_products as dot_products_plots
 from sdpa_helpers.sampling import sample_components, sample_dot_products
@@ -57,13 +56,12 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 # %% [markdown]
 # Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\theta$ the angle
 # between the vectors: positive when they point the same way, 0 when perpendicular,
-# negative when they point apart: a score of how well a query matches a key.
-# Section 6 returns to this picture.
+# negative when they point apart: a score of how well a query matches a key (section 6).
 #
-# ## 2. The hand examples, and what they can show
+# ## 2. How to see that the spread grows with the dimension
 #
-# The handwritten notes this course builds on work dot products by hand, three pairs in 2
-# dimensions and three in 3, and compare the spreads of the two sets of results:
+# A first attempt works dot products by hand, three pairs in 2 dimensions and three in 3, and
+# compares the spreads of the two sets of results:
 
 # %%
 hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
@@ -73,24 +71,36 @@ print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.t
 
 # %% [markdown]
 # The 3-d set spreads about twice as much. But three hand-picked, all-positive pairs are
-# poor evidence about how the spread depends on $d_k$: it reflects which numbers were
-# picked (other vectors give other spreads), not only $d_k$; with positive components
-# every product adds, so the *mean* grows with $d_k$ too (real queries and keys have both
-# signs); and the standard deviation of three numbers is very noisy. How noisy? Draw
-# three random pairs (standard normal components) in 2-d and three in 3-d, many times
-# over, and count how often the 3-d set comes out *less* spread:
+# poor evidence: the spread reflects which numbers were picked, not only $d_k$; with positive
+# components every product adds, so the *mean* grows too (real queries and keys have both
+# signs); and the standard deviation of three numbers is very noisy.
+#
+# **Predict:** draw three random pairs (standard normal components) in 2-d and three in 3-d,
+# many times over. How often does the 3-d set come out *less* spread: almost never, about 1 time
+# in 10, or about 2 in 5?
 
 # %%
 reps = 20_000
-std_2d = sample_dot_products(2, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1)
-std_3d = sample_dot_products(3, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1)
-wrong_way = np.mean(std_3d < std_2d)
-print(f"3-d spread below the 2-d spread in {wrong_way:.1%} of {reps} tries")
-verify("with three pairs each, the comparison points the wrong way over a third of the time", wrong_way > 1 / 3)
+std = {d: sample_dot_products(d, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1) for d in (2, 3)}
+wrong_way = np.mean(std[3] < std[2])  # share of tries where the 3-d set is less spread
+verify("with three pairs each, the comparison points the wrong way over a third of the time", wrong_way > 1 / 3,
+       f"3-d below 2-d in {wrong_way:.1%} of {reps} tries")
 
 # %% [markdown]
-# About two times in five, three random pairs each "show" the opposite; section 5 uses
-# 1000 pairs per $d_k$.
+# About two times in five. Sound evidence is a *distribution* of many random dot products at a
+# small and a large $d_k$: the notes this course grew from drew that, at 2 and 100 dimensions,
+# before concluding that the spread grows with the dimension. Redrawn, 5000 pairs each:
+
+# %%
+wide = {d: sample_dot_products(d, 5000, rng=rng) for d in (2, 100)}  # (5000,) each
+for d, s in wide.items():
+    spread, se = dot_products.std_with_se(s)  # the sample std and its standard error
+    verify_close(f"std of q·k at d_k = {d}", spread, np.sqrt(d), se=se)
+dot_products_plots.distribution_comparison(wide).figure
+
+# %% [markdown]
+# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$): with this many
+# draws the conclusion is safe. *How* it grows needs more $d_k$ (section 5).
 #
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
@@ -106,6 +116,7 @@ verify("with three pairs each, the comparison points the wrong way over a third 
 # %%
 Q = rng.integers(-3, 4, size=(3, 4))  # (n_q, d_k)
 K = rng.integers(-3, 4, size=(5, 4))  # (n_k, d_k)
+print("Q =", Q.tolist(), "\nK =", K.tolist())
 table = np.array([[Q[i] @ K[j] for j in range(len(K))] for i in range(len(Q))])  # the definition
 verify(f"Q @ K.T, {Q.shape} @ {K.T.shape} -> {(Q @ K.T).shape}, equals the double loop",
        np.array_equal(table, Q @ K.T))
@@ -113,20 +124,30 @@ dot_products_plots.score_table(Q, K, decimals=0).figure
 
 # %% [markdown]
 # Row $i$ holds query $i$ against every key: the row the softmax turns into attention
-# weights (notebook 05). For 1-D and 2-D arrays `np.dot` and `@` agree; for stacks of
-# matrices they differ (deep dive).
+# weights (notebook 05). For 1-D and 2-D arrays `np.dot` and `@` agree; for scalars and
+# stacks of matrices they differ (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: `np.dot` and `@` on stacks of matrices
+# ## Deep dive: `np.dot` and `@` on scalars and on stacks of matrices
 #
-# They part ways only for stacks of matrices (3-D arrays and up, as with several heads at
-# once). `@` multiplies the stacks pair by pair; `np.dot` multiplies *every* matrix of the
-# first stack with *every* matrix of the second:
+# They part ways in two cases. A plain number: `np.dot(2, Q)` multiplies every entry by 2,
+# while `2 @ Q` raises an error (`@` is matrix multiplication, and a number has no axis to
+# sum over). Stacks of matrices (3-D arrays and up, as with several heads at once): `@`
+# multiplies the stacks pair by pair; `np.dot` multiplies *every* matrix of the first stack
+# with *every* matrix of the second:
 
 # %% tags=["deep-dive"]
 g = make_rng(102)  # the deep dive's own stream: the main line never depends on it
 verify("np.dot(Q, K.T) == np.matmul(Q, K.T) == Q @ K.T for 2-D arrays",
        np.array_equal(np.dot(Q, K.T), Q @ K.T) and np.array_equal(np.matmul(Q, K.T), Q @ K.T))
+verify("np.dot(2, Q) is 2·Q", np.array_equal(np.dot(2, Q), 2 * Q))
+try:
+    2 @ Q
+    scalar_matmul = "returned a value"
+except (ValueError, TypeError) as err:  # numpy raises ValueError: operand 0 has not enough dimensions
+    scalar_matmul = f"raises {type(err).__name__}"
+print(f"2 @ Q {scalar_matmul}")
+verify("2 @ Q raises: @ needs at least one axis on each side", scalar_matmul.startswith("raises"))
 A3 = g.standard_normal((2, 3, 4))  # a stack of two (3, 4) matrices
 B3 = g.standard_normal((2, 4, 5))  # a stack of two (4, 5) matrices
 print("A3 @ B3       :", (A3 @ B3).shape, "  (pair by pair)")
@@ -146,50 +167,41 @@ verify("np.dot(A3, B3)[a, :, b, :] = A3[a] @ B3[b]",
 # | row-wise dot product | $a_i\cdot b_i = \sum_j (A\circ B)_{ij}$ | $(n,)$ | `(A * B).sum(axis=1)` |
 # | Frobenius product | $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \operatorname{trace}(A^\top B)$ | one number | `(A * B).sum()` |
 #
-# Each is the previous one summed over one more axis. Beware the sources' notation: the
-# notation note writes the Frobenius product as $A\cdot B$ (one number), while the
-# handwritten notes write $Q\cdot K^\top$ for the *matrix* product $QK^\top$ (a table). One
-# dot, two products; this course writes $\langle A, B\rangle_F$ and $QK^\top$. On small
-# integer matrices, one colour scale for every panel:
+# Each is the previous one summed over one more axis. Beware other texts' notation: some
+# write the Frobenius product as $A\cdot B$ (one number), others write $Q\cdot K^\top$ for the
+# *matrix* product $QK^\top$ (a table). One dot, two products; this course writes
+# $\langle A, B\rangle_F$ and $QK^\top$. On small integer matrices, one colour scale for every panel:
 
 # %%
-A = rng.integers(-3, 4, size=(3, 4))
-B = rng.integers(-3, 4, size=(3, 4))
-print("A =", A.tolist(), "\nB =", B.tolist())
+A = np.array([[1, -2, 0, 3], [2, 1, -1, 0], [0, 3, 1, -2]])
+B = np.array([[2, 1, -1, 1], [-1, 0, 2, 3], [1, 2, 0, 1]])
+print("row-wise dots:", (A * B).sum(axis=1).tolist(), "| <A, B>_F =", (A * B).sum())
 verify("row-wise dots = the diagonal of A Bᵀ", np.array_equal((A * B).sum(axis=1), np.diag(A @ B.T)))
 verify("<A, B>_F = sum of A ∘ B = trace(Aᵀ B)", (A * B).sum() == np.trace(A.T @ B))
 dot_products_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
-# With as many queries as keys, the diagonal of $QK^\top$ is the row-wise dot of $Q$ and
-# $K$; the sampler `sample_dot_products` below returns it for $n$ random pairs.
+# The sampler `sample_dot_products` below returns such row-wise dots for $n$ random pairs.
 #
 # ## 5. Random vectors: the spread grows with $d_k$
 #
 # In a model, $q$ and $k$ are not hand-picked. Think of their components as independent
 # random numbers with mean 0 and variance 1 (notebook 08 asks when that is true).
 #
-# **Predict:** as $d_k$ goes from 1 to 4096, does the standard deviation of $q\cdot k$ grow
-# like $d_k$, like $\sqrt{d_k}$, or stay put?
-#
-# For each $d_k$, 1000 random pairs with standard normal components; each check accepts
-# $\sqrt{d_k}$ when the sample standard deviation is within 4 standard errors (SE) of it
-# (see notebook 03):
+# Notebook 00 showed the spread growing like $\sqrt{d_k}$; here it is measured: 1000 standard
+# normal pairs per $d_k$, each check within 4 standard errors (SE, notebook 03):
 
 # %%
-d_ks = [1, 4, 16, 64, 256, 1024, 4096]
-n_pairs = 1000
+d_ks, n_pairs = [1, 4, 16, 64, 256, 1024, 4096], 1000
 dots = {d_k: sample_dot_products(d_k, n_pairs, rng=rng) for d_k in d_ks}  # (n_pairs,) each
 for d_k, s in dots.items():
-    std, m4 = s.std(ddof=1), np.mean((s - s.mean()) ** 4)  # SE(std) ≈ √((m4 − s⁴)/n) / (2s)
-    verify_close(f"std of q·k at d_k = {d_k}", std, np.sqrt(d_k), se=np.sqrt((m4 - std**4) / n_pairs) / (2 * std))
+    spread, se = dot_products.std_with_se(s)  # SE(std) ≈ √((m4 − s⁴)/n) / (2s)
+    verify_close(f"std of q·k at d_k = {d_k}", spread, np.sqrt(d_k), se=se)
 dot_products_plots.spread_growth(dots)
 
 # %% [markdown]
-# It grows like $\sqrt{d_k}$ (slope ½ on log axes), not like $d_k$, the common first guess.
-# Each of the $d_k$ products $q_i k_i$ has size about 1 and either sign; they partly
-# cancel, like the steps of a random walk. Notebook 02 proves $\mathrm{Var}(q\cdot k) = d_k$
-# exactly for such components.
+# Slope ½ on log axes. The $d_k$ products $q_i k_i$, each of size about 1 and either sign, partly
+# cancel like the steps of a random walk; notebook 02 proves $\mathrm{Var}(q\cdot k) = d_k$.
 #
 # ## 6. The same result, seen as lengths and an angle
 #
@@ -210,7 +222,7 @@ for d_k in (4, 16, 256, 1024):
     cos = np.einsum("ij,ij->i", qs, ks) / (norm_q * norm_k)
     parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos,
                   "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
-verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof=1), 1024 * cosine_moments(1024).var,
+verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof=1), 1024 * dot_products.cosine_moments(1024).var,
              se=np.sqrt(2 / 5000))
 dot_products_plots.geometric_picture(parts)
 
@@ -246,15 +258,15 @@ for seed in range(5):
     var_cos.append(256 * cos.var(ddof=1))
 print(f"d_k·Var(cos θ) over 5 seeds: median {np.median(var_cos):.3f}, range {min(var_cos):.3f} to {max(var_cos):.3f}")
 verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
-             256 * cosine_moments(256).var, se=np.sqrt(2 / 5000 / 5))
+             256 * dot_products.cosine_moments(256).var, se=np.sqrt(2 / 5000 / 5))
 
 # %% [markdown]
 # ## Summary
 #
 # - $q\cdot k = \sum_i q_i k_i = \lVert q\rVert\,\lVert k\rVert\cos\theta$; `q @ k` computes it.
 # - $QK^\top$ is the $(n_q, n_k)$ table of every query–key dot product: $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$.
-# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$; the sources' "$A\cdot B$" and "$Q\cdot K^\top$" use one dot for two products.
-# - Few hand-picked, all-positive examples cannot show how a spread grows; many random pairs can.
+# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$; "$A\cdot B$" and "$Q\cdot K^\top$" in other texts use one dot for two products.
+# - Three hand-picked pairs cannot show how a spread grows (random triples point the wrong way 2 times in 5); many random pairs at 2 and 100 dimensions can.
 # - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$; for large $d_k$, lengths $\approx\sqrt{d_k}$ times $\cos\theta \approx N(0, 1/d_k)$ give the same.
 #
 # ## Exercises
@@ -265,8 +277,7 @@ verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
 # **Exercise 1.** Compute $[2, -1, 3]\cdot[4, 0, -2]$ by hand (an integer).
 
 # %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("01.hand_dot", answer)
+_ = check("01.hand_dot", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
@@ -278,8 +289,7 @@ _ = check("01.hand_dot", answer)
 # of `Q @ K.T`? Answer as a tuple of integers.
 
 # %%
-answer = None  # replace None with a tuple, e.g. (1, 2)
-_ = check("01.qk_shape", answer)
+_ = check("01.qk_shape", None)  # replace None with a tuple, e.g. (1, 2)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
@@ -291,8 +301,7 @@ _ = check("01.qk_shape", answer)
 # $B = \begin{bmatrix}2 & 1\\ -1 & 5\end{bmatrix}$, compute $\langle A, B\rangle_F$ (an integer).
 
 # %%
-answer = None  # replace None with your answer
-_ = check("01.frobenius", answer)
+_ = check("01.frobenius", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
@@ -327,8 +336,7 @@ _ = check("01.rowwise_dot", rowwise_dot)
 # cosine of the angle between them (three significant figures)?
 
 # %%
-answer = None  # replace None with your answer
-_ = check("01.cos_spread", answer)
+_ = check("01.cos_spread", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>

@@ -1,25 +1,23 @@
 # %% [markdown]
 # # 08 — Does unit variance hold?
 #
-# The usual case for $1/\sqrt{d_k}$ is footnote 4 of *Attention Is All You Need*
-# (Vaswani et al., 2017):
+# Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need* (Vaswani et al., 2017):
 #
 # > To illustrate why the dot products get large, assume that the components of $q$ and $k$
 # > are independent random variables with mean 0 and variance 1. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean 0 and variance $d_k$.
 #
-# That is an *assumption*. In a real layer $q = W_Q x$ and $k = W_K x'$ come from tokens through
-# learned matrices: does it hold there, at initialisation and after training?
+# In a real model $q = W_Q x$ and $k = W_K x'$ come from tokens $x$ through learned matrices.
+# Follow the assumption through a model's life — normalised tokens, random starting weights,
+# training — to a plain answer: does notebook 00's argument apply to GPT-2 and T5?
 #
 # **Learning goals**
-# - Trace the variance through a real layer: LayerNorm, then $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
-# - Compute $\mathrm{Var}(q\cdot k)$ at initialisation, in general and for GPT-2 and T5.
-# - See why correlated $q$ and $k$ make the logits grow again.
-# - Know what μP, QK-norm and soft-capping do about it.
+# - Derive $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$ for normalised tokens, and $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ from it.
+# - Put numbers on three common ways to draw the starting weights.
+# - See what training does to the logits, and what real models do about it.
 #
 # **Prerequisites**
-# - Notebooks 02 (variance of sums and products), 04 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$), 05
-#   (saturation) and 07 (the head dimension $d_k$).
+# - Notebooks 02 (variances of independent terms add), 04 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$), 05 (saturation).
 
 # %% [markdown]
 # ## Setup
@@ -36,6 +34,7 @@ import sdpa_helpers
 from sdpa_helpers import assumptions as A
 from sdpa_helpers import make_rng, models, saturation
 from sdpa_helpers.attention import layer_norm, softmax
+from sdpa_helpers.dot_products import cosine_moments
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import assumptions as assumptions_plots
 from sdpa_helpers.verify import verify, verify_close
@@ -47,58 +46,88 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. LayerNorm: each token gets mean 0 and variance 1
+# ## 1. Before attention: LayerNorm gives every token mean 0 and variance 1
 #
-# In the common pre-LN layout each token $x$ first goes through LayerNorm: it subtracts *that
-# token's* mean and divides by *its* standard deviation, taken **across its $d_\text{model}$
-# features** (per token, not per feature). It normalises $x$, not $q$ or $k$, which are made
-# from $x$ afterwards; its gain and bias start at 1 and 0.
+# A token reaches attention as a vector $x$ of $d_\text{model}$ numbers (the model's width).
+# Most models since GPT-2 are *pre-LN*: a LayerNorm sits right before attention. It subtracts
+# the token's own mean and divides by its own standard deviation, both across its
+# $d_\text{model}$ numbers, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$. It normalises $x$, not $q$ or $k$.
 
 # %%
 d_model, d_k = 512, 64
-x = layer_norm(A.sample_tokens(4, d_model, layer_normed=False, rng=SEED))  # 4 raw tokens, each normalised along d_model
-verify("after LayerNorm each token has mean 0, variance 1", np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
+x = layer_norm(A.sample_tokens(4, d_model, layer_normed=False, rng=SEED))  # 4 raw tokens, each normalised
+verify("after LayerNorm every token has mean 0 and variance 1",
+       np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
+verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, rtol=1e-4)
 
 # %% [markdown]
-# So $|x|^2 = d_\text{model}$ for every token: $x_j^2$ averages to 1 over its components.
+# ## 2. At initialisation: the starting weights set $\mathrm{Var}(q_i)$
 #
-# ## 2. The projection decides $\mathrm{Var}(q_i)$
+# A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's inputs: $\text{fan\_in}$ of
+# them ($d_\text{model}$); its outputs number $\text{fan\_out}$ ($d_k$ for one head). Training
+# starts from independent random weights of mean 0 and variance $\mathrm{Var}(W)$. For a fixed
+# token, $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and independent variances add (02):
 #
-# At initialisation the weights are independent of $x$ and of each other, with mean 0, so
-# $q_i = \sum_j W_{ij}\, x_j$, a sum of $\text{fan\_in} = d_\text{model}$ terms, has
+# $$\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W) \quad\text{(after LayerNorm).}$$
 #
-# $$\mathrm{Var}(q_i) = \mathrm{Var}(W)\,|x|^2 = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2].$$
+# $W_K$ is drawn independently of $W_Q$, so $q_i$ and $k_i$ are independent with mean 0, and
+# 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i) = d_k\,\mathrm{Var}(q_i)^2$.
+# The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three rules in use:
+#
+# | rule for the starting weights | $\mathrm{Var}(W)$ |
+# |---|---|
+# | "$1/\text{fan\_in}$" | $1/\text{fan\_in}$ |
+# | Xavier's: average the inputs and outputs | $2/(\text{fan\_in} + \text{fan\_out})$ |
+# | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) |
+#
+# **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
+# PyTorch's default above or below the footnote's 64 — and by what factor?
+#
+# The check: 32 random networks, 64 token pairs; the standard error treats each network as one draw.
+
+# %%
+RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
+X, X2 = A.sample_tokens(64, d_model, rng=rng), A.sample_tokens(64, d_model, rng=rng)  # (64, d_model) each
+for scheme, name in RULES.items():
+    logits = A.sample_projected_logits(scheme, d_k, X, X2, n_networks=32, rng=rng)  # (32 networks, 64 pairs)
+    estimate, se = A.cluster_mean(logits**2)  # E[q·k] = 0, so this is Var(q·k)
+    var_q = A.query_variance(scheme, d_model, d_k)
+    verify_close(f"{name}: Var(q_i) = {var_q:.3f}, so Var(q·k) = d_k·Var(q_i)²", estimate,
+                 A.init_logit_moments(scheme, d_model, d_k).var, se=se)
+
+# %% [markdown]
+# PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
+# Xavier's is above it (1 only for a square matrix). $1/\sqrt{d_k}$ still removes the $d_k$, not
+# the factor: the scaled logits have standard deviation $\mathrm{Var}(q_i)$, not 1. Against the footnote's
+# $N(0, 1)$ (dotted):
+
+# %%
+panels = {RULES[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in RULES}
+assumptions_plots.init_small_multiples(panels)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the named initialisations, PyTorch's default, and Xavier's shapes
+#
+# The rules of section 2 have names, after the papers that proposed them, and there are two
+# more in common use. With LayerNormed tokens ($\mathrm{E}[x^2] = 1$):
 #
 # | initialisation | $\mathrm{Var}(W)$ | $\mathrm{Var}(q_i)$ after LayerNorm |
 # |---|---|---|
-# | LeCun | $1/\text{fan\_in}$ | $1$ |
-# | Xavier/Glorot | $2/(\text{fan\_in}+\text{fan\_out})$ | 1 only for a square matrix |
+# | LeCun (LeCun et al. 1998), section 2's "$1/\text{fan\_in}$" | $1/\text{fan\_in}$ | $1$ |
+# | Xavier/Glorot (Glorot & Bengio 2010) | $2/(\text{fan\_in}+\text{fan\_out})$ | 1 only for a square matrix |
 # | PyTorch `nn.Linear` default, $U(\pm 1/\sqrt{\text{fan\_in}})$ | $1/(3\,\text{fan\_in})$ | $1/3$ |
-# | He/Kaiming | $2/\text{fan\_in}$ | $2$ |
-# | GPT-2, $N(0, 0.02^2)$ | $0.0004$ | $0.0004\, d_\text{model}$: grows with the width |
+# | He/Kaiming (He et al. 2015), made for ReLU layers | $2/\text{fan\_in}$ | $2$ |
+# | GPT-2, $N(0, 0.02^2)$ whatever the shape | $0.0004$ | $0.0004\, d_\text{model}$: grows with the width |
 #
-# **Predict:** which rows give the footnote's variance 1? Below, 16 fresh heads ($d_k = 64$)
-# project 64 LayerNormed tokens (one draw per head for the standard error).
-
-# %%
-X = A.sample_tokens(64, d_model, rng=rng)  # (64, d_model), LayerNormed
-for scheme in A.INITS:
-    W = A.sample_weights(scheme, d_model, d_k, size=16, rows=d_k, rng=rng)  # (16 networks, d_k, d_model)
-    q = X @ np.swapaxes(W, -1, -2)  # (16, 64, d_k)
-    estimate, se = A.cluster_mean((q**2).reshape(16, -1))
-    verify_close(f"Var(q_i), {A.INIT_SHORT_LABELS[scheme]}", estimate, A.query_variance(scheme, d_model, d_k), se=se)
-
-# %% [markdown]
-# Of these five, only LeCun's (and Xavier's on a square matrix) gives variance 1; the others
-# are off by a constant factor or, for GPT-2, by one that grows with $d_\text{model}$.
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the PyTorch default and Xavier's shapes
+# PyTorch's default is written as `kaiming_uniform_(a=√5)`: a uniform with bound
+# $\sqrt{2/(1+a^2)}\cdot\sqrt{3/\text{fan\_in}} = 1/\sqrt{\text{fan\_in}}$. Checked, with a
+# deep-dive random stream of its own (the main line never depends on it):
 
 # %% tags=["deep-dive"]
+g = make_rng(SEED + 100)
 a = np.sqrt(5.0)
 bound = np.sqrt(2.0 / (1.0 + a**2)) * np.sqrt(3.0 / d_model)
-w = rng.uniform(-bound, bound, size=1_000_000)
+w = g.uniform(-bound, bound, size=1_000_000)
 se_w = np.sqrt((np.mean((w - w.mean()) ** 4) - w.var() ** 2) / w.size)  # SE of a variance estimate
 verify_close(f"kaiming_uniform_(a=√5) bound √(2/(1+a²))·√(3/fan_in) = 1/√{d_model}", bound, 1 / np.sqrt(d_model), rtol=1e-12)
 verify_close(f"Var(W) of U(±bound) = 1/(3·{d_model})", w.var(), 1 / (3 * d_model), se=se_w)
@@ -110,7 +139,7 @@ verify_close(f"Var(W) of U(±bound) = 1/(3·{d_model})", w.var(), 1 / (3 * d_mod
 # one fused `in_proj_weight` of shape $(3 d_\text{model}, d_\text{model})$ and initialises it
 # with `xavier_uniform_` — that is 512 → 1536.
 #
-# Now the check: for each initialisation, 16 independently initialised networks (one head,
+# For each initialisation, 16 independently initialised networks (one head,
 # $d_k = 64$ rows of $W_Q$ each) project the same 100 LayerNormed tokens. The estimate of
 # $\mathrm{Var}(q_i) = \mathrm{E}[q_i^2]$ averages $q_i^2$; its standard error (SE) treats each
 # network as one independent draw (`A.cluster_mean`: the spread of the 16 per-network
@@ -119,12 +148,12 @@ verify_close(f"Var(W) of U(±bound) = 1/(3·{d_model})", w.var(), 1 / (3 * d_mod
 # %% tags=["deep-dive"]
 d_k = 64
 n_networks, n_tokens = 16, 100
-X_dd = A.sample_tokens(n_tokens, d_model, rng=rng)  # (n_tokens, d_model), LayerNormed
+X_dd = A.sample_tokens(n_tokens, d_model, rng=g)  # (n_tokens, d_model), LayerNormed
 cases = [(scheme, "head") for scheme in A.INITS] + [("xavier", "all_heads"), ("xavier", "fused_qkv")]
 var_q = {}
 for scheme, projection in cases:
     fan_out = A.projection_fan_out(projection, d_model, d_k)
-    W = A.sample_weights(scheme, d_model, fan_out, size=n_networks, rows=d_k, rng=rng)  # (networks, d_k, d_model)
+    W = A.sample_weights(scheme, d_model, fan_out, size=n_networks, rows=d_k, rng=g)  # (networks, d_k, d_model)
     q = X_dd @ np.swapaxes(W, -1, -2)  # (n_tokens, d_model) @ (networks, d_model, d_k) -> (networks, n_tokens, d_k)
     estimate, se = A.cluster_mean((q**2).reshape(n_networks, -1))
     theory = A.query_variance(scheme, d_model, fan_out)
@@ -145,49 +174,38 @@ print(f"GPT-2 N(0, 0.02²), d_model 512: 0.0004·512 = {0.0004 * 512:.4f}; "
 verify_close("Xavier, one head: the simulated-case theory is 2·512/576", var_q["xavier", "head"], 2 * 512 / 576, rtol=1e-12)
 verify_close("Xavier, fused QKV: 2·512/2048 = 1/2", var_q["xavier", "fused_qkv"], 0.5, rtol=1e-12)
 
-# %% [markdown]
-# ## 3. From $\mathrm{Var}(q_i)$ to $\mathrm{Var}(q\cdot k)$
-#
-# $W_Q$ and $W_K$ are drawn independently, so given the tokens $q_i$ and $k_i$ are independent
-# with mean 0 — even for a token with itself ($x' = x$) — and distinct components are
-# uncorrelated (the rows of $W_Q$ are independent). Hence
-#
-# $$\mathrm{E}[q\cdot k] = 0, \qquad \mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)
-# = d_k\,\mathrm{Var}(q_i)^2 ,$$
-#
-# so the scaled logit $q\cdot k/\sqrt{d_k}$ has standard deviation $\mathrm{Var}(q_i)$: the scale
-# removes the $d_k$, not the initialisation's factor. PyTorch's default gives $d_k/9$ unscaled,
-# a scaled standard deviation of $1/3$: attention starts closer to uniform than the footnote says.
 
-# %%
-X2 = A.sample_tokens(64, d_model, rng=rng)  # a second set of tokens
+# %% [markdown] tags=["deep-dive"]
+# The scaled logits of all five against the footnote's $N(0, 1)$ (dotted), at $d_\text{model} = 512$
+# except GPT-2's, drawn at GPT-2 small's own width 768: variance $0.307^2 = 0.094$, as in section 5.
+
+# %% tags=["deep-dive"]
+widths = {s: 768 if s == "gpt2" else d_model for s in A.INITS}  # GPT-2 at its own width
+names = {**A.INIT_SHORT_LABELS, "gpt2": "GPT-2 small, N(0, 0.02²), d_model 768"}
+panels_all = {names[s]: (A.init_scaled_logits(s, widths[s]), A.query_variance(s, widths[s], d_k) ** 2) for s in A.INITS}
+assumptions_plots.init_small_multiples(panels_all)
+
+# %% [markdown] tags=["deep-dive"]
+# Live: pick $d_\text{model}$, the initialisation and the projection's shape.
+
+# %% tags=["deep-dive", "nbval-ignore-output"]
+init_explorer = InitExplorer(d_model=512)
+init_explorer
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: a token with itself, tokens of different lengths, tied weights
+#
+# Section 2 paired two different tokens. A token with itself ($x' = x$, the diagonal of the
+# score table) gives the same variance $d_k\,\mathrm{Var}(q_i)^2$: sharing $x$ does not
+# correlate $q$ with $k$, because $W_Q$ and $W_K$ are drawn independently. Checked for PyTorch's default:
+
+# %% tags=["deep-dive"]
+g = make_rng(SEED + 200)
 for pairing, partner in (("two tokens", X2), ("a token with itself", None)):
-    logits = A.sample_projected_logits("pytorch_default", d_k, X, partner, n_networks=16, rng=rng)
+    logits = A.sample_projected_logits("pytorch_default", d_k, X, partner, n_networks=16, rng=g)
     estimate, se = A.cluster_mean(logits**2)
     verify_close(f"Var(q·k), PyTorch default, {pairing}: d_k/9", estimate, A.init_logit_moments("pytorch_default", d_model, d_k).var, se=se)
 
-# %% [markdown]
-# The scaled logits at initialisation for each scheme against the footnote's $N(0, 1)$ (dotted),
-# $d_\text{model} = 512$, $d_k = 64$:
-
-# %%
-panels = {A.INIT_SHORT_LABELS[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in A.INITS}
-assumptions_plots.init_small_multiples(panels)
-
-# %% [markdown]
-# Live: pick $d_\text{model}$, the initialisation and the projection's shape.
-
-# %% tags=["nbval-ignore-output"]
-init_explorer = InitExplorer(d_model=512)
-init_explorer
-
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: tokens of different lengths, tied weights, every initialisation
-
-# %% [markdown] tags=["deep-dive"]
-# Same token or not, the variance is $d_k\,\mathrm{Var}(q_i)^2$: sharing $x$ does not
-# correlate $q$ with $k$, because the two matrices are drawn independently.
-#
 # *Side note — where sharing $x$ does matter: tokens of different lengths.* The formula above has
 # $|x|^2|x'|^2$ in it. Averaged over token pairs, a token with itself gives
 # $\mathrm{E}[|x|^4]$, two independent tokens give $\mathrm{E}[|x|^2]^2$, and
@@ -197,13 +215,13 @@ init_explorer
 # themselves: $d_k\,\mathrm{Var}(W)^2$ times the average of $|x|^2|x'|^2$.
 
 # %% tags=["deep-dive"]
-raw_X = A.sample_tokens(n_tokens, d_model, layer_normed=False, rng=rng)
-raw_X2 = A.sample_tokens(n_tokens, d_model, layer_normed=False, rng=rng)
+raw_X = A.sample_tokens(n_tokens, d_model, layer_normed=False, rng=g)
+raw_X2 = A.sample_tokens(n_tokens, d_model, layer_normed=False, rng=g)
 sq_len, sq_len2 = np.sum(raw_X**2, axis=1), np.sum(raw_X2**2, axis=1)  # |x|², |x'|²: (n_tokens,)
 var_w = A.init_weight_variance("lecun", d_model)
 results = {}
 for pairing, partner, lengths in (("different tokens", raw_X2, sq_len * sq_len2), ("same token", None, sq_len**2)):
-    logits = A.sample_projected_logits("lecun", d_k, raw_X, partner, n_networks=n_networks, rng=rng)
+    logits = A.sample_projected_logits("lecun", d_k, raw_X, partner, n_networks=n_networks, rng=g)
     estimate, se = A.cluster_mean(logits**2)
     theory = d_k * var_w**2 * lengths.mean()
     results[pairing] = theory
@@ -215,10 +233,10 @@ print(f"ratio same / different: {results['same token'] / results['different toke
 # *Side note — where $q$ and $k$ are truly dependent: tied weights.* If a model used one matrix for
 # both ($W_K = W_Q$), a token's query and key would be the *same* vector, and its logit with
 # itself $q\cdot q = |q|^2 \ge 0$, with mean $d_k\,\mathrm{Var}(q_i)$ instead of 0. That is
-# correlation $\rho = 1$, the extreme case of section 5.
+# correlation $\rho = 1$, the extreme case of section 3.
 
 # %% tags=["deep-dive"]
-logits = A.sample_projected_logits("lecun", d_k, X_dd, None, n_networks=n_networks, tied=True, rng=rng)
+logits = A.sample_projected_logits("lecun", d_k, X_dd, None, n_networks=n_networks, tied=True, rng=g)
 mean, mean_se = A.cluster_mean(logits)
 verify("tied W_K = W_Q, same token: every logit q·q >= 0", (logits >= 0).all(), f"{logits.size} logits")
 verify_close("tied W_K = W_Q, same token: mean logit d_k·Var(q_i)", mean, d_k * var_q["lecun", "head"], se=mean_se)
@@ -231,6 +249,7 @@ verify_close("tied W_K = W_Q, same token: mean logit d_k·Var(q_i)", mean, d_k *
 # must grow during training before any head can attend sharply.
 
 # %% tags=["deep-dive"]
+print(f"d_model = {d_model}, d_k = {d_k} (the gpt2 row is GPT-2's rule at this width; GPT-2 small has d_model 768)")
 for scheme, projection in cases:
     m = A.init_logit_moments(scheme, d_model, d_k, fan_out=A.projection_fan_out(projection, d_model, d_k),
                              scale=d_k ** -0.5)
@@ -268,94 +287,40 @@ ax.figure
 # at $d_\text{model} = 2500$ — of the widths here, only at 4096.
 
 # %% [markdown]
-# ## 4. What real models do
+# ## 3. During training: queries and keys start to agree
 #
-# Published configurations, each row with its source (`sdpa_helpers.models`):
-
-# %%
-print(models.format_table())
-
-# %% [markdown]
-# **GPT-2** initialises every weight $N(0, 0.02^2)$ (`conv1d(..., w_init_stdev=0.02)` in
-# openai/gpt-2 `src/model.py`) and LayerNorms $x$ first, so $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
-# **Predict:** is its attention saturated at initialisation?
-
-# %%
-gpt2 = models.model("GPT-2 small")
-spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
-Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d_model)  # two sets of tokens
-estimate, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
-verify_close("GPT-2 at init: Var(q·k/√64) = Var(q_i)²", estimate, spread**2, se=se)
-H = saturation.iid_entropy(1024, [spread**2], n_rows=100, seeds=range(5))[:, 0]  # model: a row = 1024 i.i.d. logits
-verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in play (e^H), every seed", np.exp(H).min() > 0.9 * 1024,
-       f"std of q·k/√64 = {spread:.4f}; e^H over 5 seeds: median {np.exp(np.median(H)):.1f}, range {np.exp(H.min()):.1f}–{np.exp(H.max()):.1f}; notebook 05's n·e^(−σ²/2) = {saturation.effective_keys_closed_form(1024, spread**2):.1f}")
-
-# %% [markdown]
-# Far from saturated — *if* a full row's 1,024 logits were independent draws with that spread; in
-# GPT-2 they share $q$ and $W_K$, and real tokens are not independent. This is about
-# initialisation only, not the trained network.
+# Training teaches a query to match the keys it should attend to: $q$ and $k$ become
+# *correlated*. A simple model of that: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent
+# of $q$ and every component of mean 0 and variance 1; $\rho$, between $-1$ and $1$, is the
+# correlation of $q_i$ with $k_i$ (0: unrelated, 1: $k = q$).
 #
-# **T5** has no scale in its forward pass: its reference code
-# (`mesh_tensorflow/transformer/attention.py`, lines 436–439) draws $W_Q$ with standard deviation
-# $(d_\text{model}\,d_{kv})^{-1/2}$, $W_K$ with $d_\text{model}^{-1/2}$, moving $1/\sqrt{d_{kv}}$ into
-# $W_Q$. With its RMSNorm's $\mathrm{E}[x^2] = 1$ the logits start with the paper's variance:
-
-# %%
-t5 = models.model("T5 base")
-var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model  # fan_in · Var(W), E[x²] = 1
-verify_close("T5 at init: Var(q·k) = d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
-
-# %% [markdown]
-# For these two models the danger is not saturation at initialisation but **logit growth
-# during training**, as $q$ and $k$ grow and align (Dehghani et al. 2023 saw ViT-22B diverge
-# from it). Recent models bound it: Gemma 2 *soft-caps* every logit to $50\tanh(s/50)$; ViT-22B,
-# OLMo 2 and Gemma 3 normalise $q$ and $k$ by a LayerNorm or RMSNorm (**QK-norm**); μP changes the
-# scale's exponent.
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: sources of the techniques
-
-# %% tags=["deep-dive"]
-for t in models.TECHNIQUES:
-    print(f"{t.name}: {t.what}\n  used by: {t.used_by}\n  source: {t.source}\n")
-
-# %% [markdown]
-# ## 5. What training does: correlated queries and keys
+# **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
+# logit $q\cdot k/\sqrt{d_k}$ stay near 0, grow like $\sqrt{d_k}$, or grow like $d_k$?
 #
-# Training makes a query *agree* with the keys it should attend to. A simple model:
-# $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$, all components mean 0 and
-# variance 1 (correlation $\rho$ per component). Then $\mathrm{E}[q_i k_i] = \rho$ and,
-# for Gaussian components, $\mathrm{Var}(q_i k_i) = 1 + \rho^2$, so
-#
-# $$\mathrm{E}[q\cdot k] = \rho\, d_k , \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2):$$
-#
-# the mean grows like $d_k$, the spread only like $\sqrt{d_k}$. After $1/\sqrt{d_k}$ the matching
-# key's logit has mean $\rho\sqrt{d_k}$, while an unrelated key's stays near $N(0, 1)$.
-#
-# **Predict:** at $\rho = 0.5$, where does the correlated key's logit sit at $d_k = 1024$? The
-# histograms (top $\times 1/\sqrt{d_k}$, bottom $\times 1/d_k$):
+# The histograms: top $\times 1/\sqrt{d_k}$, bottom $\times 1/d_k$, 1000 pairs per $d_k$:
 
 # %%
 rho, by_d_k = 0.5, {}
 for d in (4, 64, 1024):
-    qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z
+    qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z, so q·k = ρ q·q + √(1−ρ²) q·z
     by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 1000, rng=SEED + 1)[1])
-    verify_close(f"mean of q·k/√d_k at d_k = {d}: ρ√d_k", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
+    scaled = by_d_k[d][0] / np.sqrt(d)  # the matching key's scaled logits
+    verify_close(f"d_k = {d:4d}: mean of q·k/√d_k, theory ρ√d_k", scaled.mean(), rho * np.sqrt(d), se=scaled.std() / np.sqrt(1000))
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
-# At $d_k = 1024$ the matching key's logit sits at 16, the others' near 0 with spread 1: the
-# softmax saturates again; with $1/d_k$ the gap stays $\rho$. That is **μP**'s argument (Yang et
-# al. 2022) for a $1/d$ scale: correlated $q\cdot k$ grows like $d_k$, not $\sqrt{d_k}$. Its README
-# (microsoft/mup) recommends a **zero** $W_Q$, so that (without position biases) attention starts
-# exactly uniform, on purpose; its example uses $8/d$, equal to $1/\sqrt{d}$ at $d = 64$.
-
-# %%
-verify_close("muP's 8/d at d = 64 equals 1/√64", 8 / models.MUP_BASE_HEAD_DIM, models.MUP_BASE_HEAD_DIM**-0.5, rtol=1e-12)
-
-# %% [markdown]
-# Drag $d_k$ and $\rho$: the scaled logits of the correlated key (orange) and an unrelated key
-# (blue), and the correlated key's mean logit for both scales.
+# It grows like $\sqrt{d_k}$: 1, 4, 16. With pencil and paper:
+# $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho$, so
+#
+# $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2)\ \text{(normal components, deep dive)}:$$
+#
+# the mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
+# At $d_k = 1024$ the matching key sits 16 above unrelated keys ($\approx N(0, 1)$): the softmax
+# saturates (05). With $1/d_k$ the mean stays $\rho$: that is why **μP** (Yang et al. 2022, a
+# recipe for scales that carry over from narrow to wide models) divides by $d_k$.
+#
+# Drag $d_k$ and $\rho$: the correlated key's scaled logits (orange), an unrelated key's (blue),
+# and the correlated key's mean logit under both scales.
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
@@ -371,9 +336,10 @@ correlation_explorer
 # The check, with $\rho = 0.5$ and 20 000 pairs per $d_k$; the SE of a variance is $\sqrt{(m_4 - s^4)/N}$:
 
 # %% tags=["deep-dive"]
+g = make_rng(SEED + 300)
 n_pairs = 20_000
 for d in (1, 16, 256):
-    s = A.sample_correlated_dot_products(d, n_pairs, rho, rng=rng)
+    s = A.sample_correlated_dot_products(d, n_pairs, rho, rng=g)
     theory = A.correlated_dot_product_moments(d, rho)
     se_mean = s.std() / np.sqrt(n_pairs)
     se_var = np.sqrt((np.mean((s - s.mean()) ** 4) - s.var() ** 2) / n_pairs)
@@ -387,7 +353,7 @@ print(f"per component: Var(q_i k_i) = 1 + ρ² = {1 + rho**2:.2f}")
 
 # %% tags=["deep-dive"]
 d = 64
-s = A.sample_correlated_dot_products(d, n_pairs, rho, dist="uniform", rng=rng)
+s = A.sample_correlated_dot_products(d, n_pairs, rho, dist="uniform", rng=g)
 theory = A.correlated_dot_product_moments(d, rho, kurtosis=A.KURTOSIS["uniform"])
 se_var = np.sqrt((np.mean((s - s.mean()) ** 4) - s.var() ** 2) / n_pairs)
 verify_close(f"uniform q, d_k = {d}: Var(q·k) = {d}·(0.8ρ² + 1 − ρ²)", s.var(), theory.var, se=se_var)
@@ -425,18 +391,21 @@ ax = assumptions_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=
 ax.figure
 
 # %% [markdown]
-# ## 6. QK-norm and soft-capping: bound the logits directly
+# ## 4. What real models do about it
 #
-# **QK-norm** (Henry et al. 2020) normalises every query and key to unit length and multiplies
-# by a learned scalar $g$: the logit is $g\cos\theta \in [-g, g]$ for any $q$ and $k$. For
-# independent Gaussian vectors $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly, so $g = \sqrt{d_k}$ gives
-# the scaled logits' variance at initialisation. **Soft-capping** passes the usual logit $s$
-# through $c\tanh(s/c)$. With the correlated keys of section 5:
+# Two fixes bound the logit whatever $\rho$ and $d_k$ do:
+# - **QK-norm**: divide every $q$ and $k$ by its length before the dot product, and multiply by a
+#   learned number $g$ (a learned temperature). The logit is $g\cos\theta$, with $\theta$ the
+#   angle between $q$ and $k$, so it never leaves $[-g, g]$.
+# - **Soft-capping**: pass the logit $s$ through $c\tanh(s/c)$: almost unchanged while $|s| \ll c$,
+#   never beyond $\pm c$ (Gemma 2 uses $c = 50$).
+#
+# Section 3's correlated key ($\rho = 0.5$), mean logit over 200 pairs per $d_k$:
 
 # %%
 for d in (64, 1024, 4096):
     q, k = A.sample_correlated_qk(200, d, rho, rng=rng)  # (200, d_k) each
-    scaled = np.einsum("nd,nd->n", q, k) / np.sqrt(d)
+    scaled = np.einsum("nd,nd->n", q, k) / np.sqrt(d)  # row-wise dot: (200,)
     normed, capped = A.qk_norm_scores(q[:, None, :], k[:, None, :], gain=5.0)[:, 0, 0], A.softcap(scaled, 50.0)
     print(f"d_k = {d:5d}: scaled {scaled.mean():6.1f} | QK-norm, g = 5: {normed.mean():.2f} | soft-capped at 50: {capped.mean():5.1f}")
 verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(normed).max() <= 5.0 and np.abs(capped).max() <= 50.0)
@@ -457,13 +426,14 @@ verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(no
 # The check: the mean of $d_k\cos^2\theta$ should be 1.
 
 # %% tags=["deep-dive"]
+g = make_rng(SEED + 400)
 n_vec = 2000
 for d in (1, 2, 4, 16, 64, 256, 1024):
-    q, k = rng.standard_normal((n_vec, d)), rng.standard_normal((n_vec, d))  # (n_vec, d_k) each
+    q, k = g.standard_normal((n_vec, d)), g.standard_normal((n_vec, d))  # (n_vec, d_k) each
     cos = np.einsum("nd,nd->n", q, k) / (np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1))
     d_cos2 = d * cos**2
     est, se = d_cos2.mean(), d_cos2.std(ddof=1) / np.sqrt(n_vec)
-    theory = d * A.cosine_moments(d).var
+    theory = d * cosine_moments(d).var
     if d == 1:  # cos θ = ±1: no spread, an exact check
         verify_close("d_k = 1: d_k·cos²θ = 1 exactly", est, theory, rtol=1e-12)
     else:
@@ -478,7 +448,7 @@ for d in (1, 2, 4, 16, 64, 256, 1024):
 # %% tags=["deep-dive"]
 qk_norm_logits, scaled_logits = {}, {}
 for d in (4, 64, 1024):
-    q, k = rng.standard_normal((n_vec, d)), rng.standard_normal((n_vec, d))
+    q, k = g.standard_normal((n_vec, d)), g.standard_normal((n_vec, d))
     qk_norm_logits[d] = A.qk_norm_scores(q[:, None, :], k[:, None, :], gain=np.sqrt(d))[:, 0, 0]  # (n_vec,)
     scaled_logits[d] = np.einsum("nd,nd->n", q, k) / np.sqrt(d)
 fig = assumptions_plots.cosine_small_multiples(qk_norm_logits, scaled_logits)
@@ -493,7 +463,7 @@ fig
 # then play a part like $g$'s. Checked exactly ($\varepsilon = 0$, no gains):
 
 # %% tags=["deep-dive"]
-q, k = rng.standard_normal((5, 64)), rng.standard_normal((5, 64))
+q, k = g.standard_normal((5, 64)), g.standard_normal((5, 64))
 lhs = np.einsum("nd,nd->n", layer_norm(q, eps=0.0), layer_norm(k, eps=0.0)) / np.sqrt(64)
 qc, kc = q - q.mean(axis=1, keepdims=True), k - k.mean(axis=1, keepdims=True)
 rhs = np.sqrt(64) * np.einsum("nd,nd->n", qc, kc) / (np.linalg.norm(qc, axis=1) * np.linalg.norm(kc, axis=1))
@@ -553,20 +523,87 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 #   `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`.
 
 # %% [markdown]
+# ## 5. Does 00's argument apply to GPT-2 and T5?
+#
+# **GPT-2 small** is pre-LN, has $d_\text{model} = 768$ and 12 heads of $d_k = 64$, divides by
+# $\sqrt{64}$, and draws *every* weight from $N(0, 0.02^2)$ whatever the matrix's shape. So $\mathrm{Var}(W) = 0.0004$ and section 2 gives
+# $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
+#
+# **T5** has no scale in its forward pass. It normalises tokens with RMSNorm (LayerNorm without
+# subtracting the mean: it divides by the root mean square, so $\mathrm{E}[x^2] = 1$), and
+# draws $W_Q$ with variance
+# $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$, $d_{kv}$ being T5's name for $d_k$.
+#
+# **Predict:** which of the two starts with scaled logits of variance exactly 1?
+
+# %%
+gpt2, t5 = models.model("GPT-2 small"), models.model("T5 base")
+spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
+Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d_model)  # two sets of tokens
+estimate, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
+verify_close(f"GPT-2 small: Var(q·k/√64) = Var(q_i)², std {spread:.3f}", estimate, spread**2, se=se)
+var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model  # fan_in · Var(W), E[x²] = 1
+verify_close("T5 base: Var(q·k) = d_kv · Var(q_i) · Var(k_i), no scale", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
+
+# %% [markdown]
+# T5: it moved $1/\sqrt{d_{kv}}$ into $W_Q$'s starting weights. GPT-2 starts at standard deviation 0.307.
+#
+# **The answer.** *At initialisation, yes, up to a factor.* In both models $q\cdot k$ is a sum of
+# $d_k$ products of independent mean-0 components, so its variance is $d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)$,
+# and the scale removes that $d_k$ (T5's inside $W_Q$). The footnote's factor 1 is wrong for
+# GPT-2 (0.307: attention starts nearer uniform, far from saturation) and right for T5.
+# *After training, not as such:* once $q$ and $k$ agree, the mean $\rho\, d_k$ outgrows
+# $1/\sqrt{d_k}$, and neither model has QK-norm or a cap, which later models added.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: published models, GPT-2's saturation at initialisation, and the sources
+#
+# Published configurations, each row with its source (`sdpa_helpers.models`):
+
+# %% tags=["deep-dive"]
+print(models.format_table())
+
+# %% [markdown] tags=["deep-dive"]
+# Is GPT-2's attention saturated at initialisation? A model of one row: 1,024 independent logits
+# with GPT-2 small's spread (std 0.307, section 5), over 5 seeds. The effective number of keys
+# $e^H$ ($H$ the row's entropy, notebook 05) counts how many keys stay in play:
+
+# %% tags=["deep-dive"]
+H = saturation.iid_entropy(1024, [spread**2], n_rows=100, seeds=range(5))[:, 0]  # model: a row = 1024 i.i.d. logits
+verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in play (e^H), every seed", np.exp(H).min() > 0.9 * 1024,
+       f"std of q·k/√64 = {spread:.3f}; e^H over 5 seeds: median {np.exp(np.median(H)):.1f}, range {np.exp(H.min()):.1f}–{np.exp(H.max()):.1f}; notebook 05's n·e^(−σ²/2) = {saturation.effective_keys_closed_form(1024, spread**2):.1f}")
+
+# %% [markdown] tags=["deep-dive"]
+# Far from saturated — *if* a full row's 1,024 logits were independent draws with that spread; in
+# GPT-2 they share $q$ and $W_K$, and real tokens are not independent. This is about
+# initialisation only, not the trained network. GPT-2's $N(0, 0.02^2)$ is
+# `conv1d(..., w_init_stdev=0.02)` in openai/gpt-2 `src/model.py`. For T5, Hugging Face's `modeling_t5.py`
+# `_init_weights` draws `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`,
+# as the reference code (lines 436–439 of `mesh_tensorflow/transformer/attention.py`).
+#
+# For these models the danger is not saturation at initialisation but **logit growth during
+# training**, as $q$ and $k$ grow and align: Dehghani et al. (2023) saw ViT-22B (a 22-billion-parameter
+# Vision Transformer) diverge from it. Recent models bound it: Gemma 2 soft-caps every logit to
+# $50\tanh(s/50)$; ViT-22B, OLMo 2 and Gemma 3 normalise $q$ and $k$ by a LayerNorm or RMSNorm
+# (QK-norm); μP changes the scale's exponent. The sources of each technique:
+
+# %% tags=["deep-dive"]
+for t in models.TECHNIQUES:
+    print(f"{t.name}: {t.what}\n  used by: {t.used_by}\n  source: {t.source}\n")
+
+# %% [markdown]
 # ## Summary
 #
-# - LayerNorm normalises each token $x$ across its features ($|x|^2 = d_\text{model}$), not $q$ or $k$.
-# - $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)\cdot\mathrm{E}[x^2]$, and at initialisation
-#   $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$: $1/\sqrt{d_k}$ removes the $d_k$, not the initialisation's factor.
-# - GPT-2's scaled logits start with spread about 0.31 (unsaturated, if a row's logits were
-#   independent); T5 folds $1/\sqrt{d_{kv}}$ into $W_Q$.
-# - Correlated $q$ and $k$: $\mathrm{E}[q\cdot k] = \rho d_k$ outgrows the spread $\sqrt{d_k(1+\rho^2)}$;
-#   μP's $1/d$, QK-norm and soft-capping keep the logits in check.
+# - LayerNorm makes $|x|^2 = d_\text{model}$; it normalises $x$, not $q$ or $k$.
+# - At initialisation $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$ and $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$
+#   ($d_k$, $d_k/9$ for PyTorch's default): $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
+# - Training makes $q$ and $k$ agree: $\mathrm{E}[q\cdot k] = \rho\, d_k$ outgrows the spread; $1/d_k$, QK-norm and soft-capping contain it.
+# - 00's argument holds for GPT-2 (scaled logits of std 0.307) and T5 (std 1) at initialisation, not through training.
 #
 # ## Exercises
 #
-# **Exercise 1.** One head's query projection $d_\text{model} = 768 \to d_k = 64$ is initialised
-# with Xavier/Glorot, and the tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
+# **Exercise 1.** One head's query projection $d_\text{model} = 768 \to d_k = 64$ starts with
+# Xavier's rule, and the tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
 
 # %%
 _ = check("08.xavier_head_var", None)  # replace None with your answer, then run the cell
@@ -592,35 +629,7 @@ _ = check("08.default_logit_var", None)  # replace None with your answer, then r
 # so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.2$.
 # </details>
 #
-# **Exercise 3.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
-# the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
-
-# %%
-_ = check("08.rho_mean", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\mathrm{E}[q\cdot k] = \rho\, d_k = 256$, and $256/\sqrt{1024} = 8$ — eight units above an
-# unrelated key, whose logit has mean 0 and standard deviation 1.
-# </details>
-#
-# **Exercise 4 (conceptual).** Predict, then explain. Take $k = q$ with $d_k = 64$ independent standard
-# normal components. What are the mean and the variance of $q\cdot k$? Give the variance (an integer).
-
-# %%
-_ = check("08.k_equals_q_var", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $q\cdot q = \sum_i q_i^2$: mean $d_k\,\mathrm{E}[q_i^2] = 64$, and $\mathrm{Var}(q_i^2) = \mathrm{E}[q_i^4] - 1 = 2$,
-# so the variance is $2 d_k = 128$. This is $\rho = 1$ of section 5: the mean grows like $d_k$
-# and dwarfs the spread $\sqrt{2 d_k}$, which is why, for large $d_k$, a token attending to
-# itself with tied $W_Q = W_K$ would dominate its row.
-# </details>
-#
-# **Exercise 5.** GPT-2 medium has $d_\text{model} = 1024$ and 16 heads of 64, with every weight
+# **Exercise 3.** GPT-2 medium has $d_\text{model} = 1024$ and heads of $d_k = 64$, every weight
 # $N(0, 0.02^2)$ and LayerNormed tokens. What is the standard deviation of its scaled logits
 # $q\cdot k/\sqrt{64}$ at initialisation (three significant figures)?
 
@@ -630,11 +639,54 @@ _ = check("08.gpt2_medium_std", None)  # replace None with your answer, then run
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{Var}(q_i) = 1024 \cdot 0.02^2 = 0.4096$, and the scaled logit has standard deviation
-# $\mathrm{Var}(q_i) = 0.410$ (its variance is $\mathrm{Var}(q_i)^2$). Still far from saturation.
+# $\mathrm{Var}(q_i) = 1024 \cdot 0.02^2 = 0.4096$; the scaled logit has variance
+# $\mathrm{Var}(q_i)^2$, so its standard deviation is $\mathrm{Var}(q_i) \approx 0.410$ — wider than
+# GPT-2 small's 0.307, because GPT-2's rule does not shrink with the width. Still far from saturation.
 # </details>
 #
-# **Exercise 6.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
+# **Exercise 4.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
+# the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
+
+# %%
+_ = check("08.rho_mean", None)  # replace None with your answer, then run the cell
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{E}[q\cdot k] = \rho\, d_k = 256$, and $256/\sqrt{1024} = 8$ — eight units above an
+# unrelated key, whose scaled logit has mean 0 and standard deviation 1.
+# </details>
+#
+# **Exercise 5.** Push section 3 to $\rho = 1$: $k = q$, $d_k = 64$ independent standard normal
+# components ($\mathrm{E}[q_i^4] = 3$). What is the variance of $q\cdot q$ (an integer)?
+
+# %%
+_ = check("08.k_equals_q_var", None)  # replace None with your answer, then run the cell
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# $q\cdot q = \sum_i q_i^2$: $d_k$ independent terms of variance $\mathrm{E}[q_i^4] - \mathrm{E}[q_i^2]^2 = 2$,
+# so $2 d_k = 128$. The mean $\rho\,d_k = 64$ dwarfs the spread $\sqrt{128} \approx 11$.
+# </details>
+#
+# **Exercise 6 (conceptual).** Which change keeps the matching key's logit bounded *whatever*
+# $\rho$ and $d_k$ become: (a) Xavier's rule instead of PyTorch's default; (b) LayerNorm on the
+# tokens $x$; (c) QK-norm? Answer with a letter, and say why the other two do not.
+
+# %%
+_ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# (c): QK-norm's logit is $g\cos\theta \in [-g, g]$ for any $q$ and $k$. (a) only changes the
+# starting factor $\mathrm{Var}(q_i)$; training moves the weights away from it. (b) normalises
+# $x$, not $q$ or $k$: the learned $W_Q$ and $W_K$ can still make $q$ and $k$ long and aligned,
+# and the mean $\rho\, d_k$ grows.
+# </details>
+#
+# **Exercise 7.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
 # vectors `q` and `k`.
 
 # %%

@@ -4,7 +4,8 @@ import numbers
 
 import numpy as np
 
-from . import function_checker, numeric_checker, register
+from ..dot_products import cosine_moments
+from . import Slip, function_checker, numeric_checker, register
 
 
 def _rowwise_dot(A, B):
@@ -36,8 +37,16 @@ def shape_checker(expected: tuple):
             return True, ""
         return False, "the shape is off."
 
-    checker.expected = expected
+    checker.expected = expected  # type: ignore[attr-defined]
     return checker
+
+
+_HAND_Q, _HAND_K = np.array([2, -1, 3]), np.array([4, 0, -2])
+_FRO_A, _FRO_B = np.array([[1, -2], [3, 0]]), np.array([[2, 1], [-1, 5]])
+
+
+def _dot(q, k) -> int:
+    return int(q @ k)
 
 
 _rng = np.random.default_rng(101)
@@ -54,7 +63,11 @@ register(
     "01.hand_dot",
     "Compute [2, -1, 3]·[4, 0, -2] by hand (an integer), then check it with numpy.",
     "Multiply the components position by position, then add the three products.",
-    numeric_checker(2 * 4 + (-1) * 0 + 3 * (-2), what="the dot product"),
+    numeric_checker(_dot(_HAND_Q, _HAND_K), what="the dot product", slips=[
+        Slip(int(np.sum(_HAND_Q) * np.sum(_HAND_K)), "(sum of q) times (sum of k): multiply the matching components "
+                                                      "first, then add the products"),
+        Slip(int(np.sum(np.abs(_HAND_Q * _HAND_K))), "the products added without their signs: 3 * (-2) is -6"),
+    ]),
 )
 
 register(
@@ -68,7 +81,12 @@ register(
     "01.frobenius",
     "For A = [[1, -2], [3, 0]] and B = [[2, 1], [-1, 5]], compute the Frobenius product <A, B>_F (an integer).",
     "Multiply entry by entry (the Hadamard product), then add all four entries.",
-    numeric_checker(1 * 2 + (-2) * 1 + 3 * (-1) + 0 * 5, what="the Frobenius product"),
+    numeric_checker(int(np.sum(_FRO_A * _FRO_B)), what="the Frobenius product", slips=[
+        Slip(int(np.trace(_FRO_A @ _FRO_B)), "trace(A B), the matrix product without the transpose; the Frobenius "
+                                             "product is trace(A^T B), the sum of the entry-by-entry products"),
+        Slip(int(np.sum(_FRO_A @ _FRO_B.T)), "the sum of every entry of A B^T, every row of A with every row of B; "
+                                             "the Frobenius product pairs row i with row i only"),
+    ]),
 )
 
 register(
@@ -85,5 +103,8 @@ register(
     "Predict: q and k have d_k = 256 independent standard normal components. What is the standard "
     "deviation of cos(theta), the cosine of the angle between them (three significant figures)?",
     "q·k = |q| |k| cos(theta); |q| and |k| are each about sqrt(d_k), and q·k has standard deviation sqrt(d_k).",
-    numeric_checker(256 ** -0.5, what="the standard deviation of cos(theta)"),
+    numeric_checker(cosine_moments(256).std, what="the standard deviation of cos(theta)", slips=[
+        Slip(cosine_moments(256).var, "Var(cos theta) = 1/d_k, the variance; the spread is its square root"),
+        Slip(np.sqrt(256), "sqrt(d_k), the spread of q.k itself; divide by the lengths |q| |k|, about d_k"),
+    ]),
 )

@@ -255,3 +255,45 @@ def spread_growth(samples_by_d_k: dict, n_shown: int = 300):
         ax_std.set(ylabel=r"standard deviation of $q\cdot k$", title=r"the std grows like $\sqrt{d_k}$")
         ax_std.legend(loc="upper left")
     return fig
+
+
+def distribution_comparison(samples_by_d_k: dict, bins: int = 60, ax=None):
+    """Histograms (densities) of random dot products at a few ``d_k`` on one shared axis, std in the legend.
+
+    Parameters
+    ----------
+    samples_by_d_k : dict int -> array_like, shape (n,)
+        Dot products ``q . k`` of random vectors for each ``d_k`` (one or more values).
+    bins : int
+        Number of bins, shared by every histogram (one set of edges over all samples).
+    ax : Axes, optional
+
+    Returns
+    -------
+    Axes
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> ax = distribution_comparison({2: rng.standard_normal(500) * 2**0.5, 100: rng.standard_normal(500) * 10})
+    >>> ax.get_xlabel(), len(ax.get_legend().get_texts())
+    ('$q\\\\cdot k$', 2)
+    """
+    if not isinstance(samples_by_d_k, dict) or not samples_by_d_k:
+        raise TypeError("samples_by_d_k must be a non-empty dict d_k -> samples")
+    bins = _checks.positive_int("bins", bins)
+    d_ks = sorted(_checks.positive_int("d_k", d) for d in samples_by_d_k)
+    samples = {d: _checks.real_array(f"samples_by_d_k[{d}]", samples_by_d_k[d], min_ndim=1).ravel() for d in d_ks}
+    everything = np.concatenate(list(samples.values()))
+    edges = np.linspace(everything.min(), everything.max(), bins + 1)
+    colours = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"], OKABE_ITO["black"]]
+    ax = get_axes(ax, figsize=(7.0, 3.6))
+    with style():
+        for i, d in enumerate(d_ks):
+            ax.hist(samples[d], bins=edges, density=True, histtype="step" if i else "stepfilled",
+                    alpha=1.0 if i else 0.45, linewidth=1.6, color=colours[i % len(colours)],
+                    label=rf"$d_k$ = {d}: std {samples[d].std(ddof=1):.2f} ($\sqrt{{d_k}}$ = {np.sqrt(d):.2f})")
+        ax.set(xlabel=r"$q\cdot k$", ylabel="density",
+               title=f"{len(samples[d_ks[0]])} random dot products per $d_k$")
+        ax.legend(loc="upper right", fontsize=9)
+    return ax

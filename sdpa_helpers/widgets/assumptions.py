@@ -78,7 +78,7 @@ class InitExplorer(Explorer):
         self.ax_v.set(ylabel=r"Var$(q\cdot k/\sqrt{d_k})$", title=f"$d_k$ = {self.d_k}, LayerNormed tokens")
         self.ax_v.legend(loc="lower right", fontsize=8)
 
-    def _update(self, d_model, init, projection):
+    def _update(self, d_model, init, projection):  # type: ignore[override]
         s = init_scaled_logits_exact(init, d_model, projection, self.d_k, seed=self.seed)  # (2048,)
         fan_out = A.projection_fan_out(projection, d_model, self.d_k)
         theory = A.init_logit_moments(init, d_model, self.d_k, fan_out=fan_out, scale=self.d_k ** -0.5)
@@ -155,7 +155,7 @@ class CorrelationExplorer(Explorer):
                       title="mean (line) ± 1 std (thin lines); markers: simulation")
         self.ax_m.legend(loc="upper left", fontsize=8)
 
-    def _update(self, rho, d_k):
+    def _update(self, rho, d_k):  # type: ignore[override]
         # exact O(n) draws whatever d_k is: q·q ~ chi²(d_k), q·z = |q| N(0, 1) (see the math layer)
         qq, qz = A.correlated_dot_product_parts_exact(d_k, self.n_samples, rng=self.seed)
         other = A.correlated_dot_product_parts_exact(d_k, self.n_samples, rng=self.seed + 1)[1]  # unrelated key

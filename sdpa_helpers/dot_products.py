@@ -1,0 +1,79 @@
+"""Dot products of random vectors (notebook 01): the cosine of the angle between two random vectors.
+
+For ``q`` and ``k`` with independent standard normal components,
+``q . k = |q| |k| cos(theta)`` with ``|q|^2`` and ``|k|^2`` of mean ``d_k`` and ``cos(theta)`` of
+mean 0 and variance exactly ``1/d_k`` -- the route of notebook 01, section 6, to
+``Var(q . k) = d_k``. QK-norm (notebook 08) keeps only the cosine. :func:`std_with_se` gives the
+standard deviation of a sample with its standard error, as notebook 01 measures the spread of ``q . k``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _checks
+from .theory import Moments
+
+__all__ = ["cosine_moments", "std_with_se"]
+
+
+def cosine_moments(d_k: int) -> Moments:
+    """Mean and variance of ``cos(theta)`` between two independent isotropic random vectors.
+
+    For ``q``, ``k`` with independent standard normal components, ``q / |q|`` is uniform
+    on the sphere; by symmetry ``E[cos] = 0`` and the ``d_k`` squared components of a unit
+    vector share ``E[sum u_i^2] = 1`` equally, so ``Var(cos) = E[u_1^2] = 1 / d_k`` exactly.
+    Hence QK-norm with ``g = sqrt(d_k)`` gives logits of variance 1, as scaled attention does.
+
+    Parameters
+    ----------
+    d_k : int
+
+    Returns
+    -------
+    Moments
+
+    Examples
+    --------
+    >>> cosine_moments(64)
+    Moments(mean=0.0, var=0.015625)
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    return Moments(0.0, 1.0 / d_k)
+
+
+
+def std_with_se(samples: np.ndarray | Sequence[float]) -> tuple[float, float]:
+    """The sample standard deviation ``s`` (ddof=1) of ``samples`` and its large-sample standard error.
+
+    ``SE(s^2) = sqrt((m4 - s^4) / n)`` with ``m4`` the sample fourth central moment, and
+    ``SE(s) = SE(s^2) / (2 s)`` (the delta method); this holds for any distribution with a finite
+    fourth moment, heavy-tailed ones included (the dot products at small ``d_k`` are).
+
+    Parameters
+    ----------
+    samples : array_like, shape (n,)
+        ``n >= 2`` real numbers, not all equal.
+
+    Returns
+    -------
+    std, se : float
+
+    Examples
+    --------
+    >>> std, se = std_with_se(np.random.default_rng(0).standard_normal(100_000))
+    >>> round(std, 2), round(float(se * np.sqrt(2 * 100_000)), 2)   # normal: SE(s) = s / sqrt(2 n), up to noise
+    (1.0, 1.01)
+    """
+    x = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    if x.size < 2:
+        raise ValueError(f"samples must hold at least 2 numbers, got {x.size}")
+    peak = float(np.abs(x).max())
+    centred = (x - x.mean()) / peak if peak > 0 else x  # rescaled first: no fourth power can overflow or underflow
+    std = float(centred.std(ddof=1))
+    if std == 0.0:
+        raise ValueError("samples are all equal: their spread has no standard error to estimate")
+    m4 = float(np.mean(centred**4))
+    return peak * std, peak * float(np.sqrt(max(m4 - std**4, 0.0) / x.size) / (2.0 * std))
