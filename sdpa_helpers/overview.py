@@ -43,7 +43,7 @@ from .saturation import MCEstimate, jacobian_frobenius, mc_estimate, query_logit
 from .scales import check_scaling, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
-           "dot_product_walks", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
+           "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
            "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table", "density_histogram",
            "spread_edges", "SCALED_EDGES"]
 
@@ -288,15 +288,22 @@ def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
     return histogram_fractions(values, edges, density=True)
 
 
-def walk_end_variance(walks: ArrayLike) -> MCEstimate:
-    """The sample variance of the walks' ends (``q . k``) and its exact standard error.
+class VarianceEstimate(NamedTuple):
+    """A sample variance ``var``, its standard error ``se``, and the ``theory`` it estimates."""
+
+    var: float
+    se: float
+    theory: float
+
+
+def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
+    """The sample variance of the walks' ends (``q . k``), its exact standard error and the theory ``d_k``.
 
     The standard error is that of a sample variance of ``n_walks`` draws of ``q . k`` with normal
-    components (:func:`sdpa_helpers.theory.sample_variance_moments`); ``median`` holds the
-    theory, ``d_k``.
+    components (:func:`sdpa_helpers.theory.sample_variance_moments`).
 
     >>> est = walk_end_variance(dot_product_walks(256, 4000, rng=0))
-    >>> bool(abs(est.mean - 256) < 4 * est.se), float(est.median)
+    >>> bool(abs(est.var - est.theory) < 4 * est.se), est.theory
     (True, 256.0)
     """
     walks = _checks.real_array("walks", walks, min_ndim=2, shape_hint="(n_walks, d_k)")
@@ -304,7 +311,7 @@ def walk_end_variance(walks: ArrayLike) -> MCEstimate:
     if n_walks < 2:
         raise ValueError(f"walks must hold at least 2 walks for a variance, got {n_walks}")
     se = theory.sample_variance_moments(n_walks, d_k, theory.dot_product_excess_kurtosis(d_k)).std
-    return MCEstimate(float(walks[..., -1].var(ddof=1)), float(se), float(d_k))
+    return VarianceEstimate(float(walks[..., -1].var(ddof=1)), float(se), float(d_k))
 
 
 class Comparison(NamedTuple):

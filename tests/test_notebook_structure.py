@@ -289,7 +289,8 @@ def test_reading_time_budget(prefix):
     r = main_line(path)
     print(f"{path.name}: chain {r['chain_minutes']:.1f} min, whole {r['minutes']:.1f} min "
           f"({r['words']} words, {r['cells']} code cells)")
-    assert r["chain_minutes"] <= chain_budget, f"{path.name}: the chain takes {r['chain_minutes']:.1f} min (budget {chain_budget:g})"
+    assert r["chain_minutes"] <= chain_budget, \
+        f"{path.name}: the chain takes {r['chain_minutes']:.1f} min (budget {chain_budget:g})"
     assert r["minutes"] <= budget, f"{path.name}: the main line takes {r['minutes']:.1f} min (budget {budget:g})"
 
 

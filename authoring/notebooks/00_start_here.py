@@ -77,8 +77,9 @@ for c in (1, 8):
 # > independent random variables with mean $0$ and variance $1$. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
 #
-# The paper *suspects*; it measures no gradients. The assumption fits **initialisation**, the start of
-# training, when the numbers that make $q$ and $k$ are random (notebook 08). Let us measure.
+# The paper *suspects*; it measures no gradients. The assumption can hold at **initialisation**, the
+# start of training, when the numbers that make $q$ and $k$ are random (notebook 08 checks when).
+# Let us measure.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
@@ -128,8 +129,8 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # %% tags=["deep-dive"]
 walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
 end = overview.walk_end_variance(walks)
-verify(f"Var(q·k) of the 4000 walks' ends is {end.mean:.0f}: matches theory ({end.median:.0f}) within simulation noise",
-       abs(end.mean - end.median) <= 4 * end.se, f"a simulation of 4000 walks wobbles by about {end.se:.0f}")
+verify(f"Var(q·k) of the 4000 walks' ends is {end.var:.0f}: matches theory ({end.theory:.0f}) within simulation noise",
+       abs(end.var - end.theory) <= 4 * end.se, f"a simulation of 4000 walks wobbles by about {end.se:.0f}")
 overview_plots.random_walks(walks).figure
 
 # %% [markdown]
@@ -142,6 +143,7 @@ table = [overview.compare(d, n, rng=SEED) for n in (overview.N_KEYS, overview.MA
 print(overview.comparison_table(table))
 verify("16 keys, d_k = 64: the median unscaled size of J is only 2 to 4 times smaller than the scaled one", 2 < 1 / table[0].ratio < 4)
 verify("1024 keys, d_k = 64 and 128: the median unscaled size of J is larger than the scaled one", min(c.ratio for c in table[2:]) > 1)
+verify("1024 keys, d_k = 2048: the median unscaled size of J is below 1/100 of the scaled one", overview.compare(2048, overview.MANY_KEYS, rng=SEED).ratio < 0.01)
 
 # %% [markdown] tags=["end-of-chain"]
 # Unscaled, the softmax is nearly a hard lookup: median largest weight 0.93 of 16 keys at

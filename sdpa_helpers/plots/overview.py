@@ -158,7 +158,7 @@ class EffectsPanels:
             ax_j.yaxis.set_minor_locator(NullLocator())
             set_d_k_axis(ax_j, d_max=int(d_ks.max()))
             ax_j.set(ylim=(JACOBIAN_YMIN, 2.0), ylabel=r"size of $J$: $\|J\|$ (log scale)",
-                     title=f"size of J: median, 10–90 % of queries")
+                     title="size of J: median, 10–90 % of queries")
             if not animated:  # the explorer's moving d_k line would cross it; its weights panel has the legend
                 ax_j.legend(loc="lower left", fontsize=8)
         self.vline = ax_j.axvline(d_ks[0], color="0.4", linewidth=0.8, **kw) if animated else None
