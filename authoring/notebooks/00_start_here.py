@@ -8,7 +8,7 @@
 # Why divide by $\sqrt{d_k}$? Here is the whole answer; the other notebooks prove each step.
 #
 # **Learning goals**
-# - Say what queries, keys and values do, and what the softmax makes of the logits.
+# - Say what queries, keys, values and the softmax do.
 # - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax → vanishing gradient, and how $1/\sqrt{d_k}$ breaks it.
 # - Say how strong each link is at real head sizes ($d_k$ = 64, 128).
 # - Say what $d_k$ is, and which notebook proves each step.
@@ -59,7 +59,7 @@ for c in (1, 8):
 
 # %% [markdown]
 # *cat* wins; *mat* still gets a quarter. Logits ×8 (same order, bigger gaps) make a hard lookup:
-# *cat* takes all. The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are:
+# *cat* takes all, the weights are **one-hot** (one 1, the rest 0). The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are:
 # $\ln n$ when all $n$ are equal, 0 when one takes all. So how big do logits $q\cdot k$ get?
 #
 # ## 2. What the paper says
@@ -159,7 +159,7 @@ verify("1024 keys, d_k = 2048: the median unscaled size of J is below 1/100 of t
 #
 # ## 5. Drag $d_k$ yourself
 #
-# The same panels, 16 keys, any $d_k$ from 1 to 4096 (the figure above is its still version).
+# The same panels for any $d_k$ from 1 to 4096 (the figure above is its still version).
 
 # %% tags=["nbval-ignore-output"]
 ThreeEffectsExplorer(d_k=64)
@@ -169,7 +169,7 @@ ThreeEffectsExplorer(d_k=64)
 #
 # ![Attention, bottom up: MatMul of Q and K, Scale, Mask (optional), SoftMax, MatMul with V.](figures/sdpa_diagram.png)
 #
-# *Scale* is our subject; masks come in notebook 07. $d_k$ is the **head dimension**: a layer runs
+# *Scale* is our subject. $d_k$ is the **head dimension**: a layer runs
 # $h$ heads side by side, often sharing the model's width, $d_k = d_\text{model}/h$: $512/8 = 64$
 # in the paper (not always: deep dive).
 
@@ -183,8 +183,7 @@ print(models.format_table([models.model(n) for n in ("Transformer base (2017)", 
 verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.model(n).head_dim_is_d_model_over_h for n in ("T5 3B", "T5 11B", "Gemma 7B")))
 
 # %% [markdown] tags=["deep-dive"]
-# T5 does not scale its logits at all; it folds $1/\sqrt{d_{kv}}$ into the initialisation of $W_Q$
-# instead (notebook 09 shows why that is the same thing at the start of training).
+# T5 does not scale its logits; it folds $1/\sqrt{d_{kv}}$ into the initialisation of $W_Q$ instead.
 
 # %% [markdown]
 # ## 7. The map of the course
