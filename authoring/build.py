@@ -12,6 +12,7 @@ working directory ``notebooks/``; outputs and widget state are stored.
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import re
@@ -100,7 +101,32 @@ def build(source: Path) -> float:
         cell.metadata.pop("execution", None)
     nbformat.validate(nb)
     nbformat.write(nb, target(source))
+    write_tagged_figure(nb, source)
     return seconds
+
+
+#: A code cell tagged so has its figure saved as ``notebooks/figures/<notebook>_figure.png`` at
+#: every build (the README shows notebook 00's).
+FIGURE_TAG = "readme-figure"
+
+
+def figure_path(source: Path) -> Path:
+    return NOTEBOOKS / "figures" / f"{source.stem}_figure.png"
+
+
+def write_tagged_figure(nb, source: Path) -> Path | None:
+    """Save the PNG output of the cell tagged ``readme-figure`` (if any) beside the notebooks."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and FIGURE_TAG in cell.metadata.get("tags", []):
+            for output in cell.outputs:
+                png = output.get("data", {}).get("image/png")
+                if png:
+                    path = figure_path(source)
+                    path.parent.mkdir(exist_ok=True)
+                    path.write_bytes(base64.b64decode(png))
+                    return path
+            raise RuntimeError(f"{source.name}: the cell tagged {FIGURE_TAG} shows no PNG figure")
+    return None
 
 
 # The main line's reading budget (cells not tagged deep-dive): counted here, enforced by
@@ -109,27 +135,68 @@ WORD_BUDGET = {"00": 1100}
 CODE_BUDGET = {"00": 40}
 DEFAULT_WORDS, DEFAULT_CODE, MIN_WORDS, MAX_CELL, COURSE_WORDS = 1200, 70, 300, 12, 10_000
 
+# The reading-time model (issue 20 §1): 150 words of prose a minute, plus one minute for every
+# main-line code cell with its output (the setup cell and the exercise cells included).
+WORDS_PER_MINUTE = 150
+MINUTES_PER_CODE_CELL = 1.0
+#: The tag of the last cell of a notebook's "chain" (00: the end of the section that has shown
+#: spread, weights and gradient unscaled against scaled, with numbers); the minutes up to and
+#: including it are its ``chain_minutes``.
+END_OF_CHAIN_TAG = "end-of-chain"
+#: Reading budgets in minutes: {prefix: (up to the end of the chain, the whole main line)}.
+MINUTES_BUDGET = {"00": (10.0, 15.0)}
+
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", flags=re.S)
+_TEXT_IN_MATH = re.compile(r"\\text(?:rm|bf|it|sf)?\{([^{}]*)\}")
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def prose_words(markdown: str) -> int:
+    """Words a learner reads as prose in a markdown cell: runs of letters outside LaTeX math and
+    outside ``<details>`` (folded solutions), plus the words inside ``\\text{...}`` in math.
+
+    >>> prose_words(r"The logit $z_j = q\\cdot k_j$ is $d_\\text{model}/h$. <details>not read</details>")
+    4
+    """
+    text = re.sub(r"<details>.*?</details>", " ", markdown, flags=re.S)
+    in_math = sum(len(_WORD.findall(" ".join(_TEXT_IN_MATH.findall(m)))) for m in _MATH.findall(text))
+    return len(_WORD.findall(_MATH.sub(" ", text))) + in_math
+
+
+def minutes(words: int, code_cells: int) -> float:
+    """The reading-time model: ``words / 150 + code_cells`` minutes.
+
+    >>> minutes(300, 4)
+    6.0
+    """
+    return words / WORDS_PER_MINUTE + MINUTES_PER_CODE_CELL * code_cells
+
 
 def main_line(path) -> dict:
-    """Words of prose (runs of letters outside LaTeX math and <details>), non-blank code lines,
-    code cells over 12 lines (the setup cell excepted), Predict prompts, deep-dive cells."""
+    """The main line's load: words of prose (:func:`prose_words`), non-blank code lines, code
+    cells, code cells over 12 lines (the setup cell excepted), Predict prompts, deep-dive cells,
+    reading ``minutes`` (:func:`minutes`) and ``chain_minutes`` (the same up to and including the
+    cell tagged ``end-of-chain``; None without one)."""
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    row = {"words": 0, "code": 0, "long": 0, "predict": 0, "deep": 0}
+    row = {"words": 0, "code": 0, "cells": 0, "long": 0, "predict": 0, "deep": 0, "chain_minutes": None}
     for c in nb["cells"]:
         src = "".join(c["source"])
-        if DEEP_DIVE_TAG in c.get("metadata", {}).get("tags", []):
+        tags = c.get("metadata", {}).get("tags", [])
+        if DEEP_DIVE_TAG in tags:
             row["deep"] += 1
             continue
         if c["cell_type"] == "markdown":
-            text = re.sub(r"<details>.*?</details>", " ", src, flags=re.S)
-            text = re.sub(r"\$\$.*?\$\$|\$[^$\n]+\$", " ", text, flags=re.S)
-            row["words"] += len(re.findall(r"[A-Za-z]+", text))
+            row["words"] += prose_words(src)
             row["predict"] += len(re.findall(r"\*\*Predict", src))
         elif c["cell_type"] == "code":
             n = len([line for line in src.strip().splitlines() if line.strip()])
             row["code"] += n  # a hidden source still counts
+            row["cells"] += n > 0
             setup = bool(re.search(r"make_rng\(SEED\)|__version__", src))
             row["long"] += (n > MAX_CELL) and not setup
+        if END_OF_CHAIN_TAG in tags:
+            row["chain_minutes"] = minutes(row["words"], row["cells"])
+    row["minutes"] = minutes(row["words"], row["cells"])
     return row
 
 
@@ -137,18 +204,31 @@ README = ROOT / "README.md"
 READING_LOAD_MARKERS = ("<!-- READING LOAD -->", "<!-- /READING LOAD -->")
 
 
+def reading_minutes_cell(row: dict, prefix: str) -> str:
+    """The README's minutes for one notebook: ``13.2`` or, with a budget, ``13.2 / 15 (chain 8.9 / 10)``."""
+    text = f"{row['minutes']:.1f}"
+    if prefix in MINUTES_BUDGET:
+        chain_budget, budget = MINUTES_BUDGET[prefix]
+        text += f" / {budget:g}"
+        if row["chain_minutes"] is not None:
+            text += f" (chain {row['chain_minutes']:.1f} / {chain_budget:g})"
+    return text
+
+
 def reading_load_table() -> str:
     """The README's table of every notebook's main line against its budgets (Markdown)."""
-    rows = ["| notebook | words of prose | code lines | Predict prompts | deep-dive cells |",
-            "|---|---:|---:|---:|---:|"]
-    total = 0
+    rows = ["| notebook | words of prose | code lines | reading minutes | Predict prompts | deep-dive cells |",
+            "|---|---:|---:|---:|---:|---:|"]
+    total, total_minutes = 0, 0.0
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
         r, p = main_line(path), path.name[:2]
         total += r["words"]
+        total_minutes += r["minutes"]
         rows.append(f"| [{path.stem}](notebooks/{path.name}) | {r['words']} / {WORD_BUDGET.get(p, DEFAULT_WORDS)} "
-                    f"| {r['code']} / {CODE_BUDGET.get(p, DEFAULT_CODE)} | {r['predict']} | {r['deep']} |")
+                    f"| {r['code']} / {CODE_BUDGET.get(p, DEFAULT_CODE)} | {reading_minutes_cell(r, p)} "
+                    f"| {r['predict']} | {r['deep']} |")
     verdict = "" if total <= COURSE_WORDS else " (missed)"
-    rows.append(f"| **course** | **{total} / {COURSE_WORDS}**{verdict} | | | |")
+    rows.append(f"| **course** | **{total} / {COURSE_WORDS}**{verdict} | | **{total_minutes:.0f}** | | |")
     return "\n".join(rows)
 
 

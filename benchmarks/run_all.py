@@ -5,8 +5,8 @@
     python benchmarks/run_all.py --explorers VarianceExplorer --notebooks 00 --browser 00 --output /tmp/r.md
 
 The table, with the date and a machine summary, is printed and written to
-``benchmarks/results.md``; a full run (no subset chosen) also rewrites the README's block
-between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. The pieces:
+``benchmarks/results.md``; a full run (no subset chosen) also rewrites the block of
+CONTRIBUTING.md between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. The pieces:
 
 - ``controls_latency.py`` -- every control of every explorer in the kernel: each value of a
                              discrete control, a sweep of a continuous one; first visits (fresh
@@ -40,18 +40,19 @@ import notebook_time  # noqa: E402
 import sampling_overhead  # noqa: E402
 
 RESULTS = HERE / "results.md"
-README = common.ROOT / "README.md"
+#: The contributors' document holds the latest full run (the README is for learners).
+CONTRIBUTING = common.ROOT / "CONTRIBUTING.md"
 BLOCK = ("<!-- BENCHMARKS -->", "<!-- /BENCHMARKS -->")
 INTRO = ("`make bench` (`benchmarks/run_all.py`) measures every speed budget of issue 15, rewrites "
          "`benchmarks/results.md` and this block, and exits non-zero while any budget is missed "
          "(a missed budget shows as ❌). The latest full run:")
 
 
-def write_readme_block(text: str, readme: Path = README) -> None:
-    """Replace what lies between the BENCHMARKS markers of the README with ``text``."""
-    s = readme.read_text(encoding="utf-8")
+def write_results_block(text: str, document: Path = CONTRIBUTING) -> None:
+    """Replace what lies between the BENCHMARKS markers of CONTRIBUTING.md with ``text``."""
+    s = document.read_text(encoding="utf-8")
     begin, end = s.index(BLOCK[0]) + len(BLOCK[0]), s.index(BLOCK[1])
-    readme.write_text(s[:begin] + "\n" + INTRO + "\n\n" + text.strip() + "\n" + s[end:], encoding="utf-8")
+    document.write_text(s[:begin] + "\n" + INTRO + "\n\n" + text.strip() + "\n" + s[end:], encoding="utf-8")
 
 
 def main(argv=None) -> int:
@@ -112,7 +113,7 @@ def main(argv=None) -> int:
     args.output.write_text(text, encoding="utf-8")
     subset = args.explorers or args.notebooks or args.browser or args.browser_json or skipped
     if not subset and args.output == RESULTS:
-        write_readme_block(text)
+        write_results_block(text)
     return 0 if all(r.ok is not False for r in rows) else 1
 
 

@@ -10,6 +10,12 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
   weight, the entropy and the Frobenius norm of the softmax's Jacobian, per query;
 - :func:`effects_by_d_k` -- the same for every ``d_k`` of a grid, from one seed (cached);
 - :func:`jacobian_norm_bands` -- quantiles of the Jacobian norm against ``d_k``;
+- :class:`Comparison`, :func:`compare`, :func:`comparison_table` -- unscaled against scaled at one
+  ``d_k`` and one number of keys, in medians and 10-90 % ranges over queries (the head sizes
+  real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
+- :func:`walk_end_variance` -- the variance of the walks' ends and its standard error;
+- :func:`chain_holds` -- the check of notebook 00's figure: unscaled, the largest weight rises and
+  the Jacobian falls with ``d_k``; scaled, both stay put;
 - :func:`density_histogram` -- a histogram as a density (for the figures' panels), on the bins
   :func:`spread_edges` (unscaled logits) and :data:`SCALED_EDGES` (scaled logits);
 - :data:`D_KS`, :data:`SHOWN_D_KS`, :data:`N_KEYS`, :data:`N_QUERIES`, :data:`COMPARED` --
@@ -29,15 +35,17 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks
+from . import _checks, theory
 from ._numerics import histogram_fractions
 from .attention import softmax
 from .sampling import make_rng, sample_components
 from .saturation import MCEstimate, jacobian_frobenius, mc_estimate, query_logits, weight_stats
 from .scales import check_scaling, scale_factor
 
-__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "N_QUERIES", "COMPARED", "dot_product_walks", "Effects",
-           "effects", "effects_by_d_k", "jacobian_norm_bands", "density_histogram", "spread_edges", "SCALED_EDGES"]
+__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
+           "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
+           "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table", "density_histogram",
+           "spread_edges", "SCALED_EDGES"]
 
 #: The d_k values of the course's sliders: powers of two, 1 ... 4096.
 D_KS = tuple(2**i for i in range(13))
@@ -45,6 +53,10 @@ D_KS = tuple(2**i for i in range(13))
 SHOWN_D_KS = (4, 64, 1024)
 #: Keys per query (as in notebook 05's curves).
 N_KEYS = 16
+#: Keys per query of a long sequence (GPT-2's context length), for :func:`compare`.
+MANY_KEYS = 1024
+#: The head dimensions most real models use (notebook 00, section 4).
+HEAD_D_KS = (64, 128)
 #: Independent queries per d_k: standard errors of about 0.005 on the mean largest weight.
 N_QUERIES = 2000
 #: The two scalings notebook 00 compares (names of :data:`sdpa_helpers.scales.SCALINGS`).
@@ -274,3 +286,115 @@ def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
     [0.5, 0.25]
     """
     return histogram_fractions(values, edges, density=True)
+
+
+class VarianceEstimate(NamedTuple):
+    """A sample variance ``var``, its standard error ``se``, and the ``theory`` it estimates."""
+
+    var: float
+    se: float
+    theory: float
+
+
+def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
+    """The sample variance of the walks' ends (``q . k``), its exact standard error and the theory ``d_k``.
+
+    The standard error is that of a sample variance of ``n_walks`` draws of ``q . k`` with normal
+    components (:func:`sdpa_helpers.theory.sample_variance_moments`).
+
+    >>> est = walk_end_variance(dot_product_walks(256, 4000, rng=0))
+    >>> bool(abs(est.var - est.theory) < 4 * est.se), est.theory
+    (True, 256.0)
+    """
+    walks = _checks.real_array("walks", walks, min_ndim=2, shape_hint="(n_walks, d_k)")
+    n_walks, d_k = walks.shape[-2:]
+    if n_walks < 2:
+        raise ValueError(f"walks must hold at least 2 walks for a variance, got {n_walks}")
+    se = theory.sample_variance_moments(n_walks, d_k, theory.dot_product_excess_kurtosis(d_k)).std
+    return VarianceEstimate(float(walks[..., -1].var(ddof=1)), float(se), float(d_k))
+
+
+class Comparison(NamedTuple):
+    """Unscaled against scaled at one ``d_k`` and one number of keys, on the same draws.
+
+    Attributes
+    ----------
+    d_k, n_keys : int
+    unscaled, scaled : Effects
+    """
+
+    d_k: int
+    n_keys: int
+    unscaled: Effects
+    scaled: Effects
+
+    @property
+    def ratio(self) -> float:
+        """Median ``||J||_F`` unscaled divided by median ``||J||_F`` scaled (< 1: unscaled is smaller)."""
+        return float(np.median(self.unscaled.jacobian_norm) / np.median(self.scaled.jacobian_norm))
+
+
+def compare(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> Comparison:
+    """:func:`effects` unscaled and scaled at ``d_k`` with ``n_keys`` keys, from the same draws.
+
+    ``rng`` must be an integer seed (or None): both scalings are drawn from it, so they see the
+    same queries and keys.
+
+    >>> c = compare(64, n_queries=500)
+    >>> c.d_k, c.n_keys, bool(np.allclose(c.unscaled.logits / 8, c.scaled.logits))
+    (64, 16, True)
+    """
+    if isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be an integer seed (or None) so both scalings see the same draws, "
+                        "not a Generator")
+    seed = rng if rng is not None else int(make_rng(None).integers(2**32))
+    u, s = (effects(d_k, name, n_keys=n_keys, n_queries=n_queries, rng=seed) for name in COMPARED)
+    return Comparison(u.d_k, n_keys, u, s)
+
+
+def _median_range(x: np.ndarray) -> str:
+    """``median (10 % quantile–90 % quantile)``, each to two significant figures."""
+    lo, med, hi = np.quantile(x, (0.1, 0.5, 0.9))
+    return f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})"
+
+
+def comparison_table(comparisons: Iterable[Comparison]) -> str:
+    """A text table of :class:`Comparison` rows: largest weight and ``||J||_F``, median (10–90 %).
+
+    >>> print(comparison_table([compare(64, n_queries=500)]).splitlines()[1])
+     d_k  keys  largest weight, unscaled vs scaled        size of J, unscaled vs scaled              unscaled ÷ scaled
+    """
+    rows = tuple(comparisons)
+    if not rows or not all(isinstance(c, Comparison) for c in rows):
+        raise TypeError("comparisons must be a non-empty sequence of Comparison (from compare)")
+    n_queries = {len(c.unscaled.jacobian_norm) for c in rows}
+    lines = [f"median over {'/'.join(map(str, sorted(n_queries)))} random queries, and in brackets the range "
+             f"of the middle 80 % of them (10 % below, 10 % above)",
+             f" d_k  keys  {'largest weight, unscaled vs scaled':40}  {'size of J, unscaled vs scaled':41}  "
+             f"unscaled ÷ scaled"]
+    for c in rows:
+        w = f"{_median_range(c.unscaled.sorted_weights[:, 0])} vs {_median_range(c.scaled.sorted_weights[:, 0])}"
+        j = f"{_median_range(c.unscaled.jacobian_norm)} vs {_median_range(c.scaled.jacobian_norm)}"
+        lines.append(f"{c.d_k:4d}  {c.n_keys:4d}  {w:40}  {j:41}  {c.ratio:#.2g}")
+    return "\n".join(lines)
+
+
+def chain_holds(rows: Iterable[tuple[Effects, Effects]], tolerance: float = 0.1) -> bool:
+    """True when, from each ``(unscaled, scaled)`` row to the next (``d_k`` growing), the unscaled
+    mean largest weight rises by more than 4 standard errors and the unscaled median Jacobian norm
+    falls, while the scaled mean largest weight and median Jacobian norm each stay within
+    ``tolerance`` (relative: largest / smallest - 1) over all rows.
+
+    >>> chain_holds([tuple(effects(d, s, rng=0) for s in COMPARED) for d in SHOWN_D_KS])
+    True
+    """
+    rows = tuple(rows)
+    if len(rows) < 2 or not all(len(r) == 2 and all(isinstance(fx, Effects) for fx in r) for r in rows):
+        raise TypeError("rows must be a sequence of at least two (unscaled, scaled) pairs of Effects")
+    unscaled_ok = all(
+        float(b.max_weight.mean - a.max_weight.mean) > 4 * float(np.hypot(a.max_weight.se, b.max_weight.se))
+        and np.median(b.jacobian_norm) < np.median(a.jacobian_norm)
+        for (a, _), (b, _) in zip(rows, rows[1:]))
+    scaled = [(float(s.max_weight.mean), float(np.median(s.jacobian_norm))) for _, s in rows]
+    scaled_ok = all(max(v) <= (1 + tolerance) * min(v) for v in zip(*scaled))
+    return bool(unscaled_ok and scaled_ok)

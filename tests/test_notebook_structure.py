@@ -244,6 +244,79 @@ def test_main_line_budget(path):
     assert not problems, f"{path.name}: " + "; ".join(problems)
 
 
+# -- the reading-time model (issue 20 §1): 150 words a minute + 1 minute per main-line code cell --
+
+def _tiny_notebook(tmp_path, cells):
+    nb = nbformat.v4.new_notebook()
+    for kind, source, tags in cells:
+        make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+        nb.cells.append(make(source, metadata={"tags": tags} if tags else {}))
+    path = tmp_path / "99_tiny.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_reading_time_model_counts_what_a_learner_reads(tmp_path):
+    words = " ".join(["word"] * 140)
+    path = _tiny_notebook(tmp_path, [
+        ("markdown", f"{words} $d_\\text{{model}}/h$ and $x^2$ <details>folded solution words</details>", []),
+        ("code", "x = 1\nprint(x)", []),
+        ("markdown", "seven words of prose before the end", [build.END_OF_CHAIN_TAG]),
+        ("markdown", "## Deep dive: skipped\n" + words, [DEEP]),
+        ("code", "print('deep')", [DEEP]),
+        ("code", "", []),  # an empty cell is no reading
+        ("markdown", " ".join(["more"] * 150), []),
+        ("code", "y = 2", []),
+    ])
+    r = main_line(path)
+    # 140 + "model" (inside \text) + "and" = 142; then 7; then 150. Math and <details> are not prose.
+    assert r["words"] == 142 + 7 + 150
+    assert r["cells"] == 2 and r["deep"] == 2
+    assert r["chain_minutes"] == pytest.approx((142 + 7) / 150 + 1)
+    assert r["minutes"] == pytest.approx((142 + 7 + 150) / 150 + 2)
+    assert build.minutes(150, 3) == pytest.approx(4.0)
+
+
+@pytest.mark.parametrize("prefix", sorted(build.MINUTES_BUDGET))
+def test_reading_time_budget(prefix):
+    """00: up to the end of the chain (the cell tagged end-of-chain) <= 10 minutes; all of it <= 15."""
+    (path,) = [p for p in NOTEBOOKS if p.name.startswith(prefix + "_")]
+    nb = load(path)
+    tagged = [k for k, c in enumerate(nb.cells) if build.END_OF_CHAIN_TAG in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: exactly one cell tagged {build.END_OF_CHAIN_TAG!r}, found {len(tagged)}"
+    assert DEEP not in nb.cells[tagged[0]].metadata.get("tags", []), "the end of the chain is on the main line"
+    chain_budget, budget = build.MINUTES_BUDGET[prefix]
+    r = main_line(path)
+    print(f"{path.name}: chain {r['chain_minutes']:.1f} min, whole {r['minutes']:.1f} min "
+          f"({r['words']} words, {r['cells']} code cells)")
+    assert r["chain_minutes"] <= chain_budget, \
+        f"{path.name}: the chain takes {r['chain_minutes']:.1f} min (budget {chain_budget:g})"
+    assert r["minutes"] <= budget, f"{path.name}: the main line takes {r['minutes']:.1f} min (budget {budget:g})"
+
+
+def test_start_heres_chain_ends_after_the_numbers_at_real_head_sizes():
+    """The chain ends with the section that shows spread, weights and gradient unscaled vs scaled, in numbers."""
+    nb = load(NOTEBOOKS[0])
+    end = next(k for k, c in enumerate(nb.cells) if build.END_OF_CHAIN_TAG in c.metadata.get("tags", []))
+    before = [c for c in nb.cells[:end] if c.cell_type == "code"]
+    assert any("comparison_table" in c.source for c in before), "the numbers at d_k = 64 and 128 come before it"
+    assert any("three_effects_figure" in c.source for c in before), "the figure of the chain comes before it"
+
+
+def test_readme_figure_is_notebook_00s():
+    """The README shows notebook 00's figure, written by the build from the cell tagged readme-figure."""
+    nb = load(NOTEBOOKS[0])
+    (cell,) = [c for c in nb.cells if build.FIGURE_TAG in c.metadata.get("tags", [])]
+    png = next(o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {}))
+    import base64
+    figure = build.figure_path(ROOT / "authoring" / "notebooks" / (NOTEBOOKS[0].stem + ".py"))
+    assert figure.read_bytes() == base64.b64decode(png), "rebuild notebook 00: its README figure is stale"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rel = figure.relative_to(ROOT).as_posix()
+    match = re.search(rf"!\[([^\]]+)\]\({re.escape(rel)}\)", readme)
+    assert match and len(match.group(1)) > 40, "the README shows the figure with alt text"
+
+
 def test_readme_reading_load_table_is_current():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert build.reading_load_table() in readme, (

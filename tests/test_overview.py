@@ -146,14 +146,86 @@ def test_density_histogram_against_numpy():
 def test_the_notebooks_numbers_hold_for_other_seeds(seed):
     """Notebook 00 quotes one seed; the pattern (and each number within 4 SE) holds for others too."""
     quoted = {4: (0.42, 0.23), 64: (0.84, 0.25), 1024: (0.96, 0.25)}  # largest weight, unscaled vs scaled
-    scaled_stats = []
+    rows = []
     for d_k, (want_u, want_s) in quoted.items():
         u, s = (overview.effects(d_k, name, rng=100 + seed) for name in overview.COMPARED)
-        scaled_stats.append((float(s.max_weight.mean), float(s.entropy.mean), float(np.median(s.jacobian_norm))))
+        rows.append((u, s))
         for fx, want in ((u, want_u), (s, want_s)):
             assert abs(float(fx.max_weight.mean) - want) < 4 * float(fx.max_weight.se) + 0.005  # 0.005: rounding
         if d_k == 1024:
             assert np.median(u.jacobian_norm) < 1e-3 * np.median(s.jacobian_norm)
             assert 0.25 < np.median(s.jacobian_norm) < 0.35
-    for values in zip(*scaled_stats):  # the notebook's check: scaled, each statistic within 10 % over d_k
-        assert max(values) < 1.1 * min(values)
+    assert overview.chain_holds(rows)  # the notebook's check of its figure, on other draws
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exercise_3_answer_holds_for_other_seeds(seed):
+    """Exercise 3: from d_k = 64 to 1024 the unscaled mean largest weight rises by more than 10 %
+    and the scaled one changes by less, on every seed (not only the notebook's)."""
+    u64, s64 = (overview.effects(64, name, rng=200 + seed) for name in overview.COMPARED)
+    u1024, s1024 = (overview.effects(1024, name, rng=200 + seed) for name in overview.COMPARED)
+    assert float(u1024.max_weight.mean) > 1.1 * float(u64.max_weight.mean)
+    ratio = float(s1024.max_weight.mean) / float(s64.max_weight.mean)
+    assert 1 / 1.1 < ratio < 1.1
+
+
+def test_chain_holds_fails_when_the_scaled_side_moves():
+    rows = [tuple(overview.effects(d, s, n_queries=500, rng=0) for s in overview.COMPARED) for d in (4, 64, 1024)]
+    assert overview.chain_holds(rows)
+    swapped = [(u, u) for u, _ in rows]  # "scaled" that saturates: not within 10 %
+    assert not overview.chain_holds(swapped)
+    with pytest.raises(TypeError, match="rows"):
+        overview.chain_holds(rows[:1])
+
+
+# --- the head sizes real models use (notebook 00, section 4) ----------------------------------
+
+@pytest.mark.parametrize("seed", range(4))
+def test_head_size_claims_hold_for_other_seeds(seed):
+    """Section 4's claims: with 16 keys at d_k = 64 the unscaled median ||J|| is 2-4x smaller than the
+    scaled one, about 9x at 128; with 1024 keys it is larger at 64 and 128; the unscaled median
+    largest weight is > 0.9 (16 keys) and > 0.6 (1024 keys), the scaled one < 0.3 and < 0.03."""
+    c64, c128 = (overview.compare(d, rng=300 + seed) for d in overview.HEAD_D_KS)
+    assert 2 < 1 / c64.ratio < 4 and 6 < 1 / c128.ratio < 13
+    many = [overview.compare(d, overview.MANY_KEYS, n_queries=1000, rng=300 + seed) for d in overview.HEAD_D_KS]
+    assert min(c.ratio for c in many) > 1
+    for c, (lo_u, hi_s) in ((c64, (0.9, 0.3)), (many[0], (0.6, 0.03))):
+        assert np.median(c.unscaled.sorted_weights[:, 0]) > lo_u and np.median(c.scaled.sorted_weights[:, 0]) < hi_s
+
+
+def test_with_many_keys_the_collapse_comes_later_but_comes():
+    """"The collapse comes at larger d_k, later with more keys": with 1024 keys the unscaled median
+    ||J|| is above the scaled at d_k = 128 but far below it at d_k = 2048."""
+    late = overview.compare(2048, overview.MANY_KEYS, n_queries=500, rng=1)
+    assert late.ratio < 0.01
+
+
+def test_compare_uses_the_same_draws_and_the_ratio_of_medians():
+    c = overview.compare(256, n_keys=8, n_queries=300, rng=3)
+    assert np.allclose(c.unscaled.logits / 16, c.scaled.logits)
+    assert c.ratio == pytest.approx(np.median(c.unscaled.jacobian_norm) / np.median(c.scaled.jacobian_norm))
+    with pytest.raises(TypeError, match="rng"):
+        overview.compare(64, rng=make_rng(0))
+    with pytest.raises(ValueError, match="d_k"):
+        overview.compare(0)
+
+
+def test_comparison_table_prints_medians_and_ranges():
+    c = overview.compare(64, n_queries=400, rng=0)
+    lines = overview.comparison_table([c]).splitlines()
+    assert "400 random queries" in lines[0] and "10 %" in lines[0]
+    lo, med, hi = np.quantile(c.unscaled.jacobian_norm, (0.1, 0.5, 0.9))
+    assert f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})" in lines[2]
+    assert lines[2].split()[:2] == ["64", "16"] and lines[2].endswith(f"{c.ratio:#.2g}")
+    with pytest.raises(TypeError, match="comparisons"):
+        overview.comparison_table([])
+
+
+def test_walk_end_variance_against_its_definition():
+    walks = overview.dot_product_walks(64, 3000, rng=2)
+    est = overview.walk_end_variance(walks)
+    assert est.var == pytest.approx(np.var(walks[:, -1], ddof=1)) and est.theory == 64
+    assert est.se == pytest.approx(theory.sample_variance_moments(3000, 64, theory.dot_product_excess_kurtosis(64)).std)
+    assert abs(est.var - 64) < 4 * est.se
+    with pytest.raises(ValueError, match="walks"):
+        overview.walk_end_variance(walks[:1])

@@ -28,32 +28,46 @@ def small_figure_data():
     return d_ks, rows, bands
 
 
-def test_static_figure_shares_the_unscaled_x_axis(small_figure_data):
+def test_static_figure_shares_the_unscaled_x_axis_and_draws_the_jacobian_once(small_figure_data):
     d_ks, rows, bands = small_figure_data
     fig = overview_plots.three_effects_figure(rows, d_ks, bands, overview.N_KEYS)
-    assert isinstance(fig, Figure) and len(fig.axes) == 4 * len(rows)
-    grid = np.array(fig.axes).reshape(len(rows), 4)
+    assert isinstance(fig, Figure) and len(fig.axes) == 3 * len(rows) + 1  # one Jacobian panel for all rows
+    grid = np.array(fig.axes[: 3 * len(rows)]).reshape(len(rows), 3)
+    ax_j = fig.axes[-1]
     assert len({ax.get_xlim() for ax in grid[:, 0]}) == 1  # one x axis down the unscaled column
     assert grid[0, 0].get_xlim() == pytest.approx((-64.0, 64.0))  # +-4 sqrt(largest d_k)
-    for ax in grid[:, 1]:  # the scaled histogram is never clipped
+    for ax in (*grid[:, 0], *grid[:, 1]):  # both histogram columns: tallest bar = 1, never clipped
         (patch,) = [p for p in ax.patches]
-        assert patch.get_data()[0].max() < ax.get_ylim()[1]
+        assert patch.get_data()[0].max() == pytest.approx(1.0)
+        assert ax.get_ylim()[1] > 1.0 and ax.get_ylabel() == overview_plots.HIST_YLABEL
     for ax in fig.axes:
         assert ax.get_xlabel().strip() and ax.get_ylabel().strip()
-    assert all(ax.get_legend() is not None for ax in grid[:, 3])  # which curve is which, in every row
+    curves = [line for line in ax_j.get_lines() if len(line.get_xdata()) == len(d_ks)]
+    assert len(curves) == 2  # the median curve of each scaling, drawn once
+    markers = [line for line in ax_j.get_lines() if len(line.get_xdata()) == 1]
+    assert len(markers) == 2 * len(rows)  # one marker per scaling and row
+    assert ax_j.get_legend() is not None and ax_j.get_ylim()[0] == overview_plots.JACOBIAN_YMIN
+
+
+def test_jacobian_axis_holds_every_median_with_16_keys():
+    """The log axis is cut at JACOBIAN_YMIN: every median of the explorer's grid lies above it."""
+    bands = overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, "unscaled", n_queries=500))
+    assert bands[1].min() > overview_plots.JACOBIAN_YMIN
 
 
 def test_panels_show_the_data(small_figure_data):
     d_ks, rows, bands = small_figure_data
     fig, axes = plots.new_figure(1, 4)
-    panels = overview_plots.EffectsPanels(axes, d_ks, bands, overview.N_KEYS, d_max=256, scaled_ymax=1.5)
+    panels = overview_plots.EffectsPanels(axes, d_ks, bands, overview.N_KEYS, d_max=256)
     u, s = rows[1]
     panels.show(u, s)
     heights_u = panels.stairs_u.get_data()[0]
     expected = overview.density_histogram(u.logits, overview.spread_edges(256))
     assert np.allclose(heights_u, expected / expected.max())  # tallest bar = 1
-    assert np.allclose(panels.stairs_s.get_data()[0], overview.density_histogram(s.logits, overview.SCALED_EDGES))
+    expected_s = overview.density_histogram(s.logits, overview.SCALED_EDGES)
+    assert np.allclose(panels.stairs_s.get_data()[0], expected_s / expected_s.max())  # the same normalisation
     assert np.allclose(panels.line_wu.get_ydata(), u.sorted_weights.mean(axis=0))
     assert panels.markers["unscaled"].get_ydata()[0] == pytest.approx(bands["unscaled"][1, 1])
+    assert f"{float(u.max_weight.mean):.2f}" in panels.texts["unscaled"].get_text()
     with pytest.raises(TypeError, match="Effects"):
         panels.show(u, None)

@@ -35,9 +35,7 @@ def test_explorer_axes_are_fixed_and_never_clip(explorer):
     ax_u, ax_s = explorer.panels.axes[:2]
     assert explorer._background_key(d_k=1) is None  # one background for every d_k: limits never move
     assert ax_u.get_xlim() == pytest.approx((-256.0, 256.0))  # room for d_k = 4096 at every d_k
-    tallest = max(float(h.max()) for h in explorer.density_s.values())
-    assert tallest == pytest.approx(float(explorer.density_s[1].max()))  # the d_k = 1 cusp
-    assert ax_s.get_ylim()[1] > tallest
+    assert ax_s.get_ylim()[1] > 1.0  # both histograms are drawn with the tallest bar = 1
 
 
 def test_explorer_readout_says_what_the_panels_show(explorer):

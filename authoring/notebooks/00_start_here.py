@@ -1,20 +1,20 @@
 # %% [markdown]
 # # Why √d_k? — the whole answer in ten minutes
 #
-# Scaled dot-product attention, the heart of a Transformer, is one line:
+# Scaled dot-product attention is one line:
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
-# Why divide by $\sqrt{d_k}$? The other nine notebooks prove each step of the answer below and
-# show where it stops being true.
+# Why divide by $\sqrt{d_k}$? Here is the whole answer; the other notebooks prove each step.
 #
 # **Learning goals**
-# - Quote the paper on the scale, and its assumption.
-# - Explain the chain at initialisation: spread $\sqrt{d_k}$ → one-hot softmax → vanishing gradient, and how $1/\sqrt{d_k}$ breaks it.
-# - Say what $d_k$ is in a real model, and which notebook proves each step.
+# - Say what queries, keys, values and the softmax do.
+# - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax → vanishing gradient, and how $1/\sqrt{d_k}$ breaks it.
+# - Say how strong each link is at real head sizes ($d_k$ = 64, 128).
+# - Say what $d_k$ is, and which notebook proves each step.
 #
 # **Prerequisites**
-# - Python and a little numpy (arrays, `@`).
+# - Python, a little numpy (arrays, `@`).
 # - Vectors, the dot product; the words *mean* and *variance*.
 
 # %% tags=["nbval-ignore-output"]
@@ -26,11 +26,11 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng, models, overview, theory
+from sdpa_helpers import make_rng, models, overview
 from sdpa_helpers.attention import entropy, softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import overview as overview_plots
-from sdpa_helpers.verify import verify, verify_close
+from sdpa_helpers.verify import verify
 from sdpa_helpers.widgets.overview import ThreeEffectsExplorer
 
 SEED = 0
@@ -38,7 +38,31 @@ rng = make_rng(SEED)
 print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib {matplotlib.__version__} | ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. What the paper says
+# ## 1. What attention is for
+#
+# In a Transformer each word gathers information from the others. In *the cat sat on the mat*,
+# *sat* needs to know who sat. Attention is a soft lookup: the word's **query** $q$ asks ("a noun
+# that can act?"), each word's **key** $k_j$ advertises what it offers, its **value** $v_j$ is what
+# it delivers. The **logit** $z_j = q\cdot k_j$ scores how well key $j$ answers; the softmax turns
+# logits into **weights** $p_j = e^{z_j}/\sum_i e^{z_i}$, positive, summing to 1; the output is
+# $\sum_j p_j v_j$. The model learns to make $q$, $k$, $v$ from the words; $q$ and $k$ have length
+# $d_k$. A toy with $d_k = 2$ (coordinates: noun?, can act?):
+
+# %%
+words = ["cat", "mat", "on"]
+K = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])  # keys, one row per word: (is a noun, can act)
+q = np.array([1.0, 1.0])  # the query of "sat": a noun that can act
+z = K @ q  # logits: (3, 2) @ (2,) -> (3,), one per key
+for c in (1, 8):
+    p = softmax(c * z)
+    print(f"logits × {c}: {c * z} → weights", ", ".join(f"{w} {x:.3f}" for w, x in zip(words, p)), f"| entropy {entropy(p):.2f}")
+
+# %% [markdown]
+# *cat* wins; *mat* still gets a quarter. Logits ×8 (same order, bigger gaps) make a hard lookup:
+# *cat* takes all, the weights are **one-hot** (one 1, the rest 0). The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are:
+# $\ln n$ when all $n$ are equal, 0 when one takes all. So how big do logits $q\cdot k$ get?
+#
+# ## 2. What the paper says
 #
 # Vaswani et al. (2017), *Attention Is All You Need*, §3.2.1
 # ([arXiv:1706.03762](https://arxiv.org/abs/1706.03762)):
@@ -53,89 +77,89 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # > independent random variables with mean $0$ and variance $1$. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
 #
-# The paper *suspects*. Its evidence is the sentence before: at large $d_k$, additive attention
-# beat dot-product attention without the scale
-# ([Britz et al. 2017](https://aclanthology.org/D17-1151/)). It gives a reason and one variance,
-# not a proof that gradients vanish. The footnote's *assumption* can hold roughly at
-# initialisation (notebook 08 checks which initialisations give it); training need not keep it.
-# $d_k$ is the length of each query $q$ and key $k$.
-#
-# ## 2. Softmax and entropy
-#
-# The softmax turns logits $z_1, \dots, z_n$ into weights $p_i = e^{z_i} / \sum_j e^{z_j}$:
-# positive, summing to 1, largest where the logit is largest. The **entropy**
-# $H(p) = -\sum_i p_i \ln p_i$, in *nats*, says how spread out they are:
-# $\ln n$ when uniform, 0 when one-hot. Here are five logits, then the same logits times 8
-# (from Andrej Karpathy's lecture "Let's build GPT"):
+# The paper *suspects*; it measures no gradients. The assumption can hold at **initialisation**, the
+# start of training, when the numbers that make $q$ and $k$ are random (notebook 08 checks when).
+# Let us measure.
 
-# %%
-z = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
-for c in (1, 8):
-    print(f"logits × {c}: weights {np.array2string(softmax(c * z), precision=3)}, entropy {entropy(softmax(c * z)):.2f} nats")
-verify(f"×8 gives a peakier softmax (lower entropy; uniform would be ln 5 = {np.log(5):.2f})", entropy(softmax(8 * z)) < entropy(softmax(z)))
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the paper's evidence
+#
+# The sentence before the quote is the paper's only evidence: for small $d_k$ dot-product
+# attention and *additive* attention (an older design that scores a key with a small neural
+# network, $w^\top \tanh(W_q q + W_k k)$, instead of a dot product) performed alike, while for
+# large $d_k$ additive attention won unless the dot products were scaled
+# ([Britz et al. 2017](https://aclanthology.org/D17-1151/)). That is a comparison of two designs,
+# not a measurement of gradients: the suspicion is checked below, at initialisation.
 
 # %% [markdown]
-# Same order, bigger gaps: the weights rush towards one-hot. So the question is how big the
-# logits $q \cdot k$ get.
+# ## 3. The chain at initialisation
 #
-# ## 3. The spread of $q \cdot k$ grows like $\sqrt{d_k}$
+# Give each of 2000 random queries 16 keys (one row of $QK^\top$), all components independent,
+# mean 0, variance 1. At $d_k$ = 4, 64, 1024 compare logits $q\cdot k_j$ (unscaled) with
+# $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws):
 #
-# Under the footnote's assumption each term $q_i k_i$ has mean 0 and variance 1, so adding them
-# up one at a time is a **random walk** of $d_k$ steps. Steps partly cancel: after $i$ steps a
-# walk is, in root-mean-square, $\sqrt{i}$ from zero.
+# 1. **spread** (standard deviation) of the logits;
+# 2. **weights**: each query's 16, sorted, averaged over queries;
+# 3. **gradient**: training moves $q$ and $k$ along gradients, which pass through the softmax's
+#    **Jacobian** $J$, the 16×16 table of how much weight $p_i$ moves when logit $z_j$ moves
+#    ($J = \mathrm{diag}(p) - pp^\top$, notebook 06). Its size $\|J\|$: the root of the sum of
+#    its squared entries. One-hot weights give $J = 0$: nothing flows back.
 #
-# **Predict:** after 256 steps, does a typical walk end about 16 or about 256 from zero?
+# **Predict:** at $d_k = 1024$, is a typical unscaled logit about 32 or about 1024 in size?
 
-# %%
-walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
-verify_close("Var(q·k) at d_k = 256 (the walks' ends)", walks[:, -1].var(ddof=1), 256, se=theory.sample_variance_moments(4000, 256, theory.dot_product_excess_kurtosis(256)).std)
-overview_plots.random_walks(walks).figure
-
-# %% [markdown]
-# About 16: the typical size of $q\cdot k$ is $\sqrt{d_k}$, not $d_k$. Notebook 02 proves
-# $\mathrm{Var}(q\cdot k) = d_k$ step by step.
-#
-# ## 4. Three effects, at initialisation
-#
-# Give each query 16 keys, like one row of $QK^\top$. For 2000 random queries per $d_k$,
-# compare the logits $q\cdot k_j$ (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws):
-#
-# 1. **spread**: the histogram of the logits;
-# 2. **weights**: each query's 16 softmax weights, sorted, averaged over queries;
-# 3. **gradient**: the softmax's Jacobian $J = \partial p/\partial z = \mathrm{diag}(p) - pp^\top$.
-#    Every gradient flowing back to the logits (and on to $q$, $k$) is multiplied by $J$;
-#    for one-hot $p$, $J = 0$. Its size: $\|J\|_F$, the root of the sum of its squared entries.
-#
-# **Predict:** as $d_k$ grows from 4 to 1024, does the largest of 16 unscaled weights stay
-# near $1/16$ or climb towards 1? And the scaled one?
-
-# %%
+# %% tags=["readme-figure"]
 rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
+verify("row by row, unscaled: the largest weight rises, the median size of J falls; scaled: both stay within 10 %", overview.chain_holds(rows))
 overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
-# Each row has 16 times the $d_k$ of the row above; on the left column's shared x axis the
-# unscaled logits spread 4 times wider each row. In numbers (unscaled vs scaled):
+# About 32: the spread is $\sqrt{d_k}$, the square root of the variance (notebook 02; deep dive
+# below). Row by row $d_k$ grows 16×, the unscaled spread 4×. Unscaled, the largest weight climbs
+# towards 1 and the size of $J$ falls, slowly, then by orders of magnitude. Scaled, all stay put.
 
-# %%
-print("\n".join(f"d_k = {u.d_k:4}: largest weight {u.max_weight.mean:.2f} vs {s.max_weight.mean:.2f}; entropy {u.entropy.mean:.2f} vs {s.entropy.mean:.2f} nats; median ‖J‖_F {np.median(u.jacobian_norm):.2g} vs {np.median(s.jacobian_norm):.2g}" for u, s in rows))
-verify("unscaled: the largest weight climbs with d_k (each step > 4 SE)", all(b.max_weight.mean - a.max_weight.mean > 4 * np.hypot(a.max_weight.se, b.max_weight.se) for (a, _), (b, _) in zip(rows, rows[1:])))
-verify("at d_k = 1024 the median unscaled ‖J‖_F is below 1/1000 of the scaled one", np.median(rows[-1][0].jacobian_norm) < 1e-3 * np.median(rows[-1][1].jacobian_norm))
-verify("scaled: largest weight, entropy and median ‖J‖_F each vary by < 10 % from d_k = 4 to 1024", all(max(v) < 1.1 * min(v) for v in zip(*[(s.max_weight.mean, s.entropy.mean, np.median(s.jacobian_norm)) for _, s in rows])))
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: $q\cdot k$ as a random walk
+#
+# Under the footnote's assumption each term $q_i k_i$ has mean 0 and variance 1, so adding the
+# terms up one at a time is a **random walk** of $d_k$ steps. Steps partly cancel: after $i$ steps
+# a walk is, in root-mean-square, $\sqrt{i}$ from zero, not $i$. Here are 4000 walks of 256 steps
+# (five drawn), and the variance of where they end, against $d_k = 256$:
+
+# %% tags=["deep-dive"]
+walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
+end = overview.walk_end_variance(walks)
+verify(f"Var(q·k) of the 4000 walks' ends is {end.var:.0f}: matches theory ({end.theory:.0f}) within simulation noise",
+       abs(end.var - end.theory) <= 4 * end.se, f"a simulation of 4000 walks wobbles by about {end.se:.0f}")
+overview_plots.random_walks(walks).figure
 
 # %% [markdown]
-# The common guess — "bigger logits, sharper attention, fine" — misses the last column.
-# Unscaled, the largest weight climbs towards 1, the entropy falls towards 0, and for the typical
-# (median) query the Jacobian collapses: a bounded gradient arriving at $p$ barely passes back
-# (an unbounded one need not vanish: notebook 06). Queries whose top two logits are close still
-# pass some (the band's upper part). Scaled, all three stay nearly the same at every $d_k$. That
-# is the paper's sentence, checked at initialisation; notebooks 05 and 06 work out why.
+# ## 4. At the head sizes real models use
+#
+# Common head sizes are $d_k$ = 64 and 128 (section 6). There, with 16 keys and with 1024:
+
+# %%
+table = [overview.compare(d, n, rng=SEED) for n in (overview.N_KEYS, overview.MANY_KEYS) for d in overview.HEAD_D_KS]
+print(overview.comparison_table(table))
+verify("16 keys, d_k = 64: the median unscaled size of J is only 2 to 4 times smaller than the scaled one", 2 < 1 / table[0].ratio < 4)
+verify("1024 keys, d_k = 64 and 128: the median unscaled size of J is larger than the scaled one", min(c.ratio for c in table[2:]) > 1)
+verify("1024 keys, d_k = 2048: the median unscaled size of J is below 1/100 of the scaled one", overview.compare(2048, overview.MANY_KEYS, rng=SEED).ratio < 0.01)
+
+# %% [markdown] tags=["end-of-chain"]
+# Unscaled, the softmax is nearly a hard lookup: median largest weight 0.93 of 16 keys at
+# $d_k = 64$ (0.73 of 1024) against 0.22 (0.014) scaled. The gradient depends on the keys:
+#
+# - 16 keys: the median size of $J$ is only about 3× smaller at $d_k = 64$, 9× at 128; the
+#   unluckiest tenth of queries get below 0.00047 and 0.000014;
+# - 1024 keys: unscaled $J$ is *larger*. Scaled, the weight is spread thin, each key responding
+#   weakly; unscaled, it sits on the top key or two, which respond strongly.
+#
+# The collapse comes at larger $d_k$, later with more keys. At 64 to 128 the scale mainly keeps
+# attention soft: every key gets weight and gradient.
 #
 # ## 5. Drag $d_k$ yourself
 #
-# The same four panels, for any $d_k$ from 1 to 4096. Without a kernel (on GitHub), the figure
-# above is its still version.
+# The same panels for any $d_k$ from 1 to 4096 (the figure above is its still version).
 
 # %% tags=["nbval-ignore-output"]
 ThreeEffectsExplorer(d_k=64)
@@ -143,46 +167,46 @@ ThreeEffectsExplorer(d_k=64)
 # %% [markdown]
 # ## 6. The diagram, and what $d_k$ is
 #
-# ![Scaled dot-product attention, bottom up: MatMul of Q and K, Scale, Mask (optional), SoftMax, MatMul with V.](figures/sdpa_diagram.png)
+# ![Attention, bottom up: MatMul of Q and K, Scale, Mask (optional), SoftMax, MatMul with V.](figures/sdpa_diagram.png)
 #
-# The *Scale* box is this course's subject; the mask comes in notebook 07.
-#
-# $d_k$ is the **head dimension**: a layer runs $h$ attention heads side by side, each with
-# queries and keys of length $d_k$. It is often $d_\text{model}/h$ ($512/8 = 64$ in the
-# paper), but not always:
+# *Scale* is our subject. $d_k$ is the **head dimension**: a layer runs
+# $h$ heads side by side, often sharing the model's width, $d_k = d_\text{model}/h$: $512/8 = 64$
+# in the paper (not always: deep dive).
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: $d_k$ in real models
+#
+# The head dimension of a few published models, against $d_\text{model}/h$:
+
+# %% tags=["deep-dive"]
 print(models.format_table([models.model(n) for n in ("Transformer base (2017)", "BERT-base", "T5 3B", "T5 11B", "Gemma 7B")]))
 verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.model(n).head_dim_is_d_model_over_h for n in ("T5 3B", "T5 11B", "Gemma 7B")))
 
+# %% [markdown] tags=["deep-dive"]
+# T5 does not scale its logits; it folds $1/\sqrt{d_{kv}}$ into the initialisation of $W_Q$ instead.
+
 # %% [markdown]
-# (T5 instead folds $1/\sqrt{d_{kv}}$ into $W_Q$'s initialisation.)
-#
 # ## 7. The map of the course
 #
-# | # | notebook | which step it proves |
+# | # | notebook | what it proves |
 # |---|---|---|
-# | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$ and $QK^\top$; lengths and an angle |
-# | 02 | [Mean and variance of q·k](02_mean_and_variance.ipynb) | $\mathrm{Var}(q\cdot k) = d_k$, derived; what it needs |
-# | 03 | [Small experiments mislead](03_small_experiments.ipynb) | how noisy a small experiment is |
-# | 04 | [Why √d_k and not d_k](04_why_sqrt_dk.ipynb) | $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$: the power $-\tfrac12$ |
-# | 05 | [Softmax saturation](05_softmax_saturation.ipynb) | spread → one-hot; $H \approx \ln n - \sigma^2/2$ while $\sigma^2 \lesssim \ln n$ |
+# | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$, $QK^\top$ |
+# | 02 | [Mean and variance](02_mean_and_variance.ipynb) | $\mathrm{Var}(q\cdot k) = d_k$, derived |
+# | 03 | [Small experiments](03_small_experiments.ipynb) | how noisy a simulation is |
+# | 04 | [Why √d_k](04_why_sqrt_dk.ipynb) | why the square root |
+# | 05 | [Saturation](05_softmax_saturation.ipynb) | spread → one-hot |
 # | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | one-hot → $J \to 0$ |
-# | 07 | [Attention end to end](07_attention_end_to_end.ipynb) | the whole mechanism: masks, heads |
-# | 08 | [Does unit variance hold?](08_does_unit_variance_hold.ipynb) | initialisations, correlated $q$ and $k$, real models |
-# | 09 | [Training with and without the scale](09_training_with_and_without_scale.ipynb) | training; the scale as a reparametrisation |
+# | 07 | [End to end](07_attention_end_to_end.ipynb) | masks, heads |
+# | 08 | [Unit variance?](08_does_unit_variance_hold.ipynb) | the assumption in real models |
+# | 09 | [Training](09_training_with_and_without_scale.ipynb) | training both ways |
 
 # %% [markdown]
 # ## Summary
 #
-# - The paper suspects that large dot products push the softmax where its gradients are tiny;
-#   its footnote assumes independent, mean-0, variance-1 components.
-# - Then, at initialisation, $q\cdot k$ is a random walk with spread $\sqrt{d_k}$. Unscaled, the
-#   softmax goes nearly one-hot (largest of 16 weights 0.96 at $d_k = 1024$) and, for a typical
-#   query, its Jacobian nearly vanishes.
-# - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian nearly steady at every $d_k$.
-# - $d_k$ is the head dimension, often but not always $d_\text{model}/h$. Training can break the
-#   assumption (notebook 08).
+# - With independent mean-0 variance-1 components (initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
+# - Unscaled, the softmax is nearly one-hot already at $d_k$ = 64, 128; its Jacobian collapses as
+#   $d_k$ grows further, later with more keys.
+# - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian the same at every $d_k$.
 #
 # ## Exercises
 #
@@ -201,8 +225,8 @@ _ = check("00.bert_d_k", answer)
 # $d_k = 768/12 = 64$, as in the original Transformer.
 # </details>
 #
-# **Exercise 2.** With $d_k = 256$ and independent unit-variance components, what is the standard
-# deviation of the *unscaled* $q\cdot k$? (an integer)
+# **Exercise 2.** At $d_k = 256$, with independent unit-variance components, what is the spread
+# of the *unscaled* $q\cdot k$? (an integer)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -211,12 +235,13 @@ _ = check("00.std_unscaled", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{Var}(q\cdot k) = d_k = 256$, so the standard deviation is $\sqrt{256} = 16$: the walks of §3.
+# $\mathrm{Var}(q\cdot k) = d_k = 256$, so the spread is $\sqrt{256} = 16$ (the random walks of
+# the deep dive end about 16 from zero, not 256).
 # </details>
 #
-# **Exercise 3 (predict).** At initialisation, as $d_k$ doubles, does the largest of 16 softmax
-# weights go **"up"** (towards 1), **"down"** (towards 1/16) or stay the **"same"**, without the
-# scale and with it? Answer with a pair, e.g. `("down", "up")`.
+# **Exercise 3 (conceptual).** In the figure, from $d_k = 64$ to 1024, does the mean largest
+# weight rise by over 10 % (**"up"**), fall by over 10 % (**"down"**) or change less (**"same"**),
+# unscaled and scaled? Answer a pair, e.g. `("down", "up")`.
 
 # %%
 answer = None  # replace None with your pair of answers
@@ -225,15 +250,14 @@ _ = check("00.predict_largest_weight", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# `("up", "same")`. Unscaled, the logits spread $\sqrt{2}$ times wider, so the largest one pulls
-# further ahead of the rest and takes more of the weight. Scaled, the logits keep spread 1 and
-# the weights keep nearly the same distribution (exactly the same only in the limit where
-# $q\cdot k/\sqrt{d_k}$ is normal; the figure shows 0.23 at $d_k = 4$ and 0.25 from 64 on).
+# `("up", "same")`: unscaled 0.84 → 0.96 (+14 %), scaled 0.25 → 0.25. Unscaled, each 16× in
+# $d_k$ spreads the logits 4× wider, so the largest pulls further ahead of the rest. Scaled, the
+# logits keep spread 1 and the weights keep nearly the same distribution. Nearly: at small $d_k$
+# the scaled logits are not yet normal, and the largest weight drifts a little (0.23 at $d_k = 4$).
 # </details>
 #
-# **Exercise 4 (design).** Let the components of $q$ and $k$ be independent with mean 0 and
-# variance $\sigma^2 = 4$. At $d_k = 64$, which factor $c$ makes the logits
-# $c\,(q\cdot k)$ have variance 1? (three significant figures)
+# **Exercise 4.** Components of $q$ have variance 4, those of $k$ variance $1/4$ (independent,
+# mean 0), $d_k = 1024$. Which $c$ gives $c\,(q\cdot k)$ spread 1? (three significant figures)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -242,9 +266,11 @@ _ = check("00.scale_for_variance_4", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Each term $q_i k_i$ has variance $\sigma^2\cdot\sigma^2 = 16$, so $\mathrm{Var}(q\cdot k) = 64\cdot 16 = 1024$
-# and $c = 1/\sqrt{1024} = 1/32 \approx 0.0313$. The paper's $1/\sqrt{d_k} = 0.125$ would leave variance 16:
-# $1/\sqrt{d_k}$ is right only for unit-variance components.
+# A component of variance 4 is a unit-variance one times 2 (spread $\sqrt 4 = 2$); one of variance
+# $1/4$ is a unit-variance one times $1/2$. So $q\cdot k = (2 q')\cdot(k'/2) = q'\cdot k'$ with unit
+# components: spread $\sqrt{1024} = 32$, and $c = 1/32 = 0.0313$, the paper's own $1/\sqrt{d_k}$.
+# $1/\sqrt{d_k}$ is right whenever $\sigma_q^2\sigma_k^2 = 1$, not only for unit-variance
+# components (notebook 02: $\mathrm{Var}(q\cdot k) = d_k\,\sigma_q^2\sigma_k^2$).
 # </details>
 #
 # ---

@@ -1,27 +1,54 @@
-"""Exercises of notebook 00 (start here): the head dimension, the spread, a prediction, a design."""
+"""Exercises of notebook 00 (start here): the head dimension, the spread, reading the figure, and
+the scale when the components are not unit-variance.
 
-from . import numeric_checker, register
+Every numeric exercise knows its classic slips, each computed by the mistake itself from the
+exercise's inputs.
+"""
+
+import math
+
+from .. import theory
+from . import Slip, numeric_checker, register
+
+# -- Exercise 1: d_k from d_model and the number of heads ---------------------------------------
+BERT_D_MODEL, BERT_HEADS, PAPER_HEADS = 768, 12, 8
 
 register(
     "00.bert_d_k",
     "BERT-base has d_model = 768 and 12 heads of size d_model/h. What is its d_k? (an integer)",
     "d_k is the model dimension shared out equally between the heads.",
-    numeric_checker(768 // 12, what="d_k"),
+    numeric_checker(BERT_D_MODEL // BERT_HEADS, what="d_k", slips=[
+        Slip(BERT_D_MODEL, "d_model itself: each of the 12 heads gets only its share of it"),
+        Slip(BERT_D_MODEL // PAPER_HEADS, "768 shared among the paper's 8 heads; BERT-base has 12"),
+        Slip(BERT_D_MODEL * BERT_HEADS, "d_model multiplied by the number of heads, not divided"),
+    ]),
 )
+
+# -- Exercise 2: the spread of the unscaled q.k ---------------------------------------------------
+STD_D_K = 256
+_moments = theory.dot_product_moments(STD_D_K)
 
 register(
     "00.std_unscaled",
-    "With d_k = 256 and independent unit-variance components, what is the standard deviation of the "
-    "unscaled q·k? (an integer)",
-    "The variance of q·k is d_k; the standard deviation is its square root.",
-    numeric_checker(16, what="the standard deviation"),
+    "With d_k = 256 and independent unit-variance components, what is the spread (standard deviation) "
+    "of the unscaled q·k? (an integer)",
+    "The variance of q·k is d_k; the spread (standard deviation) is the square root of the variance.",
+    numeric_checker(_moments.std, what="the spread", slips=[
+        Slip(_moments.var, "the variance of q·k, not its spread (the standard deviation)"),
+        Slip(theory.scaled_moments(_moments, 1 / math.sqrt(STD_D_K)).std,
+             "the spread of the scaled logits q·k/√d_k; the question asks for the unscaled q·k"),
+        Slip(1 / math.sqrt(STD_D_K), "the scale factor 1/√d_k, not the spread of q·k"),
+    ]),
 )
 
+# -- Exercise 3: read the figure: does the largest weight change by more or less than 10 %? -------
 _DIRECTIONS = ("up", "down", "same")
+_MEANING = {"up": "rises by more than 10 %", "down": "falls by more than 10 %", "same": "changes by less than 10 %"}
 
 
 def _largest_weight_checker(answer):
-    """``("up", "same")``: unscaled the largest weight climbs towards 1; scaled it stays put."""
+    """``("up", "same")``: from d_k = 64 to 1024 the unscaled largest weight rises by more than
+    10 % (0.84 -> 0.96); the scaled one changes by less (0.25 -> 0.25)."""
     if isinstance(answer, str) or not hasattr(answer, "__len__") or len(answer) != 2:
         return False, 'expected a pair of answers, e.g. ("down", "up"): one without the scale, one with it'
     words = [str(a).strip().lower() for a in answer]
@@ -29,28 +56,43 @@ def _largest_weight_checker(answer):
     if unknown:
         return False, f"each answer must be one of {', '.join(map(repr, _DIRECTIONS))}; got {unknown[0]!r}"
     unscaled, scaled = words
-    if unscaled != "up" and scaled != "same":
-        return False, "both halves are off."
+    wrong = []
     if unscaled != "up":
-        return False, "the half without the scale is off."
+        wrong.append(f"without the scale, you say the largest weight {_MEANING[unscaled]}: compare the "
+                     f"orange 'largest' numbers of the rows d_k = 64 and 1024")
     if scaled != "same":
-        return False, "the half with the scale is off."
-    return True, "the unscaled spread grows by √2 per doubling; the scaled one stays 1."
+        wrong.append(f"with the scale, you say it {_MEANING[scaled]}: compare the blue 'largest' numbers")
+    if wrong:
+        return False, "; ".join(wrong) + "."
+    return True, "unscaled 0.84 → 0.96 (+14 %), scaled 0.25 → 0.25."
 
 
 register(
     "00.predict_largest_weight",
-    'At initialisation, as d_k doubles, what happens to the largest of 16 softmax weights (a) without the '
-    'scale, (b) with it? Answer a pair from "up" (towards 1), "down" (towards 1/16), "same".',
-    "What happens to the spread of the logits in each case when d_k doubles? Re-read section 2: "
-    "bigger gaps between logits give a peakier softmax.",
+    "From d_k = 64 to d_k = 1024 (the figure's third column), does the mean largest of 16 softmax weights "
+    'rise by more than 10 % ("up"), fall by more than 10 % ("down") or change by less than 10 % ("same"): '
+    "(a) without the scale, (b) with it? Answer with a pair.",
+    "Read the 'largest' numbers in the weights panels of the rows d_k = 64 and d_k = 1024, and compare "
+    "each change with 10 %.",
     _largest_weight_checker,
 )
 
+# -- Exercise 4: non-unit components whose variances multiply to 1 --------------------------------
+VAR_Q, VAR_K, DESIGN_D_K = 4.0, 0.25, 1024
+_spread = theory.dot_product_moments(DESIGN_D_K, var_q=VAR_Q, var_k=VAR_K).std
+
 register(
     "00.scale_for_variance_4",
-    "Components of q and k are independent with mean 0 and variance 4. At d_k = 64, which factor c makes "
-    "c·(q·k) have variance 1? (three significant figures)",
-    "First find Var(q_i k_i) for independent mean-0 factors, then Var(q·k), then use Var(cX) = c² Var(X).",
-    numeric_checker(1 / 32, what="the factor c"),
+    "Components of q have variance 4 and those of k variance 1/4 (all independent, mean 0). At d_k = 1024, "
+    "which factor c makes the logits c·(q·k) have spread 1? (three significant figures)",
+    "A component of variance 4 is a unit-variance component times 2 (spread √4 = 2). What does that do "
+    "to q·k?",
+    numeric_checker(1 / _spread, what="the factor c", slips=[
+        Slip(1 / _spread**2, "1/Var(q·k): dividing by the variance, not by the spread"),
+        Slip(1 / math.sqrt(DESIGN_D_K * VAR_Q), "counting q's variance 4 but not k's 1/4: the two together "
+                                                "scale q·k"),
+        Slip(1 / math.sqrt(DESIGN_D_K * (VAR_Q + VAR_K)), "adding the variances 4 + 1/4; the factors 2 and 1/2 "
+                                                          "multiply"),
+        Slip(_spread, "the spread of q·k itself; c is one over it"),
+    ]),
 )

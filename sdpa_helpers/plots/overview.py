@@ -3,10 +3,12 @@
 - :func:`random_walks` -- a few running sums of ``q_i k_i`` against ``i`` inside the ``±sqrt(i)``
   band (one standard deviation) and the ``±2 sqrt(i)`` lines;
 - :class:`EffectsPanels` -- four panels for one ``d_k``: the unscaled logits (on an x axis fixed
-  for every ``d_k``, so the widening is seen), the scaled logits, the sorted softmax weights, and
-  the softmax Jacobian's norm against ``d_k``; :meth:`EffectsPanels.show` puts one ``d_k``'s data
-  in (the explorer of notebook 00 reuses the same panels and moves only their data);
-- :func:`three_effects_figure` -- the static twin: one row of those panels per ``d_k``;
+  for every ``d_k``, so the widening is seen), the scaled logits (both histograms with the tallest
+  bar = 1), the sorted softmax weights, and the size of the softmax's Jacobian against ``d_k``;
+  :meth:`EffectsPanels.show` puts one ``d_k``'s data in (the explorer of notebook 00 reuses the
+  same panels and moves only their data);
+- :func:`three_effects_figure` -- the static twin: one row of the first three panels per ``d_k``,
+  and the Jacobian panel once beside them, with a marker for each row;
 The numbers (and the histograms' bins, :func:`sdpa_helpers.overview.spread_edges` and
 :data:`sdpa_helpers.overview.SCALED_EDGES`) come from :mod:`sdpa_helpers.overview`; these
 functions draw them.
@@ -22,8 +24,11 @@ from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, sty
 
 __all__ = ["random_walks", "EffectsPanels", "three_effects_figure"]
 
-#: Lower limit of the Jacobian-norm axis (log scale).
-JACOBIAN_YMIN = 1e-16
+#: Lower limit of the Jacobian-norm axis (log scale): holds every median up to d_k = 4096 with
+#: 16 keys (the lower band edge is cut there at the largest d_k).
+JACOBIAN_YMIN = 1e-12
+#: The y label of both histograms: the same normalisation in both columns.
+HIST_YLABEL = "logits per bin (tallest = 1)"
 
 
 def random_walks(walks, n_shown: int = 5, ax=None):
@@ -71,6 +76,11 @@ def random_walks(walks, n_shown: int = 5, ax=None):
 class EffectsPanels:
     """Four panels showing what the scale does at one ``d_k``; :meth:`show` fills them.
 
+    Each panel says one thing: (a) the unscaled logits widen with ``d_k`` (one x axis fixed for
+    every ``d_k``); (b) the scaled logits do not (both histograms normalised the same way:
+    tallest bar = 1); (c) the sorted softmax weights; (d) the size of the softmax's Jacobian
+    against ``d_k`` (median and 10-90 % band over queries), with a marker at the ``d_k`` shown.
+
     Parameters
     ----------
     axes : sequence of 4 Axes
@@ -84,17 +94,18 @@ class EffectsPanels:
         Keys per query (the weights panel's x axis).
     d_max : int
         The largest ``d_k`` the unscaled panel must hold (its x axis is fixed at ``±4 sqrt(d_max)``).
-    scaled_ymax : float
-        Upper y limit of the scaled histogram (above its tallest bar at every ``d_k`` shown).
     animated : bool
         Make the moving artists animated (for the explorer's blitting).
     annotate : bool
-        Write the largest weight and the entropy in the weights panel (the explorer, where text
-        is the slowest thing to draw, puts them in its readout instead).
+        Write the largest weights in the weights panel (the explorer, where text is the slowest
+        thing to draw, puts them in its readout instead).
+    curves : bool
+        Draw the Jacobian curves in ``axes[3]`` (False when several rows share that panel and
+        another row has drawn them: each row then adds only its markers).
     """
 
-    def __init__(self, axes, d_ks, bands, n_keys: int, d_max: int, scaled_ymax: float, animated: bool = False,
-                 annotate: bool = True):
+    def __init__(self, axes, d_ks, bands, n_keys: int, d_max: int, animated: bool = False,
+                 annotate: bool = True, curves: bool = True):
         ax_u, ax_s, ax_w, ax_j = axes
         self.axes = (ax_u, ax_s, ax_w, ax_j)
         self.edges_u = spread_edges(d_max)
@@ -103,16 +114,15 @@ class EffectsPanels:
         kw = {"animated": animated}
         # (a) unscaled logits: one x axis for every d_k, so a wider spread is seen as wider
         self.stairs_u = ax_u.stairs(zeros_u, self.edges_u, fill=True, color=u["color"], alpha=0.7, **kw)
-        ax_u.set(xlim=(self.edges_u[0], self.edges_u[-1]), ylim=(0, 1.08), xlabel=r"$q\cdot k$ (unscaled logit)",
-                 ylabel="frequency (tallest bar = 1)")
+        ax_u.set(xlim=(self.edges_u[0], self.edges_u[-1]), ylim=(0, 1.1), xlabel=r"$q\cdot k$ (unscaled logit)",
+                 ylabel=HIST_YLABEL)
         self.title_u = ax_u.set_title(" ", **kw)
-        # (b) scaled logits, with the N(0, 1) density for reference
+        # (b) scaled logits, normalised as (a), with the N(0, 1) shape for reference
         self.stairs_s = ax_s.stairs(zeros_s, SCALED_EDGES, fill=True, color=s["color"], alpha=0.7, **kw)
         x = np.linspace(-4, 4, 201)
-        ax_s.plot(x, np.exp(-x**2 / 2) / np.sqrt(2 * np.pi), color="0.2", linewidth=1, label="N(0, 1)")
-        ax_s.set(xlim=(-4, 4), ylim=(0, scaled_ymax), xlabel=r"$q\cdot k/\sqrt{d_k}$ (scaled logit)",
-                 ylabel="density")
-        ax_s.legend(loc="upper right")
+        ax_s.plot(x, np.exp(-x**2 / 2), color="0.2", linewidth=1, label="N(0, 1) shape")
+        ax_s.set(xlim=(-4, 4), ylim=(0, 1.1), xlabel=r"$q\cdot k/\sqrt{d_k}$ (scaled logit)", ylabel=HIST_YLABEL)
+        ax_s.legend(loc="upper right", fontsize=8)
         self.title_s = ax_s.set_title(" ", **kw)
         # (c) softmax weights of a query, sorted, averaged over queries
         rank = np.arange(1, n_keys + 1)
@@ -123,10 +133,10 @@ class EffectsPanels:
         ax_w.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax_w.axhline(1 / n_keys, color="0.5", linewidth=0.8, linestyle=":")
         ax_w.set(xlim=(0.5, n_keys + 0.5), ylim=(0, 1.02), xlabel="key, by weight (largest first)",
-                 ylabel="weight (mean over queries)", title=f"sorted weights over {n_keys} keys")
+                 ylabel="weight (mean over queries)", title=f"sorted weights of {n_keys} keys")
         self.texts = {}
         if annotate:
-            for name, y, spec in (("unscaled", 0.80, u), ("sqrt", 0.66, s)):
+            for name, y, spec in (("unscaled", 0.80, u), ("sqrt", 0.68, s)):
                 self.texts[name] = ax_w.text(0.97, y, " ", transform=ax_w.transAxes, ha="right",
                                              color=spec["color"], fontsize=9, **kw)
         ax_w.legend(loc="center right")
@@ -137,19 +147,21 @@ class EffectsPanels:
         self.markers = {}
         for name, spec in (("unscaled", u), ("sqrt", s)):
             lo, med, hi = self.bands[name]
-            ax_j.fill_between(d_ks, lo, hi, color=spec["color"], alpha=0.18, linewidth=0)
-            ax_j.plot(d_ks, med, color=spec["color"], linestyle=spec["linestyle"], label=spec["label"])
+            if curves:
+                ax_j.fill_between(d_ks, lo, hi, color=spec["color"], alpha=0.18, linewidth=0)
+                ax_j.plot(d_ks, med, color=spec["color"], linestyle=spec["linestyle"], label=spec["label"])
             self.markers[name], = ax_j.plot([d_ks[0]], [med[0]], linestyle="none", marker=spec["marker"],
                                             markersize=8, color=spec["color"], markeredgecolor="black", **kw)
-        ax_j.set_yscale("log")
-        ax_j.yaxis.set_major_locator(FixedLocator([10.0**e for e in range(-16, 1, 4)]))
-        ax_j.yaxis.set_minor_locator(NullLocator())
-        set_d_k_axis(ax_j, d_max=int(d_ks.max()))
-        ax_j.set(ylim=(JACOBIAN_YMIN, 2.0), ylabel=r"$\|\partial p/\partial z\|_F$",
-                 title="Jacobian (median, 10–90 %)")
-        if not animated:  # the explorer's moving d_k line would cross it; its weights panel has the legend
-            ax_j.legend(loc="lower left", fontsize=8)
-        self.vline = ax_j.axvline(d_ks[0], color="0.4", linewidth=0.8, **kw)
+        if curves:
+            ax_j.set_yscale("log")
+            ax_j.yaxis.set_major_locator(FixedLocator([10.0**e for e in range(-12, 1, 3)]))
+            ax_j.yaxis.set_minor_locator(NullLocator())
+            set_d_k_axis(ax_j, d_max=int(d_ks.max()))
+            ax_j.set(ylim=(JACOBIAN_YMIN, 2.0), ylabel=r"size of $J$: $\|J\|$ (log scale)",
+                     title="size of J: median, 10–90 % of queries")
+            if not animated:  # the explorer's moving d_k line would cross it; its weights panel has the legend
+                ax_j.legend(loc="lower left", fontsize=8)
+        self.vline = ax_j.axvline(d_ks[0], color="0.4", linewidth=0.8, **kw) if animated else None
 
     def show(self, unscaled: Effects, scaled: Effects, density_u=None, density_s=None) -> None:
         """Put one ``d_k``'s data in the panels (densities computed here unless given)."""
@@ -161,27 +173,28 @@ class EffectsPanels:
         if density_s is None:
             density_s = density_histogram(scaled.logits, SCALED_EDGES)
         self.stairs_u.set_data(density_u / max(float(density_u.max()), 1e-300))
-        self.stairs_s.set_data(density_s)
-        self.title_u.set_text(f"d_k = {d_k}: unscaled, std {unscaled.logits.std():.1f}")  # no mathtext: fast
-        self.title_s.set_text(f"scaled, std {scaled.logits.std():.2f}")
+        self.stairs_s.set_data(density_s / max(float(density_s.max()), 1e-300))
+        self.title_u.set_text(f"d_k = {d_k}: unscaled, spread {unscaled.logits.std():.1f}")  # no mathtext: fast
+        self.title_s.set_text(f"scaled, spread {scaled.logits.std():.2f}")
         self.axes[2].set_ylabel(f"weight, mean of {len(unscaled.sorted_weights)} queries")
         self.line_wu.set_ydata(unscaled.sorted_weights.mean(axis=0))
         self.line_ws.set_ydata(scaled.sorted_weights.mean(axis=0))
         for name, fx in (("unscaled", unscaled), ("sqrt", scaled)):
             if name in self.texts:
-                self.texts[name].set_text(f"largest {float(fx.max_weight.mean):.2f}, "
-                                          f"entropy {float(fx.entropy.mean):.2f} nats")
+                self.texts[name].set_text(f"largest: {float(fx.max_weight.mean):.2f}")
         j = int(np.flatnonzero(self.d_ks == d_k)[0]) if d_k in self.d_ks else None
         for name in ("unscaled", "sqrt"):
             marker = self.markers[name]
             marker.set_visible(j is not None)
             if j is not None:
                 marker.set_data([d_k], [self.bands[name][1, j]])
-        self.vline.set_xdata([d_k, d_k])
+        if self.vline is not None:
+            self.vline.set_xdata([d_k, d_k])
 
 
 def three_effects_figure(rows, d_ks, bands, n_keys: int):
-    """The static twin of notebook 00's explorer: one row of :class:`EffectsPanels` per ``d_k``.
+    """The static twin of notebook 00's explorer: one row of panels (a)-(c) per ``d_k``, and panel (d)
+    once, spanning the rows, with a marker at each row's ``d_k``.
 
     Parameters
     ----------
@@ -199,9 +212,18 @@ def three_effects_figure(rows, d_ks, bands, n_keys: int):
     if not rows:
         raise ValueError("rows must hold at least one (unscaled, scaled) pair")
     d_max = max(u.d_k for u, _ in rows)
-    peak = max(float(density_histogram(s.logits, SCALED_EDGES).max()) for _, s in rows)
-    fig, axes = new_figure(len(rows), 4, figsize=(13.5, 2.8 * len(rows)), squeeze=False)
+    fig, axes = new_figure(len(rows), 4, figsize=(13.5, 2.6 * len(rows) + 0.4), squeeze=False,
+                           gridspec_kw={"width_ratios": (1, 1, 1, 1.15)})
     with style():
-        for (u, s), row_axes in zip(rows, axes):
-            EffectsPanels(row_axes, d_ks, bands, n_keys, d_max, scaled_ymax=1.1 * max(peak, 0.45)).show(u, s)
+        grid = axes[0, 3].get_gridspec()
+        for ax in axes[:, 3]:
+            ax.remove()
+        ax_j = fig.add_subplot(grid[:, 3])
+        for k, ((u, s), row_axes) in enumerate(zip(rows, axes)):
+            EffectsPanels((*row_axes[:3], ax_j), d_ks, bands, n_keys, d_max, curves=k == 0).show(u, s)
+        grid_d = [int(d) for d in d_ks]
+        for u, _ in rows:  # name each row's marker
+            if u.d_k in grid_d:
+                y = max(float(bands["unscaled"][1, grid_d.index(u.d_k)]), JACOBIAN_YMIN)
+                ax_j.annotate(f"d_k = {u.d_k}", (u.d_k, y), xytext=(6, 6), textcoords="offset points", fontsize=8)
     return fig

@@ -1,7 +1,7 @@
 """Explorer for notebook 00: drag d_k and watch the three effects of the scale side by side.
 
 - :class:`ThreeEffectsExplorer` -- the spread of the unscaled logits (on one fixed x axis), the
-  scaled logits, the sorted softmax weights, and the softmax Jacobian's norm against d_k.
+  scaled logits, the sorted softmax weights, and the size of the softmax's Jacobian against d_k.
 
 Everything a slider position needs is computed once, at construction, by
 :mod:`sdpa_helpers.overview` (13 values of d_k, two scalings, 2000 queries of 16 keys each:
@@ -35,13 +35,12 @@ class ThreeEffectsExplorer(Explorer):
         self.density_u = {d: overview.density_histogram(self.rows["unscaled"][d].logits, edges_u) for d in d_ks}
         self.density_s = {d: overview.density_histogram(self.rows["sqrt"][d].logits, overview.SCALED_EDGES)
                           for d in d_ks}
-        peak = max(float(h.max()) for h in self.density_s.values())  # the d_k = 1 cusp is the tallest
         bands = {name: overview.jacobian_norm_bands(tuple(self.rows[name][d] for d in d_ks))
                  for name in overview.COMPARED}
         fig.set_layout_engine("none")  # fixed margins: no constrained-layout pass at build time
         axes = fig.subplots(1, 4, gridspec_kw={"left": 0.055, "right": 0.99, "bottom": 0.16, "top": 0.9,
                                                "wspace": 0.32})
-        self.panels = EffectsPanels(axes, d_ks, bands, overview.N_KEYS, max(d_ks), scaled_ymax=1.08 * peak,
+        self.panels = EffectsPanels(axes, d_ks, bands, overview.N_KEYS, max(d_ks),
                                     animated=True, annotate=False)
 
     def _update(self, d_k):
@@ -49,6 +48,6 @@ class ThreeEffectsExplorer(Explorer):
         self.panels.show(u, s, self.density_u[d_k], self.density_s[d_k])
         j_u, j_s = (float(overview.jacobian_norm_bands((r,), (0.5,))[0, 0]) for r in (u, s))
         return (f"<b>d_k = {d_k}</b>: the unscaled logits spread about √{d_k} = {d_k ** 0.5:.1f}. "
-                f"Mean largest weight {float(u.max_weight.mean):.2f} unscaled vs {float(s.max_weight.mean):.2f} "
-                f"scaled; entropy {float(u.entropy.mean):.2f} vs {float(s.entropy.mean):.2f} nats; "
-                f"median ‖∂p/∂z‖<sub>F</sub> {j_u:.1e} vs {j_s:.2f}.")
+                f"Mean largest of {overview.N_KEYS} weights {float(u.max_weight.mean):.2f} unscaled vs "
+                f"{float(s.max_weight.mean):.2f} scaled; median size of J {j_u:.2g} vs {j_s:.2f} "
+                f"(unscaled ÷ scaled {j_u / j_s:.2g}).")
