@@ -159,8 +159,8 @@ def test_two_first_set_ups_at_once_both_end_with_a_working_venv(tmp_path):
 def test_the_set_up_holds_a_lock_and_blames_venv_only_when_venv_is_missing():
     dry = subprocess.run(["make", "-n", "-W", "requirements.txt", ".venv/.installed"], cwd=ROOT,
                          capture_output=True, text=True).stdout
-    assert "flock" in dry or "fcntl" in dry, dry
     makefile = (ROOT / "Makefile").read_text()
+    assert "LOCKED_SETUP" in dry and "fcntl.flock" in makefile, dry
     assert "import ensurepip" in makefile  # the python3-venv hint only when ensurepip is missing
 
 
