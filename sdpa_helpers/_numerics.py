@@ -45,7 +45,7 @@ def controlled_errstate() -> np.errstate:
     'raise'
     >>> _ = np.seterr(**old)
     """
-    return np.errstate(**NUMPY_DEFAULT_ERRSTATE)
+    return np.errstate(divide="warn", over="warn", under="ignore", invalid="warn")  # = NUMPY_DEFAULT_ERRSTATE
 
 
 def under_controlled_errstate(fn: F) -> F:
