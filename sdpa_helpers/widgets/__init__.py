@@ -44,7 +44,7 @@ import numpy as np
 from .. import plots
 from .._numerics import controlled_errstate
 
-__all__ = ["Explorer", "D_K_CHOICES", "d_k_slider", "seed_slider", "all_explorers", "check_control_value"]
+__all__ = ["Explorer", "D_K_CHOICES", "d_k_slider", "seed_slider", "all_explorers"]
 
 #: The d_k values the sliders offer: powers of two from 1 to 4096 (a log scale).
 D_K_CHOICES = tuple(2**i for i in range(13))
@@ -78,14 +78,14 @@ def _allowed(control) -> list:
     return [o[1] if isinstance(o, tuple) else o for o in control.options]
 
 
-def check_control_value(name: str, control, value):
+def _check_control_value(name: str, control, value):
     """``value`` if ``control`` can take it, else a TypeError/ValueError naming ``name`` and what it allows.
 
     A selection (slider over choices, dropdown, toggle buttons) takes one of its options, of
     their type (``True`` is not the d_k 1, ``64+0j`` not 64); a numeric slider a finite number
     within its range; a checkbox True or False.
 
-    >>> check_control_value("d_k", d_k_slider(), 3)
+    >>> _check_control_value("d_k", d_k_slider(), 3)
     Traceback (most recent call last):
     ...
     ValueError: d_k must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096; got 3
@@ -151,7 +151,7 @@ class Explorer:
         for name, value in values.items():
             if name not in self.controls:
                 raise ValueError(f"unknown control {name!r}; this explorer has {sorted(self.controls)}")
-            self.controls[name].value = check_control_value(name, self.controls[name], value)
+            self.controls[name].value = _check_control_value(name, self.controls[name], value)
         self.fig, _ = plots.new_figure(figsize=self.figsize, dpi=self.dpi)
         self.fig.clear()
         with plots.style():
@@ -360,7 +360,7 @@ class _WeakObserver:
         control = change["owner"]
         name = next((n for n, c in explorer.controls.items() if c is control), "control")
         try:
-            check_control_value(name, control, change["new"])
+            _check_control_value(name, control, change["new"])
         except (TypeError, ValueError):
             # Undo the bad value (without redrawing), then say what the control allows.
             control.unobserve(self, names="value")
