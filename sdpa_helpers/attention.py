@@ -82,10 +82,12 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarra
     top = arr.max(axis=axis, keepdims=True)
     if np.isneginf(top).any():
         raise ValueError("x has a slice that is -inf throughout; softmax needs at least one finite logit")
-    with np.errstate(over="ignore"):
+    # Under error settings of its own: a learner's np.seterr(all="raise") must not turn the
+    # underflow of exp(very negative) to 0 -- the right weight -- into a FloatingPointError.
+    with np.errstate(over="ignore", under="ignore", divide="warn", invalid="warn"):
         z = (arr - top) / temperature  # <= 0 everywhere; may round to -inf, which exp maps to 0
-    e = np.exp(z)
-    return e / e.sum(axis=axis, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=axis, keepdims=True)
 
 
 def softmax_jacobian(p: ArrayLike) -> np.ndarray:
@@ -109,8 +111,9 @@ def softmax_jacobian(p: ArrayLike) -> np.ndarray:
     [[0.0, 0.0], [0.0, 0.0]]
     """
     probs = _checks.probabilities("p", p)
-    outer = probs[..., :, None] * probs[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
-    return np.einsum("...i,ij->...ij", probs, np.eye(probs.shape[-1])) - outer
+    with np.errstate(under="ignore"):  # p_i p_j of tiny weights underflows to 0: right, whatever np.seterr says
+        outer = probs[..., :, None] * probs[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
+        return np.einsum("...i,ij->...ij", probs, np.eye(probs.shape[-1])) - outer
 
 
 def entropy(p: ArrayLike, axis: int = -1) -> np.ndarray:
@@ -139,7 +142,8 @@ def entropy(p: ArrayLike, axis: int = -1) -> np.ndarray:
     axis = _checks.axis_index("axis", axis, arr.ndim)
     arr = _checks.probabilities("p", arr, axis=axis)
     safe = np.where(arr > 0, arr, 1.0)  # log 1 = 0 makes 0 log 0 = 0
-    h = -(arr * np.log(safe)).sum(axis=axis)
+    with np.errstate(under="ignore"):  # p log p of a tiny p underflows to 0: right, whatever np.seterr says
+        h = -(arr * np.log(safe)).sum(axis=axis)
     return np.maximum(h, 0.0)
 
 
