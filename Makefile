@@ -19,22 +19,58 @@ PYTEST := $(BIN)/python -m pytest -p no:randomly
 # removed from the files is gone from .venv too, and a set-up that was interrupted (no stamp:
 # say a venv without pip) is simply redone. Installs the exact tested pins
 # (binder/requirements.txt as constraints) plus the package, editable.
+# One set-up at a time: `make lab` in one terminal and `make test` in another both need .venv, so
+# the set-up holds a lock (flock on the Makefile itself, through Python's fcntl: no extra tool);
+# the second waits, then finds the stamp up to date and reuses the environment.
+define LOCKED_SETUP
+import fcntl, subprocess, sys
+with open("Makefile") as lock:
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("Another set-up of .venv is running (make lab or make test elsewhere): waiting for it ...", flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    sys.exit(subprocess.call(sys.argv[1:]))
+endef
+export LOCKED_SETUP
+
 $(STAMP): $(REQS)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
 	  { echo "The course needs Python 3.11 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
-	rm -rf $(VENV)
+	@$(PYTHON) -c "$$LOCKED_SETUP" $(MAKE) --no-print-directory PYTHON="$(PYTHON)" venv-setup-locked
+
+# Only under the lock (see above): a set-up another command finished meanwhile is reused.
+.PHONY: venv-setup-locked
+venv-setup-locked:
+	@if [ -f $(STAMP) ] && [ -z "$$(find $(REQS) -newer $(STAMP) 2>/dev/null)" ]; then \
+	  echo "$(VENV) is up to date (set up by the other command): reusing it"; exit 0; fi; \
+	set -e; rm -rf $(VENV); \
+	echo "$(PYTHON) -m venv $(VENV)"; \
 	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
-	  echo "'$(PYTHON) -m venv' failed. On Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
-	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
-	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c binder/requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	  if $(PYTHON) -c 'import ensurepip, venv' 2>/dev/null; then echo "'$(PYTHON) -m venv $(VENV)' failed: see the error above"; \
+	  else echo "'$(PYTHON) -m venv' failed: this Python has no venv/ensurepip. On Debian/Ubuntu: sudo apt-get install python3-venv"; fi; exit 1; }; \
+	echo "installing the pinned requirements into $(VENV) (1-3 min)"; \
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"; \
+	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c binder/requirements.txt; \
+	$(BIN)/python -m pip install --quiet --no-deps -e .; \
 	touch $(STAMP)
 
 # Jupyter refuses to run as root unless told to (containers, CI machines): say so only then.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# A HOME Jupyter cannot write to (read-only, or missing): its runtime, data, settings and
+# IPython/matplotlib dirs go under .venv/home instead, and it says so.
+FALLBACK_HOME := $(CURDIR)/$(VENV)/home
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
+	@if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
+	  echo "HOME ($$HOME) is not writable: Jupyter keeps its runtime, data and settings in $(FALLBACK_HOME) instead"; \
+	  export JUPYTER_RUNTIME_DIR="$(FALLBACK_HOME)/runtime" JUPYTER_DATA_DIR="$(FALLBACK_HOME)/data" \
+	    JUPYTERLAB_SETTINGS_DIR="$(FALLBACK_HOME)/lab-settings" JUPYTERLAB_WORKSPACES_DIR="$(FALLBACK_HOME)/lab-workspaces" \
+	    IPYTHONDIR="$(FALLBACK_HOME)/ipython" MPLCONFIGDIR="$(FALLBACK_HOME)/matplotlib"; \
+	fi; \
+	echo "$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb"; \
+	exec $(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
 app: $(STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks

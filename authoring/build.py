@@ -7,6 +7,11 @@ working directory ``notebooks/``; outputs and widget state are stored.
     python authoring/build.py            # every notebook
     python authoring/build.py 02 05      # the notebooks whose names start with 02 or 05
     python authoring/build.py --check    # only report sources whose notebook is out of date
+    python authoring/build.py --force 02 # overwrite 02 even if it changed since its last build
+
+A built notebook carries a fingerprint of its cells in its metadata; the build refuses to
+overwrite a notebook whose cells changed since (a learner's added cell, outputs of a run), and
+says so: ``--force`` overwrites.
 """
 
 from __future__ import annotations
@@ -85,7 +90,41 @@ def cell_signature(nb) -> list[tuple]:
              bool(c.metadata.get(COLLAPSED, False))) for c in nb.cells]
 
 
-def build(source: Path) -> float:
+# -- never overwrite a notebook someone changed --------------------------------------------
+#: The notebook metadata key holding the fingerprint of the cells as built.
+FINGERPRINT_KEY = "sdpa_build_fingerprint"
+
+
+class Refused(Exception):
+    """A notebook differs from its last build: not overwritten without ``--force``."""
+
+
+def fingerprint(nb) -> str:
+    """SHA-256 of the cells (sources, outputs, metadata, ids) in canonical JSON: deterministic."""
+    cells = json.dumps([dict(c) for c in nb.cells], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(cells.encode("utf-8")).hexdigest()
+
+
+def check_overwritable(path: Path, force: bool = False) -> None:
+    """Raise :class:`Refused` if ``path`` exists and its cells differ from its last build."""
+    if force or not path.exists():
+        return
+    existing = nbformat.read(path, as_version=4)
+    stored = existing.metadata.get(FINGERPRINT_KEY)
+    if stored is not None and stored != fingerprint(existing):  # no fingerprint: built before them
+        raise Refused(f"{path.name} changed since it was built (cells added, edited or run); not overwriting it. "
+                      f"Keep your copy elsewhere, or rebuild anyway with: python authoring/build.py --force "
+                      f"{path.name[:2]}")
+
+
+def write_notebook(nb, path: Path, force: bool = False) -> None:
+    """Write a built notebook with its fingerprint, unless ``path`` changed since its last build."""
+    check_overwritable(path, force)
+    nb.metadata[FINGERPRINT_KEY] = fingerprint(nb)
+    nbformat.write(nb, path)
+
+
+def build(source: Path, force: bool = False) -> float:
     """Execute one source in a fresh kernel and write its notebook; return seconds taken."""
     nb = read_source(source)
     start = time.perf_counter()
@@ -100,7 +139,7 @@ def build(source: Path) -> float:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nbformat.validate(nb)
-    nbformat.write(nb, target(source))
+    write_notebook(nb, target(source), force)
     write_tagged_figure(nb, source)
     return seconds
 
@@ -245,6 +284,7 @@ def main(argv=None) -> int:
     parser.add_argument("prefixes", nargs="*", help="build only notebooks whose names start with these")
     parser.add_argument("--check", action="store_true", help="report out-of-date notebooks, build nothing")
     parser.add_argument("--readme", action="store_true", help="only rewrite the README's reading-load table")
+    parser.add_argument("--force", action="store_true", help="overwrite notebooks that changed since their last build")
     args = parser.parse_args(argv)
     if args.readme:
         write_reading_load()
@@ -260,7 +300,12 @@ def main(argv=None) -> int:
             print(f"out of date: {target(s).relative_to(ROOT)} (rebuild: python authoring/build.py {s.name[:2]})")
         return 1 if stale else 0
     for source in todo:
-        seconds = build(source)
+        try:
+            check_overwritable(target(source), args.force)  # before the minutes of executing it
+            seconds = build(source, force=args.force)
+        except Refused as refusal:
+            print(f"refused: {refusal}", file=sys.stderr)
+            return 1
         print(f"built {target(source).relative_to(ROOT)} in {seconds:.1f} s")
     write_reading_load()
     return 0

@@ -19,11 +19,36 @@ def positive_int(name: str, value: object) -> int:
     return int(value)
 
 
+#: The largest count a float holds (about 1.8e308): beyond it a formula cannot use the count.
+_FLOAT_MAX = float(np.finfo(float).max)
+
+
+def count(name: str, value: object) -> int:
+    """:func:`positive_int` that also fits a float (at most about 1.8e308), or raise naming ``name``.
+
+    For counts (``d_k``, ``m``) that a closed form turns into floats: ``10**400`` is a clear
+    ValueError, not a bare OverflowError from inside the formula.
+
+    >>> count("d_k", 10**400)
+    Traceback (most recent call last):
+    ...
+    ValueError: d_k must be at most 1.8e308 (a float), got an integer of 401 digits
+    """
+    value = positive_int(name, value)
+    if value > _FLOAT_MAX:
+        raise ValueError(f"{name} must be at most 1.8e308 (a float), got an integer of {len(str(value))} digits")
+    return value
+
+
 def real(name: str, value: object) -> float:
     """Return ``value`` as a finite float, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int (or Fraction) beyond a float
+        raise ValueError(f"{name} must be finite (at most 1.8e308 in size), got a number too large "
+                         f"for a float") from None
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
@@ -75,7 +100,15 @@ def excess_kurtosis(name: str, value: object) -> float:
 
 def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: bool = False,
                shape_hint: str | None = None) -> np.ndarray:
-    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf."""
+    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf.
+
+    A numpy masked array is refused (TypeError): its mask would be silently dropped, giving
+    weight to the very entries it hides. Fill it first, e.g. ``x.filled(-np.inf)`` for logits.
+    """
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a numpy masked array; the mask would be ignored here. Pass a plain "
+                        f"array: {name}.filled(value) (for softmax logits, {name}.filled(-np.inf)) "
+                        f"or {name}.compressed()")
     try:
         arr = np.asarray(x)
     except Exception as exc:  # ragged lists and the like

@@ -3,6 +3,9 @@
 - :func:`is_moderate`, :func:`binary_exponent` -- exact rescaling by a power of 2, so that a formula
   neither overflows nor loses digits to underflow at any magnitude a float can hold
   (:mod:`.attention`, :mod:`.saturation`);
+- :func:`controlled_errstate`, :func:`under_controlled_errstate` -- numpy's default error
+  handling, whatever a learner set with ``np.seterr`` (the package's formulas are written for
+  it: an underflow to 0 is an answer, not an error);
 - :func:`histogram_fractions` -- the fraction of a sample in each bin, or the histogram as a density
   (:func:`.overview.density_histogram`, :func:`.variance.histogram_density`,
   :func:`.small_samples.bin_fractions`).
@@ -10,12 +13,48 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
 
-__all__ = ["LOW", "HIGH", "is_moderate", "binary_exponent", "histogram_fractions"]
+__all__ = ["LOW", "HIGH", "is_moderate", "binary_exponent", "histogram_fractions", "NUMPY_DEFAULT_ERRSTATE",
+           "controlled_errstate", "under_controlled_errstate"]
+
+#: numpy's default floating-point error handling: the setting the package computes under.
+NUMPY_DEFAULT_ERRSTATE = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def controlled_errstate() -> np.errstate:
+    """A context in which numpy's error handling is its default (:data:`NUMPY_DEFAULT_ERRSTATE`).
+
+    A learner's ``np.seterr(all="raise")`` (a debugging habit) then cannot turn a harmless
+    underflow inside the package into a FloatingPointError; their setting is back on exit.
+
+    >>> old = np.seterr(all="raise")
+    >>> with controlled_errstate():
+    ...     float(np.exp(-1000.0))
+    0.0
+    >>> np.geterr()["under"]
+    'raise'
+    >>> _ = np.seterr(**old)
+    """
+    return np.errstate(divide="warn", over="warn", under="ignore", invalid="warn")  # = NUMPY_DEFAULT_ERRSTATE
+
+
+def under_controlled_errstate(fn: F) -> F:
+    """Decorator: run ``fn`` inside :func:`controlled_errstate`."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with controlled_errstate():
+            return fn(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 #: Magnitudes at which plain formulas (products, squares, sums of a few dozen terms) neither
 #: overflow nor lose digits to underflow.

@@ -82,10 +82,12 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarra
     top = arr.max(axis=axis, keepdims=True)
     if np.isneginf(top).any():
         raise ValueError("x has a slice that is -inf throughout; softmax needs at least one finite logit")
-    with np.errstate(over="ignore"):
+    # Under error settings of its own: a learner's np.seterr(all="raise") must not turn the
+    # underflow of exp(very negative) to 0 -- the right weight -- into a FloatingPointError.
+    with np.errstate(over="ignore", under="ignore", divide="warn", invalid="warn"):
         z = (arr - top) / temperature  # <= 0 everywhere; may round to -inf, which exp maps to 0
-    e = np.exp(z)
-    return e / e.sum(axis=axis, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=axis, keepdims=True)
 
 
 def softmax_jacobian(p: ArrayLike) -> np.ndarray:
@@ -109,8 +111,9 @@ def softmax_jacobian(p: ArrayLike) -> np.ndarray:
     [[0.0, 0.0], [0.0, 0.0]]
     """
     probs = _checks.probabilities("p", p)
-    outer = probs[..., :, None] * probs[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
-    return np.einsum("...i,ij->...ij", probs, np.eye(probs.shape[-1])) - outer
+    with np.errstate(under="ignore"):  # p_i p_j of tiny weights underflows to 0: right, whatever np.seterr says
+        outer = probs[..., :, None] * probs[..., None, :]  # (..., n, 1) * (..., 1, n) -> (..., n, n)
+        return np.einsum("...i,ij->...ij", probs, np.eye(probs.shape[-1])) - outer
 
 
 def entropy(p: ArrayLike, axis: int = -1) -> np.ndarray:
@@ -139,7 +142,8 @@ def entropy(p: ArrayLike, axis: int = -1) -> np.ndarray:
     axis = _checks.axis_index("axis", axis, arr.ndim)
     arr = _checks.probabilities("p", arr, axis=axis)
     safe = np.where(arr > 0, arr, 1.0)  # log 1 = 0 makes 0 log 0 = 0
-    h = -(arr * np.log(safe)).sum(axis=axis)
+    with np.errstate(under="ignore"):  # p log p of a tiny p underflows to 0: right, whatever np.seterr says
+        h = -(arr * np.log(safe)).sum(axis=axis)
     return np.maximum(h, 0.0)
 
 
@@ -313,13 +317,35 @@ def causal_mask(n_q: int, n_k: int | None = None) -> np.ndarray:
     return np.tril(np.ones((n_q, n_k), dtype=bool))
 
 
+def _centred(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(x - mean, mean of its squares)`` along ``axis``, the mean corrected where it matters.
+
+    The rounded mean of entries a few ulps apart can be off by half an ulp, as large as the
+    spread itself (``[1, 1 + 2**-52]`` has the mean ``1 + 2**-53``, which rounds to 1). The
+    residuals ``c = x - mean`` are exact there, and their own mean restores the lost half ulp
+    (the corrected two-pass algorithm of Chan, Golub and LeVeque). Where the correction moves
+    the result by less than 2**-40 (relative) it is skipped: ordinary inputs keep the bits of
+    the plain formula ``(x - x.mean()) / sqrt(x.var() + eps)``.
+    """
+    c = x - x.mean(axis=axis, keepdims=True)
+    var = np.mean(c * c, axis=axis, keepdims=True)
+    shift = c.mean(axis=axis, keepdims=True)
+    matters = np.abs(shift) > 2.0**-40 * np.sqrt(var)
+    if matters.any():
+        c = np.where(matters, c - shift, c)
+        var = np.where(matters, np.mean(c * c, axis=axis, keepdims=True), var)
+    return c, var
+
+
 def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     """Normalise ``x`` to mean 0 and variance 1 along ``axis`` (no learned gain or bias).
 
     ``(x - mean) / sqrt(var + eps)`` with the population variance, as in LayerNorm. Slices
     whose entries are extreme (beyond 1e±100) are first rescaled by an exact power of 2, so
     ``layer_norm([1e200, -1e200])`` is ``[1, -1]`` and ``layer_norm([1e-200, 2e-200], eps=0)``
-    is ``[-1, 1]``. With ``eps=0`` a constant slice (variance 0) raises ValueError.
+    is ``[-1, 1]``. The mean is corrected once (see :func:`_centred`), so entries one ulp
+    apart are normalised exactly too: ``layer_norm([1, 1 + 2**-52], eps=0)`` is ``[-1, 1]``.
+    With ``eps=0`` a constant slice (variance 0) raises ValueError.
 
     Parameters
     ----------
@@ -348,14 +374,12 @@ def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
         raise ValueError("x has a constant slice and eps=0: its variance is 0, so it cannot be normalised")
     top = np.abs(arr).max(axis=axis, keepdims=True)
     if is_moderate(top):
-        mean = arr.mean(axis=axis, keepdims=True)
-        var = arr.var(axis=axis, keepdims=True)
-        return (arr - mean) / np.sqrt(var + eps)
+        centred, var = _centred(arr, axis)
+        return centred / np.sqrt(var + eps)
     # x = 2**e * xn with max |xn| in [0.5, 1): (x - mean) / sqrt(var + eps) = (xn - mn) / sqrt(vn + eps 4**-e)
     e = binary_exponent(top)
     xn = np.ldexp(arr, -e)
-    centred = xn - xn.mean(axis=axis, keepdims=True)
-    vn = np.mean(centred * centred, axis=axis, keepdims=True)
+    centred, vn = _centred(xn, axis)
     with np.errstate(over="ignore", under="ignore"):
         eps_n = np.ldexp(eps, -2 * e)  # inf where x is tiny and eps is not: then var is negligible
         out = centred / np.sqrt(vn + eps_n)
@@ -365,13 +389,13 @@ def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=512)  # at most 512 pairs of (length, length) arrays, length <= a few dozen in practice
 def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> tuple[np.ndarray, np.ndarray]:
     """Unscaled and scaled attention weights of random unit-variance ``Q``, ``K``; cached, read-only.
 
     ``Q`` and ``K`` are ``(length, d_k)`` standard normal draws from ``seed``; the weights are
     ``softmax(Q K^T)`` and ``softmax(Q K^T / sqrt(d_k))``, with a causal mask if ``causal``.
-    Notebook 07's AttentionMapExplorer shows them.
+    Notebook 07's AttentionMapExplorer shows them. The arguments are checked before the cache
+    sees them (an unhashable seed is a clear TypeError, not "unhashable type").
 
     >>> u, s = random_attention_weights(64, 8, 0, True)
     >>> u.shape, bool((u[0, 1:] == 0).all())
@@ -379,13 +403,15 @@ def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> 
     """
     d_k = _checks.positive_int("d_k", d_k)
     length = _checks.positive_int("length", length)
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative int, got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    seed = _checks.seed("seed", seed)
     if not isinstance(causal, (bool, np.bool_)):
         raise TypeError(f"causal must be True or False, got {causal!r}")
-    rng = np.random.default_rng(int(seed))
+    return _random_attention_weights(d_k, length, seed, bool(causal))
+
+
+@lru_cache(maxsize=512)  # at most 512 pairs of (length, length) arrays, length <= a few dozen in practice
+def _random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
     Q, K = rng.standard_normal((2, length, d_k))  # (length, d_k) each
     V = np.zeros((length, 1))  # the weights do not depend on V
     mask = causal_mask(length) if causal else None

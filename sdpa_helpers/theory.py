@@ -143,7 +143,8 @@ def dot_product_moments(d_k: int, mean_q: float = 0.0, var_q: float = 1.0,
     Parameters
     ----------
     d_k : int
-        Number of components (the key/query dimension), >= 1.
+        Number of components (the key/query dimension), from 1 to 1.8e308 (a float; beyond it
+        a ValueError names ``d_k``).
     mean_q, var_q : float
         Mean and variance of every component of ``q``.
     mean_k, var_k : float
@@ -162,7 +163,7 @@ def dot_product_moments(d_k: int, mean_q: float = 0.0, var_q: float = 1.0,
     >>> dot_product_moments(4, mean_q=1.0, mean_k=1.0)
     Moments(mean=4.0, var=12.0)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.count("d_k", d_k)
     mean_q, mean_k = _checks.real("mean_q", mean_q), _checks.real("mean_k", mean_k)
     var_q, var_k = _checks.non_negative("var_q", var_q), _checks.non_negative("var_k", var_k)
     what = f"the dot-product moments of mean_q={mean_q}, var_q={var_q}, mean_k={mean_k}, var_k={var_k} at d_k={d_k}"
@@ -220,7 +221,7 @@ def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0
     Parameters
     ----------
     m : int
-        Number of values, >= 2.
+        Number of values, from 2 to 1.8e308 (a float; beyond it a ValueError names ``m``).
     var : float
         Variance of each value, >= 0.
     excess_kurtosis : float
@@ -240,7 +241,7 @@ def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0
     >>> sample_variance_moments(4, var=2.0, ddof=0).mean  # np.var of 4 values of variance 2
     1.5
     """
-    m = _checks.positive_int("m", m)
+    m = _checks.count("m", m)
     if m < 2:
         raise ValueError(f"m must be >= 2 (a sample variance needs two values), got {m}")
     var = _checks.non_negative("var", var)
@@ -280,7 +281,7 @@ def dot_product_excess_kurtosis(d_k: int, excess_kurtosis_q: float = 0.0,
     >>> dot_product_excess_kurtosis(4, -2.0, -2.0)  # Rademacher: products are +-1
     -0.5
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.count("d_k", d_k)
     kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)
     kk = _checks.excess_kurtosis("excess_kurtosis_k", excess_kurtosis_k)
     return _finite(((3 + kq) * (3 + kk) - 3) / d_k,
@@ -369,7 +370,7 @@ def shared_row_square_covariance(d_k: int, var_q: float = 1.0, var_k: float = 1.
     >>> shared_row_square_covariance(64, excess_kurtosis_q=-2.0)  # Rademacher q: |q|^2 = d_k
     0.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.count("d_k", d_k)
     var_q = _checks.non_negative("var_q", var_q)
     var_k = _checks.non_negative("var_k", var_k)
     kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)

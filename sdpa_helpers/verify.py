@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import _checks
 
 __all__ = ["verify_close", "verify"]
@@ -30,6 +32,18 @@ def _fmt(x: float) -> str:
 def _fmt_gap(x: float) -> str:
     """A difference to two significant figures, or "below 1e-12" where its digits are noise."""
     return f"below {NOISE_FLOOR:g}" if x < NOISE_FLOOR else f"{x:.2g}"
+
+
+def _one_number(name: str, x: object) -> float:
+    """``x`` as a finite float (a numpy scalar or 0-d array included), or raise naming ``name``."""
+    if isinstance(x, np.ndarray):
+        if x.size != 1 or x.ndim > 0:
+            raise TypeError(f"{name} must be one number, got an array of shape {x.shape}; check each entry "
+                            f"or a summary (for example its largest error)")
+        x = x[()]
+    if not isinstance(x, (bool, np.bool_)) and hasattr(x, "__float__"):
+        x = float(x)  # numpy scalars, Decimal, ...: one number
+    return _checks.real(name, x)
 
 
 def verify_close(what: str, value: float, expected: float, *, se: float | None = None, n_se: float = 4.0,
@@ -53,8 +67,8 @@ def verify_close(what: str, value: float, expected: float, *, se: float | None =
     """
     if not isinstance(what, str):
         raise TypeError(f"what must be a string saying what is checked, got {what!r}")
-    value = _checks.real("value", float(value) if hasattr(value, "__float__") else value)
-    expected = _checks.real("expected", float(expected) if hasattr(expected, "__float__") else expected)
+    value = _one_number("value", value)
+    expected = _one_number("expected", expected)
     gap = abs(value - expected)
     shown = f"below {NOISE_FLOOR:g}" if expected == 0 and 0 < abs(value) < NOISE_FLOOR else _fmt(value)
     head = f"{what}: {shown}, theory {_fmt(expected)}"
@@ -96,6 +110,9 @@ def verify(claim: str, condition: object, detail: str = "") -> None:
     """
     if not isinstance(claim, str):
         raise TypeError(f"claim must be a string saying what is checked, got {claim!r}")
+    if isinstance(condition, np.ndarray) and condition.size != 1:
+        raise TypeError(f"condition must be True or False, got an array of shape {condition.shape}; "
+                        f"use .all() (every entry) or .any() (at least one)")
     tail = f" ({detail})" if detail else ""
     if bool(condition):
         print(f"✔ {claim}{tail}")

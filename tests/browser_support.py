@@ -7,7 +7,9 @@ Used by ``tests/test_browser.py`` and by ``benchmarks/browser_latency.py``. It o
 - :func:`copy_notebooks` -- a scratch copy of ``notebooks/`` (with ``figures/``) to serve,
   so nothing a test does can touch the committed notebooks;
 - :class:`Server` -- ``jupyter lab`` or ``voila`` on 127.0.0.1 and a free port, in its own
-  session, with scratch Jupyter config/runtime/data/settings dirs, stopped by its PID;
+  session, with scratch Jupyter config/runtime/data/settings dirs, stopped by its PID -- also
+  when the test run is stopped by SIGTERM (``timeout``, a CI runner) or SIGINT, and at exit
+  (:func:`stop_all_servers`): a server in its own session does not get the signal itself;
 - :func:`launch_chromium` -- headless Chromium through Playwright's sync API;
 - :func:`explorer_cells` -- which code cells of a stored notebook show an explorer;
 - :func:`run_all_in_lab`, :func:`page_problems`, :func:`sweep_main_control` -- what a user
@@ -20,6 +22,7 @@ moment that new image is decoded and ready to paint (``image_ms``).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -29,6 +32,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -122,6 +126,45 @@ def jupyter_env(home: Path) -> dict:
     return env
 
 
+# -- every server started here is stopped however the run ends ------------------------------
+_RUNNING: dict = {}  # id -> a Server started and not yet stopped (a dataclass: not hashable)
+_HANDLED: dict = {}  # signal number -> the handler that was installed before ours
+
+
+def stop_all_servers() -> None:
+    """Stop every server this process started and has not stopped yet (atexit, signals)."""
+    for server in list(_RUNNING.values()):
+        try:
+            server.stop()
+        except Exception:  # best effort: keep stopping the others
+            pass
+
+
+def _on_signal(signum, frame):
+    stop_all_servers()
+    previous = _HANDLED.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)  # SIGINT: Python's default raises KeyboardInterrupt
+        return
+    signal.signal(signum, signal.SIG_DFL)  # then die of the signal, as without us
+    os.kill(os.getpid(), signum)
+
+
+def _install_stoppers() -> None:
+    """SIGTERM/SIGINT handlers and an atexit hook that stop the servers (main thread only, once)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        if signum not in _HANDLED:
+            current = signal.getsignal(signum)
+            if current is not _on_signal:
+                _HANDLED[signum] = current
+                signal.signal(signum, _on_signal)
+
+
+atexit.register(stop_all_servers)
+
+
 @dataclass
 class Server:
     """A ``jupyter lab`` or ``voila`` process serving ``root``; use as a context manager."""
@@ -166,10 +209,12 @@ class Server:
 
     def start(self, timeout: float = 90.0) -> Server:
         env = jupyter_env(self.home)
+        _install_stoppers()
         self._log = open(self.log_path, "wb")
         # A new session: the server and the kernels it starts form one process group.
         self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdin=subprocess.DEVNULL,
                                         stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        _RUNNING[id(self)] = self
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -187,6 +232,7 @@ class Server:
     def stop(self) -> None:
         """Terminate the server by its PID, wait, then kill its process group if needed."""
         p = self.process
+        _RUNNING.pop(id(self), None)
         if p is None:
             return
         if p.poll() is None:

@@ -126,3 +126,66 @@ def test_a_python_too_old_gets_a_clear_message(tmp_path):
     assert result.returncode != 0
     assert "needs Python 3.11 or newer" in result.stdout + result.stderr
     assert not (proj / ".venv").exists()
+
+
+def _start_make(proj: Path, *targets: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "MAKE"))}
+    return subprocess.Popen(["make", f"PYTHON={sys.executable}", *targets], cwd=proj, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_two_first_set_ups_at_once_both_end_with_a_working_venv(tmp_path):
+    """`make lab` in one terminal and `make test` in another, on a fresh clone: the second waits
+    for the first set-up (a lock) and reuses it, and neither prints a misleading message."""
+    import time
+
+    proj = _make_project(tmp_path)
+    first = _start_make(proj, ".venv/.installed")
+    time.sleep(1.0)
+    second = _start_make(proj, ".venv/.installed")
+    out_first, _ = first.communicate(timeout=600)
+    out_second, _ = second.communicate(timeout=600)
+    assert first.returncode == 0, out_first[-3000:]
+    assert second.returncode == 0, out_second[-3000:]
+    for out in (out_first, out_second):
+        assert "python3-venv" not in out
+    assert "waiting" in out_second or "up to date" in out_second or "reusing" in out_second, out_second
+    check = subprocess.run([str(proj / ".venv/bin/python"), "-c", "import pip, tinypkg"], capture_output=True)
+    assert check.returncode == 0, check.stderr
+
+
+def test_the_set_up_holds_a_lock_and_blames_venv_only_when_venv_is_missing():
+    dry = subprocess.run(["make", "-n", "-W", "requirements.txt", ".venv/.installed"], cwd=ROOT,
+                         capture_output=True, text=True).stdout
+    makefile = (ROOT / "Makefile").read_text()
+    assert "LOCKED_SETUP" in dry and "fcntl.flock" in makefile, dry
+    assert "import ensurepip" in makefile  # the python3-venv hint only when ensurepip is missing
+
+
+def test_make_lab_with_a_home_it_cannot_write_falls_back_to_a_writable_place(tmp_path):
+    """A read-only HOME: Jupyter's runtime, data and IPython dirs go under .venv, and it says so."""
+    proj = _make_project(tmp_path)
+    bin_dir = proj / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / "jupyter"
+    fake.write_text("#!/bin/sh\n"
+                    "for d in \"$JUPYTER_RUNTIME_DIR\" \"$JUPYTER_DATA_DIR\" \"$IPYTHONDIR\" \"$MPLCONFIGDIR\"; do\n"
+                    "  mkdir -p \"$d\" && touch \"$d/probe\" || { echo \"cannot write $d\"; exit 3; }\n"
+                    "done\necho \"runtime=$JUPYTER_RUNTIME_DIR\"\n")
+    fake.chmod(0o755)
+    (proj / ".venv" / ".installed").touch()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "MAKE", "JUPYTER", "IPYTHON",
+                                                                     "MPLCONFIG"))}
+    env["HOME"] = str(blocker / "home")  # under a file: no one can create it, root included
+    result = subprocess.run(["make", "lab"], cwd=proj, env=env, capture_output=True, text=True, timeout=60)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "not writable" in out and f"runtime={proj}/.venv" in out
+    # a writable HOME is left alone
+    env["HOME"] = str(tmp_path)
+    result = subprocess.run(["make", "lab"], cwd=proj, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 or "not writable" not in result.stdout

@@ -27,6 +27,7 @@ Checkers use the math layer only (numpy, :mod:`sdpa_helpers.attention`, ...).
 from __future__ import annotations
 
 import copy
+import difflib
 import dis
 import importlib
 import math
@@ -40,6 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .._numerics import controlled_errstate
 
 __all__ = ["Exercise", "Slip", "check", "get", "hint", "question", "keys", "register",
            "numeric_checker", "function_checker", "choice_checker", "is_untouched_stub", "TIME_LIMIT", "RTOL"]
@@ -91,11 +94,21 @@ def register(key: str, question: str, hint: str, checker: Callable[[Any], tuple[
 
 
 def get(key: str) -> Exercise:
-    """The registered :class:`Exercise` ``key`` (KeyError listing the known keys otherwise)."""
+    """The registered :class:`Exercise` ``key`` (spaces around it ignored).
+
+    An unknown key raises KeyError suggesting the closest keys (or those of its notebook).
+    """
     _load_banks()
+    if not isinstance(key, str):
+        raise TypeError(f"key must be a string such as '00.bert_d_k', got {key!r}")
+    key = key.strip()
     if key not in _REGISTRY:
-        close = [k for k in sorted(_REGISTRY) if k.split(".")[0] == str(key).split(".")[0]]
-        raise KeyError(f"no exercise {key!r}; known in that notebook: {close or sorted(_REGISTRY)}")
+        close = difflib.get_close_matches(key, sorted(_REGISTRY), n=3, cutoff=0.6)
+        if close:
+            raise KeyError(f"no exercise {key!r}; did you mean {' or '.join(map(repr, close))}?")
+        same = [k for k in sorted(_REGISTRY) if k.split(".")[0] == key.split(".")[0]]
+        raise KeyError(f"no exercise {key!r}; known in notebook {key.split('.')[0]!r}: {same}" if same
+                       else f"no exercise {key!r}; keys look like '00.bert_d_k' (see keys())")
     return _REGISTRY[key]
 
 
@@ -124,6 +137,22 @@ class _TimeUp(BaseException):
     """
 
 
+class _AnswerProblem(BaseException):
+    """The learner's answer (or what their function returned) is not something to compare.
+
+    Raised by the shared answer cleaning around a learner's function; a BaseException, so that
+    a hand-written checker's ``except Exception:`` passes it on to :func:`check` unchanged.
+    """
+
+
+class _ReferenceFailed(BaseException):
+    """The exercise's own reference failed: a bug of the course, never blamed on the answer."""
+
+
+#: Longer limits than this (seconds) mean "no limit": setitimer cannot hold them.
+_MAX_ALARM = 1e6
+
+
 def _can_alarm() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
@@ -134,7 +163,7 @@ def _run_limited(fn: Callable[[], Any], seconds: float):
     The previous SIGALRM handler is restored afterwards, and an alarm someone else had set
     is re-armed with the time it had left.
     """
-    if not _can_alarm():
+    if not _can_alarm() or seconds > _MAX_ALARM:
         return fn()
 
     def on_alarm(signum, frame):
@@ -171,24 +200,14 @@ def check(key: str, answer, *, quiet: bool = False, time_limit: float | None = N
     that hangs.
     """
     ex = get(key)
+    key = ex.key
     if answer is None or answer is Ellipsis:
         if not quiet:
             print(f"❌ {key}: no answer yet. Replace the placeholder with your answer and run the cell again.")
             print(f"   Hint: {ex.hint}")
         return False
-    limit = TIME_LIMIT if time_limit is None else float(time_limit)
-    if not limit > 0:
-        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    try:
-        if callable(answer) and is_untouched_stub(answer):
-            ok, feedback = False, STUB_FEEDBACK
-        else:
-            ok, feedback = _run_limited(lambda: ex.checker(answer), limit)
-    except _TimeUp:
-        ok, feedback = False, (f"checking your answer did not finish within {limit:g} s. Does your function "
-                               f"loop forever (a `while` whose condition never becomes False)?")
-    except Exception as exc:  # the learner's answer broke the checker: report, don't crash
-        ok, feedback = False, f"checking your answer raised {type(exc).__name__}: {exc}"
+    limit = _time_limit(time_limit)
+    ok, feedback = _checked(ex, answer, limit)
     ok = bool(ok)
     if not quiet:
         if ok:
@@ -197,6 +216,89 @@ def check(key: str, answer, *, quiet: bool = False, time_limit: float | None = N
             print(f"❌ {key}: not yet. {feedback}".rstrip())
             print(f"   Hint: {ex.hint}")
     return ok
+
+
+def _time_limit(time_limit) -> float:
+    if time_limit is None:
+        return TIME_LIMIT
+    if isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, numbers.Real):
+        raise TypeError(f"time_limit must be a number of seconds, got {time_limit!r}")
+    limit = float(time_limit)
+    if not limit > 0:
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    return limit
+
+
+def _checked(ex: Exercise, answer, limit: float) -> tuple[bool, str]:
+    """``(ok, feedback)`` for ``answer``: cleaned, under the time limit, numpy's state restored after.
+
+    The checker runs under numpy's default error handling (a learner's ``np.seterr`` is back
+    afterwards, and so are the print options whatever the answer changed).
+    """
+    unordered = _unordered_kind(answer)
+    if unordered:
+        return False, (f"your answer is a {unordered}, which has no order; give a tuple or a list, "
+                       f"e.g. (5, 7) or [0.5, 0.5].")
+    if callable(answer) and is_untouched_stub(answer):
+        return False, STUB_FEEDBACK
+    if isinstance(answer, np.ma.MaskedArray):
+        return False, "your answer is a masked array; give plain numbers (for example answer.filled(0.0))."
+    given = _CleanedFunction(answer) if callable(answer) else answer
+    saved_err = np.geterr()
+    try:
+        with np.printoptions(**np.get_printoptions()), controlled_errstate():
+            return _run_limited(lambda: ex.checker(given), limit)
+    except _TimeUp:
+        return False, (f"checking your answer did not finish within {limit:g} s. Does your function "
+                       f"loop forever (a `while` whose condition never becomes False)?")
+    except _AnswerProblem as problem:
+        return False, str(problem)
+    except _ReferenceFailed as failure:
+        return False, (f"this exercise could not be checked: its reference raised {failure} -- a bug in the "
+                       f"course, not in your answer. Please report it.")
+    except SystemExit:
+        return False, "your answer called sys.exit() (or exit()): return a value instead."
+    except Exception as exc:  # the learner's answer broke the checker: report, don't crash
+        return False, f"checking your answer raised {type(exc).__name__}: {exc}"
+    finally:
+        np.seterr(**saved_err)
+
+
+def _unordered_kind(answer) -> str | None:
+    """'set' or 'dict' for an answer whose order is arbitrary (a set iterates sorted by chance)."""
+    if isinstance(answer, (set, frozenset, type({}.keys()))):
+        return "set"
+    if isinstance(answer, (dict, type({}.values()), type({}.items()))):
+        return "dict"
+    return None
+
+
+class _CleanedFunction:
+    """A learner's function seen through the shared answer cleaning: what every checker calls.
+
+    Its result is turned into real numbers (:func:`_as_real_array`), so a hand-written checker
+    cannot accept a complex array or strings; a forgotten ``return`` and ``sys.exit`` are told
+    as such (:class:`_AnswerProblem`, which no checker's ``except Exception`` swallows).
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "your function")
+
+    def __call__(self, *args, **kwargs):
+        try:
+            result = self.fn(*args, **kwargs)
+        except SystemExit:
+            raise _AnswerProblem("your function called sys.exit() (or exit()): return a value instead.") from None
+        if result is None:
+            raise _AnswerProblem("your function returned None: did you forget `return`?")
+        unordered = _unordered_kind(result)
+        if unordered:
+            raise _AnswerProblem(f"your function returned a {unordered}; return an array or a list.")
+        arr, why = _as_real_array(result, "its result")
+        if arr is None:
+            raise _AnswerProblem(f"your function returned something that is not real numbers: {why}")
+        return arr
 
 
 # --- turning an answer into real numbers -------------------------------------------------------
@@ -220,6 +322,8 @@ def _as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
     except Exception:  # ragged nested lists and other shapes numpy cannot hold
         return None, f"expected a number (or a list of numbers) for {what}, got {type(answer).__name__}."
     kinds = set()
+    if isinstance(answer, np.ma.MaskedArray):
+        return None, f"{what} is a masked array; give plain numbers (for example .filled(0.0))."
     if raw.dtype.kind in "USa":
         kinds.add("string")
     elif raw.dtype.kind == "c":
@@ -422,15 +526,21 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
         if not callable(fn):
             return False, f"expected a function, got {type(fn).__name__}"
         for label, args in zip(labels, cases):
-            want = np.asarray(reference(*copy.deepcopy(args)), dtype=float)
+            try:
+                with controlled_errstate():
+                    want = np.asarray(reference(*copy.deepcopy(args)), dtype=float)
+            except Exception as exc:
+                raise _ReferenceFailed(f"{type(exc).__name__} on {label}: {exc}") from exc
             try:
                 result = fn(*copy.deepcopy(args))
+            except _AnswerProblem as problem:
+                raise _AnswerProblem(f"on {label}: {problem}") from None
             except Exception as exc:
                 return False, f"your function raised {type(exc).__name__} on {label}: {exc}"
             if result is None:
                 if is_untouched_stub(fn):
                     return False, STUB_FEEDBACK
-                return False, f"your function returned None on {label}: did it forget `return`?"
+                return False, f"your function returned None on {label}: did you forget `return`?"
             got, why = _as_real_array(result, "its result")
             if got is None:
                 return False, f"on {label} your function returned something that is not real numbers: {why}"
@@ -460,3 +570,9 @@ def _load_banks() -> None:
         for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
             if not info.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{info.name}")
+
+
+# The exercise banks are imported with this package: their references (the package's own
+# softmax, ...) are bound now, so a learner who later assigns a function of their own to
+# ``sdpa_helpers.attention.softmax`` does not change what a check compares with.
+_load_banks()

@@ -32,6 +32,8 @@ import contextlib
 import functools
 import importlib
 import io
+import math
+import numbers
 import pkgutil
 import time
 import weakref
@@ -40,6 +42,7 @@ import ipywidgets as W
 import numpy as np
 
 from .. import plots
+from .._numerics import controlled_errstate
 
 __all__ = ["Explorer", "D_K_CHOICES", "d_k_slider", "seed_slider", "all_explorers"]
 
@@ -71,6 +74,45 @@ def seed_slider(value: int = 0, description: str = "seed") -> W.IntSlider:
                        continuous_update=True, style={"description_width": "initial"})
 
 
+def _allowed(control) -> list:
+    return [o[1] if isinstance(o, tuple) else o for o in control.options]
+
+
+def _check_control_value(name: str, control, value):
+    """``value`` if ``control`` can take it, else a TypeError/ValueError naming ``name`` and what it allows.
+
+    A selection (slider over choices, dropdown, toggle buttons) takes one of its options, of
+    their type (``True`` is not the d_k 1, ``64+0j`` not 64); a numeric slider a finite number
+    within its range; a checkbox True or False.
+
+    >>> _check_control_value("d_k", d_k_slider(), 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: d_k must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096; got 3
+    """
+    if getattr(control, "options", None) is not None and not isinstance(control, W.SelectMultiple):
+        allowed = _allowed(control)
+        shown = ", ".join(map(repr, allowed))
+        real = all(isinstance(a, numbers.Real) and not isinstance(a, (bool, np.bool_)) for a in allowed)
+        if real and (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)):
+            raise TypeError(f"{name} must be one of {shown}; got {value!r} ({type(value).__name__})")
+        if not any(value == a and isinstance(value, (bool, np.bool_)) == isinstance(a, (bool, np.bool_))
+                   for a in allowed if value is not None):
+            raise ValueError(f"{name} must be one of {shown}; got {value!r}")
+        return value
+    if isinstance(control, (W.Checkbox, W.ToggleButton)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+        return value
+    low, high = getattr(control, "min", None), getattr(control, "max", None)
+    if low is not None and high is not None:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number from {low:g} to {high:g}, got {value!r}")
+        if not math.isfinite(value) or not low <= value <= high:
+            raise ValueError(f"{name} must be a finite number from {low:g} to {high:g}, got {value!r}")
+    return value
+
+
 class Explorer:
     """Base class: controls + one figure rendered to PNG in an :class:`ipywidgets.Image`.
 
@@ -94,11 +136,22 @@ class Explorer:
     main = "d_k"
 
     def __init__(self, **values):
+        # Under numpy's default error handling (a learner's np.seterr(all="raise") must not break
+        # a harmless underflow); if anything fails, every widget built so far is closed again.
+        self.controls: dict = {}
+        try:
+            with controlled_errstate():
+                self._build(values)
+        except BaseException:
+            self._close_partial()
+            raise
+
+    def _build(self, values: dict) -> None:
         self.controls = self._controls()
         for name, value in values.items():
             if name not in self.controls:
                 raise ValueError(f"unknown control {name!r}; this explorer has {sorted(self.controls)}")
-            self.controls[name].value = value
+            self.controls[name].value = _check_control_value(name, self.controls[name], value)
         self.fig, _ = plots.new_figure(figsize=self.figsize, dpi=self.dpi)
         self.fig.clear()
         with plots.style():
@@ -124,6 +177,17 @@ class Explorer:
         self._finalizer = weakref.finalize(
             self, _release, list(self.controls.values()), self._observer,
             [self.widget, row, self.image, self.readout], self._backgrounds)
+
+    def _close_partial(self) -> None:
+        """Close what a failed construction built: the controls, the image, the figure."""
+        observer = getattr(self, "_observer", None)
+        parts = [getattr(self, n, None) for n in ("widget", "image", "readout")]
+        _release(list(self.controls.values()), observer, [p for p in parts if p is not None],
+                 getattr(self, "_backgrounds", {}))
+        fig = getattr(self, "fig", None)
+        if fig is not None:
+            fig.clear()
+        self._closed = True
 
     # -- subclass hooks -------------------------------------------------------
     def _controls(self) -> dict:
@@ -157,6 +221,7 @@ class Explorer:
     @contextlib.contextmanager
     def paused(self):
         """Inside this block, setting a control's value does not redraw (for precomputing)."""
+        self._refuse_if_closed()
         controls = list(self.controls.values())
         for control in controls:
             control.unobserve(self._observer, names="value")
@@ -165,6 +230,10 @@ class Explorer:
         finally:
             for control in controls:
                 control.observe(self._observer, names="value")
+
+    def _refuse_if_closed(self) -> None:
+        if self._closed:
+            raise ValueError(f"this {type(self).__name__} is closed; build a new one")
 
     @property
     def closed(self) -> bool:
@@ -193,7 +262,7 @@ class Explorer:
         if self._closed:
             return
         start = time.perf_counter()
-        with plots.style():
+        with plots.style(), controlled_errstate():
             html = self._update(**self.values)
             self.image.value = self.render()
         self.readout.value = html or ""
@@ -202,6 +271,7 @@ class Explorer:
 
     def render(self) -> bytes:
         """PNG of the figure: the cached background for the current key, animated artists on top."""
+        self._refuse_if_closed()
         canvas = self.fig.canvas
         key = self._background_key(**self.values)
         background = self._backgrounds.get(key)
@@ -254,8 +324,7 @@ class Explorer:
         (JupyterLab before the cell runs, GitHub). Encoded with a 64-colour palette at the
         highest zlib level: a few tens of kB.
         """
-        if self._closed:
-            raise ValueError("this explorer is closed; build a new one")
+        self._refuse_if_closed()
         return _fallback_png(np.asarray(self.fig.canvas.buffer_rgba()), self.instruction())
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
@@ -286,8 +355,21 @@ class _WeakObserver:
 
     def __call__(self, change) -> None:
         explorer = self.ref()
-        if explorer is not None:
-            explorer.update()
+        if explorer is None:
+            return
+        control = change["owner"]
+        name = next((n for n, c in explorer.controls.items() if c is control), "control")
+        try:
+            _check_control_value(name, control, change["new"])
+        except (TypeError, ValueError):
+            # Undo the bad value (without redrawing), then say what the control allows.
+            control.unobserve(self, names="value")
+            try:
+                control.value = change["old"]
+            finally:
+                control.observe(self, names="value")
+            raise
+        explorer.update()
 
 
 def _release(controls, observer, widgets, backgrounds) -> None:
