@@ -24,7 +24,8 @@ from ..scales import check_scaling
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["weight_bars", "saturation_small_multiples", "format_weight_axes", "format_curve_axes",
-           "mc_curve", "saturation_curves_figure", "law_check_figure", "format_temperature_axis", "temperature_small_multiples",
+           "mc_curve", "saturation_curves_figure", "law_check_figure", "format_temperature_axis",
+           "temperature_small_multiples",
            "CURVE_LABELS", "REFERENCE", "ONSET"]
 
 #: y-axis labels of the three saturation curves.

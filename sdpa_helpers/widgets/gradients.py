@@ -15,8 +15,8 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter
 
 from .. import plots
-from ..plots import gradients as gradients_plots
 from ..gradients import gradient_curves, jacobian_panels, typical_query_seed
+from ..plots import gradients as gradients_plots
 from ..saturation import prefix_logits
 from ..scales import D_K_CHOICES
 from . import Explorer, d_k_slider, seed_slider
