@@ -22,7 +22,7 @@ import numpy as np
 from . import _checks
 from ._numerics import binary_exponent
 from .attention import softmax
-from .saturation import MCEstimate, _check_d_k, _check_d_ks, _curve_draws, mc_estimate, prefix_logits
+from .saturation import MCEstimate, check_d_k, check_d_ks, curve_draws, mc_estimate, prefix_logits
 from .scales import scale_factor
 
 __all__ = [
@@ -162,7 +162,7 @@ def gradient_samples(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) ->
     >>> s.jacobian_norm.shape, bool(np.median(s.jacobian_norm[1]) < 1e-6)
     ((2, 1000), True)
     """
-    d_ks, n_queries, rng, a = _curve_draws(d_ks, n_keys, n_queries, rng)
+    d_ks, n_queries, rng, a = curve_draws(d_ks, n_keys, n_queries, rng)
     g = rng.standard_normal(a.shape)  # upstream gradient dL/dp
     rows = []
     for d_k in d_ks.tolist():
@@ -323,7 +323,7 @@ def jacobian_panels(d_ks, logits, scales=("unscaled", "sqrt")) -> JacobianPanels
     >>> panels.weights[1, 1].round(4).tolist()  # scaled, d_k = 4: softmax of (0, 1)
     [0.2689, 0.7311]
     """
-    d_ks = _check_d_ks(d_ks)
+    d_ks = check_d_ks(d_ks)
     z = _checks.real_array("logits", logits, min_ndim=2, shape_hint="(m, n)")
     if z.ndim != 2 or z.shape[0] != d_ks.size or z.shape[1] == 0:
         raise ValueError(f"logits must have shape (len(d_ks), n) = ({d_ks.size}, n), got {z.shape}")
@@ -369,8 +369,8 @@ def typical_query_seed(d_ks, d_k: int, n_keys: int, seeds=range(99), scale="unsc
     >>> typical_query_seed([1, 64], 64, 8, seeds=range(5)) in range(5)
     True
     """
-    d_ks = _check_d_ks(d_ks)
-    d_k = _check_d_k("d_k", d_k)
+    d_ks = check_d_ks(d_ks)
+    d_k = check_d_k("d_k", d_k)
     if d_k not in d_ks.tolist():
         raise ValueError(f"d_k = {d_k} must be one of d_ks {d_ks.tolist()}")
     n_keys = _checks.positive_int("n_keys", n_keys)

@@ -28,7 +28,8 @@ from .sampling import make_rng
 from .scales import scale_factor
 
 __all__ = [
-    "KEY_COUNTS", "explorer_queries", "MCEstimate", "mc_estimate", "query_logits", "prefix_logits",
+    "KEY_COUNTS", "MAX_D_K", "explorer_queries", "MCEstimate", "mc_estimate", "check_d_ks", "check_d_k", "curve_draws",
+    "query_logits", "prefix_logits",
     "WeightStats", "weight_stats", "SaturationCurves", "saturation_curves",
     "entropy_closed_form", "effective_keys_closed_form", "iid_entropy", "law_holds_up_to", "measured_onset",
     "temperature_curves",
@@ -98,7 +99,12 @@ def mc_estimate(samples, axis: int = 0) -> MCEstimate:
     return MCEstimate(mean, se, np.median(x, axis=axis))
 
 
-def _check_d_ks(d_ks) -> np.ndarray:
+def check_d_ks(d_ks) -> np.ndarray:
+    """``d_ks`` as a 1-D integer array of positive entries, or a TypeError/ValueError naming ``d_ks``.
+
+    >>> check_d_ks([1, 64]).tolist()
+    [1, 64]
+    """
     try:
         arr = np.asarray(d_ks)
     except Exception:
@@ -112,18 +118,29 @@ def _check_d_ks(d_ks) -> np.ndarray:
 MAX_D_K = 2**1000
 
 
-def _check_d_k(name: str, d_k) -> int:
+def check_d_k(name: str, d_k) -> int:
+    """``d_k`` as an int in 1 ... :data:`MAX_D_K`, or an error naming ``name``.
+
+    >>> check_d_k("d_k", 64)
+    64
+    """
     d_k = _checks.positive_int(name, d_k)
     if d_k > MAX_D_K:
         raise ValueError(f"{name} must be at most 2**1000 (the chi-square draw of ||q||^2 is a float), got {d_k:.3e}")
     return d_k
 
 
-def _curve_draws(d_ks, n_keys, n_queries, rng):
-    """The shared opening of the curves: checked arguments and the key directions ``a``."""
-    d_ks = _check_d_ks(d_ks)
+def curve_draws(d_ks, n_keys, n_queries, rng):
+    """The shared opening of the curves (here and in :mod:`sdpa_helpers.gradients`): checked arguments,
+    the generator, and the key directions ``a`` of shape ``(n_queries, n_keys)``, shared by every d_k.
+
+    >>> d_ks, n_queries, rng, a = curve_draws([1, 4], 3, 5, rng=0)
+    >>> d_ks.tolist(), a.shape
+    ([1, 4], (5, 3))
+    """
+    d_ks = check_d_ks(d_ks)
     for d_k in d_ks.tolist():
-        _check_d_k("each entry of d_ks", d_k)
+        check_d_k("each entry of d_ks", d_k)
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
     if n_queries < 2:
@@ -166,7 +183,7 @@ def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | None = No
     >>> round(float(query_logits(64, 8, 50_000, rng=0).var()), 1)  # scaled: variance 1
     1.0
     """
-    d_k = _check_d_k("d_k", d_k)
+    d_k = check_d_k("d_k", d_k)
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
     c = scale_factor(scale, d_k)
@@ -207,9 +224,9 @@ def prefix_logits(d_ks, n_keys: int, rng=None) -> np.ndarray:
     >>> bool(np.array_equal(prefix_logits([1, 64], 8, rng=0)[:, :3], prefix_logits([1, 64], 3, rng=0)))
     True
     """
-    d_ks = _check_d_ks(d_ks)
+    d_ks = check_d_ks(d_ks)
     for d_k in d_ks.tolist():
-        _check_d_k("each entry of d_ks", d_k)
+        check_d_k("each entry of d_ks", d_k)
     if np.any(np.diff(d_ks) <= 0):
         raise ValueError(f"d_ks must be strictly increasing, got {d_ks.tolist()}")
     n_keys = _checks.positive_int("n_keys", n_keys)
@@ -313,7 +330,7 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -
     >>> c.max_weight.mean.round(2).tolist()  # scaled: far from one-hot at every d_k
     [0.3, 0.36]
     """
-    d_ks, n_queries, rng, a = _curve_draws(d_ks, n_keys, n_queries, rng)
+    d_ks, n_queries, rng, a = curve_draws(d_ks, n_keys, n_queries, rng)
     stats = []
     for d_k in d_ks.tolist():
         c = scale_factor(scale, d_k)
@@ -399,7 +416,7 @@ def measured_onset(d_ks, mean_entropy, n_keys: int, drop: float = 1.0) -> float:
     >>> measured_onset([1, 2, 3, 4], [2.5, 2.0, 1.5, 1.2], 16)  # ln 16 - 1 = 1.77: between 2 and 3
     2.4548
     """
-    d_ks = _check_d_ks(d_ks)
+    d_ks = check_d_ks(d_ks)
     h = _checks.real_array("mean_entropy", mean_entropy)
     if h.shape != d_ks.shape or np.any(np.diff(d_ks) <= 0):
         raise ValueError(f"d_ks must be increasing and mean_entropy of its shape, got {d_ks.shape} and {h.shape}")
