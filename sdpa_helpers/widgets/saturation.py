@@ -158,7 +158,7 @@ class SaturationExplorer(Explorer):
                 f"random queries: largest weight {u.max_weight.mean[at]:.2f} unscaled vs "
                 f"{s.max_weight.mean[at]:.2f} scaled; effective keys {u.effective_keys.mean[at]:.1f} vs "
                 f"{s.effective_keys.mean[at]:.1f} (uniform: {keys}, one-hot: 1). Onset of saturation (unscaled), "
-                f"the first d_k of the grid where the mean entropy is 1 nat below ln n: d_k = {onset}.")
+                f"the d_k where the mean entropy falls 1 nat below ln n (interpolated on the grid): d_k ≈ {onset:.1f}.")
 
 
 class TemperatureExplorer(Explorer):
