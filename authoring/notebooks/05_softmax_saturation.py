@@ -243,7 +243,7 @@ verify("the onset stays below d_k = 5 for 16 and for 1024 keys", max(max(o) for 
 # %%
 for d in (64, 4096):
     p_u, p_s = (softmax(saturation.query_logits(d, n_keys, n_queries, scale=s, rng=SEED)) for s in ("unscaled", "sqrt"))
-    print(f"d_k = {d}, unscaled: mean H = {u_curves.entropy.mean[D_K_CHOICES.index(d)]:.2f} nats (onset level {np.log(16) - 1:.2f}); the median query leaves {np.median(1 - p_u.max(axis=1)):.1e} to the other 15 keys; median ||J||_F {np.median(gradients.jacobian_frobenius(p_u)):.2g}, scaled {np.median(gradients.jacobian_frobenius(p_s)):.2g}")
+    print(f"d_k = {d}, unscaled: mean H = {u_curves.entropy.mean[D_K_CHOICES.index(d)]:.2f} nats (onset level {np.log(16) - 1:.2f}); the median query leaves {np.median(1 - p_u.max(axis=1)):.1e} to the other 15 keys; median ||J||_F {np.median(gradients.jacobian_frobenius(p_u)):.3g}, scaled {np.median(gradients.jacobian_frobenius(p_s)):.3g}")
 saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=float(np.median(onsets[n_keys])), entropy_law=(np.geomspace(1, 4096, 200), saturation.entropy_closed_form(n_keys, np.geomspace(1, 4096, 200))))
 
 # %% [markdown]
