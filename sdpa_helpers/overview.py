@@ -23,7 +23,7 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
 
 The logits come from :func:`sdpa_helpers.saturation.query_logits` (exact draws whose cost does
 not grow with ``d_k``); the weight statistics from :func:`sdpa_helpers.saturation.weight_stats`
-and :func:`sdpa_helpers.saturation.jacobian_frobenius`.
+and :func:`sdpa_helpers.gradients.jacobian_frobenius`.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ from numpy.typing import ArrayLike
 from . import _checks, theory
 from ._numerics import histogram_fractions
 from .attention import softmax
+from .gradients import jacobian_frobenius
 from .sampling import make_rng, sample_components
-from .saturation import MCEstimate, jacobian_frobenius, mc_estimate, query_logits, weight_stats
+from .saturation import MCEstimate, mc_estimate, query_logits, weight_stats
 from .scales import check_scaling, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED",

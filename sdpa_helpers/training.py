@@ -74,8 +74,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks
+from .gradients import logit_gradient
 from .sampling import make_rng
-from .saturation import logit_gradient
 from .scales import scale_factor
 
 __all__ = [
@@ -328,7 +328,7 @@ def _entropy(p: np.ndarray) -> np.ndarray:
 
 
 def _softmax_backward(p: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """``(diag(p) - p p^T) g``: :func:`sdpa_helpers.saturation.logit_gradient` (the stable form)."""
+    """``(diag(p) - p p^T) g``: :func:`sdpa_helpers.gradients.logit_gradient` (the stable form)."""
     return logit_gradient(p, g)
 
 

@@ -537,8 +537,9 @@ def test_exercises_accept_right_and_reject_wrong_answers():
     q = dict(quiet=True)
     assert check("05.scaled_weight", 1 / (1 + np.exp(-2)), **q) and not check("05.scaled_weight", 0.9997, **q)
     assert check("05.temperature", 10.0, **q) and not check("05.temperature", 100.0, **q)
-    assert check("05.onset_16_keys", 2.77, **q) and check("05.onset_16_keys", np.log(16), **q)
-    assert not check("05.onset_16_keys", 5.55, **q) and not check("05.onset_16_keys", 16.0, **q)  # 2 ln n, n
+    assert check("05.effective_keys_law", 377, **q) and check("05.effective_keys_law", 1024 / np.e, **q)
+    assert not check("05.effective_keys_law", 5.93, **q) and not check("05.onset_moves", "a", **q)  # H, ln n
+    assert check("05.onset_moves", "b", **q)
 
     def stable(x):
         x = np.asarray(x, dtype=float)

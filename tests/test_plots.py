@@ -4,6 +4,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.figure import Figure
 
+from sdpa_helpers import gradients as G
 from sdpa_helpers import plots
 from sdpa_helpers import saturation as S
 from sdpa_helpers.attention import softmax
@@ -75,12 +76,12 @@ def test_scalings_keep_their_colours_and_line_styles():
     s = S.saturation_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
     styles = _line_styles(PS.saturation_curves_figure(u, s, 4, iid_limit=(0.4, 1.0, 3.0)))
     assert unscaled in styles and scaled in styles
-    u = S.gradient_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
-    s = S.gradient_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
+    u = G.gradient_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
+    s = G.gradient_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
     styles = _line_styles(PG.gradient_norms_figure(u, s))
     assert unscaled in styles and scaled in styles
     p = softmax(make_rng(0).standard_normal((50, 4)) * 5)
-    ax = PG.jacobian_bound_figure(S.one_minus_max(p), S.jacobian_frobenius(p))
+    ax = PG.jacobian_bound_figure(G.one_minus_max(p), G.jacobian_frobenius(p))
     colours = {c.lower() for c in (plots.UNSCALED["color"], plots.SCALED["color"])}
     from matplotlib.colors import to_hex
     assert not colours & {to_hex(line.get_color()) for line in ax.get_lines()}

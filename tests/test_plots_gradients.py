@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from conftest import labelled
 
-from sdpa_helpers import saturation as S
+from sdpa_helpers import gradients as S
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.sampling import make_rng
 

@@ -28,6 +28,7 @@ from hypothesis.extra import numpy as hnp
 from sdpa_helpers import (
     assumptions,
     attention,
+    gradients,
     overview,
     saturation,
     small_samples,
@@ -412,12 +413,12 @@ def test_jacobian_frobenius_and_logit_gradient_at_any_magnitude(data):
     with decimal.localcontext(CTX):
         ps = [D(v) for v in p]
         J = [[(ps[i] if i == j else 0) - ps[i] * ps[j] for j in range(n)] for i in range(n)]
-    got = outcome(lambda: saturation.jacobian_frobenius(p), ["p"])
+    got = outcome(lambda: gradients.jacobian_frobenius(p), ["p"])
     if got is not None:
         with decimal.localcontext(CTX):
             ref = dsqrt(dsum(J[i][j] ** 2 for i in range(n) for j in range(n)))
         assert_close("jacobian_frobenius", got, ref, decimal.Decimal("1e-15") + ref * decimal.Decimal("1e-12"))
-    got = outcome(lambda: saturation.logit_gradient(p, g), ["p", "upstream"])
+    got = outcome(lambda: gradients.logit_gradient(p, g), ["p", "upstream"])
     if got is not None:
         with decimal.localcontext(CTX):
             gs = [D(v) for v in g]
@@ -714,7 +715,7 @@ def test_one_minus_max_at_any_magnitude(data):
         p = np.stack([probability_vectors(data.draw, n) for _ in range(2)])
     else:  # not probability vectors (but by chance): a clear error
         p = np.abs(data.draw(magnitude_arrays((2, n))))
-    got = outcome(lambda: saturation.one_minus_max(p), ["p"])
+    got = outcome(lambda: gradients.one_minus_max(p), ["p"])
     if got is None:
         return
     for row, g in zip(p, got):
@@ -743,7 +744,7 @@ def test_jacobian_panels_at_any_magnitude(data):
     scales = tuple(data.draw(st.lists(st.one_of(st.sampled_from(["unscaled", "sqrt", "inv_d", None]),
                                                 st.builds(lambda a, e: a * 10.0**e, POSITIVE, EXPONENTS)),
                                       min_size=1, max_size=3)))
-    got = outcome(lambda: saturation.jacobian_panels(d_ks, z, scales=scales), ["d_ks", "logits", "scales"])
+    got = outcome(lambda: gradients.jacobian_panels(d_ks, z, scales=scales), ["d_ks", "logits", "scales"])
     if got is None:
         return
     assert got.d_k.tolist() == d_ks and got.scales == scales
@@ -775,14 +776,14 @@ def test_jacobian_panels_at_any_magnitude(data):
 
 def test_jacobian_panels_where_the_logits_gap_overflows():
     """Logits 1e308 and -1e308 (each a float, their gap not): one-hot weights, J = 0, no overflow warning."""
-    panels = saturation.jacobian_panels([1, 4], [[1e308, -1e308], [-1e308, 1e308]], scales=("unscaled", "sqrt"))
+    panels = gradients.jacobian_panels([1, 4], [[1e308, -1e308], [-1e308, 1e308]], scales=("unscaled", "sqrt"))
     assert panels.weights.tolist() == [[[1.0, 0.0], [0.0, 1.0]]] * 2
     assert not panels.jacobian.any() and not panels.frobenius.any()
 
 
 def test_jacobian_frobenius_where_squares_of_the_weights_underflow():
     """``||J||_F = 2 (1 - eps) eps`` for ``p = (1 - eps, eps)``, also where ``eps**2`` underflows."""
-    got = saturation.jacobian_frobenius([[1.0, 1e-200], [1.0, 5e-324]])
+    got = gradients.jacobian_frobenius([[1.0, 1e-200], [1.0, 5e-324]])
     np.testing.assert_allclose(got[0], 2e-200, rtol=1e-15)
     assert got[1] == 1e-323  # 2 eps, the float nearest
 
@@ -806,8 +807,9 @@ COVERED = {
                   "layer_norm"},
     "theory": {"normal_pdf", "within_row_moments", "dot_product_variance_cov"},
     "assumptions": {"qk_norm_scores", "softcap", "cluster_mean"},
-    "saturation": {"weight_stats", "mc_estimate", "jacobian_frobenius", "logit_gradient", "temperature_curves",
-                   "entropy_closed_form", "effective_keys_closed_form", "one_minus_max", "jacobian_panels"},
+    "saturation": {"weight_stats", "mc_estimate", "temperature_curves", "entropy_closed_form",
+                   "effective_keys_closed_form"},
+    "gradients": {"jacobian_frobenius", "logit_gradient", "one_minus_max", "jacobian_panels"},
     "training": {"share_of_examples", "seed_summary", "rolling_quantiles", "panel_values"},
     "small_samples": {"variance_with_se", "bin_fractions"},
     "overview": {"density_histogram"},
@@ -825,10 +827,16 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "small_samples.iid_relative_sd": "ns are matrix sizes (integers)",
     "saturation.prefix_logits": "d_ks are integers",
     "saturation.saturation_curves": "d_ks are integers",
-    "saturation.gradient_curves": "d_ks are integers",
-    "saturation.saturation_onset": "n_keys are integers",
+    "saturation.check_d_ks": "d_ks are integers",
+    "saturation.check_d_k": "d_k is an integer",
+    "saturation.curve_draws": "d_ks are integers",
+    "saturation.measured_onset": "d_ks are integers; entropies are in nats, between 0 and ln n",
+    "saturation.law_holds_up_to": "variances and entropies of the course's range (nats, between 0 and ln n)",
     "saturation.iid_entropy": "a Monte Carlo of weight_stats (swept above) at sigma2",
-    "saturation.finite_difference_jacobian": "a numerical derivative: its step h is checked against z's spacing",
+    "gradients.gradient_samples": "d_ks are integers",
+    "gradients.gradient_curves": "d_ks are integers",
+    "gradients.typical_query_seed": "d_ks are integers; seeds",
+    "gradients.finite_difference_jacobian": "a numerical derivative: its step h is checked against z's spacing",
     "scaling.simulated_logit_stds": "d_ks are integers",
     "scaling.attention_by_d_k": "d_ks are integers",
     "training.finite_difference_gradient": "a numerical derivative of a loss at weights of order 1",

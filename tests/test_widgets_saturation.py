@@ -6,6 +6,7 @@ import numpy as np
 
 from sdpa_helpers import saturation as S
 from sdpa_helpers.attention import softmax
+from sdpa_helpers.scales import D_K_CHOICES
 
 
 def test_saturation_explorer_shows_the_softmax_and_keeps_one_background():
@@ -27,8 +28,10 @@ def test_saturation_explorer_shows_the_softmax_and_keeps_one_background():
     assert len(__import__("matplotlib.pyplot").pyplot.get_fignums()) == figures, "no new figure per update"
     assert Wsat._all_curves.cache_info().misses <= 1, "every key count's curves computed once, at build"
     assert set(e.curves) == {(n, s) for n in S.KEY_COUNTS for s in ("unscaled", "sqrt")}
-    # the onset line sits at ln n, and the law line is ln n - d_k/2 where it is >= 0
-    assert np.allclose(e.onsets[0].get_xdata(), np.log(S.KEY_COUNTS[-1]))
+    # the onset line sits at the measured onset of its own curves; the law line is ln n - d_k/2 where >= 0
+    n = S.KEY_COUNTS[-1]
+    want = S.measured_onset(D_K_CHOICES, e.curves[n, "unscaled"].entropy.mean, n)
+    assert np.allclose(e.onsets[0].get_xdata(), want) and 1 < want < 8
     x, h = e.law.get_data()
     assert np.allclose(h, np.log(S.KEY_COUNTS[-1]) - x / 2) and h.min() >= 0
 

@@ -2,15 +2,22 @@
 
 import numpy as np
 
-from ..attention import softmax
-from ..saturation import finite_difference_jacobian
-from . import numeric_checker, register
+from ..attention import softmax, softmax_jacobian
+from ..gradients import finite_difference_jacobian, logit_gradient
+from . import Slip, numeric_checker, register
+
+_HALF = np.array([0.5, 0.5])
+_P3 = np.array([0.7, 0.2, 0.1])
+_WRONG, _TARGET = np.array([0.99, 0.01]), 1  # saturated on key 1, the target is key 2 (index 1)
 
 register(
     "06.jacobian_half",
     "What is the Jacobian of the softmax (a 2x2 array) where p = [0.5, 0.5]? (three significant figures)",
     "J[i, j] = p_i (δ_ij − p_j): the diagonal holds p_i (1 − p_i), the rest −p_i p_j.",
-    numeric_checker([[0.25, -0.25], [-0.25, 0.25]], what="the Jacobian"),
+    numeric_checker(softmax_jacobian(_HALF), what="the Jacobian", slips=[
+        Slip(np.abs(softmax_jacobian(_HALF)), "J with + p_i p_j off the diagonal: the entries there are −p_i p_j"),
+        Slip(np.diag(_HALF), "diag(p) alone: the − p pᵀ term is missing"),
+    ]),
 )
 
 register(
@@ -18,7 +25,10 @@ register(
     "For p = [0.7, 0.2, 0.1], what is the largest entry of the softmax Jacobian diag(p) − p pᵀ? "
     "(three significant figures)",
     "Off the diagonal every entry is negative; on it, p_i (1 − p_i). Compare the three.",
-    numeric_checker(0.21, what="the largest entry"),
+    numeric_checker(softmax_jacobian(_P3).max(), what="the largest entry", slips=[
+        Slip(_P3.max(), "the largest weight p_max, not the largest entry of J"),
+        Slip(_P3.max() ** 2, "p_i² on the diagonal: the diagonal holds p_i (1 − p_i)"),
+    ]),
 )
 
 #: Logits at which the learner's Jacobian (a function of p = softmax(z)) is compared with
@@ -64,5 +74,11 @@ register(
     "p = softmax(z) = [0.99, 0.01] and the loss is cross-entropy on p with target key 2, L = -ln p_2. "
     "What is the norm of dL/dz? (three significant figures)",
     "dL/dp = (0, -1/p_2). Multiply by J = diag(p) - p pᵀ: the result simplifies to p minus a one-hot vector.",
-    numeric_checker(0.99 * np.sqrt(2.0), what="the norm of dL/dz"),
+    numeric_checker(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET] / _WRONG[_TARGET])),
+                    what="the norm of dL/dz", slips=[
+        Slip(_WRONG[0], "one entry of p − e_2; the norm of the vector is √2 times larger"),
+        Slip(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET])),
+             "J·(0, −1): dL/dp_2 is −1/p_2, not −1, and that 1/p_2 is what escapes the bound"),
+        Slip(2 * (1 - _WRONG.max()), "the bound 2 (1 − max p) on ‖J‖_F; dL/dz = J g with an unbounded g"),
+    ]),
 )

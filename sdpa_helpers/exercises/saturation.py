@@ -3,14 +3,25 @@
 import numpy as np
 
 from ..attention import softmax
-from . import function_checker, numeric_checker, register
+from . import Slip, choice_checker, function_checker, numeric_checker, register
+
+
+def _two_key_weight(logits, factor):
+    """The first of two softmax weights of ``factor * logits``: the computation each slip below gets wrong."""
+    return float(softmax(factor * np.asarray(logits, dtype=float))[0])
+
+
+_LOGITS, _D_K = (8.0, 0.0), 16
 
 register(
     "05.scaled_weight",
     "Two keys have unscaled logits q·k = [8, 0] and d_k = 16. What weight does scaled attention "
     "give the first key? (three significant figures)",
     "Divide both logits by √d_k first; with two keys, the first weight is 1 / (1 + e^(z2 - z1)).",
-    numeric_checker(1.0 / (1.0 + np.exp(-2.0)), what="the weight"),
+    numeric_checker(_two_key_weight(_LOGITS, _D_K**-0.5), what="the weight", slips=[
+        Slip(_two_key_weight(_LOGITS, 1.0), "the unscaled weight: the logits were not divided by √d_k"),
+        Slip(_two_key_weight(_LOGITS, 1.0 / _D_K), "the logits divided by d_k, not by √d_k"),
+    ]),
 )
 
 register(
@@ -18,16 +29,36 @@ register(
     "For d_k = 100, which temperature T makes softmax(q·k, temperature=T) equal the scaled "
     "attention weights softmax(q·k / √d_k)? (an integer)",
     "softmax(z, temperature=T) is the softmax of z / T. Match z / T with the scaled logits.",
-    numeric_checker(10.0, what="the temperature"),
+    numeric_checker(np.sqrt(100.0), what="the temperature", slips=[
+        Slip(100.0, "d_k itself: the temperature is √d_k, the factor the logits are divided by"),
+        Slip(1.0 / np.sqrt(100.0), "the scale factor 1/√d_k that multiplies the logits; T divides them"),
+    ]),
+)
+
+_N, _SIGMA2 = 1024, 2.0
+
+register(
+    "05.effective_keys_law",
+    "1024 keys get i.i.d. N(0, σ²) logits with σ² = 2, where notebook 05 measured the law H ≈ ln n − σ²/2 "
+    "to within 5 %. What effective number of keys e^H does the law give? (three significant figures)",
+    "Compute H from the law first, then exponentiate: e^H = n e^(−σ²/2).",
+    numeric_checker(_N * np.exp(-_SIGMA2 / 2), what="the effective number of keys", slips=[
+        Slip(np.log(_N) - _SIGMA2 / 2, "the entropy H itself; the question asks for e^H"),
+        Slip(_N * np.exp(-_SIGMA2), "e^(ln n − σ²): the law takes away σ²/2, not σ²"),
+        Slip(_N * np.exp(-np.sqrt(_SIGMA2) / 2), "σ/2 taken away, not σ²/2: the law uses the variance"),
+    ]),
 )
 
 register(
-    "05.onset_16_keys",
-    "By the closed form H ~ ln n - sigma^2/2, the onset of saturation is defined as sigma^2 = ln n "
-    "(half the entropy gone). Unscaled logits have sigma^2 ~ d_k: at what d_k do 16 keys begin to saturate? "
-    "(three significant figures)",
-    "At the onset the law leaves half the entropy of the uniform softmax: ln n - sigma^2/2 = (ln n)/2.",
-    numeric_checker(np.log(16.0), what="the onset d_k"),
+    "05.onset_moves",
+    "Notebook 05 measured the onset of saturation (the d_k where one query's mean unscaled entropy first "
+    "falls 1 nat below ln n) for 16 and for 1024 keys. Going from 16 to 1024 keys, the onset "
+    "(a) grows like ln n, by 2.5×; (b) stays at a few units of d_k (it even comes a little earlier); "
+    "(c) grows like n, by 64×. Answer with a letter.",
+    "Read the two measured onsets printed in section 5, not the law: where does the 1-nat drop happen?",
+    choice_checker("b", {"a": "grows like ln n, by 2.5× (what the law at σ² = ln n suggested, where it fails)",
+                         "b": "stays at a few units of d_k",
+                         "c": "grows like n, by 64×"}),
 )
 
 _CASES = [

@@ -5,12 +5,12 @@ This module offers:
 - :data:`JACOBIAN_LIMIT` -- every entry of ``diag(p) - p p^T`` lies in [-1/4, 1/4];
 - :func:`jacobian_heatmap` -- one Jacobian, fixed colour limits +-1/4;
 - :func:`jacobian_small_multiples` -- the Jacobians of one query at a few d_k, one row per scale
-  (from :func:`sdpa_helpers.saturation.jacobian_panels`);
+  (from :func:`sdpa_helpers.gradients.jacobian_panels`);
 - :func:`norm_curves` -- mean (+-1 SE) and median of a Monte Carlo norm against d_k, log-log;
 - :func:`gradient_norms_figure` -- ``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k;
 - :func:`jacobian_bound_figure` -- ``||J||_F`` against ``1 - max p`` with the bound ``2 (1 - max p)``.
 
-Every number drawn is computed in :mod:`sdpa_helpers.saturation`; this module only draws.
+Every number drawn is computed in :mod:`sdpa_helpers.gradients`; this module only draws.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def jacobian_small_multiples(panels):
     """Softmax Jacobians at a few d_k: one row per scale (unscaled on top, scaled below), one colour bar.
 
     Draws only: the Jacobians and their Frobenius norms (for the titles) come from
-    :func:`sdpa_helpers.saturation.jacobian_panels`.
+    :func:`sdpa_helpers.gradients.jacobian_panels`.
 
     Parameters
     ----------
@@ -91,7 +91,7 @@ def jacobian_small_multiples(panels):
     -------
     Figure
 
-    >>> from sdpa_helpers.saturation import jacobian_panels
+    >>> from sdpa_helpers.gradients import jacobian_panels
     >>> fig = jacobian_small_multiples(jacobian_panels([1, 4], [[0.0, 0.0], [0.0, 2.0]]))
     >>> len(fig.axes)  # 4 panels + colour bar
     5
@@ -100,7 +100,7 @@ def jacobian_small_multiples(panels):
         d_ks, scales = np.asarray(panels.d_k), tuple(panels.scales)
         jacobians, norms = np.asarray(panels.jacobian, dtype=float), np.asarray(panels.frobenius, dtype=float)
     except AttributeError:
-        raise TypeError(f"panels must be a JacobianPanels (sdpa_helpers.saturation.jacobian_panels), "
+        raise TypeError(f"panels must be a JacobianPanels (sdpa_helpers.gradients.jacobian_panels), "
                         f"got {type(panels).__name__}") from None
     shape = (len(scales), d_ks.size)
     if d_ks.ndim != 1 or not d_ks.size or jacobians.ndim != 4 or jacobians.shape[:2] != shape \
@@ -189,13 +189,13 @@ def gradient_norms_figure(unscaled, scaled):
     Parameters
     ----------
     unscaled, scaled : GradientCurves
-        From :func:`sdpa_helpers.saturation.gradient_curves`.
+        From :func:`sdpa_helpers.gradients.gradient_curves`.
 
     Returns
     -------
     Figure
 
-    >>> from sdpa_helpers.saturation import gradient_curves
+    >>> from sdpa_helpers.gradients import gradient_curves
     >>> u = gradient_curves([1, 64], 4, 50, scale="unscaled", rng=0)
     >>> s = gradient_curves([1, 64], 4, 50, scale="sqrt", rng=0)
     >>> [ax.get_yscale() for ax in gradient_norms_figure(u, s).axes]
@@ -217,8 +217,8 @@ def gradient_norms_figure(unscaled, scaled):
 def jacobian_bound_figure(gap, frobenius, ax=None):
     """``||J||_F`` against ``1 - max p`` for many probability vectors, with the bound ``2 (1 - max p)``.
 
-    Draws only: ``gap`` from :func:`sdpa_helpers.saturation.one_minus_max` and ``frobenius`` from
-    :func:`sdpa_helpers.saturation.jacobian_frobenius`. Points with a zero coordinate (off a log axis)
+    Draws only: ``gap`` from :func:`sdpa_helpers.gradients.one_minus_max` and ``frobenius`` from
+    :func:`sdpa_helpers.gradients.jacobian_frobenius`. Points with a zero coordinate (off a log axis)
     are left out.
 
     Parameters

@@ -7,6 +7,7 @@ This module offers:
 - :func:`format_curve_axes` -- the fixed axes of the three saturation curves;
 - :func:`mc_curve` -- a Monte Carlo curve against d_k (mean with standard-error bars);
 - :func:`saturation_curves_figure` -- largest weight, entropy and ``exp(entropy)`` against d_k;
+- :func:`law_check_figure` -- the entropy law ``ln n - sigma^2/2`` against Monte Carlo, over sigma^2;
 - :func:`temperature_small_multiples` -- bars at a few temperatures, and the curves against T.
 
 Scalings are named as in :mod:`sdpa_helpers.scales` (``"unscaled"``, ``"sqrt"``, ``"inv_d"``) and
@@ -23,7 +24,8 @@ from ..scales import check_scaling
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["weight_bars", "saturation_small_multiples", "format_weight_axes", "format_curve_axes",
-           "mc_curve", "saturation_curves_figure", "format_temperature_axis", "temperature_small_multiples",
+           "mc_curve", "saturation_curves_figure", "law_check_figure", "format_temperature_axis",
+           "temperature_small_multiples",
            "CURVE_LABELS", "REFERENCE", "ONSET"]
 
 #: y-axis labels of the three saturation curves.
@@ -33,7 +35,7 @@ CURVE_LABELS = (r"largest weight $p_{\max}$", r"entropy $H$ (nats)", r"effective
 REFERENCE = {"color": OKABE_ITO["black"], "linestyle": ":", "linewidth": 1.0}
 
 
-#: Line properties of the predicted onset of saturation, ``d_k = ln n`` (neither scaling's colour).
+#: Line properties of the measured onset of saturation (neither scaling's colour).
 ONSET = {"color": OKABE_ITO["black"], "linestyle": "-.", "linewidth": 1.0}
 
 
@@ -182,8 +184,9 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onse
         The three values for logits drawn i.i.d. N(0, 1), drawn as a wide grey band (grey: it is
         neither scaling's colour).
     onset : float, optional
-        The predicted onset of saturation of the unscaled logits, ``d_k = ln n``
-        (:func:`sdpa_helpers.saturation.saturation_onset`): a vertical dash-dotted line.
+        The measured onset of saturation of the unscaled logits (the first d_k where the mean
+        entropy is 1 nat below ``ln n``, :func:`sdpa_helpers.saturation.measured_onset`): a
+        vertical dash-dotted line.
     entropy_law : (array, array), optional
         ``(d_k, H)`` of the closed form ``H = ln n - d_k/2`` for the unscaled logits, drawn thin
         and black in the entropy panel where it is >= 0.
@@ -212,7 +215,7 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onse
                 ax.axhline(iid_limit[i], color=OKABE_ITO["black"], linewidth=5.0, alpha=0.2,
                            label="logits i.i.d. $N(0, 1)$")
             if onset is not None:
-                ax.axvline(onset, **ONSET, label=r"predicted onset $d_k = \ln n$")
+                ax.axvline(onset, **ONSET, label=r"onset: $H = \ln n - 1$")
             mc_curve(ax, unscaled.d_k, getattr(unscaled, field), "unscaled")
             mc_curve(ax, scaled.d_k, getattr(scaled, field), "sqrt")
         if entropy_law is not None:
@@ -223,6 +226,47 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onse
             axes[1].legend(loc="center right", fontsize=8)
         axes[0].legend(loc="center right", fontsize=8)
         fig.suptitle(f"one query against {n_keys} keys: averages over random queries (bars: ±1 SE)")
+    return fig
+
+
+def law_check_figure(sigma2, measured, n_keys):
+    """Measured entropy of i.i.d. N(0, sigma^2) logits against the law ``ln n - sigma^2/2``, one panel per n.
+
+    Parameters
+    ----------
+    sigma2 : array_like, shape (m,)
+        The variances (x axis).
+    measured : sequence of arrays, shape (n_seeds, m) each
+        Mean entropy per seed (:func:`sdpa_helpers.saturation.iid_entropy`), one array per key count:
+        drawn as the median over seeds with the range over seeds as a band.
+    n_keys : sequence of int
+        The key counts, one per panel; a dotted line marks ``sigma^2 = ln n``.
+
+    Returns
+    -------
+    Figure
+
+    >>> fig = law_check_figure([1.0, 4.0], [np.array([[2.3, 1.2]]), np.array([[6.4, 5.0]])], [16, 1024])
+    >>> len(fig.axes)
+    2
+    """
+    x = np.asarray(sigma2, dtype=float)
+    fig, axes = new_figure(1, len(n_keys), figsize=(5.2 * len(n_keys), 3.4))
+    with style():
+        for ax, h, n in zip(np.atleast_1d(axes), measured, n_keys):
+            h = np.asarray(h, dtype=float)
+            ax.fill_between(x, h.min(axis=0), h.max(axis=0), color=OKABE_ITO["blue"], alpha=0.25)
+            ax.plot(x, np.median(h, axis=0), color=OKABE_ITO["blue"], marker="o", markersize=4,
+                    label="measured (median, range over seeds)")
+            law = np.log(n) - x / 2
+            ax.plot(x[law >= 0], law[law >= 0], color=OKABE_ITO["black"], linewidth=1.0,
+                    label=r"law $\ln n - \sigma^2/2$")
+            ax.axvline(np.log(n), **REFERENCE)
+            ax.text(np.log(n), np.log(n), r" $\sigma^2 = \ln n$", fontsize=8, va="top")
+            ax.axhline(np.log(n), **REFERENCE)
+            ax.set(xlabel=r"logit variance $\sigma^2$", ylabel="entropy $H$ (nats)", ylim=(0, np.log(n) * 1.05),
+                   title=f"n = {n} keys")
+            ax.legend(loc="upper right", fontsize=8)
     return fig
 
 

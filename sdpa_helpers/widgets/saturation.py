@@ -2,8 +2,8 @@
 
 - :class:`SaturationExplorer` -- drag d_k and the number of keys n: one query's weights,
   unscaled and scaled, and the Monte Carlo curves of the largest weight, the entropy and
-  ``exp(entropy)`` with a marker, the predicted onset ``d_k = ln n`` and the entropy law
-  ``ln n - d_k/2``;
+  ``exp(entropy)`` with a marker, the measured onset of saturation (the first d_k where the
+  mean entropy is 1 nat below ``ln n``) and the entropy law ``ln n - d_k/2``;
 - :class:`TemperatureExplorer` -- drag the temperature ``T`` of ``softmax(z / T)`` on fixed logits.
 
 Every number comes from :mod:`sdpa_helpers.saturation`; the curves of every key count are
@@ -23,17 +23,16 @@ from .. import plots
 from ..attention import softmax
 from ..plots import saturation as saturation_plots
 from ..saturation import (
-    D_K_GRID,
     KEY_COUNTS,
     entropy_closed_form,
     explorer_queries,
+    measured_onset,
     prefix_logits,
     saturation_curves,
-    saturation_onset,
     temperature_curves,
     weight_stats,
 )
-from ..scales import scale_factor
+from ..scales import D_K_CHOICES, scale_factor
 from . import Explorer, d_k_slider, seed_slider
 
 __all__ = ["SaturationExplorer", "TemperatureExplorer"]
@@ -52,13 +51,13 @@ _TITLE = {"unscaled": "unscaled", "sqrt": "scaled by 1/√d_k"}
 @lru_cache(maxsize=4)
 def _one_query(seed: int) -> np.ndarray:
     """Unscaled logits (13, 1024) of one query and 1024 keys at every d_k; the first n keys serve n."""
-    return prefix_logits(D_K_GRID, max(KEY_COUNTS), rng=seed)
+    return prefix_logits(D_K_CHOICES, max(KEY_COUNTS), rng=seed)
 
 
 @lru_cache(maxsize=1)
 def _all_curves() -> dict:
     """(n, scale) -> SaturationCurves for every key count: one equal budget each, computed once."""
-    return {(n, s): saturation_curves(D_K_GRID, n, explorer_queries(n, QUERY_BUDGET), scale=s, rng=CURVE_SEED)
+    return {(n, s): saturation_curves(D_K_CHOICES, n, explorer_queries(n, QUERY_BUDGET), scale=s, rng=CURVE_SEED)
             for n in KEY_COUNTS for s in _SCALES}
 
 
@@ -79,7 +78,7 @@ def _bar_verts(heights, width: float = 0.8, unit: bool = False) -> np.ndarray:
 class SaturationExplorer(Explorer):
     """One query against n random keys: the softmax weights unscaled (left) and scaled (right),
     with the average largest weight, entropy and effective number of keys against d_k below,
-    the predicted onset of saturation ``d_k = ln n`` and the entropy law ``ln n - d_k/2``."""
+    the measured onset of saturation (mean entropy 1 nat below ``ln n``) and the law ``ln n - d_k/2``."""
 
     figsize = (10.0, 5.8)
     main = "d_k"
@@ -113,7 +112,7 @@ class SaturationExplorer(Explorer):
             for _ in ("one-hot", "uniform"):
                 (ref,) = ax.plot([], [], animated=True, **saturation_plots.REFERENCE)
                 self.refs.append(ref)
-            (onset,) = ax.plot([], [], animated=True, label=r"predicted onset $d_k = \ln n$", **saturation_plots.ONSET)
+            (onset,) = ax.plot([], [], animated=True, label=r"onset: $H = \ln n - 1$", **saturation_plots.ONSET)
             self.onsets.append(onset)
             for scale in _SCALES:
                 spec = plots.SCALING_STYLES[scale]
@@ -128,11 +127,11 @@ class SaturationExplorer(Explorer):
         ax0 = self.ax_curves[0]
         ax0.legend(handles=[self.lines[ax0, s] for s in _SCALES] + [self.onsets[0]], loc="center right", fontsize=7)
         self.ax_curves[1].legend(handles=[self.law], loc="lower left", fontsize=7)
-        self._x = np.asarray(D_K_GRID, dtype=float)
+        self._x = np.asarray(D_K_CHOICES, dtype=float)
         self._law_x = np.geomspace(self._x[0], self._x[-1], 200)
 
     def _update(self, d_k, keys, seed):
-        at = D_K_GRID.index(d_k)
+        at = D_K_CHOICES.index(d_k)
         z = _one_query(seed)[at, :keys]  # (n,) unscaled logits of this query
         logits = np.stack([scale_factor(s, d_k) * z for s in _SCALES])  # (2, n)
         weights, stats = softmax(logits), weight_stats(logits)
@@ -142,7 +141,7 @@ class SaturationExplorer(Explorer):
             self.titles[i].set_text(f"max {stats.max_weight[i]:.2f}\nH {stats.entropy[i]:.2f}\n"
                                     f"e^H {stats.effective_keys[i]:.1f}")
         edges = np.array([self._x[0] / 1.4, self._x[-1] * 1.4])
-        onset = float(saturation_onset(keys))
+        onset = measured_onset(D_K_CHOICES, self.curves[keys, "unscaled"].entropy.mean, keys)
         references = ((1.0, 1.0 / keys), (0.0, np.log(keys)), (1.0, float(keys)))
         for j, (ax, field) in enumerate(zip(self.ax_curves, ("max_weight", "entropy", "effective_keys"))):
             for r, level in enumerate(references[j]):
@@ -158,8 +157,8 @@ class SaturationExplorer(Explorer):
         return (f"d_k = {d_k}, n = {keys} keys. Average over {explorer_queries(keys, QUERY_BUDGET)} "
                 f"random queries: largest weight {u.max_weight.mean[at]:.2f} unscaled vs "
                 f"{s.max_weight.mean[at]:.2f} scaled; effective keys {u.effective_keys.mean[at]:.1f} vs "
-                f"{s.effective_keys.mean[at]:.1f} (uniform: {keys}, one-hot: 1). Predicted onset of saturation "
-                f"(unscaled): d_k ≈ ln n = {onset:.1f}.")
+                f"{s.effective_keys.mean[at]:.1f} (uniform: {keys}, one-hot: 1). Onset of saturation (unscaled), "
+                f"the d_k where the mean entropy falls 1 nat below ln n (interpolated on the grid): d_k ≈ {onset:.1f}.")
 
 
 class TemperatureExplorer(Explorer):
