@@ -150,7 +150,7 @@ print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 128 "
 ax.figure
 
 # %% [markdown]
-# About 76-fold: close to $\sqrt{4096} = 64$, nowhere near 4 096. The spread falls like $1/n$,
+# About 75-fold (76 in exact theory): close to $\sqrt{4096} = 64$, nowhere near 4 096. The spread falls like $1/n$,
 # that is like one over the *square root* of the number of entries: double $n$, halve the
 # spread. The dots (simulated) sit on the line (exact theory for this experiment, derived in
 # the first deep dive) within their bars of ±2 standard errors; a standard error says how much
@@ -352,7 +352,7 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # - A sample variance is a random number: for a 2×2 product ten seeds gave 0.05 to 10.55,
 #   and 1.6 is an ordinary draw. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
 # - The spread of $s^2/n$ falls like $1/n$, one over the square root of the number of entries:
-#   from $n = 2$ to 128, 4 096 times the entries, about 76 times less spread.
+#   from $n = 2$ to 128, 4 096 times the entries, 76 times less spread (exact theory).
 # - The thread's 110.56 is 0.68 standard deviations from 111; its 0.99604 is the same run
 #   divided by 111. Judge an experiment by how far it lies from theory in standard deviations,
 #   computed for the experiment actually run (the entries of one product share rows and

@@ -352,22 +352,19 @@ print(f"uniform rows: {1 / length:.3f}")
 # %% [markdown]
 # ## Summary
 #
-# - A query's output is a weighted average of the value rows: keys decide who is heard, values
-#   what is said; the spread of the weights decides between one value and a blur of all.
+# - A query's output is a weighted average of the value rows; the spread of the weights decides
+#   between one value and a blur of all.
 # - Attention is five steps — MatMul $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$, Scale, Mask,
-#   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$; a batch dimension
-#   rides along.
+#   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$.
 # - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
-# - Left-padded batches routinely give queries with no key left. What comes out depends on how
-#   the mask is applied, not on its type: $-\infty$ gives NaN (zeros where a library catches it),
-#   a replacement a uniform row, an added constant the unmasked row. In libraries it also depends
-#   on the code path and version: in PyTorch 2.13.0 `nn.MultiheadAttention` gives NaN on its
-#   inference fast path and zeros on its slow path with `need_weights=False`. Meaningless either
-#   way; this package raises.
+# - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
+#   uniform row from a replacement, the unmasked row from an added constant; in libraries it
+#   also depends on code path and version (PyTorch 2.13.0 `nn.MultiheadAttention`: NaN on its
+#   inference fast path, zeros on its slow path with `need_weights=False`). This package raises.
 # - With random unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows;
 #   scaled rows keep the same spread from $d_k \approx 16$ up.
-# - $d_k$ is the head dimension, often $d_\text{model}/h$ (not in T5 3B/11B or Gemma 7B); each
-#   head's logits are sums of $d_k$ products, so the scale is $1/\sqrt{d_k}$.
+# - $d_k$ is the head dimension, often $d_\text{model}/h$; a head's logits sum $d_k$ products,
+#   so the scale is $1/\sqrt{d_k}$.
 #
 # ## Exercises
 #
