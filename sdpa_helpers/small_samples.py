@@ -62,8 +62,9 @@ def reps_for(n: int) -> int:
     :data:`MAX_REPS` and at about :data:`DRAWS_PER_SIZE` random numbers per n (but at least
     :data:`MIN_REPS`), so every size of :data:`SIZES` together takes a fraction of a second.
     At least 500 repetitions: enough for the standard error of the simulated spread, which
-    :func:`relative_sd_with_se` estimates from the runs' own fourth moment, to be reliable
-    (with 16 runs it came out about a quarter too small).
+    :func:`relative_sd_with_se` estimates from the runs' own fourth moment, to be reliable.
+    Measured at n = 16 over 400 repeats: +-2 SE covered the exact spread 86 % of the time with
+    16 runs (median SE 30 % too small), 92 % with 64 runs and 96 % with 500.
 
     >>> [reps_for(n) for n in (2, 16, 64, 128, 256)]
     [20000, 1024, 500, 500, 500]
@@ -84,7 +85,7 @@ def relative_sample_variances(n: int) -> np.ndarray:
 
     The entries of an ``n x n`` product of standard normal matrices have variance n, so
     ``s2 / n`` estimates 1. The returned array is read-only (every caller shares it); the
-    cache holds at most one array per size in :data:`SIZES` (under 1 MB in all).
+    cache holds at most one array per size in :data:`SIZES` (under 400 kB in all).
 
     >>> r = relative_sample_variances(2)
     >>> r.shape, r.flags.writeable

@@ -71,8 +71,8 @@ def test_bad_input_names_the_parameter(call, exc, name):
 
 
 def test_histograms_with_per_panel_bins_and_spread_without_iid_line():
-    fig = small_samples_plots.relative_spread_histograms({2: ss.relative_sample_variances(2), 128: ss.relative_sample_variances(128)},
-                                         n_bins=30)
+    data = {n: ss.relative_sample_variances(n) for n in (2, 128)}
+    fig = small_samples_plots.relative_spread_histograms(data, n_bins=30)
     left, right = fig.axes[1].get_xlim()
     assert 0.85 < left < 1.0 < right < 1.15  # n = 128: the panel zooms to its own spread
     assert len(fig.axes[1].patches[0].get_path().vertices) > 30  # many bars, not two

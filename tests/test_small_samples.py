@@ -6,7 +6,7 @@ from conftest import mean_se, var_se
 
 from sdpa_helpers import small_samples as ss
 from sdpa_helpers import theory
-from sdpa_helpers.sampling import make_rng, sample_dot_products
+from sdpa_helpers.sampling import make_rng, sample_dot_products, sample_matmul_variances
 
 
 def test_reps_for_budget_and_order():
@@ -166,3 +166,18 @@ def test_cumulant_bad_input(call, exc, name):
 def test_enough_repetitions_for_the_error_bars():
     # with 16 runs the fourth-moment SE came out ~23 % too small; every n now has at least 500
     assert min(ss.reps_for(n) for n in ss.SIZES) >= 500
+
+
+def test_error_bars_cover_the_exact_spread_at_about_the_nominal_rate():
+    # the notebook's bars are +-2 SE of the simulated SD, from reps_for(n) >= 500 runs; check their coverage
+    n, runs, repeats = 4, ss.MIN_REPS, 300
+    pool = sample_matmul_variances(n, runs * repeats, rng=21) / n
+    exact = ss.exact_relative_sd([n])[0]
+    hits = 0
+    for t in range(repeats):
+        v, se_v = ss.variance_with_se(pool[t * runs:(t + 1) * runs])
+        sd = np.sqrt(v)
+        hits += abs(sd - exact) < 2 * se_v / (2 * sd)
+    coverage = hits / repeats
+    se_cov = np.sqrt(0.95 * 0.05 / repeats)
+    assert abs(coverage - 0.95) < 4 * se_cov, coverage

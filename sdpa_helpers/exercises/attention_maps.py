@@ -10,7 +10,8 @@ def _masked_softmax(logits, mask):
     """Reference: softmax over the last axis with -inf where ``mask`` is False; ValueError naming an empty row."""
     empty = ~np.broadcast_to(mask, np.shape(logits)).any(axis=-1)
     if empty.any():
-        raise ValueError(f"row {tuple(np.argwhere(empty)[0].tolist())} of mask has no True entry: no key to attend to")
+        row = tuple(np.argwhere(empty)[0].tolist())
+        raise ValueError(f"row {row} of mask has no True entry: no key to attend to")
     return softmax(np.where(mask, logits, -np.inf), axis=-1)
 
 
@@ -44,7 +45,8 @@ register(
     "Count the entries strictly above the diagonal: row i may not look at the keys after i.",
     numeric_checker(float((~causal_mask(10)).sum()), what="the number of zero weights",
                     slips=[Slip(float(np.triu(np.ones((10, 10))).sum()),
-                                "the diagonal counted: a query may attend to its own key, so the diagonal holds no zeros"),
+                                "the diagonal counted: a query may attend to its own key, so the diagonal "
+                                "holds no zeros"),
                            Slip(100 / 2, "half the matrix: the diagonal belongs to neither half")]),
 )
 
