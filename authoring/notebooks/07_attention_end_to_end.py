@@ -1,8 +1,7 @@
 # %% [markdown]
 # # 07 — Attention end to end
 #
-# This notebook puts the pieces (dot products, their spread, the softmax and its gradient) back
-# together:
+# The pieces of notebooks 00–06, put together:
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right) V ,$$
 #
@@ -151,8 +150,7 @@ verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 # ## 4. A query with no key left
 #
 # Batches hold sequences of different lengths, so short ones are filled up with *padding*
-# tokens that no query may look at. Pad on the left (as batched text generation often does)
-# and add a causal mask: each padding position's query may then see only padding, so it has
+# tokens that no query may look at. Pad on the left and add a causal mask: each padding position's query may then see only padding, so it has
 # **no key left**. Such rows are routine, and what comes out depends on *how* the mask is applied.
 #
 # **Predict:** a row of 4 logits is fully masked. What weights come out if the mask (a) puts
@@ -170,13 +168,12 @@ print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = 
 verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 
 # %% [markdown]
-# Many expect (c) to block every key; it blocks nothing, since adding one number to a whole row
-# leaves its softmax unchanged. (b) erases the logits: equal logits, a uniform row. Only (a)
-# notices, with a NaN that spreads into everything computed from it. So the arithmetic decides
-# ($-\infty$, a replacement, or an addition, and how large the added number is), not whether a
-# mask is stored as booleans or floats. In PyTorch the answer even depends on the code path and
-# the version (deep dive below). None of these rows means anything; models discard padding
-# positions. This package raises an error instead, as such a row in a small example is likely a mistake:
+# (c) blocks nothing: adding one number to a whole row leaves its softmax unchanged. (b) erases
+# the logits: equal logits, a uniform row. Only (a) notices, with a NaN that spreads into all
+# that follows. So the arithmetic decides, not whether a mask is stored as booleans or floats;
+# in PyTorch even the code path and version do (deep dive). None of these rows means anything
+# (models discard padding positions); this package raises an error, as in a small example such
+# a row is likely a mistake:
 
 # %%
 try:
