@@ -150,9 +150,9 @@ print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 128 "
 ax.figure
 
 # %% [markdown]
-# About 75-fold (76 in exact theory): close to $\sqrt{4096} = 64$, nowhere near 4 096. The spread falls like $1/n$,
-# that is like one over the *square root* of the number of entries: double $n$, halve the
-# spread. The dots (simulated) sit on the line (exact theory for this experiment, derived in
+# About 75-fold (76 in exact theory): a little more than $\sqrt{4096} = 64$, nowhere near
+# 4 096. For larger $n$ the spread falls like $1/n$, that is like one over the *square root* of
+# the number of entries: double $n$, halve the spread. The dots (simulated) sit on the line (exact theory for this experiment, derived in
 # the first deep dive) within their bars of ±2 standard errors; a standard error says how much
 # a simulated number would wobble from one seed to the next.
 #
