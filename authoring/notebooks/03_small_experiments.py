@@ -130,12 +130,12 @@ print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1
 # look at $s^2/n$ (`ddof=1`), whose true value is 1. Repeat the experiment at each $n$, at
 # least 500 times.
 #
-# **Predict:** from $n = 2$ to $n = 128$ the pooled entries grow 4 096-fold (4 → 16 384). Does
-# the spread of $s^2/n$ shrink about 4 096 times, about 64 times, or hardly at all?
+# **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
+# the spread of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
 
 # %%
 print("repetitions per n:", {n: reps_for(n) for n in SIZES})
-small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 8, 32, 128)}, n_bins=30)
+small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 4, 16, 64)}, n_bins=30)
 
 # %% [markdown]
 # Each panel spans 1 ± 4 of its exact standard deviations (from 0 up), so read the narrowing
@@ -145,13 +145,13 @@ small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) 
 sim = np.array([relative_sd_with_se(n) for n in SIZES])  # (len(SIZES), 2): simulated SD of s²/n, its SE
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
 verify_close("SD of s²/n at n = 32, simulation vs exact", sim[4, 0], exact_relative_sd([32])[0], se=sim[4, 1])  # SIZES[4]
-print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 128 "
-      f"(exact {exact_relative_sd([2])[0] / exact_relative_sd([128])[0]:.0f}-fold)")
+print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
+      f"(exact {exact_relative_sd([2])[0] / exact_relative_sd([64])[0]:.0f}-fold)")
 ax.figure
 
 # %% [markdown]
-# About 75-fold (76 in exact theory): a little more than $\sqrt{4096} = 64$, nowhere near
-# 4 096. For larger $n$ the spread falls like $1/n$, that is like one over the *square root* of
+# About 39-fold (38 in exact theory): a little more than $\sqrt{1024} = 32$, nowhere near
+# 1 024. For larger $n$ the spread falls like $1/n$, that is like one over the *square root* of
 # the number of entries: double $n$, halve the spread. The dots (simulated) sit on the line (exact theory for this experiment, derived in
 # the first deep dive) within their bars of ±2 standard errors; a standard error says how much
 # a simulated number would wobble from one seed to the next.
@@ -352,7 +352,7 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # - A sample variance is a random number: for a 2×2 product ten seeds gave 0.05 to 10.55,
 #   and 1.6 is an ordinary draw. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
 # - The spread of $s^2/n$ falls like $1/n$, one over the square root of the number of entries:
-#   from $n = 2$ to 128, 4 096 times the entries, 76 times less spread (exact theory).
+#   from $n = 2$ to 64, 1 024 times the entries, 38 times less spread (exact theory).
 # - The thread's 110.56 is 0.68 standard deviations from 111; its 0.99604 is the same run
 #   divided by 111. Judge an experiment by how far it lies from theory in standard deviations,
 #   computed for the experiment actually run (the entries of one product share rows and
