@@ -18,7 +18,6 @@ paper's footnote, at initialisation.
 
 from __future__ import annotations
 
-import numbers
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -29,13 +28,13 @@ from . import _checks, theory
 from .attention import softmax
 from .sampling import make_rng
 from .saturation import prefix_logits, query_logits, weight_stats
-from .scales import SCALINGS, scale_factor
+from .scales import D_K_CHOICES, SCALINGS, scale_factor
 
 __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "simulated_logit_stds", "log_log_slopes",
            "AttentionStats", "attention_by_d_k", "logit_std", "query_weights"]
 
-#: The d_k grid of notebook 04's figures and explorer: powers of two, 1 ... 4096.
-D_KS = tuple(2**i for i in range(13))
+#: The d_k grid of notebook 04's figures and explorer: the course's grid, powers of two, 1 ... 4096.
+D_KS = D_K_CHOICES
 #: Keys each query attends over.
 N_KEYS = 16
 #: Logits per d_k behind the explorer's markers (:func:`logit_std`).
@@ -49,12 +48,6 @@ def _d_ks(d_ks) -> list[int]:
     if not values:
         raise ValueError("d_ks must hold at least one d_k")
     return [_checks.positive_int("each entry of d_ks", d) for d in values]
-
-
-def _seed(seed) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise TypeError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:
@@ -78,7 +71,7 @@ def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -
     """
     d_ks = _d_ks(d_ks)
     n = _checks.positive_int("n", n)
-    seed = _seed(seed)
+    seed = _checks.seed("seed", seed)
     stds = {name: np.empty(len(d_ks)) for name in SCALINGS}
     for i, d_k in enumerate(d_ks):
         sd = float(query_logits(d_k, 1, n, scale=1.0, rng=seed + d_k).std())
@@ -150,7 +143,7 @@ def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: in
     d_ks = _d_ks(d_ks)
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
-    seed = _seed(seed)
+    seed = _checks.seed("seed", seed)
     entropy = {name: np.empty(len(d_ks)) for name in SCALINGS}
     max_weight = {name: np.empty(len(d_ks)) for name in SCALINGS}
     gap = {}

@@ -164,6 +164,9 @@ def _inplace_rowwise_dot(A, B):
 
 
 def _inplace_masked_softmax(logits, mask):
+    if not np.broadcast_to(mask, logits.shape).any(axis=-1).all():
+        empty = np.argwhere(~np.broadcast_to(mask, logits.shape).any(axis=-1))[0].tolist()
+        raise ValueError(f"row {empty} of mask has no True entry")
     logits[...] = np.where(mask, logits, -np.inf)  # correct, and it edits the caller's array
     return _inplace_softmax(logits)
 
@@ -424,7 +427,7 @@ def good_scores(Q, K):
     ("03.sample_variance", [good_variance],
      [lambda x, ddof: np.var(x), lambda x, ddof: np.std(x, ddof=ddof),
       lambda x, ddof: ((np.asarray(x) - np.mean(x)) ** 2).sum() / (len(x) - 1)]),
-    ("03.shared_row_cov", [128.0, 128], [64.0, 2.0, 0.0, 256.0]),
+    ("03.scaled_z", [-0.678, -0.6784], [0.678, -0.00611, -0.0644, -0.68 * 111]),
     ("04.wrong_d", [math.sqrt(64 / 768), 0.289, 0.2887], [1.0, math.sqrt(64 / 512), 64 / 768, 1 / 12]),
     ("04.split_scale", [64**-0.25, 0.354, 0.3536], [1 / 8, 1 / 64, 8.0, 0.5]),
     ("04.scaled_scores", [good_scores],
@@ -448,13 +451,27 @@ def test_reference_solutions_agree_with_the_library():
 # -- notebooks 07 and 08 ------------------------------------------------------------------------------
 
 def test_exercises_07():
-    assert check("07.bert_large_d_k", 64, quiet=True) and not check("07.bert_large_d_k", 48, quiet=True)
+    assert check("07.output_component", 3, quiet=True) and not check("07.output_component", 4, quiet=True)
     assert check("07.causal_zeros", 45, quiet=True) and not check("07.causal_zeros", 55, quiet=True)
 
     def good(logits, mask):
+        empty = ~np.broadcast_to(mask, np.shape(logits)).any(axis=-1)
+        if empty.any():
+            raise ValueError(f"row {np.argwhere(empty)[0].tolist()} of mask is all False")
         z = np.where(mask, logits, -np.inf)
         e = np.exp(z - z.max(axis=-1, keepdims=True))
         return e / e.sum(axis=-1, keepdims=True)
+
+    def nan_on_empty_row(logits, mask):  # right on every row with a key, NaN on a row without
+        z = np.where(mask, logits, -np.inf)
+        with np.errstate(invalid="ignore"):
+            e = np.exp(z - z.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+
+    def unnamed_error(logits, mask):
+        if not np.broadcast_to(mask, np.shape(logits)).any(axis=-1).all():
+            raise ValueError("bad mask")
+        return good(logits, mask)
 
     def unstable(logits, mask):
         with np.errstate(over="ignore", invalid="ignore"):
@@ -465,8 +482,8 @@ def test_exercises_07():
         return softmax(logits)
 
     assert check("07.masked_softmax", good, quiet=True)
-    assert not check("07.masked_softmax", unstable, quiet=True)
-    assert not check("07.masked_softmax", ignores_mask, quiet=True)
+    for wrong in (nan_on_empty_row, unnamed_error, unstable, ignores_mask):
+        assert not check("07.masked_softmax", wrong, quiet=True), wrong.__name__
 
 
 def test_exercises_08():

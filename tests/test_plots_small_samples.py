@@ -68,3 +68,15 @@ def test_spread_vs_n_draws_error_bars_when_given_standard_errors():
 def test_bad_input_names_the_parameter(call, exc, name):
     with pytest.raises(exc, match=name):
         call()
+
+
+def test_histograms_with_per_panel_bins_and_spread_without_iid_line():
+    data = {n: ss.relative_sample_variances(n) for n in (2, 64)}
+    fig = small_samples_plots.relative_spread_histograms(data, n_bins=30)
+    left, right = fig.axes[1].get_xlim()
+    assert 0.8 < left < 1.0 < right < 1.2  # n = 64: the panel zooms to its own spread
+    assert len(fig.axes[1].patches[0].get_path().vertices) > 30  # many bars, not two
+    def labels(ax):
+        return [line.get_label() for line in ax.get_lines()]
+    assert "i.i.d. formula" not in labels(small_samples_plots.spread_vs_n([2, 4], [1.4, 0.6], iid=False))
+    assert "i.i.d. formula" in labels(small_samples_plots.spread_vs_n([2, 4], [1.4, 0.6]))

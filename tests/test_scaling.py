@@ -102,7 +102,8 @@ def test_explorer_numbers_cached_exact_and_bounded():
 @pytest.mark.parametrize("call,exc,name", [
     (lambda: sc.simulated_logit_stds([0]), ValueError, "d_ks"),
     (lambda: sc.simulated_logit_stds([4], n=0), ValueError, "n"),
-    (lambda: sc.simulated_logit_stds([4], seed=-1), TypeError, "seed"),
+    (lambda: sc.simulated_logit_stds([4], seed=-1), ValueError, "seed"),
+    (lambda: sc.simulated_logit_stds([4], seed=1.5), TypeError, "seed"),
     (lambda: sc.simulated_logit_stds([]), ValueError, "d_ks"),
     (lambda: sc.log_log_slopes([1, 2], {"sqrt": [1.0]}, n=10), ValueError, "stds"),
     (lambda: sc.log_log_slopes([1, 2], {"sqrt": [1.0, -1.0]}, n=10), ValueError, "stds"),
@@ -134,3 +135,8 @@ def test_logit_std_and_query_weights():
         h = [float(entropy(w[name])) for name in ("unscaled", "sqrt", "inv_d")]
         assert h[0] <= h[1] + 1e-12 <= h[2] + 2e-12
 
+
+
+def test_d_k_grid_is_the_course_grid():
+    from sdpa_helpers.scales import D_K_CHOICES
+    assert sc.D_KS is D_K_CHOICES

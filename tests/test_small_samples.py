@@ -6,7 +6,7 @@ from conftest import mean_se, var_se
 
 from sdpa_helpers import small_samples as ss
 from sdpa_helpers import theory
-from sdpa_helpers.sampling import make_rng, sample_dot_products
+from sdpa_helpers.sampling import make_rng, sample_dot_products, sample_matmul_variances
 
 
 def test_reps_for_budget_and_order():
@@ -132,3 +132,52 @@ def test_relative_sample_variances_cached_and_read_only():
         (ss.reps_for(n) for n in ss.SIZES), reverse=True)
     assert all(2 * n * n * ss.reps_for(n) <= ss.DRAWS_PER_SIZE or ss.reps_for(n) == ss.MIN_REPS for n in ss.SIZES)
 
+
+
+# -- the exact small case behind the spread of s2 (issue 21, item 19) --------------------------------
+
+@pytest.mark.parametrize("n,d,p", [(2, 2, 2), (2, 3, 1), (1, 2, 3), (3, 1, 2), (3, 2, 3)])
+def test_brute_force_cumulant_sum_matches_the_closed_form_count(n, d, p):
+    assert ss.matmul_cumulant_sum(n, d, p) == d * (2 * (n + p + 1) * (n * p - 2) + 6)
+
+
+def test_fourth_cumulant_of_entries_against_monte_carlo():
+    # kappa(C_ij, C_il, C_ij, C_il) = E[C_ij^2 C_il^2] - E[C_ij^2] E[C_il^2] - 2 E[C_ij C_il]^2 = 2 d
+    d, n = 3, 400_000
+    g = np.random.default_rng(11)
+    a, b1, b2 = g.standard_normal((3, n, d))
+    x, y = np.einsum("nd,nd->n", a, b1), np.einsum("nd,nd->n", a, b2)  # one row of A, two columns of B
+    z = x**2 * y**2 - d * d
+    assert ss.matmul_fourth_cumulant([(0, 0), (0, 1), (0, 0), (0, 1)], d) == 2 * d
+    assert abs(z.mean() - 2 * d) < 4 * z.std(ddof=1) / np.sqrt(n)
+    assert ss.matmul_fourth_cumulant([(0, 0), (1, 1), (0, 0), (1, 1)], d) == 0  # no shared row or column
+
+
+@pytest.mark.parametrize("call,exc,name", [
+    (lambda: ss.matmul_cumulant_sum(4, 2, 4), ValueError, "n \\* p"),
+    (lambda: ss.matmul_cumulant_sum(2, 0, 2), ValueError, "d"),
+    (lambda: ss.matmul_fourth_cumulant([(0, 0)] * 3, 2), ValueError, "entries"),
+])
+def test_cumulant_bad_input(call, exc, name):
+    with pytest.raises(exc, match=name):
+        call()
+
+
+def test_enough_repetitions_for_the_error_bars():
+    # with 16 runs the fourth-moment SE came out ~23 % too small; every n now has at least 500
+    assert min(ss.reps_for(n) for n in ss.SIZES) >= 500
+
+
+def test_error_bars_cover_the_exact_spread_at_about_the_nominal_rate():
+    # the notebook's bars are +-2 SE of the simulated SD, from reps_for(n) >= 500 runs; check their coverage
+    n, runs, repeats = 4, ss.MIN_REPS, 300
+    pool = sample_matmul_variances(n, runs * repeats, rng=21) / n
+    exact = ss.exact_relative_sd([n])[0]
+    hits = 0
+    for t in range(repeats):
+        v, se_v = ss.variance_with_se(pool[t * runs:(t + 1) * runs])
+        sd = np.sqrt(v)
+        hits += abs(sd - exact) < 2 * se_v / (2 * sd)
+    coverage = hits / repeats
+    se_cov = np.sqrt(0.95 * 0.05 / repeats)
+    assert abs(coverage - 0.95) < 4 * se_cov, coverage

@@ -8,8 +8,8 @@
 # **Learning goals**
 # - Reproduce the 2×2 experiment that gave 1.6, and see that a sample variance is itself a random number.
 # - Know what `np.var` computes (`ddof=0`) and what each estimator gives on average.
-# - Predict how fast the spread of a sample variance shrinks with the matrix size, and why shared rows and columns slow it down.
-# - Judge a big experiment (1111×111 @ 111×1111) with a standard error, the right one.
+# - Predict how fast the spread of a sample variance shrinks with the matrix size.
+# - Judge a big experiment (1111×111 @ 111×1111) by how far it lies from theory, in standard deviations.
 #
 # **Prerequisites**
 # - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): $\mathrm{Var}(q\cdot k) = d_k$.
@@ -30,8 +30,8 @@ from sdpa_helpers import make_rng, theory
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import OKABE_ITO, new_figure, small_samples as small_samples_plots
 from sdpa_helpers.small_samples import (SIZES, THREAD_2X2, THREAD_BIG, THREAD_BIG_SCALED, exact_relative_sd,
-                                        iid_relative_sd, relative_sample_variances, relative_sd_with_se,
-                                        variance_with_se, z_score)
+                                        iid_relative_sd, matmul_cumulant_sum, relative_sample_variances,
+                                        relative_sd_with_se, reps_for, variance_with_se, z_score)
 from sdpa_helpers.sampling import sample_matmul_variances
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.small_samples import VarianceSpreadExplorer
@@ -127,29 +127,34 @@ print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1
 # ## 3. Bigger matrices, smaller spread
 #
 # Let both matrices be $n\times n$. Each entry sums $n$ products, so its variance is $n$;
-# look at $s^2/n$ (`ddof=1`), whose true value is 1. Many repetitions at each $n$:
+# look at $s^2/n$ (`ddof=1`), whose true value is 1. Repeat the experiment at each $n$, at
+# least 500 times.
 #
-# **Predict:** the textbook formula for the spread of a sample variance assumes the $n^2$
-# values are independent. Will the simulated spread follow it?
+# **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
+# the spread of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
 
 # %%
-fig = small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 8, 32, 128)})
-fig
+print("repetitions per n:", {n: reps_for(n) for n in SIZES})
+small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 4, 16, 64)}, n_bins=30)
+
+# %% [markdown]
+# Each panel spans 1 ± 4 of its exact standard deviations (from 0 up), so read the narrowing
+# off the x axes and the titles. As a curve, with exact theory as the line:
 
 # %%
 sim = np.array([relative_sd_with_se(n) for n in SIZES])  # (len(SIZES), 2): simulated SD of s²/n, its SE
-ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
+ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
 verify_close("SD of s²/n at n = 32, simulation vs exact", sim[4, 0], exact_relative_sd([32])[0], se=sim[4, 1])  # SIZES[4]
-verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
+print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
+      f"(exact {exact_relative_sd([2])[0] / exact_relative_sd([64])[0]:.0f}-fold)")
 ax.figure
 
 # %% [markdown]
-# The spread falls like $1/n$: double $n$, halve the spread. But for large $n$ it sits
-# about $\sqrt3 \approx 1.7$ times *above* the i.i.d. formula, on the exact line up to
-# simulation noise (bars: ±2 SE): the usual guess fails. The entries of one product share rows of $A$ and columns of $B$. They are
-# uncorrelated, which is all the *mean* of $s^2$ needs, but its *spread* depends on fourth
-# moments, and there sharing matters: for large $n$ the $n^2$ entries are worth only about
-# $n^2/3$ independent values. The first deep dive derives the exact formula.
+# About 39-fold (38 in exact theory): a little more than $\sqrt{1024} = 32$, nowhere near
+# 1 024. For larger $n$ the spread falls like $1/n$, that is like one over the *square root* of
+# the number of entries: double $n$, halve the spread. The dots (simulated) sit on the line (exact theory for this experiment, derived in
+# the first deep dive) within their bars of ±2 standard errors; a standard error says how much
+# a simulated number would wobble from one seed to the next.
 #
 # The live version: drag $n$. The histogram narrows around 1, and the dot walks down the
 # exact line.
@@ -159,7 +164,7 @@ explorer = VarianceSpreadExplorer(n=2)
 explorer
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: why the i.i.d. formula misses (fourth moments, Isserlis' theorem)
+# ## Deep dive: the exact spread, and where the i.i.d. formula misses
 #
 # For $m$ **independent** values with variance $\sigma^2$ and excess kurtosis
 # $\kappa = \mathbb{E}[(x-\mu)^4]/\sigma^4 - 3$, the unbiased sample variance has
@@ -196,26 +201,42 @@ verify_close("Var(s²) of a 2x2 product", v, exact.var, se=se_v)
 # For $A$ of shape $(n, d)$ and $B$ of shape $(d, p)$ with independent standard normal
 # entries, and $m = np$ entries, the exact result is
 #
-# $$\mathrm{Var}(s^2) = \frac{2d^2}{m-1} + \frac{d\,\big(2(n+p+1)(np-2) + 6\big)}{(m-1)^2}
+# $$\mathrm{Var}(s^2) = \frac{2d^2}{m-1} + \frac{K}{(m-1)^2},\qquad
+# K = d\,\big(2(n+p+1)(np-2) + 6\big)
 # \qquad(\texttt{theory.matmul\_sample\_variance\_moments}),$$
 #
-# $76/9 \approx 8.44$ for the 2×2 case. **Derivation.** Write $(m-1)s^2 = x^\top P x$
+# $76/9 \approx 8.44$ for the 2×2 case. **Where it comes from.** Write $(m-1)s^2 = x^\top P x$
 # with $x$ the $m$ entries and $P = I - \frac1m \mathbf 1\mathbf 1^\top$. For mean-0 $x$ with
 # covariance $\Sigma$, $\mathrm{Var}(x^\top P x) = 2\,\mathrm{tr}(P\Sigma P\Sigma)
-# + \sum_{abce} P_{ab}P_{ce}\,\kappa_{abce}$, with $\kappa_{abce}$ the joint fourth cumulant.
-# Here $\Sigma = d\,I$, so the first term is $2d^2(m-1)$. By Isserlis' theorem (Wick
-# pairings) the fourth cumulant of entries $C_{i_1j_1},\dots,C_{i_4j_4}$ is $d$ times the
-# number of ordered pairs $(\pi, \sigma)$ of *different* pairings of $\{1,2,3,4\}$ such that
-# $\pi$ pairs equal row indices and $\sigma$ pairs equal column indices. Counting those over
-# the four terms of $P_{ab}P_{ce} = (\delta_{ab}-\tfrac1m)(\delta_{ce}-\tfrac1m)$ gives
-# $d\,\big(2(n+p+1)(np-2)+6\big)$; divide by $(m-1)^2$. (Four copies of one entry match
-# under all 6 ordered pairs: fourth cumulant $6d$, excess kurtosis $6/d$, as above.) The
-# tests check the count against brute-force enumeration and the formula against Monte Carlo.
+# + K$ with $K = \sum_{abce} P_{ab}P_{ce}\,\kappa_{abce}$ and $\kappa_{abce}$ the joint fourth
+# cumulant of entries $a, b, c, e$. Here $\Sigma = d\,I$, so the first term is $2d^2(m-1)$.
+# By Isserlis' theorem, the fourth cumulant of entries $C_{i_1j_1},\dots,C_{i_4j_4}$ is $d$
+# times the number of ordered pairs $(\pi, \sigma)$ of *different* ways to split the four into
+# two pairs, such that $\pi$ pairs equal row indices and $\sigma$ pairs equal column indices.
+# Four copies of one entry match under all $3\cdot 2 = 6$ ordered pairs: fourth cumulant $6d$,
+# excess kurtosis $6/d$, as above. Two entries of one row, $(C_{ij}, C_{il}, C_{ij}, C_{il})$
+# with $j \ne l$: $\sigma$ must pair positions 1, 3 and 2, 4, and $\pi$ is either of the two
+# other pairings: fourth cumulant $2d$, where independent entries would give 0. That is the
+# shared row at work. The count $K$ adds these up over all $m^4$ index tuples; here it is
+# done by brute force (`small_samples.matmul_cumulant_sum`) for small shapes, exactly (no
+# simulation), against the closed form:
+
+# %% tags=["deep-dive"]
+for n, d, p in ((2, 2, 2), (2, 3, 1), (3, 1, 2), (3, 2, 3)):
+    K, m = matmul_cumulant_sum(n, d, p), n * p
+    closed = d * (2 * (n + p + 1) * (n * p - 2) + 6)
+    verify(f"{n}×{d} @ {d}×{p}: K by brute force {K:.0f} = closed form {closed}", K == closed)
+    verify_close("   Var(s²) from this K vs theory.matmul_sample_variance_moments",
+                 (2 * d * d * (m - 1) + K) / (m - 1) ** 2, theory.matmul_sample_variance_moments(n, d, p).var, rtol=1e-12)
+
+# %% [markdown] tags=["deep-dive"]
+# ### How much the shared rows cost
 #
-# ### Effective sample size
-#
-# $m_\text{eff}$ is how many *independent* values would give an equally precise $s^2$
-# (`theory.effective_sample_size` inverts the i.i.d. formula). At every $n$ of section 3:
+# For large $n$ the exact spread sits $\sqrt 3 \approx 1.7$ times above the i.i.d. formula: the
+# $n^2$ entries are uncorrelated, which is all the *mean* of $s^2$ needs, but not independent,
+# and its *spread* depends on fourth moments. $m_\text{eff}$ is how many *independent* values
+# would give an equally precise $s^2$ (`theory.effective_sample_size` inverts the i.i.d.
+# formula); for large $n$ it tends to $m/3$. At every $n$ of section 3:
 
 # %% tags=["deep-dive"]
 print(" n  entries   runs  mean s²/n  SD simulated       SD exact  SD i.i.d.  m_eff/m")
@@ -227,6 +248,12 @@ for n in SIZES:
     print(f"{n:3d} {n * n:7d} {r.size:6d} {r.mean():10.3f}  {sd:.4f} ± {se_sd:.4f}  {exact_relative_sd([n])[0]:.4f}"
           f"     {iid_relative_sd([n])[0]:.4f}     {m_eff / n**2:.2f}")
     verify("simulated SD within 4 SE of the exact one", abs(sd - exact_relative_sd([n])[0]) < 4 * se_sd)
+verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
+
+# %% tags=["deep-dive"]
+ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
+ax.set_title("the i.i.d. formula (dashed) ignores the shared rows and columns")
+ax.figure
 
 # %% [markdown]
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
@@ -239,36 +266,45 @@ for n in SIZES:
 # **Predict:** is 110.56 evidence that the variance is not 111?
 
 # %%
-exact = theory.matmul_sample_variance_moments(1111, 111, 1111)
-iid = theory.sample_variance_moments(1111**2, var=111.0, excess_kurtosis=theory.dot_product_excess_kurtosis(111))
-print(f"SD of s²: exact {exact.std:.3f}, i.i.d. formula {iid.std:.3f}. 110.56 lies "
-      f"{z_score(THREAD_BIG, 111, exact.std):+.2f} exact SDs from 111, {z_score(THREAD_BIG, 111, iid.std):+.2f} i.i.d.")
+exact_big = theory.matmul_sample_variance_moments(1111, 111, 1111)  # the exact formula of section 3's line
+print(f"SD of s² for this shape: {exact_big.std:.3f}. 110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} SDs "
+      f"from 111")
 verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THREAD_BIG / 111, rtol=1e-5)
 
 # %% [markdown]
-# No: 110.56 is an ordinary draw, 0.68 standard deviations below 111. The i.i.d. formula,
-# which ignores the shared rows and columns, would make it a three-sigma surprise. And
-# 0.99604 is no second confirmation: it is $110.56/111$, the same run, since dividing every
-# entry by $\sqrt{111}$ divides the variance by 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$,
+# No: one such run of $s^2$ wobbles by 0.65 around 111 (the same exact formula as the line of
+# section 3), and 110.56 is an ordinary draw, 0.68 standard deviations below. And 0.99604 is no
+# second confirmation: it is $110.56/111$, the same run, since dividing every entry by
+# $\sqrt{111}$ divides the variance by 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$,
 # notebook 04). Our own run:
 
 # %%
 g = make_rng(SEED)
 C = g.standard_normal((1111, 111)) @ g.standard_normal((111, 1111))  # (1111, 1111): each entry sums 111 products
 print(f"s² of C/√111 = {(C / np.sqrt(111)).var(ddof=1):.4f}")
-verify_close("s² of one 1111x111 @ 111x1111 product", C.var(ddof=1), 111, se=exact.std)
+verify_close("s² of one 1111x111 @ 111x1111 product", C.var(ddof=1), 111, se=exact_big.std)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: entries of $QK^\top$ share rows and columns
 #
-# In attention $S = QK^\top$ and $S_{ij} = q_i\cdot k_j$. Two logits of one query, $S_{ij}$
-# and $S_{ik}$ ($j\ne k$), share $q_i$. Given $q_i$ they are independent, each with
-# conditional mean 0 and $\mathbb{E}[S_{ij}^2 \mid q_i] = |q_i|^2$. The law of total
-# covariance, $\mathrm{Cov}(X, Y) = \mathbb{E}[\mathrm{Cov}(X, Y \mid q_i)]
+# The i.i.d. formula, which ignores the shared rows and columns, would judge 110.56 quite
+# differently:
+
+# %% tags=["deep-dive"]
+iid_big = theory.sample_variance_moments(1111**2, var=111.0, excess_kurtosis=theory.dot_product_excess_kurtosis(111))
+print(f"SD of s²: exact {exact_big.std:.3f}, i.i.d. formula {iid_big.std:.3f}; 110.56 lies "
+      f"{z_score(THREAD_BIG, 111, exact_big.std):+.2f} exact SDs from 111, {z_score(THREAD_BIG, 111, iid_big.std):+.2f} i.i.d.")
+
+# %% [markdown] tags=["deep-dive"]
+# A three-sigma surprise that is not one. Why the sharing matters: in attention $S = QK^\top$
+# and $S_{ij} = q_i\cdot k_j$. Two logits of one query, $S_{ij}$ and $S_{il}$ ($j\ne l$),
+# share $q_i$. Given $q_i$ they are independent, each with conditional mean 0 and
+# $\mathbb{E}[S_{ij}^2 \mid q_i] = |q_i|^2$. The law of total covariance,
+# $\mathrm{Cov}(X, Y) = \mathbb{E}[\mathrm{Cov}(X, Y \mid q_i)]
 # + \mathrm{Cov}(\mathbb{E}[X\mid q_i], \mathbb{E}[Y\mid q_i])$, then gives
 #
-# - $\mathrm{Cov}(S_{ij}, S_{ik}) = 0$: **uncorrelated**;
-# - $\mathrm{Cov}(S_{ij}^2, S_{ik}^2) = \mathrm{Var}(|q_i|^2) = 2d_k$ ($|q_i|^2$ is
+# - $\mathrm{Cov}(S_{ij}, S_{il}) = 0$: **uncorrelated**;
+# - $\mathrm{Cov}(S_{ij}^2, S_{il}^2) = \mathrm{Var}(|q_i|^2) = 2d_k$ ($|q_i|^2$ is
 #   chi-square with $d_k$ degrees of freedom): **not independent**. A long query makes both large.
 #
 # Dividing by $\mathrm{Var}(S_{ij}^2) = (3 + 6/d_k)\,d_k^2 - d_k^2 = 2d_k^2 + 6d_k$, the
@@ -278,14 +314,14 @@ verify_close("s² of one 1111x111 @ 111x1111 product", C.var(ddof=1), 111, se=ex
 pairs = {}
 for d_k in (1, 4, 16):
     g = make_rng(SEED + d_k)
-    q, k_j, k_k = g.standard_normal((3, 200_000, d_k))
-    s_ij, s_ik = np.einsum("nd,nd->n", q, k_j), np.einsum("nd,nd->n", q, k_k)  # (200_000,) each
-    pairs[d_k] = s_ij, s_ik
-    prod, sq = s_ij * s_ik, (s_ij**2 - d_k) * (s_ik**2 - d_k)  # E[S²] = d_k is known
-    verify_close(f"d_k = {d_k:2d}: Cov(S_ij, S_ik)", prod.mean(), 0.0, se=prod.std(ddof=1) / np.sqrt(prod.size))
-    verify_close(f"d_k = {d_k:2d}: Cov(S_ij², S_ik²)", sq.mean(), theory.shared_row_square_covariance(d_k),
+    q, k_j, k_l = g.standard_normal((3, 200_000, d_k))
+    s_ij, s_il = np.einsum("nd,nd->n", q, k_j), np.einsum("nd,nd->n", q, k_l)  # (200_000,) each
+    pairs[d_k] = s_ij, s_il
+    prod, sq = s_ij * s_il, (s_ij**2 - d_k) * (s_il**2 - d_k)  # E[S²] = d_k is known
+    verify_close(f"d_k = {d_k:2d}: Cov(S_ij, S_il)", prod.mean(), 0.0, se=prod.std(ddof=1) / np.sqrt(prod.size))
+    verify_close(f"d_k = {d_k:2d}: Cov(S_ij², S_il²)", sq.mean(), theory.shared_row_square_covariance(d_k),
                  se=sq.std(ddof=1) / np.sqrt(sq.size))
-    print(f"   correlation of the squares {np.corrcoef(s_ij**2, s_ik**2)[0, 1]:.3f}, theory {1 / (d_k + 3):.3f}")
+    print(f"   correlation of the squares {np.corrcoef(s_ij**2, s_il**2)[0, 1]:.3f}, theory {1 / (d_k + 3):.3f}")
 
 # %% [markdown] tags=["deep-dive"]
 # To *see* the dependence, group the pairs by the size of one logit, $|S_{ij}|/\sqrt{d_k}$,
@@ -315,11 +351,12 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 #
 # - A sample variance is a random number: for a 2×2 product ten seeds gave 0.05 to 10.55,
 #   and 1.6 is an ordinary draw. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
-# - The spread of $s^2/n$ falls like $1/n$, but for large $n$ about $\sqrt 3$ times above the
-#   i.i.d. formula: the entries share rows and columns, uncorrelated yet dependent.
-# - The thread's 110.56 is 0.68 exact standard deviations from 111 (the i.i.d. formula would
-#   wrongly say −3.07); its 0.99604 is the same run divided by 111. Judge an experiment with
-#   the right standard error.
+# - The spread of $s^2/n$ falls like $1/n$, one over the square root of the number of entries:
+#   from $n = 2$ to 64, 1 024 times the entries, 38 times less spread (exact theory).
+# - The thread's 110.56 is 0.68 standard deviations from 111; its 0.99604 is the same run
+#   divided by 111. Judge an experiment by how far it lies from theory in standard deviations,
+#   computed for the experiment actually run (the entries of one product share rows and
+#   columns, which the deep dives show makes the spread $\sqrt 3$ times the i.i.d. formula's).
 #
 # ## Exercises
 #
@@ -377,20 +414,22 @@ _ = check("03.sample_variance", sample_variance)
 # ```
 # </details>
 #
-# **Exercise 4.** For $d_k = 64$ and standard normal components, what is
-# $\mathrm{Cov}(S_{ij}^2, S_{ik}^2)$ for two logits $S_{ij} = q_i\cdot k_j$ and
-# $S_{ik} = q_i\cdot k_k$ of the same query (an integer)? (Second deep dive.)
+# **Exercise 4.** Section 4 printed the standard deviation of $s^2$ for the thread's
+# 1111×111 @ 111×1111 product. The thread's scaled result 0.99604 is the $s^2$ of the same
+# product divided by $\sqrt{111}$. How many standard deviations from its true value 1 does
+# 0.99604 lie (three significant figures; negative if below)?
 
 # %%
 answer = None  # replace None with your answer, then run the cell
-_ = check("03.shared_row_cov", answer)
+_ = check("03.scaled_z", answer)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Given $q_i$, the two logits are independent and both squares have conditional mean
-# $|q_i|^2$. By the law of total covariance the covariance is
-# $\mathrm{Var}(|q_i|^2) = 2d_k = 128$.
+# Dividing every entry by $\sqrt{111}$ divides $s^2$, its true value *and* its standard
+# deviation by 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ applied to $s^2$ itself: the
+# SD scales with $c^2 = 1/111$). So $z = (0.99604 - 1)/(\text{SD}/111) = -0.678$, the same
+# as for 110.56: scaling changes the units, not the evidence.
 # </details>
 #
 # ---

@@ -65,8 +65,8 @@ verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.v
 # %% [markdown]
 # ## 2. Three choices of scale
 #
-# **Predict:** as $d_k$ grows from 1 to 4096, which scale keeps the spread of the logits
-# fixed, and what do the other two do?
+# **Predict:** $1/d_k$ turns the sum $q\cdot k$ into the *average* of its $d_k$ products. As $d_k$
+# grows, does the spread of that average stay fixed, shrink, or grow?
 #
 # Put $\mathrm{Var}(q\cdot k) = d_k$ into $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$:
 #
@@ -87,9 +87,9 @@ for name, (slope, se) in log_log_slopes(D_KS, stds, n=2000).items():
 ax.figure
 
 # %% [markdown]
-# The markers sit on the lines, with slopes ½, 0 and −½. If you guessed $1/d_k$ (it turns
-# a sum into an average), the figure says otherwise: at initialisation it over-corrects,
-# shrinking the spread like $1/\sqrt{d_k}$.
+# The markers sit on the lines, with slopes ½, 0 and −½. The average shrinks (green, slope −½):
+# its $d_k$ independent products partly cancel, as the average of many dice rolls settles near
+# its mean. So at initialisation $1/d_k$ over-corrects, shrinking the spread like $1/\sqrt{d_k}$.
 #
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
 # $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
@@ -120,8 +120,8 @@ for d in (1, 64, 4096):
 
 # %% tags=["deep-dive"]
 gap = np.log2(stds["unscaled"]) - np.log2(stds["sqrt"])
-verify("log2(std) unscaled minus scaled = ½ log2 d_k at every d_k", np.allclose(gap, 0.5 * np.log2(D_KS)),
-       f"largest deviation {np.max(np.abs(gap - 0.5 * np.log2(D_KS))):.1e}")
+verify("log2(std) unscaled minus scaled = ½ log2 d_k at every d_k (largest deviation below 1e-12)",
+       np.max(np.abs(gap - 0.5 * np.log2(D_KS))) < 1e-12)
 slopes = {name: s for name, (s, _) in log_log_slopes(D_KS, stds, n=2000).items()}
 verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["sqrt"], 0.5, rtol=1e-9)
 
@@ -269,20 +269,20 @@ _ = check("04.split_scale", answer)
 # $(cq)\cdot(ck) = c^2\,(q\cdot k)$, so $c^2 = 1/8$ and $c = d_k^{-1/4} = 64^{-1/4} = 0.354$.
 # </details>
 #
-# **Exercise 3 (conceptual).** Design: every component of $q$ and of $k$ has mean 0 and variance
-# $\sigma^2 = 4$ (all independent), and $d_k = 64$. Which factor $c$ makes the logits
-# $c\,q\cdot k$ have variance 1 (three significant figures)?
+# **Exercise 3.** Probe the other choice: with the scale $1/d_k$ and unit-variance components,
+# the logits' standard deviation is 1 at $d_k = 1$. At which $d_k$ has it fallen to $1/16$
+# (an integer)?
 
 # %%
 answer = None  # replace None with your answer, then run the cell
-_ = check("04.component_var", answer)
+_ = check("04.inv_d_spread", answer)
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $\mathrm{Var}(q\cdot k) = d_k\,\sigma^2\sigma^2 = 64\cdot 16 = 1024$, so
-# $c = 1/\sqrt{1024} = 1/(\sigma^2\sqrt{d_k}) = 0.0313$. The exponent of $d_k$ is still −½;
-# only the constant changes.
+# Section 2's table: with $c = 1/d_k$ the standard deviation is $d_k^{-1/2}$. Setting
+# $d_k^{-1/2} = 1/16$ gives $d_k = 16^2 = 256$. (Reading $1/d_k$ as the spread itself would
+# give 16: that is the *variance* of the scaled logits, $1/d_k$, set to 1/16.)
 # </details>
 #
 # **Exercise 4 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of

@@ -1,16 +1,15 @@
 # %% [markdown]
 # # 07 — Attention end to end
 #
-# This notebook puts the pieces (dot products, their spread, the softmax and its gradient) back
-# together:
+# The pieces of notebooks 00–06, put together:
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right) V ,$$
 #
 # where $M$ is an optional mask ($0$ where a query may look, $-\infty$ where it may not).
 #
 # **Learning goals**
-# - Run attention step by step (MatMul, Scale, Mask, SoftMax, MatMul), shapes written out.
-# - Build a causal mask, and see what libraries do with a query that has no key left.
+# - Read a query's output as a weighted average of value rows; run attention step by step, shapes written out.
+# - Build a causal mask, and see what a query with no key left gets, and why.
 # - See on heatmaps that unscaled rows collapse to one-hot as $d_k$ grows; scaled rows do not.
 # - Read $d_k$ as the head dimension, often $d_\text{model}/h$, and see why the scale uses it.
 #
@@ -43,7 +42,27 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. The five steps
+# ## 1. What the output is: a weighted average of values
+#
+# Each token offers a **key**, matched against the queries, and a **value**, what it hands over
+# when chosen. A query's softmax weights over the keys (each $\ge 0$, summing to 1) say how much
+# of each value it takes: its output row is the weighted average $\sum_j w_j v_j$ of the value
+# rows. Keys decide *who* is heard, values *what* is said: what makes a token findable need
+# not be what it should pass on. One query, three keys:
+
+# %%
+w = np.array([0.7, 0.2, 0.1])                          # one query's weights over 3 keys: they sum to 1
+V_toy = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (3 keys, d_v = 2): one value row per key
+out_toy = w @ V_toy                                    # (3,) @ (3, 2) -> (2,)
+print(f"output row {out_toy.round(2)} = 0.7·{V_toy[0]} + 0.2·{V_toy[1]} + 0.1·{V_toy[2]}")
+verify("output = Σ_j w_j v_j", np.allclose(out_toy, sum(w[j] * V_toy[j] for j in range(3))))
+
+# %% [markdown]
+# The output leans towards the first value (weight 0.7). A one-hot row would copy one value; a
+# uniform row would return their plain mean. So the spread of the weights decides between one
+# token's value and a blur of all, and the scale sets that spread (section 5).
+#
+# ## 2. The five steps
 #
 # A batch of $B = 2$ sequences, each with $n_q = 3$ queries, $n_k = 4$ keys and values,
 # $d_k = 8$ and $d_v = 2$. The batch dimension rides along in front: every step works on each
@@ -53,7 +72,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 B, n_q, n_k, d_k, d_v = 2, 3, 4, 8, 2
 Q, K, V = (rng.standard_normal((B, n, d)) for n, d in ((n_q, d_k), (n_k, d_k), (n_k, d_v)))
 logits = Q @ np.swapaxes(K, -1, -2)      # 1. MatMul: (B, n_q, d_k) @ (B, d_k, n_k) -> (B, n_q, n_k)
-scaled = logits / np.sqrt(d_k)           # 2. Scale by 1/√d_k   (3. Mask: none here, see section 2)
+scaled = logits / np.sqrt(d_k)           # 2. Scale by 1/√d_k   (3. Mask: none here, see section 3)
 weights = softmax(scaled, axis=-1)       # 4. SoftMax over the keys: each row sums to 1
 output = weights @ V                     # 5. MatMul: (B, n_q, n_k) @ (B, n_k, d_v) -> (B, n_q, d_v)
 verify("the five steps = scaled_dot_product_attention(Q, K, V)", np.allclose(output, scaled_dot_product_attention(Q, K, V)[0]))
@@ -94,12 +113,12 @@ def attention_loop(Q, K, V, mask=None):
 package_output = scaled_dot_product_attention(Q, K, V)[0]
 loop_output = attention_loop(Q, K, V)
 verify_close("entry (1, 2, 3) of QKᵀ = q_2 · k_3 of sequence 1", logits[1, 2, 3], Q[1, 2] @ K[1, 3], rtol=1e-12)
-verify("loops == vectorised, no mask", np.allclose(loop_output, package_output),
-       f"largest difference {np.abs(loop_output - package_output).max():.1e}")
+verify("loops == vectorised, no mask (largest difference below 1e-12)",
+       np.abs(loop_output - package_output).max() < 1e-12)
 verify("attention_scores(Q, K) = steps 1 and 2", np.allclose(scaled, attention_scores(Q, K)))
 
 # %% [markdown]
-# ## 2. A causal mask
+# ## 3. A causal mask
 #
 # A decoder (GPT and friends) trains on whole sentences at once, so each position must not peek
 # at later tokens: **query $i$ may attend to keys $j \le i$ only**, a *causal* mask. Every
@@ -128,15 +147,14 @@ loop_masked = attention_loop(Qc[None], Kc[None], Vc[None], mask=mask)[0]
 verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 
 # %% [markdown]
-# ## 3. A query with no key left
+# ## 4. A query with no key left
 #
 # Batches hold sequences of different lengths, so short ones are filled up with *padding*
-# tokens that no query may look at. Pad on the left (as batched text generation often does)
-# and add a causal mask: each padding position's query may then see only padding, so it has
-# **no key left**. Such rows are routine, and each library picks a convention for them.
+# tokens that no query may look at. Pad on the left and add a causal mask: each padding position's query may then see only padding, so it has
+# **no key left**. Such rows are routine, and what comes out depends on *how* the mask is applied.
 #
 # **Predict:** a row of 4 logits is fully masked. What weights come out if the mask (a) puts
-# $-\infty$ in every entry, (b) *replaces* every entry by a large finite negative number, (c) *adds*
+# $-\infty$ in every entry, (b) *replaces* every entry by the most negative float, (c) *adds*
 # $-10\,000$ to every entry?
 
 # %%
@@ -150,20 +168,12 @@ print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = 
 verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 
 # %% [markdown]
-# Many learners expect (c) to block every key; on a fully masked row it blocks nothing. Only
-# (a) notices, with a NaN that spreads into everything computed from it, gradients included.
-# What libraries do (sources quoted in the deep dive below):
-#
-# - **NaN**: PyTorch's `nn.MultiheadAttention` on its default path, `need_weights=True`, as
-#   reported in pytorch/pytorch issues #41508 and #160064.
-# - **zeros**: PyTorch's `scaled_dot_product_attention` given a boolean mask: since pull request
-#   #133882 (2024) its source zeroes a row that is all $-\infty$ (not stated in its documentation).
-# - **uniform**, as (b): Flax's `dot_product_attention_weights` (google/flax `flax/linen/attention.py`).
-# - **the unmasked row**, as (c): BERT's reference code (google-research/bert `modeling.py`).
-#
-# None of these outputs means anything; models discard the padding positions afterwards. This
-# package raises an error instead: its inputs are small examples, where such a row is more
-# likely a mistake:
+# (c) blocks nothing: adding one number to a whole row leaves its softmax unchanged. (b) erases
+# the logits: equal logits, a uniform row. Only (a) notices, with a NaN that spreads into all
+# that follows. So the arithmetic decides, not whether a mask is stored as booleans or floats;
+# in PyTorch even the code path and version do (deep dive). None of these rows means anything
+# (models discard padding positions); this package raises an error, as in a small example such
+# a row is likely a mistake:
 
 # %%
 try:
@@ -172,37 +182,63 @@ except ValueError as error:
     print("ValueError:", error)
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: what the libraries' code does with a fully masked row
+# ## Deep dive: how large an added mask must be, and what libraries do
 #
-# Each claim of the list above, with the code to read:
+# An added mask blocks a key of a *partly* masked row only if the added number dwarfs the
+# logits, and a fully masked row stays the unmasked row only if the logits' digits survive
+# the addition. Both depend on the logits' size and the float precision: key 3 of `row` is
+# masked by adding $-10^4$, with the logits multiplied by 1, 1 000 and 10 000, and then the fully
+# masked row in half precision (float16 keeps about 3 significant digits):
+
+# %% tags=["deep-dive"]
+for size in (1, 1_000, 10_000):
+    w_added = softmax(size * row + np.array([0.0, 0.0, 0.0, -1e4]))  # key 3 masked by adding -1e4
+    print(f"logits × {size:6,d}: weight of the masked key {w_added[3]:.3f}")
+row16 = row.astype(np.float16) + np.float16(-1e4)  # fully masked row, float16
+print(f"float16: row − 10 000 = {row16}, softmax {softmax(row16.astype(float)).round(3)}")
+verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) turns into (b)",
+       softmax(1e4 * row + np.array([0.0, 0.0, 0.0, -1e4]))[3] > 0.4 and np.allclose(softmax(row16.astype(float)), 0.25))
+
+# %% [markdown] tags=["deep-dive"]
+# At logits of size about 1 (what $1/\sqrt{d_k}$ gives at initialisation) $-10^4$ is ample in
+# float64 and float32; at logits of size $10^4$ the "masked" key ties with the best allowed one;
+# and in float16, $-10\,000 + 2$ rounds to $-10\,000$, so a fully masked row comes out uniform.
 #
-# - **PyTorch `scaled_dot_product_attention`.** The
-#   [documentation](https://docs.pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
-#   shows reference code with a plain `torch.softmax`, which gives NaN for such a row, and (as
-#   far as we could find) does not mention such rows. The source does otherwise: `_safe_softmax` in
-#   `aten/src/ATen/native/transformers/attention.cpp` computes the softmax, then puts 0 wherever
-#   *every* entry of the row is $-\infty$; the math backend calls it. Pull request
-#   [#133882](https://github.com/pytorch/pytorch/pull/133882) (merged August 2024, "Update fused
-#   kernels and call _safe_softmax from SDPA") made this change; before it such rows gave NaN
-#   ([#103963](https://github.com/pytorch/pytorch/issues/103963)). A boolean mask becomes
-#   $-\infty$, so it is caught; a float mask of large finite negatives is not (that is (b)).
-# - **PyTorch `nn.MultiheadAttention`.** With `need_weights=False` it calls
-#   `scaled_dot_product_attention` (zeros). With the default `need_weights=True` it has computed
-#   a plain softmax itself: NaN weights and outputs for a fully masked row
-#   ([#160064](https://github.com/pytorch/pytorch/issues/160064), 2025) and NaN gradients
-#   ([#41508](https://github.com/pytorch/pytorch/issues/41508), opened 2020). Pull requests to
-#   use the safe softmax there too (e.g. [#185338](https://github.com/pytorch/pytorch/pull/185338),
-#   2026) may have changed this: check the version you run.
+# What libraries do, read in their sources (PyTorch at version **2.13.0**; the PyTorch claims
+# were also run on 2.13.0+cpu):
+#
+# - **PyTorch `torch.nn.functional.scaled_dot_product_attention`.** Its docstring says a boolean
+#   mask marks the keys that may be attended and "a float mask ... is added to the attention
+#   score" (`torch/nn/functional.py`, line 6466); its reference code turns `False` into $-\infty$
+#   (line 6365) and adds a float mask (line 6367). The math backend then calls `_safe_softmax`
+#   (`aten/src/ATen/native/transformers/attention.cpp`, since pull request
+#   [#133882](https://github.com/pytorch/pytorch/pull/133882), August 2024; before it such rows
+#   gave NaN, [#103963](https://github.com/pytorch/pytorch/issues/103963)), which puts 0 wherever
+#   *every* entry of a row is $-\infty$. So a fully masked row gives **zeros** with a boolean mask
+#   *and* with a float mask of $-\infty$; a float mask of `finfo.min` gives the **uniform** row (b)
+#   (adding it to small logits rounds every entry to `finfo.min`); a float mask of $-10^4$ gives
+#   the **unmasked** row (c). The documentation's reference code itself uses a plain softmax (NaN).
+# - **PyTorch `nn.MultiheadAttention`**, same version, `torch/nn/modules/activation.py`: `forward`
+#   first checks the conditions of its inference *fast path* (lines 1326–1425: `eval()` mode,
+#   `batch_first=True`, self-attention with query, key and value the same tensor, an even number
+#   of heads, no float mask, gradients off or not required, …) and, when all hold, calls
+#   `torch._native_multi_head_attention` (line 1433): a fully masked row is **NaN**, with
+#   `need_weights=False` too. Otherwise (training, `batch_first=False`, distinct query, key and
+#   value, …) it runs `multi_head_attention_forward` in `torch/nn/functional.py`: with
+#   `need_weights=True` a plain softmax (line 7038), **NaN**
+#   ([#160064](https://github.com/pytorch/pytorch/issues/160064); NaN gradients,
+#   [#41508](https://github.com/pytorch/pytorch/issues/41508)); with `need_weights=False` it calls
+#   `scaled_dot_product_attention` (line 7077), **zeros** (the layer then returns its output
+#   projection's bias for that row). One module, two conventions; pull
+#   requests to use the safe softmax everywhere may change this in later versions.
 # - **Flax.** `dot_product_attention_weights` in `flax/linen/attention.py` (and its twin in
 #   `flax/nnx/nn/attention.py`): `big_neg = jnp.finfo(dtype).min`, then
-#   `jnp.where(mask, attn_weights, big_neg)` and `jax.nn.softmax` — a *replacement*, so a fully
-#   masked row is uniform.
+#   `jnp.where(mask, attn_weights, big_neg)` and `jax.nn.softmax`, a *replacement*: uniform (b).
 # - **GPT-2.** openai/gpt-2 `src/model.py`, `mask_attn_weights`: `w = w*b - 1e10*(1-b)` also
 #   *replaces* masked logits (by $-10^{10}$). Its mask is causal only, so no row is ever empty there.
 # - **BERT.** google-research/bert `modeling.py`, `attention_layer`:
-#   `adder = (1.0 - mask) * -10000.0` is *added* to the scores. Its mask depends on the key only,
-#   so a row is fully masked only when the whole sequence is padding; that row is then the
-#   unmasked softmax, up to rounding.
+#   `adder = (1.0 - mask) * -10000.0` is *added* to the scores: a fully masked row (a sequence
+#   that is all padding) is the unmasked softmax (c), up to rounding.
 #
 # The "zeros" convention, `_safe_softmax`'s rule written in numpy:
 
@@ -215,7 +251,7 @@ print(f"plain softmax {plain}, safe softmax {safe}")
 verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all() and (safe == 0).all())
 
 # %% [markdown]
-# ## 4. Unscaled vs scaled: the weights as heatmaps
+# ## 5. Unscaled vs scaled: the weights as heatmaps
 #
 # The course's question on whole attention matrices: random queries and keys with
 # unit-variance components, 12 tokens, $\mathrm{softmax}(QK^\top)$ above and
@@ -256,7 +292,7 @@ explorer = AttentionMapExplorer(d_k=64)
 explorer
 
 # %% [markdown]
-# ## 5. Multi-head attention: $d_k$ is the head dimension
+# ## 6. Multi-head attention: $d_k$ is the head dimension
 #
 # A real layer runs $h$ heads side by side. Each head projects the $d_\text{model}$-long token
 # vectors to its own queries and keys of length $d_k$, **the head dimension, often
@@ -268,16 +304,20 @@ print(models.format_table([models.model(name) for name in ("Transformer base (20
 print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_examples()[:3]))
 
 # %% [markdown]
-# So $d_\text{model}/h$ is common, not a rule: T5 3B runs 32 heads of 128 on a 1024-wide model,
-# Gemma 7B 16 heads of 256 on 3072, and the output projection maps the wider concatenation back.
-# (T5 has no $1/\sqrt{d_k}$ in its forward pass: it folds the factor into $W_Q$'s
-# initialisation — notebooks 08 and 09.)
+# So $d_\text{model}/h$ is common, not a rule (the second table); the output projection maps
+# the concatenation back. (T5 folds $1/\sqrt{d_k}$ into $W_Q$'s initialisation: notebooks 08, 09.)
 #
 # **Which $d$ goes in the scale?** A head's logit is a dot product of its own query and key, a
 # sum of $d_k$ products, not $d_\text{model}$: with unit-variance components its variance is
-# $d_k$, and the scale is $1/\sqrt{d_k}$. The check, with 512 = 8 heads of 64:
+# $d_k$, and the scale is $1/\sqrt{d_k}$. The deep dive checks it by simulation and shows what
+# $1/\sqrt{d_\text{model}}$ would do.
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the per-head check, and what the wrong scale does
+#
+# A 512-long query and key cut into 8 heads of 64, 20 000 pairs:
+
+# %% tags=["deep-dive"]
 d_model, heads, head_dim, n_pairs = 512, 8, 64, 20_000
 q_heads, k_heads = rng.standard_normal((2, n_pairs, heads, head_dim))  # (n, h, d_k): 512-vectors cut into 8 pieces
 head_logits = np.einsum("nhd,nhd->nh", q_heads, k_heads).ravel()  # one dot product per head
@@ -285,8 +325,6 @@ verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var
              se=np.sqrt((np.mean((head_logits - head_logits.mean()) ** 4) - head_logits.var() ** 2) / head_logits.size))
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: what the wrong scale does
-#
 # The three candidate scales: unscaled std $\sqrt{64} = 8$; times $1/\sqrt{d_k}$, std 1; times
 # $1/\sqrt{d_\text{model}}$, std $\sqrt{64/512} \approx 0.354$ — too small, which flattens every
 # head's softmax towards uniform. (The SE of a variance is $\sqrt{(m_4 - s^4)/N}$, $m_4$ the
@@ -311,31 +349,37 @@ print(f"uniform rows: {1 / length:.3f}")
 # %% [markdown]
 # ## Summary
 #
+# - A query's output is a weighted average of the value rows; the spread of the weights decides
+#   between one value and a blur of all.
 # - Attention is five steps — MatMul $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$, Scale, Mask,
-#   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$; a batch dimension
-#   rides along.
+#   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$.
 # - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
-# - Left-padded batches routinely give queries with no key left: NaN under a $-\infty$ mask;
-#   zeros, a uniform row or the unmasked row in libraries; meaningless either way. This package raises.
+# - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
+#   uniform row from a replacement, the unmasked row from an added constant; in libraries it
+#   also depends on code path and version (PyTorch 2.13.0 `nn.MultiheadAttention`: NaN on its
+#   inference fast path, zeros on its slow path with `need_weights=False`). This package raises.
 # - With random unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows;
 #   scaled rows keep the same spread from $d_k \approx 16$ up.
-# - $d_k$ is the head dimension, often $d_\text{model}/h$ (not in T5 3B/11B or Gemma 7B); each
-#   head's logits are sums of $d_k$ products, so the scale is $1/\sqrt{d_k}$.
+# - $d_k$ is the head dimension, often $d_\text{model}/h$; a head's logits sum $d_k$ products,
+#   so the scale is $1/\sqrt{d_k}$.
 #
 # ## Exercises
 #
 # Each exercise is checked by `check(key, answer)`, which prints ✅ or ❌ with a hint.
 #
-# **Exercise 1.** BERT-large has $d_\text{model} = 1024$ and 16 heads of $d_\text{model}/h$ each.
-# What is its $d_k$ (an integer)?
+# **Exercise 1.** A query's weights over three keys are $(0.5, 0.3, 0.2)$, and the first
+# components of the three value rows are $2$, $0$ and $10$. What is the first component of the
+# query's output (three significant figures)?
 
 # %%
-_ = check("07.bert_large_d_k", None)  # replace None with your answer, then run the cell
+_ = check("07.output_component", None)  # replace None with your answer, then run the cell
 
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# $d_k = 1024 / 16 = 64$ — the same head size as BERT-base, with more heads.
+# The output is the weighted average of the value rows (section 1), component by component:
+# $0.5\cdot 2 + 0.3\cdot 0 + 0.2\cdot 10 = 1 + 0 + 2 = 3$. Not the plain mean $12/3 = 4$,
+# and not the value of the most-weighted key, 2: that is what a one-hot row would give.
 # </details>
 #
 # **Exercise 2.** With a causal mask over a sequence of length 10, how many of the
@@ -382,12 +426,14 @@ _ = check("07.d_v_factor", None)  # replace None with your answer, then run the 
 # </details>
 #
 # **Exercise 5.** Write `masked_softmax(logits, mask)`: the softmax over the last axis, with a
-# weight of exactly 0 wherever `mask` is False. It must not overflow on logits like $10^6$.
-# (You may use numpy, but not `sdpa_helpers.attention.softmax`.)
+# weight of exactly 0 wherever `mask` is False. It must not overflow on logits like $10^6$. A row
+# whose mask is all False has no answer (section 4): do what this package's
+# `scaled_dot_product_attention` does, raise a `ValueError` whose message names that row (its
+# index, e.g. "row 2 of mask has no True entry"). (You may use numpy, but not `sdpa_helpers.attention.softmax`.)
 
 # %%
 def masked_softmax(logits, mask):
-    ...  # your code: the softmax over the last axis, weight exactly 0 where mask is False
+    ...  # your code: weight exactly 0 where mask is False; ValueError naming an all-False row
 
 
 _ = check("07.masked_softmax", masked_softmax)
@@ -397,6 +443,11 @@ _ = check("07.masked_softmax", masked_softmax)
 #
 # ```python
 # def masked_softmax(logits, mask):
+#     mask = np.broadcast_to(mask, np.shape(logits))
+#     empty = ~mask.any(axis=-1)                   # rows with no key left
+#     if empty.any():
+#         row = np.argwhere(empty)[0]
+#         raise ValueError(f"row {tuple(row.tolist())} of mask has no True entry: no key to attend to")
 #     z = np.where(mask, logits, -np.inf)          # forbidden keys get -inf
 #     z = z - z.max(axis=-1, keepdims=True)        # largest allowed logit becomes 0: no overflow
 #     e = np.exp(z)                                # exp(-inf) = 0 exactly

@@ -3,11 +3,15 @@
 import numpy as np
 
 from ..attention import causal_mask, softmax
-from . import function_checker, numeric_checker, register
+from . import Slip, function_checker, numeric_checker, register
 
 
 def _masked_softmax(logits, mask):
-    """Reference: softmax over the last axis with -inf where ``mask`` is False."""
+    """Reference: softmax over the last axis with -inf where ``mask`` is False; ValueError naming an empty row."""
+    empty = ~np.broadcast_to(mask, np.shape(logits)).any(axis=-1)
+    if empty.any():
+        row = tuple(np.argwhere(empty)[0].tolist())
+        raise ValueError(f"row {row} of mask has no True entry: no key to attend to")
     return softmax(np.where(mask, logits, -np.inf), axis=-1)
 
 
@@ -19,11 +23,19 @@ _CASES = [
     (np.array([[1e6, 0.0, -1e6], [0.0, 1e6, 2e6]]), np.array([[True, True, True], [True, True, False]])),
 ]
 
+_W, _V_FIRST = np.array([0.5, 0.3, 0.2]), np.array([2.0, 0.0, 10.0])  # Exercise 1: weights, first value components
+
 register(
-    "07.bert_large_d_k",
-    "BERT-large has d_model = 1024 and 16 heads of d_model/h each. What is the d_k of one head (an integer)?",
-    "Each head gets an equal share of the model dimension.",
-    numeric_checker(1024 / 16, what="d_k"),
+    "07.output_component",
+    "A query's weights over three keys are (0.5, 0.3, 0.2), and the first components of the three value rows "
+    "are 2, 0 and 10. What is the first component of the query's output (three significant figures)?",
+    "The output row is a weighted average of the value rows, one component at a time.",
+    numeric_checker(float(_W @ _V_FIRST), what="the first component",
+                    slips=[Slip(float(_V_FIRST.mean()), "the plain mean of the values: the weights are missing"),
+                           Slip(float(_V_FIRST[np.argmax(_W)]),
+                                "the value of the most-weighted key: what a one-hot row would give"),
+                           Slip(float(_W.sum() * _V_FIRST.sum()), "the sum of the values times the sum of the "
+                                "weights: pair each weight with its own value")]),
 )
 
 register(
@@ -31,7 +43,11 @@ register(
     "With a causal mask over a sequence of length 10, how many of the 10 x 10 attention weights are exactly 0 "
     "(an integer)?",
     "Count the entries strictly above the diagonal: row i may not look at the keys after i.",
-    numeric_checker(45.0, what="the number of zero weights"),
+    numeric_checker(float((~causal_mask(10)).sum()), what="the number of zero weights",
+                    slips=[Slip(float(np.triu(np.ones((10, 10))).sum()),
+                                "the diagonal counted: a query may attend to its own key, so the diagonal "
+                                "holds no zeros"),
+                           Slip(100 / 2, "half the matrix: the diagonal belongs to neither half")]),
 )
 
 register(
@@ -39,22 +55,61 @@ register(
     "A padding query attends to 8 keys, all masked, in a library that replaces masked logits by a large finite "
     "negative number. What weight does each key get (three significant figures)?",
     "After the replacement every logit of the row is the same number. What is the softmax of n equal logits?",
-    numeric_checker(1 / 8, what="the weight of each key"),
+    numeric_checker(1 / 8, what="the weight of each key",
+                    slips=[Slip(0.0, "what a -inf mask with a zeroing rule (PyTorch's _safe_softmax) gives; a finite "
+                                     "replacement leaves 8 equal logits")]),
 )
 
 register(
     "07.d_v_factor",
     "d_v goes from 64 to 256 while d_k stays 64. By what factor must the scale 1/sqrt(d_k) change (an integer)?",
     "Which of Q, K, V appear in the logits Q K^T that the scale multiplies?",
-    numeric_checker(1.0, what="the factor"),
+    numeric_checker(1.0, what="the factor",
+                    slips=[Slip(float(np.sqrt(256 / 64)), "sqrt(d_v_new / d_v_old): the scale reads d_k, never d_v"),
+                           Slip(256 / 64, "d_v_new / d_v_old: the scale reads d_k, never d_v")]),
 )
+
+_EMPTY_ROW_CASE = (np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.0, -1.0, 2.0], [3.0, 1.0, 0.0, 2.0]]),
+                   np.array([[True, False, True, True], [True, True, False, False], [False, False, False, False]]))
+
+
+def _masked_softmax_checker():
+    """The function cases, then an all-False row (row 2), which must raise a ValueError naming it."""
+    on_cases = function_checker(_masked_softmax, _CASES,
+                                names=["one row, last key masked", "a causal 3 x 3 mask",
+                                       "a batch of 5 x 5 causal rows", "huge logits (1e6) with a mask"])
+
+    def checker(fn):
+        ok, feedback = on_cases(fn)
+        if not ok:
+            return ok, feedback
+        logits, mask = (a.copy() for a in _EMPTY_ROW_CASE)
+        try:
+            with np.errstate(all="ignore"):
+                result = fn(logits, mask)
+        except ValueError as exc:
+            if "2" not in str(exc):
+                return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; "
+                               f"name the row (2) in the message.")
+            return True, f"passed all {len(_CASES)} cases, and raised a ValueError naming the all-False row."
+        except Exception as exc:
+            return False, (f"on a 3 x 4 mask whose row 2 is all False your function raised {type(exc).__name__}, "
+                           f"not ValueError: {exc}")
+        shown = np.array2string(np.asarray(result, dtype=float)[-1], precision=3)
+        return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {shown} for that row; "
+                       f"it should raise a ValueError naming the row.")
+
+    checker.reference = _masked_softmax
+    checker.cases = _CASES
+    return checker
+
 
 register(
     "07.masked_softmax",
-    "Write masked_softmax(logits, mask): the softmax over the last axis, with weight exactly 0 where mask is False.",
+    "Write masked_softmax(logits, mask): the softmax over the last axis, with weight exactly 0 where mask is False. "
+    "A row whose mask is all False must raise a ValueError naming that row, as this package's "
+    "scaled_dot_product_attention does.",
     "Which logit value makes exp(...) exactly 0? And what can you subtract from a row, without changing "
-    "its softmax, so that exp never overflows?",
-    function_checker(_masked_softmax, _CASES,
-                     names=["one row, last key masked", "a causal 3 x 3 mask", "a batch of 5 x 5 causal rows",
-                            "huge logits (1e6) with a mask"]),
+    "its softmax, so that exp never overflows? Check mask.any(axis=-1) before you divide.",
+    _masked_softmax_checker(),
 )

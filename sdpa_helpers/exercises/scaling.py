@@ -4,7 +4,14 @@ import numpy as np
 
 from .. import theory
 from ..attention import attention_scores
-from . import choice_checker, function_checker, numeric_checker, register
+from ..scales import D_K_CHOICES
+from . import Slip, choice_checker, function_checker, numeric_checker, register
+
+
+def _d_k_where(spread, target):
+    """The d_k of the course's grid (1 ... 4096) at which ``spread(d_k)`` equals ``target``."""
+    return float(next(d for d in D_K_CHOICES if np.isclose(spread(d), target, rtol=1e-12)))
+
 
 register(
     "04.wrong_d",
@@ -13,7 +20,11 @@ register(
     "head's scaled logits (three significant figures)?",
     "The unscaled logits of one head have variance d_k; multiplying by c multiplies the variance by c^2.",
     numeric_checker(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).std,
-                    what="the standard deviation"),
+                    what="the standard deviation",
+                    slips=[Slip(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).var,
+                                "the variance of the scaled logits, not their standard deviation"),
+                           Slip(theory.scaled_moments(theory.dot_product_moments(64), 64**-0.5).std,
+                                "the spread with the right scale 1/sqrt(d_k); this code divides by sqrt(d_model)")]),
 )
 
 register(
@@ -22,16 +33,21 @@ register(
     "scaling the logits. For d_k = 64, which c > 0 gives (c q) . (c k) = q . k / sqrt(d_k) "
     "(three significant figures)?",
     "Pull both factors c out of the dot product: what multiplies q . k then?",
-    numeric_checker(64**-0.25, what="c"),
+    numeric_checker(64**-0.25, what="c",
+                    slips=[Slip(64**-0.5, "1/sqrt(d_k) on each of q and k: that multiplies q . k by 1/d_k")]),
 )
 
 register(
-    "04.component_var",
-    "Every component of q and of k has mean 0 and variance 4 (all independent), and d_k = 64. "
-    "Which factor c makes the logits c q . k have variance 1 (three significant figures)?",
-    "Find Var(q . k) first (notebook 02: d_k times the variance of one product), then use "
-    "Var(cX) = c^2 Var(X).",
-    numeric_checker(1.0 / np.sqrt(theory.dot_product_moments(64, var_q=4.0, var_k=4.0).var), what="c"),
+    "04.inv_d_spread",
+    "With the scale 1/d_k and unit-variance components, the logits' standard deviation is 1 at d_k = 1. "
+    "At which d_k has it fallen to 1/16 (an integer)?",
+    "Section 2's table gives the standard deviation of the logits for each scale as a power of d_k.",
+    numeric_checker(_d_k_where(lambda d: theory.scaled_moments(theory.dot_product_moments(d), 1 / d).std, 1 / 16),
+                    what="d_k",
+                    slips=[Slip(_d_k_where(lambda d: theory.scaled_moments(theory.dot_product_moments(d), 1 / d).var,
+                                           1 / 16),
+                                "where 1/d_k itself is 1/16: that is the variance of the scaled logits; their "
+                                "standard deviation is its square root, 1/sqrt(d_k)")]),
 )
 
 register(

@@ -3,7 +3,8 @@
 import numpy as np
 
 from .. import theory
-from . import choice_checker, function_checker, numeric_checker, register
+from ..small_samples import THREAD_BIG_SCALED, z_score
+from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 register(
     "03.np_var_mean",
@@ -12,7 +13,14 @@ register(
     "figures)?",
     "First find the variance of one entry (how many products does it sum?). Then recall what "
     "section 2 showed about dividing by m rather than m - 1.",
-    numeric_checker(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean, what="the expected value"),
+    numeric_checker(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean, what="the expected value",
+                    slips=[Slip(theory.matmul_sample_variance_moments(3, 3, ddof=1).mean,
+                                "the average with ddof=1 (divide by m - 1); np.var divides by m"),
+                           Slip((3 - 1) / 3 * 3.0, "(m - 1)/m with m = 3, the matrix size; np.var pools "
+                                                   "all m = 9 entries"),
+                           Slip(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean / 3,
+                                "the expected value of s^2 / d, as if each entry had variance 1; an entry "
+                                "sums d = 3 products")]),
 )
 
 
@@ -39,13 +47,23 @@ register(
                             "three equal values, ddof=0", "nine squares, ddof=1"]),
 )
 
+_BIG_SD = theory.matmul_sample_variance_moments(1111, 111, 1111).std  # SD of s^2 of the unscaled product
+
 register(
-    "03.shared_row_cov",
-    "For d_k = 64 and standard normal components, what is Cov(S_ij^2, S_ik^2) for two logits "
-    "S_ij = q_i . k_j and S_ik = q_i . k_k of the same query (an integer)?",
-    "Condition on the shared query q_i (law of total covariance): given q_i, are the two logits "
-    "still dependent? What is E[S_ij^2 | q_i]?",
-    numeric_checker(theory.shared_row_square_covariance(64), what="the covariance"),
+    "03.scaled_z",
+    "Section 4 printed the standard deviation of s^2 for the thread's 1111x111 @ 111x1111 product. The thread's "
+    "scaled result 0.99604 is the s^2 of the same product divided by sqrt(111). How many standard deviations "
+    "from its true value 1 does 0.99604 lie (three significant figures; negative if below)?",
+    "Dividing every entry by sqrt(111) divides s^2 by 111. What does it do to the standard deviation of s^2?",
+    numeric_checker(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111), what="the number of standard deviations",
+                    slips=[Slip(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD),
+                                "measured in the unscaled product's standard deviation; s^2 and its standard "
+                                "deviation are both divided by 111"),
+                           Slip(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111**0.5),
+                                "the standard deviation divided by sqrt(111); s^2 scales with c^2 = 1/111, "
+                                "and so does its standard deviation"),
+                           Slip(-z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111),
+                                "the right size with the wrong sign: 0.99604 lies below 1")]),
 )
 
 register(

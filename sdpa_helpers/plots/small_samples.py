@@ -71,7 +71,7 @@ def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, labe
     return ax
 
 
-def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
+def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS, n_bins: int | None = None):
     """One histogram of ``s2 / n`` per n (a row of small multiples), the true value 1 marked.
 
     Parameters
@@ -79,7 +79,10 @@ def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
     s2_by_n : dict int -> ndarray, shape (n_reps,)
         Relative sample variances ``s2 / n`` of the entries of ``n x n`` products.
     bins : ndarray
-        Common bin edges (fixed x axis, so the panels compare).
+        Common bin edges (fixed x axis, so the panels compare), used when ``n_bins`` is None.
+    n_bins : int, optional
+        Instead, ``n_bins`` bins per panel over 1 +- 4 exact standard deviations (from 0 up):
+        every panel shows the shape of its histogram, however narrow it is; the x axes differ.
 
     Returns
     -------
@@ -92,10 +95,14 @@ def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
     if not isinstance(s2_by_n, dict) or not s2_by_n:
         raise TypeError(f"s2_by_n must be a non-empty dict n -> array, got {type(s2_by_n).__name__}")
     ns = sorted(s2_by_n)
-    fig, axes = new_figure(1, len(ns), figsize=(3.0 * len(ns), 2.9), squeeze=False, sharex=True)
+    if n_bins is not None:
+        n_bins = _checks.positive_int("n_bins", n_bins)
+    fig, axes = new_figure(1, len(ns), figsize=(3.0 * len(ns), 2.9), squeeze=False, sharex=n_bins is None)
     with style():
         for ax, n, sd_theory in zip(axes[0], ns, exact_relative_sd(ns)):
             r = np.asarray(s2_by_n[n], dtype=float)
+            if n_bins is not None:
+                bins = np.linspace(max(0.0, 1.0 - 4 * sd_theory), 1.0 + 4 * sd_theory, n_bins + 1)
             ax.stairs(bin_fractions(r, bins), bins, fill=True, color=SCALED["color"], alpha=0.6)
             ax.axvline(1.0, **TRUTH)
             ax.set_xlim(float(bins[0]), float(bins[-1]))
@@ -104,10 +111,10 @@ def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS):
     return fig
 
 
-def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None):
+def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bool = True):
     """Log-log: standard deviation of ``s2 / n`` against the matrix size n.
 
-    Draws the exact theory (:func:`exact_relative_sd`, solid) and the i.i.d. formula
+    Draws the exact theory (:func:`exact_relative_sd`, solid) and, if ``iid``, the i.i.d. formula
     (:func:`iid_relative_sd`, dashed) for n = 2 ... ``n_max``, and simulation dots if given.
 
     Parameters
@@ -139,7 +146,8 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None):
     grid = 2 ** np.arange(1, int(np.log2(n_max)) + 1)
     with style():
         ax.plot(grid, exact_relative_sd(grid), **EXACT)
-        ax.plot(grid, iid_relative_sd(grid), **IID)
+        if iid:
+            ax.plot(grid, iid_relative_sd(grid), **IID)
         if sim_sd is not None:
             label = "simulation" if sim_se is None else "simulation ± 2 SE"
             yerr = None if sim_se is None else 2 * np.asarray(sim_se, dtype=float)

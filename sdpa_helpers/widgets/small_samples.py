@@ -17,7 +17,6 @@ from ..small_samples import (
     SIZES,
     bin_fractions,
     exact_relative_sd,
-    iid_relative_sd,
     relative_sample_variances,
 )
 from . import Explorer
@@ -67,7 +66,7 @@ class VarianceSpreadExplorer(Explorer):
                       ylabel="fraction of experiments (√ scale)")
         self.ax_h.legend(loc="upper right")
         self.title = self.ax_h.set_title(" ", animated=True)
-        small_samples_plots.spread_vs_n(SIZES, None, ax=self.ax_s, n_max=max(SIZES))
+        small_samples_plots.spread_vs_n(SIZES, None, ax=self.ax_s, n_max=max(SIZES), iid=False)
         (self.marker,) = self.ax_s.plot([], [], linestyle="none", marker="o", markersize=9,
                                         color=plots.OKABE_ITO["black"], animated=True,
                                         label="simulation at this $n$")
@@ -80,11 +79,11 @@ class VarianceSpreadExplorer(Explorer):
         self.stairs.set_data(fractions)
         mean, sd = float(r.mean()), float(r.std(ddof=1))
         self.mean_line.set_xdata([mean, mean])
-        exact, iid = exact_relative_sd([n])[0], iid_relative_sd([n])[0]
+        exact = exact_relative_sd([n])[0]
         self.marker.set_data([n], [sd])
         self.title.set_text(f"$n$ = {n}: {n * n} entries, SD of $s^2/n$ = {sd:.3f}")
         outside = float(np.mean(r > REL_BINS[-1]))
         return (f"n = {n}: each experiment pools the {n * n} entries of one {n}×{n} product. "
                 f"Over {r.size} experiments, s²/n has mean {mean:.3f} (truth 1) and standard deviation "
-                f"{sd:.3f} (exact theory {exact:.3f}; the i.i.d. formula would say {iid:.3f}). "
+                f"{sd:.3f} (exact theory {exact:.3f}). "
                 f"{100 * outside:.1f}% of the experiments fall beyond the right edge.")
