@@ -78,7 +78,7 @@ def _pack(r: Runs, n_arms: int):
     fields = [r.loss, r.accuracy, r.entropy]
     curves = np.stack([f[:, :n_arms] for f in fields] + [log_grad], axis=-2).astype(np.float16)
     steps = r.steps_to()
-    return curves, r.final.accuracy[:, :n_arms], steps[:, :n_arms], steps[:, n_arms]
+    return curves, np.asarray(r.final.accuracy)[:, :n_arms], steps[:, :n_arms], steps[:, n_arms]
 
 
 def compute_grid(d_ks=GRID_D_KS, lrs=GRID_LRS, seeds=GRID_SEEDS, arms=GRID_ARMS) -> Grid:
@@ -93,9 +93,9 @@ def compute_grid(d_ks=GRID_D_KS, lrs=GRID_LRS, seeds=GRID_SEEDS, arms=GRID_ARMS)
     return Grid(tuple(d_ks), tuple(lrs), tuple(seeds), tuple(arms), curves, final, steps, nudged)
 
 
-def write_grid(path=GRID_FILE) -> Path:
-    """Compute the grid and store it (compressed) at ``path``."""
-    grid = compute_grid()
+def write_grid(path=GRID_FILE, grid: Grid | None = None) -> Path:
+    """Store ``grid`` (default: :func:`compute_grid`) compressed at ``path``."""
+    grid = compute_grid() if grid is None else grid
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(path, d_ks=grid.d_ks, lrs=grid.lrs, seeds=grid.seeds, arms=np.array(grid.arms),

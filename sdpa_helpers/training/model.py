@@ -220,33 +220,34 @@ class LogitGradients(NamedTuple):
 
 
 def logit_gradients(A, x, keys, target, s, gain: float = GAIN) -> LogitGradients:
-    """Loss and ``G = dL/dA`` for ``A = W_Q^T W_K``, for one model or many at once (no input checks).
+    """Loss and ``G = dL/dA`` for ``A = W_Q^T W_K``, for R models that see the same batch (no input checks).
 
     The logits depend on the weights only through ``A``: ``z_j = s x^T A y_j``. An example's
     labels are a permutation of the classes, so in key order the class probabilities are
     ``softmax(gain p)`` and the answer is key ``t``. Then ``dL/dW_Q = W_K G^T``, ``dL/dW_K = W_Q G``.
 
-    Shapes: ``A`` (..., d, d); ``x`` (..., B, d); ``keys`` (..., B, n, d); ``target`` (..., B);
-    ``s`` broadcastable to the leading axes ``...``.
+    Shapes: ``A`` (..., R, d, d); ``x`` (..., B, d); ``keys`` (..., B, n, d); ``target`` (..., B);
+    ``s`` a float or (R,). The results have leading axes (..., R).
     """
-    s = np.asarray(s, dtype=float)[..., None, None]
+    s = np.asarray(s, dtype=float)[..., None, None]  # broadcasts over (R, B, n) and (R, d, d)
     B = x.shape[-2]
     with np.errstate(over="ignore", invalid="ignore"):
-        u = x @ A  # x^T A: (..., B, d)
-        z = s * (keys @ u[..., None])[..., 0]  # (..., B, n, d) @ (..., B, d, 1) -> (..., B, n)
+        u = x[..., None, :, :] @ A  # x^T A: (..., 1, B, d) @ (..., R, d, d) -> (..., R, B, d)
+        z = keys @ np.moveaxis(u, -3, -1)  # (..., B, n, d) @ (..., B, d, R) -> (..., B, n, R)
+        z = s * np.moveaxis(z, -1, -3)  # (..., R, B, n)
     finite = np.isfinite(z).all(axis=(-1, -2))
     z = np.where(np.isfinite(z), z, 0.0)
     p = softmax(z)
     r = softmax(gain * p)  # class probabilities, in key order
-    t = np.broadcast_to(target[..., None], (*r.shape[:-1], 1))
+    t = np.broadcast_to(target[..., None, :, None], (*r.shape[:-1], 1))
     r_t = np.take_along_axis(r, t, axis=-1)[..., 0]
     loss = -np.log(r_t).mean(axis=-1)
     accuracy = (r.argmax(axis=-1) == t[..., 0]).mean(axis=-1)
     d_p = r.copy()
     np.put_along_axis(d_p, t, r_t[..., None] - 1.0, axis=-1)
-    d_z = logit_gradient(p, (gain / B) * d_p)  # (..., B, n)
-    d_y = (d_z[..., None, :] @ keys)[..., 0, :]  # sum_j dL/dz_bj y_bj: (..., B, 1, n) @ (..., B, n, d)
-    G = s * (np.swapaxes(x, -1, -2) @ d_y)  # (..., d, B) @ (..., B, d) -> (..., d, d)
+    d_z = logit_gradient(p, (gain / B) * d_p)  # (..., R, B, n)
+    d_y = np.moveaxis(np.moveaxis(d_z, -3, -2) @ keys, -2, -3)  # sum_j dL/dz_bj y_bj: (..., R, B, d)
+    G = s * (np.swapaxes(x, -1, -2)[..., None, :, :] @ d_y)  # (..., 1, d, B) @ (..., R, B, d) -> (..., R, d, d)
     return LogitGradients(loss, accuracy, entropy(p).mean(axis=-1), d_z, G, finite)
 
 
@@ -263,7 +264,8 @@ def _single(weights, batch, scale, gain):
     weights = check_weights(weights, batch.x.shape[-1])
     s = scale_factor(scale, weights.W_Q.shape[0])
     gain = _checks.positive("gain", gain)
-    return batch, weights, logit_gradients(weights.W_Q.T @ weights.W_K, batch.x, batch.keys, batch.target, s, gain)
+    lg = logit_gradients((weights.W_Q.T @ weights.W_K)[None], batch.x, batch.keys, batch.target, s, gain)
+    return batch, weights, LogitGradients(*(np.asarray(f)[0] for f in lg))  # the only model
 
 
 def loss_and_gradients(weights: Weights, batch: Batch, scale=None, gain: float = GAIN):
@@ -298,7 +300,8 @@ def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain:
 
     >>> b, w = make_batch(5, rng=0), draw_weights(16, rng=1)
     >>> one = [b._make(a[i:i + 1] for a in b) for i in range(5)]
-    >>> bool(np.allclose(per_example_gradient_norms(w, b), [np.linalg.norm(backward(o, forward(w, o)).W_Q) for o in one]))
+    >>> loop = [np.linalg.norm(backward(o, forward(w, o)).W_Q) for o in one]
+    >>> bool(np.allclose(per_example_gradient_norms(w, b), loop))
     True
     """
     batch, weights, lg = _single(weights, batch, scale, gain)
@@ -348,8 +351,12 @@ def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int 
         raise ValueError(f"batch must hold at least 2 sub-batches of batch_size={batch_size}, "
                          f"has {len(batch.x)} examples")
     norms = per_example_gradient_norms(weights, batch, scale)
-    subs = [Batch(*(a[i * batch_size:(i + 1) * batch_size] for a in batch)) for i in range(n)]
-    per_batch = [np.linalg.norm(loss_and_gradients(weights, b, scale)[1].W_Q) for b in subs]
+    weights = check_weights(weights, batch.x.shape[-1])
+    s = scale_factor(scale, weights.W_Q.shape[0])
+    m = n * batch_size
+    x, keys = batch.x[:m].reshape(n, batch_size, -1), batch.keys[:m].reshape(n, batch_size, *batch.keys.shape[1:])
+    lg = logit_gradients((weights.W_Q.T @ weights.W_K)[None], x, keys, batch.target[:m].reshape(n, batch_size), s)
+    per_batch = np.linalg.norm(weights.W_K @ np.swapaxes(lg.d_A[:, 0], -1, -2), axis=(-1, -2))  # ||W_K G^T|| per sub-batch
     return dict(entropy=evaluate(weights, batch, scale).entropy, norms=norms, median=float(np.median(norms)),
                 mean=float(norms.mean()), share=share_of_examples(norms), batch=float(np.mean(per_batch)))
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks
-from .trainer import as_tuple
+from .trainer import STEPS, as_tuple
 
 #: Gradient norms below this are drawn at the bottom edge of a figure's (log) axis.
 GRAD_FLOOR = 1e-8
@@ -53,6 +53,22 @@ def seed_summary(values) -> SeedSummary:
     med = float(med) if np.isfinite(med) else float("nan")
     low, high = (float(done.min()), float(done.max())) if done.size else (float("nan"), float("nan"))
     return SeedSummary(med, low, high, int(n - done.size), int(n))
+
+
+def survival_summary(steps_to, max_steps: int = STEPS) -> str:
+    """One line on runs' steps to a target: the median (never counted as slower than any) and how
+    many runs got there within ``max_steps``.
+
+    >>> survival_summary([10, 12, np.nan, 30, 11])
+    'median 12 steps, 4 of 5 runs (80 %) by step 300'
+    >>> survival_summary([280, np.nan, np.nan])
+    'median beyond 300 steps, 1 of 3 runs (33 %) by step 300'
+    """
+    s = seed_summary(steps_to)
+    max_steps = _checks.positive_int("max_steps", max_steps)
+    median = f"beyond {max_steps}" if np.isnan(s.median) else f"{s.median:.0f}"
+    done = s.n - s.never
+    return f"median {median} steps, {done} of {s.n} runs ({100 * done / s.n:.0f} %) by step {max_steps}"
 
 
 def survival_curve(steps_to, max_steps: int) -> np.ndarray:

@@ -101,7 +101,7 @@ class Runs(NamedTuple):
         idx = (i, j, 0 if lr is None else self.lrs.index(lr))
         return History(self.loss[idx], self.accuracy[idx], self.entropy[idx], self.grad_norm_q[idx],
                        self.grad_norm_k[idx], Metrics(*(float(np.asarray(m)[idx]) for m in self.final)),
-                       Weights(self.weights.W_Q[idx], self.weights.W_K[idx]))
+                       None if self.weights is None else Weights(self.weights.W_Q[idx], self.weights.W_K[idx]))
 
     def steps_to(self, threshold: float = 0.9, window: int = 10) -> np.ndarray:
         """:func:`steps_to_accuracy` of every run, shape (S, A, L); NaN where a run never gets there."""
@@ -214,7 +214,7 @@ def train_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), op
     streams = [training_batches(seed, batch_size) for seed in seeds]
     for step in range(1, steps + 1):
         batch = [next(stream) for stream in streams]
-        x, keys, target = (np.stack([getattr(b, f) for b in batch])[:, None] for f in ("x", "keys", "target"))
+        x, keys, target = (np.stack([getattr(b, f) for b in batch]) for f in ("x", "keys", "target"))
         WQ, WK = state
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is a divergence, marked below
             lg = logit_gradients(np.swapaxes(WQ, -1, -2) @ WK, x, keys, target, s, GAIN)
@@ -237,11 +237,12 @@ def _finish(d_k, seeds, arms, lrs, optimizer, state, s, record, diverged, alive)
     """Pack the records and measure the trained weights on each seed's held-out set."""
     S, A_, L = len(seeds), len(arms), len(lrs)
     held = [held_out_set(seed) for seed in seeds]
-    x, keys, target = (np.stack([getattr(h, f) for h in held])[:, None] for f in ("x", "keys", "target"))
+    x, keys, target = (np.stack([getattr(h, f) for h in held]) for f in ("x", "keys", "target"))
     with np.errstate(all="ignore"):
         A = np.where(alive[..., None, None], np.swapaxes(state[0], -1, -2) @ state[1], 0.0)
     lg = logit_gradients(A, x, keys, target, s, GAIN)
     final = Metrics(*(np.where(alive & lg.finite, f, np.nan).reshape(S, A_, L) for f in lg[:3]))
     rec = record.reshape(5, S, A_, L, -1)
     weights = Weights(*(w.reshape(S, A_, L, d_k, D_IN) for w in state))
-    return Runs(d_k, seeds, arms, lrs, optimizer, *rec, final, diverged.reshape(S, A_, L), weights)
+    return Runs(d_k, seeds, arms, lrs, optimizer, rec[0], rec[1], rec[2], rec[3], rec[4], final,
+                diverged.reshape(S, A_, L), weights)

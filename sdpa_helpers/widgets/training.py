@@ -18,7 +18,8 @@ __all__ = ["TrainingExplorer"]
 
 
 #: Labels without mathtext (parsing the first formula costs a fresh kernel most of a second).
-_PLAIN = {"loss": "loss L", "grad_norm_q": "‖∂L/∂W_Q‖ (floored at 1e-8)", "scaled": "scaled by 1/√d_k", "unscaled": "unscaled",
+_PLAIN = {"loss": "loss L", "grad_norm_q": "‖∂L/∂W_Q‖ (floored at 1e-8)", "scaled": "scaled by 1/√d_k",
+          "unscaled": "unscaled",
           "reparametrised": "unscaled, reparametrised (d_k^(-1/4) init, η/√d_k)"}
 
 
@@ -65,8 +66,9 @@ class TrainingExplorer(Explorer):
                    loc="outside lower center", ncol=3, fontsize=8)
         self.title = fig.suptitle(" ", animated=True)
 
-    def _update(self, d_k, lr, seed):
+    def _update(self, **values) -> str:
         g = self.grid
+        d_k, lr, seed = values["d_k"], values["lr"], values["seed"]
         i, k, s = g.d_ks.index(d_k), g.lrs.index(lr), g.seeds.index(seed)
         parts = []
         for a, arm in enumerate(g.arms):
