@@ -35,8 +35,9 @@ def test_steps_to_90_are_those_of_the_stored_accuracy_curves(grid):
 
 
 def test_reparametrised_arm_follows_the_scaled_arm_in_every_run(grid):
-    """An exact identity in exact arithmetic; rounding moves no scaled run's steps at eta <= 3."""
-    scaled, rep = (grid.steps_to_90[..., grid.arms.index(a), :grid.lrs.index(3.0) + 1] for a in ("scaled",
+    """An exact identity in exact arithmetic; rounding moves no run's steps at eta <= 1 (at d_k = 4,
+    eta = 3 the scaled runs are chaotic themselves, and rounding moves some)."""
+    scaled, rep = (grid.steps_to_90[..., grid.arms.index(a), :grid.lrs.index(1.0) + 1] for a in ("scaled",
                                                                                                  "reparametrised"))
     assert np.array_equal(scaled, rep, equal_nan=True)
 

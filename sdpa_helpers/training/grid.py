@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .model import Metrics
-from .summaries import FIELDS
+from .summaries import FIELDS, best_learning_rate
 from .task import BATCH_SIZE
 from .trainer import ARMS, STEPS, Arm, Runs, train_runs
 
@@ -60,6 +60,11 @@ class Grid(NamedTuple):
     def steps(self, d_k: int, arm: str) -> np.ndarray:
         """Steps to 90 % of one arm at ``d_k``: shape (seeds, learning rates), NaN = never."""
         return self.steps_to_90[self.d_ks.index(d_k), :, self.arms.index(arm)]
+
+    def best(self, d_k: int, arm: str) -> tuple[float, np.ndarray]:
+        """The arm's best learning rate at ``d_k`` (:func:`best_learning_rate`) and its runs' steps to 90 %."""
+        lr = best_learning_rate(self.steps(d_k, arm), self.lrs)
+        return lr, self.steps(d_k, arm)[:, self.lrs.index(lr)]
 
     def runs(self, d_k: int, lr: float) -> Runs:
         """The stored runs at ``(d_k, lr)`` as :class:`Runs` (float16 curves; no ``grad_norm_k``,

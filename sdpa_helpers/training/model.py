@@ -356,7 +356,7 @@ def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int 
     m = n * batch_size
     x, keys = batch.x[:m].reshape(n, batch_size, -1), batch.keys[:m].reshape(n, batch_size, *batch.keys.shape[1:])
     lg = logit_gradients((weights.W_Q.T @ weights.W_K)[None], x, keys, batch.target[:m].reshape(n, batch_size), s)
-    per_batch = np.linalg.norm(weights.W_K @ np.swapaxes(lg.d_A[:, 0], -1, -2), axis=(-1, -2))  # ||W_K G^T|| per sub-batch
+    per_batch = np.linalg.norm(weights.W_K @ np.swapaxes(lg.d_A[:, 0], -1, -2), axis=(-1, -2))  # ||W_K G^T||
     return dict(entropy=evaluate(weights, batch, scale).entropy, norms=norms, median=float(np.median(norms)),
                 mean=float(norms.mean()), share=share_of_examples(norms), batch=float(np.mean(per_batch)))
 
