@@ -1,8 +1,8 @@
 # %% [markdown]
 # # 09 — Training with and without the scale
 #
-# At initialisation, unscaled logits saturate the softmax (notebooks 05–06). What happens in
-# training? We train a tiny attention model many times, with and without $1/\sqrt{d_k}$.
+# Unscaled logits saturate the softmax at initialisation (notebooks 05–06). And in training? We
+# train a tiny attention model many times, with and without $1/\sqrt{d_k}$.
 #
 # **Learning goals**
 # - Write one head's backward pass and check it by finite differences.
@@ -202,13 +202,12 @@ training_plots.gradient_histogram(s0["norms"], u0["norms"], d_k=1024).figure
 # %% [markdown]
 # ## 4. Training, each model at its best learning rate
 #
-# SGD, 300 steps, fresh batches of 64. Each of 25 seeds gives both models the same initial draw
-# and batches. **Steps to 90 %**: the first step at which the batch accuracy, averaged over 10
-# steps, reaches 0.9; some runs never get there. So for each model we draw the fraction of its 25
-# runs that reached 90 % by step $t$ (a **survival curve**), with a band of one standard error,
-# $\sqrt{F(1-F)/25}$. All runs were trained once and stored (command: deep dive); this notebook reads
-# them. A fair race gives each model the learning rate $\eta$ (of 0.01, 0.03, …, 10) with the fewest
-# median steps.
+# SGD, 300 steps, batches of 64; each of 25 seeds gives both models the same start and batches.
+# **Steps to 90 %**: the first step at which the batch accuracy, averaged over 10 steps, reaches
+# 0.9; some runs never get there. So we draw the fraction $F$ of a model's 25 runs that got there by
+# step $t$ (a **survival curve**), with a band of one standard error, $\sqrt{F(1-F)/25}$. The runs
+# are stored (deep dive). A fair race gives each model its best $\eta$ (of 0.01, 0.03, …, 10): the
+# fewest median steps.
 #
 # **Predict:** at $d_k = 1024$, each at its best $\eta$: will the unscaled model reach 90 %, and how much later?
 
@@ -228,10 +227,9 @@ verify("d_k = 1024, each at its best η: every run reaches 90 %, the unscaled me
 
 # %% [markdown]
 # What happened: each at its best $\eta$, every run of both models reaches 90 %. At $d_k = 1024$
-# the unscaled model needs about 7 times as many steps (medians 78 and 11), and the gap opens as
-# $d_k$ grows. At $d_k \ge 256$ the scaled best sits at the grid's edge ($\eta = 10$), so the
-# scaled model may be a little faster still. Unscaled runs at large $d_k$ are also **chaotic**
-# (deep dive): single runs are not reproducible, their distribution over seeds is.
+# the unscaled model needs about 7 times as many steps (medians 78 and 11); the gap opens as $d_k$
+# grows. (At $d_k \ge 256$ the scaled best is the grid's edge, $\eta = 10$.) Unscaled runs at large
+# $d_k$ are **chaotic** (deep dive): single runs do not reproduce; their distribution does.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the stored grid, and chaotic runs
@@ -260,9 +258,8 @@ verify("the nudged runs' survival curves lie within 4 standard errors of the oth
 # %% [markdown]
 # ## 5. At one shared learning rate
 #
-# With the same $\eta = 1$ for both, the race is not fair to the unscaled model, but it shows how
-# it fails. Lines: median over the 25 seeds; bands: their range (gradient: rolling median,
-# 10–90 %). Dotted: the unscaled model reparametrised (section 6).
+# $\eta = 1$ for both: unfair to the unscaled model, but it shows how it fails. Lines: medians over
+# 25 seeds; bands: range (gradient: rolling median, 10–90 %); dotted: reparametrised (section 6).
 
 # %%
 for d_k in grid.d_ks:
@@ -273,14 +270,12 @@ training_plots.training_small_multiples({d: grid.runs(d, 1.0) for d in (4, 64, 2
 
 # %% [markdown]
 # At $\eta = 1$ the scaled model needs a median 14 steps at every $d_k \ge 16$. Unscaled, the median
-# grows with $d_k$, and at $d_k = 1024$ only 7 of 25 runs reach 90 % within 300 steps: fewer than
-# half, not none.
+# grows with $d_k$; at $d_k = 1024$, 7 of 25 runs reach 90 % within 300 steps: fewer than half, not none.
 #
-# Two things the figure does not say by itself. The gradient panel draws every norm below
-# $10^{-8}$ on the dotted floor. At $d_k = 64$ and 256 the unscaled median settles on that floor
-# (from the steps printed below) *after* those runs learned the task: the attention is saturated on
-# the **correct** key, and little is left to learn. And the scaled model's entropy falling towards 0
-# is the task learned (all weight on the target key), not saturation at initialisation.
+# Two warnings. The gradient panel draws every norm below $10^{-8}$ on the dotted floor; at
+# $d_k = 64$ and 256 the unscaled median settles there *after* those runs learned the task
+# (below): saturated on the **correct** key, little is left to learn. And the scaled entropy
+# falling towards 0 is the task learned, not saturation at initialisation.
 
 # %%
 for d_k in (64, 256):  # the unscaled arm (index 1): medians over the 25 seeds
@@ -303,11 +298,9 @@ rep, scaled = (grid.steps_to_90[..., grid.arms.index(a), :5] for a in ("reparame
 verify(f"every d_k, seed and η ≤ 1 ({rep.size} runs): the same steps to 90 %", np.array_equal(rep, scaled, equal_nan=True))
 
 # %% [markdown]
-# So the scale buys an **initialisation and a learning rate that do not depend on $d_k$**. Read
-# backwards, the unscaled model at rate $\eta_u$ *is* the scaled model started with weights
-# $d_k^{1/4}$ times too large, at rate $\eta_u\sqrt{d_k}$. Two predictions: the unscaled best
-# $\eta$ is near the scaled best over $\sqrt{d_k}$ (32 at $d_k = 1024$); and even there it lags,
-# because its start is saturated.
+# Read backwards, the unscaled model at rate $\eta_u$ *is* the scaled model started with weights
+# $d_k^{1/4}$ times too large, at rate $\eta_u\sqrt{d_k}$. Predictions: its best $\eta$ is the scaled
+# best over $\sqrt{d_k}$ (32 at $d_k = 1024$), and there it still lags (its start is saturated).
 
 # %%
 print("d_k = 1024, scaled, median steps to 90 % at η = 3 and 10:", *np.median(grid.steps(1024, "scaled")[:, 5:], 0))
@@ -315,10 +308,10 @@ training_plots.lr_sweep(grid.lrs, {arm: grid.steps(1024, arm) for arm in ("scale
                         max_steps=300, d_k=1024).figure
 
 # %% [markdown]
-# Both predictions hold, as far as the grid tells: the scaled optimum is flat from $\eta = 3$ to 10
-# (the grid's edge; medians above), and the unscaled best is $\eta = 0.1 \approx 3/\sqrt{1024}$, where it still
-# needs about 7 times as many steps (section 4). That is the lesson: the scale does not make
-# learning possible; it lets one initialisation and one learning rate work at every $d_k$.
+# Both hold, as far as the grid tells: the scaled optimum is flat from $\eta = 3$ to 10 (medians
+# above), and the unscaled best is $\eta = 0.1 \approx 3/\sqrt{1024}$, still about 7 times slower
+# (section 4). The lesson: the scale does not make learning possible; it makes one
+# **initialisation and one learning rate work at every $d_k$**.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the derivation
@@ -421,10 +414,9 @@ explorer
 # %% [markdown]
 # ## Summary
 #
-# - Unscaled at initialisation, the typical example's gradient vanishes, the batch's does not.
-# - Each model at its best learning rate, all 25 runs of both reach 90 %; at $d_k = 1024$ the
-#   unscaled model needs about 7 times as many steps, and its runs are chaotic: read them over seeds.
-# - At one shared $\eta = 1$ the gap grows with $d_k$; at $d_k = 1024$, 7 of 25 unscaled runs reach 90 %.
+# - At initialisation, unscaled, the typical example's gradient vanishes; the batch's does not.
+# - Each at its best $\eta$, every run learns; at $d_k = 1024$ the unscaled model needs about 7 times
+#   as many steps, and its runs are chaotic: read them over seeds. At a shared $\eta = 1$, 7 of 25 reach 90 %.
 # - The scale is a reparametrisation (initial weights $\times d_k^{-1/4}$, SGD rate $\eta/\sqrt{d_k}$):
 #   it buys an initialisation and a learning rate that need not change with $d_k$.
 #
