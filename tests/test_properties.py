@@ -789,7 +789,7 @@ def test_jacobian_frobenius_where_squares_of_the_weights_underflow():
 
 
 @SETTINGS
-@given(st.data(), st.sampled_from(training.GRID_FIELDS))
+@given(st.data(), st.sampled_from(training.FIELDS))
 def test_panel_values_at_any_magnitude(data, field):
     values = data.draw(magnitude_arrays((2, 4)))
     if field == "grad_norm_q":
@@ -841,7 +841,6 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "scaling.attention_by_d_k": "d_ks are integers",
     "training.finite_difference_gradient": "a numerical derivative of a loss at weights of order 1",
     "training.train_runs": "grids of learning rates and arm names",
-    "training.cached_runs": "grids of learning rates and arm names",
     "training.steps_to_accuracy": "accuracies in [0, 1]",
     "training.compute_grid": "grids of d_k, learning rates and arm names",
     "training.write_grid": "a path",

@@ -3,16 +3,18 @@
 import numpy as np
 
 from ..attention import softmax
-from . import choice_checker, function_checker, numeric_checker, register
+from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 #: The small numbers of exercise 09.logit_grad_w_q (also printed in the notebook).
 LOGIT_GRAD_W_K = np.array([[1.0, 0.0, 2.0], [0.0, -1.0, 1.0]])  # (d_k, d_in) = (2, 3)
 LOGIT_GRAD_X = np.array([1.0, 2.0, 0.0])
 LOGIT_GRAD_Y = np.array([0.0, 1.0, 1.0])
+#: d_k and the scaled model's learning rate of exercise 09.reparam_lr.
+REPARAM_D_K, REPARAM_LR = 256, 1.0
 
 
 def _softmax_ce_backward(z, t):
-    """Reference: dL/dz = softmax(z) - onehot(t) for L = -log softmax(z)[t]."""
+    """Reference: dL/dz = softmax(z) - e_t for L = -log softmax(z)[t]."""
     g = softmax(np.asarray(z, dtype=float))
     g[..., t] -= 1.0
     return g
@@ -21,10 +23,15 @@ def _softmax_ce_backward(z, t):
 register(
     "09.logit_grad_w_q",
     "For q = W_Q x and k = W_K y, the logit is q·k. With the W_K, x and y given in the notebook, "
-    "what is the gradient of q·k with respect to W_Q (a 2×3 matrix of integers)?",
+    "what is the gradient of q·k with respect to W_Q (a 2×3 array of integers)?",
     "Hold k = W_K y fixed and write q·k = sum_i k_i (W_Q x)_i as a sum over the entries of W_Q: "
     "which terms contain the entry (W_Q)_ia, and with what factor?",
-    numeric_checker(np.outer(LOGIT_GRAD_W_K @ LOGIT_GRAD_Y, LOGIT_GRAD_X), what="the gradient"),
+    numeric_checker(np.outer(LOGIT_GRAD_W_K @ LOGIT_GRAD_Y, LOGIT_GRAD_X), what="the gradient", slips=[
+        Slip(np.outer(LOGIT_GRAD_W_K @ LOGIT_GRAD_X, LOGIT_GRAD_Y),
+             "x and y swapped: the key is k = W_K y, and the gradient is k xᵀ"),
+        Slip(np.outer(LOGIT_GRAD_Y[:2], LOGIT_GRAD_X),
+             "W_K left out: the factor is the key k = W_K y, not y itself"),
+    ]),
 )
 
 register(
@@ -43,29 +50,36 @@ register(
 
 register(
     "09.reparam_lr",
-    "You drop the 1/√d_k at d_k = 256 and multiply the initial W_Q and W_K by d_k^(-1/4). Which "
-    "SGD learning rate on W_Q and W_K makes this unscaled model follow the scaled model trained "
-    "with η = 1 step for step (three significant figures)?",
+    f"You drop the 1/√d_k at d_k = {REPARAM_D_K} and multiply the initial W_Q and W_K by d_k^(-1/4). Which "
+    f"SGD learning rate on W_Q and W_K makes this unscaled model follow the scaled model trained "
+    f"with η = {REPARAM_LR:g} step for step (three significant figures)?",
     "The gradient with respect to the rescaled weights is d_k^(1/4) times larger, and a step of the "
-    "rescaled weights moves the original ones d_k^(1/4) times more.",
-    numeric_checker(1 / 16, what="the learning rate"),
+    "rescaled weights moves the original ones d_k^(1/4) times as far.",
+    numeric_checker(REPARAM_LR / np.sqrt(REPARAM_D_K), what="the learning rate", slips=[
+        Slip(REPARAM_LR * REPARAM_D_K**-0.25, "η·d_k^(-1/4): only one of the two d_k^(1/4) factors"),
+        Slip(REPARAM_LR / REPARAM_D_K, "η/d_k: the two factors are d_k^(1/4) each, d_k^(1/2) together"),
+        Slip(REPARAM_LR * np.sqrt(REPARAM_D_K), "η·√d_k: the rate of the unscaled model read backwards, "
+             "not the rate that makes it follow the scaled one"),
+    ]),
 )
 
 register(
-    "09.adam_reparam",
-    "Same reparametrisation (no 1/√d_k, initial W_Q and W_K times d_k^(-1/4)), but trained with Adam. "
-    "Which learning rate makes it follow the scaled model trained by Adam with learning rate η? "
-    "(a) η/√d_k, as for SGD; (b) η·d_k^(-1/4); (c) η. Answer with a letter.",
-    "Adam's step hardly depends on the size of the gradient: what is left is how far a step of the "
-    "rescaled weights moves the original ones.",
-    choice_checker("b", {"a": "η/√d_k, as for SGD", "b": "η·d_k^(-1/4)", "c": "η"}),
+    "09.median_with_never",
+    "Twenty runs: 5 reach 90 % accuracy within 300 steps (at steps 260–288), 15 never do. What is the "
+    "median number of steps to 90 %? (a) 274, the median of the 5 that got there; (b) more than 300: "
+    "over half never got there within the run; (c) 288, the slowest run that got there. Answer with a letter.",
+    "Sort all twenty runs, counting a run that never got there as slower than any that did; which run is in "
+    "the middle?",
+    choice_checker("b", {"a": "the median of the runs that got there only (it drops the 15 slowest)",
+                         "b": "more than 300 steps", "c": "the slowest run that got there"}),
 )
 
 register(
-    "09.lecun_variance",
-    "Inputs x have d_in = 16 components of variance 1. Each entry of W_Q is drawn independently "
-    "with mean 0 and variance σ². Which σ² makes every component of q = W_Q x have variance 1 "
-    "(three significant figures)?",
-    "A component of q is a sum of d_in independent products w·x; add up their variances.",
-    numeric_checker(1 / 16, what="σ²"),
+    "09.read_out_lr",
+    "Suppose the read-out's gain β were learned too, by SGD with rate η, beside W_Q and W_K. To make the "
+    "unscaled model with initial W_Q, W_K times d_k^(-1/4) follow the scaled one, which rate does β need? "
+    "(a) η/√d_k, like W_Q and W_K; (b) η, unchanged; (c) none works: the equivalence breaks. Answer with a letter.",
+    "Does the rescaling of W_Q and W_K change how the loss depends on β?",
+    choice_checker("b", {"a": "η/√d_k, like W_Q and W_K", "b": "η, unchanged",
+                         "c": "none works: the equivalence breaks"}),
 )

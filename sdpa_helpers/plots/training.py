@@ -1,28 +1,14 @@
-"""Figures for notebook 09: training a tiny attention model with and without the scale.
-
-This module offers:
-
-- :data:`ARM_STYLES` -- the line style of each arm of :data:`sdpa_helpers.training.ARMS`
-  (the scaled and unscaled arms use :data:`sdpa_helpers.plots.SCALING_STYLES`);
-- :data:`PANELS` -- the four quantities drawn for a run, with their labels and fixed limits;
-- :func:`decorate_panel` -- how a panel is labelled (what it draws: :func:`sdpa_helpers.training.panel_values`);
-- :func:`draw_history` -- one run's four curves on four Axes;
-- :func:`training_small_multiples` -- one row per quantity, one column per d_k, every arm in
-  every panel: the median over seeds with the seeds' range (the gradient norm: a rolling
-  median with a 10-90 % band);
-- :func:`gradient_histogram` -- per-example gradient norms, scaled vs unscaled (log x);
-- :func:`lr_sweep` -- steps to reach an accuracy against the learning rate, over seeds.
-"""
+"""Figures of notebook 09: training a tiny attention model with and without the scale."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..training import GRAD_FLOOR, panel_values, rolling_quantiles
+from ..training import GRAD_FLOOR, panel_values, rolling_quantiles, survival_curve
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, style
 
 __all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "decorate_panel",
-           "draw_history", "training_small_multiples", "gradient_histogram", "lr_sweep"]
+           "draw_history", "training_small_multiples", "gradient_histogram", "lr_sweep", "survival_curves"]
 
 #: Line style of each training arm, keyed by the names of :data:`sdpa_helpers.training.ARMS`.
 ARM_STYLES = {
@@ -40,7 +26,7 @@ PANELS = (
     ("loss", "loss $L$", (0.0, 5.3), False),
     ("accuracy", "accuracy (batch)", (0.0, 1.03), False),
     ("entropy", "attention entropy (nats)", (0.0, 2.2), False),
-    ("grad_norm_q", r"$\|\partial L/\partial W_Q\|$", (GRAD_FLOOR, 1e2), True),
+    ("grad_norm_q", r"$\|\partial L/\partial W_Q\|$" + "\n(floored at 1e-8)", (GRAD_FLOOR / 3, 1e2), True),
 )
 
 
@@ -53,6 +39,8 @@ def decorate_panel(ax, field: str, label: str, ylim, log: bool, steps: int) -> N
         ax.axhline(N_KEYS_ENTROPY, color=OKABE_ITO["black"], lw=0.8, ls=":")
     if field == "accuracy":
         ax.axhline(0.9, color=OKABE_ITO["black"], lw=0.8, ls=":")
+    if field == "grad_norm_q":
+        ax.axhline(GRAD_FLOOR, color=OKABE_ITO["black"], lw=0.8, ls=":")
 
 
 def draw_history(history, axes, arm: str = "scaled", animated: bool = False, decorate: bool = True) -> list:
@@ -234,4 +222,33 @@ def lr_sweep(lrs, steps_by_arm: dict, max_steps: int, d_k: int, threshold: float
         ax.set(xlabel=r"learning rate $\eta$", ylabel=f"steps to {threshold:.0%} accuracy\n(median, range over seeds)",
                ylim=(5, ceiling * 1.6), title=f"$d_k$ = {d_k}")
         ax.legend(loc="lower left", fontsize=7)
+    return ax
+
+
+def survival_curves(steps_by_arm: dict, max_steps: int, title: str = "", threshold: float = 0.9, ax=None):
+    """The fraction of runs that reached ``threshold`` accuracy by each step, one curve per arm.
+
+    ``steps_by_arm`` maps an arm name (a key of :data:`ARM_STYLES`) to its runs' steps to the
+    threshold (NaN = never), or to a pair ``(steps, label)``. A band shows one binomial standard
+    error, ``sqrt(F (1 - F) / runs)``.
+
+    >>> ax = survival_curves({"scaled": [10, 12, 30], "unscaled": [np.nan, 200, np.nan]}, max_steps=300)
+    >>> ax.get_ylim()
+    (0.0, 1.02)
+    """
+    ax = get_axes(ax, figsize=(5.0, 3.4))
+    t = np.arange(1, max_steps + 1)
+    with style():
+        for arm, entry in steps_by_arm.items():
+            steps, label = entry if isinstance(entry, tuple) else (entry, None)
+            steps = np.asarray(steps, dtype=float).ravel()
+            spec = ARM_STYLES[arm]
+            frac = survival_curve(steps, max_steps)
+            se = np.sqrt(frac * (1 - frac) / steps.size)
+            ax.fill_between(t, frac - se, frac + se, step="post", color=spec["color"], alpha=0.18, lw=0)
+            ax.step(t, frac, where="post", color=spec["color"], linestyle=spec["linestyle"], lw=1.5,
+                    label=label or f"{spec['label']} ({steps.size} runs)")
+        ax.set(xlim=(0, max_steps), ylim=(0.0, 1.02), xlabel="step $t$",
+               ylabel=f"fraction of runs at {threshold:.0%}\naccuracy by step $t$", title=title)
+        ax.legend(loc="lower right", fontsize=7)
     return ax

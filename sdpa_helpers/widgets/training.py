@@ -1,9 +1,7 @@
-"""Explorer for notebook 09: pick d_k, the learning rate and the seed; see the three arms train.
+"""Explorer of notebook 09: pick d_k, the learning rate and the seed; see the three arms train.
 
-Every run of the grid (:data:`sdpa_helpers.training.GRID_D_KS` x ``GRID_LRS`` x ``GRID_SEEDS``
-x ``GRID_ARMS``, SGD, 300 steps) is stored with the package and read once by
-:func:`sdpa_helpers.training.training_grid`; building the explorer and moving a control only
-swap line data.
+It reads the stored grid (:func:`sdpa_helpers.training.training_grid`) and trains nothing:
+building it and moving a control only swap line data.
 """
 
 from __future__ import annotations
@@ -13,14 +11,15 @@ import numpy as np
 from matplotlib.ticker import LogFormatter
 
 from ..plots.training import ARM_STYLES, PANELS, decorate_panel
-from ..training import GRID_FIELDS, STEPS, panel_values, seed_summary, training_grid
+from ..training import FIELDS, STEPS, panel_values, seed_summary, training_grid
 from . import Explorer
 
 __all__ = ["TrainingExplorer"]
 
 
 #: Labels without mathtext (parsing the first formula costs a fresh kernel most of a second).
-_PLAIN = {"loss": "loss L", "grad_norm_q": "‖∂L/∂W_Q‖", "scaled": "scaled by 1/√d_k", "unscaled": "unscaled",
+_PLAIN = {"loss": "loss L", "grad_norm_q": "‖∂L/∂W_Q‖ (floored at 1e-8)", "scaled": "scaled by 1/√d_k",
+          "unscaled": "unscaled",
           "reparametrised": "unscaled, reparametrised (d_k^(-1/4) init, η/√d_k)"}
 
 
@@ -67,13 +66,14 @@ class TrainingExplorer(Explorer):
                    loc="outside lower center", ncol=3, fontsize=8)
         self.title = fig.suptitle(" ", animated=True)
 
-    def _update(self, d_k, lr, seed):
+    def _update(self, **values) -> str:
         g = self.grid
+        d_k, lr, seed = values["d_k"], values["lr"], values["seed"]
         i, k, s = g.d_ks.index(d_k), g.lrs.index(lr), g.seeds.index(seed)
         parts = []
         for a, arm in enumerate(g.arms):
             curves = g.curves[i, s, a, k].astype(float)
-            for line, field, y in zip(self.lines[arm], GRID_FIELDS, curves):
+            for line, field, y in zip(self.lines[arm], FIELDS, curves):
                 line.set_ydata(panel_values(10.0**y if field == "grad_norm_q" else y, field))
             over_seeds = seed_summary(g.steps_to_90[i, :, a, k])
             parts.append(f"{arm}: step {_fmt_steps(g.steps_to_90[i, s, a, k])} "
