@@ -64,6 +64,22 @@ def is_deep_dive_heading(cell) -> bool:
     return cell.cell_type == "markdown" and bool(DEEP_DIVE_HEADING.match(cell.source.lstrip()))
 
 
+def cell_id(stem: str, cell, seen: dict[str, int]) -> str:
+    """A stable id from the cell's own type and text (and how many identical cells came before):
+    a rebuild with no source change keeps every id, and inserting or editing one cell changes
+    no other cell's id, so a notebook's diff shows only what changed.
+
+    >>> import nbformat; seen = {}
+    >>> cell = nbformat.v4.new_markdown_cell("# Hi")
+    >>> a = cell_id("00_x", cell, seen)
+    >>> a == cell_id("00_x", cell, {}), a != cell_id("00_x", cell, seen)
+    (True, True)
+    """
+    key = f"{stem}:{cell.cell_type}:{cell.source.strip()}"
+    seen[key] = seen.get(key, 0) + 1
+    return hashlib.sha1(f"{key}:{seen[key]}".encode()).hexdigest()[:8]
+
+
 def read_source(source: Path) -> nbformat.NotebookNode:
     """The notebook a source describes, with clean metadata and no outputs.
 
@@ -71,10 +87,10 @@ def read_source(source: Path) -> nbformat.NotebookNode:
     dive opens folded in JupyterLab.
     """
     nb = jupytext.read(source, fmt="py:percent")
+    seen: dict[str, int] = {}
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
-    for index, cell in enumerate(nb.cells):
-        # Stable cell ids (the source's name and the cell's place), so a rebuild changes only what changed.
-        cell.id = hashlib.sha1(f"{source.stem}:{index}".encode()).hexdigest()[:8]
+    for cell in nb.cells:
+        cell.id = cell_id(source.stem, cell, seen)
         tags = cell.metadata.get("tags")
         cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
         if is_deep_dive_heading(cell):
