@@ -45,7 +45,8 @@ import numpy as np
 from .._numerics import controlled_errstate
 
 __all__ = ["Exercise", "Slip", "check", "get", "hint", "question", "keys", "register",
-           "numeric_checker", "function_checker", "choice_checker", "is_untouched_stub", "TIME_LIMIT", "RTOL"]
+           "numeric_checker", "function_checker", "with_attributes", "choice_checker", "is_untouched_stub",
+           "TIME_LIMIT", "RTOL"]
 
 #: Seconds a learner's answer may take to check before :func:`check` stops it (see there).
 TIME_LIMIT = 5.0
@@ -377,6 +378,18 @@ def _significant_figures_slip(got: float, want: float) -> str | None:
     return None
 
 
+def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: Any) -> Any:
+    """``checker`` with ``attributes`` set on it (``.expected``, ``.slips``, ``.reference`` ...: what the
+    tests read), returned typed as ``Any`` so that a bank can read them back.
+
+    >>> with_attributes(lambda answer: (True, ""), expected=64).expected
+    64
+    """
+    for name, value in attributes.items():
+        setattr(checker, name, value)
+    return checker
+
+
 def numeric_checker(expected, *, what: str = "the value", rtol: float | None = None,
                     atol: float = 0.0, slips: Sequence[Slip] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a number (or array of numbers).
@@ -436,9 +449,7 @@ def numeric_checker(expected, *, what: str = "the value", rtol: float | None = N
                 return False, rounded
         return False, f"{what} is off."
 
-    checker.expected = expected_arr
-    checker.slips = slips
-    return checker
+    return with_attributes(checker, expected=expected_arr, slips=slips)
 
 
 def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tuple[bool, str]]:
@@ -465,8 +476,7 @@ def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tup
             return True, ""
         return False, f"not ({answer.strip().lower()}) {options[answer.strip().lower()]}."
 
-    checker.correct, checker.options = correct, options
-    return checker
+    return with_attributes(checker, correct=correct, options=options)
 
 
 # --- a learner's function ----------------------------------------------------------------------
@@ -551,9 +561,7 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
                                f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
         return True, f"passed all {len(cases)} cases."
 
-    checker.reference = reference
-    checker.cases = cases
-    return checker
+    return with_attributes(checker, reference=reference, cases=cases)
 
 
 _LOADED = False

@@ -7,10 +7,12 @@ A ladder: recall the two-term rule (``02.var_sum_dependent``), apply the product
 an answer pair with one half right and matching no slip is told which half is wrong.
 """
 
+from typing import Any
+
 import numpy as np
 
 from .. import sampling, theory
-from . import Slip, choice_checker, numeric_checker, register
+from . import Slip, choice_checker, numeric_checker, register, with_attributes
 
 # -- 1. recall: Var(X + Y) with a covariance ---------------------------------------------------------
 _VX, _VY, _COV = 2.0, 3.0, -1.0
@@ -51,7 +53,7 @@ register(
 
 def _pair_checker(expected, names, slips):
     """``numeric_checker`` for a pair; an answer matching no slip with one half right is told which half is off."""
-    inner = numeric_checker(expected, what=f"({names[0][4:]}, {names[1][4:]})", slips=slips)
+    inner: Any = numeric_checker(expected, what=f"({names[0][4:]}, {names[1][4:]})", slips=slips)
     halves = [numeric_checker(value, what=name) for value, name in zip(expected, names)]
 
     def checker(answer):
@@ -64,8 +66,7 @@ def _pair_checker(expected, names, slips):
             feedback = f"{names[good]} is right; {names[bad]} is off."
         return False, feedback
 
-    checker.expected, checker.slips = inner.expected, inner.slips
-    return checker
+    return with_attributes(checker, expected=inner.expected, slips=inner.slips)
 
 
 # -- 3. apply: non-zero means ------------------------------------------------------------------------

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+from typing import Any, cast
 
 import matplotlib as mpl
 import numpy as np
+from cycler import cycler
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
@@ -55,8 +57,8 @@ SCALING_STYLES = {"unscaled": UNSCALED, "sqrt": SCALED, "inv_d": INV_D}
 #: Sequential colour map for heatmaps (perceptually uniform, colour-blind safe).
 HEATMAP_CMAP = "cividis"
 
-_RC = {
-    "axes.prop_cycle": mpl.cycler(color=[OKABE_ITO[c] for c in (
+_RC: dict[str, Any] = {
+    "axes.prop_cycle": cycler(color=[OKABE_ITO[c] for c in (
         "blue", "vermillion", "bluish_green", "orange", "reddish_purple", "sky_blue", "black")]),
     "axes.grid": True,
     "grid.alpha": 0.3,
@@ -88,7 +90,7 @@ def style():
     >>> mpl.rcParams["axes.grid"] == before
     True
     """
-    with mpl.rc_context(_RC):
+    with mpl.rc_context(cast(Any, _RC)):
         yield
 
 

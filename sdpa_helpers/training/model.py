@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import _checks
 from ..attention import entropy, softmax
-from ..sampling import make_rng
 from ..gradients import finite_difference_jacobian, logit_gradient
+from ..sampling import make_rng
 from ..scales import scale_factor
 from .task import BATCH_SIZE, D_ADDR, D_IN, Batch, check_batch, make_batch  # noqa: F401 (doctests)
 

@@ -37,6 +37,7 @@ import numbers
 import pkgutil
 import time
 import weakref
+from collections.abc import Callable, Hashable
 
 import ipywidgets as W
 import numpy as np
@@ -111,6 +112,14 @@ def _check_control_value(name: str, control, value):
         if not math.isfinite(value) or not low <= value <= high:
             raise ValueError(f"{name} must be a finite number from {low:g} to {high:g}, got {value!r}")
     return value
+
+
+def _not_implemented_update(self, **values) -> str:
+    raise NotImplementedError(f"{type(self).__name__} must define _update(self, **values) -> str")
+
+
+def _no_background_key(self, **values) -> Hashable:
+    return None
 
 
 class Explorer:
@@ -196,12 +205,13 @@ class Explorer:
     def _setup(self, fig) -> None:
         raise NotImplementedError
 
-    def _update(self, **values) -> str:
-        raise NotImplementedError
-
-    def _background_key(self, **values):
-        """Hashable key of everything drawn in the background; ``None``: it never changes."""
-        return None
+    # A subclass defines ``_update`` (and may define ``_background_key``) with its controls' names
+    # as keyword parameters, e.g. ``def _update(self, d_k, seed) -> str``. Typed as callables
+    # taking any arguments, so each subclass's own signature is a valid override.
+    #: Set the artists' data for ``values``; return the readout text.
+    _update: Callable[..., str] = _not_implemented_update
+    #: Hashable key of everything drawn in the background; ``None``: it never changes.
+    _background_key: Callable[..., Hashable] = _no_background_key
 
     # -- machinery ------------------------------------------------------------
     @property
