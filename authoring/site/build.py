@@ -1,0 +1,477 @@
+"""Build the course as a static site (``make site``): one HTML page per committed notebook.
+
+    python authoring/site/build.py [--out build/site] [--jobs 2] [--only 05]
+
+Pages are the stored notebooks (no code runs here but the explorers' own drawing code):
+markdown through mistune, code through Pygments, stored outputs as they are (figures as image
+files with alt text), deep dives and solutions folded in ``<details>``. Each explorer cell's
+stored widget output is replaced by a static explorer: native controls moving between frames
+rendered now by the explorer's own code (see ``frames.py``). Everything a page loads is in the
+site folder: MathJax from the npm package pinned in ``package-lock.json`` (``npm ci``), the
+style sheet and script from ``authoring/site/static``. No page requests anything outside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import html
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(ROOT))  # the course package, without installing it into .venv-site
+
+import frames as F  # noqa: E402
+
+NOTEBOOKS = ROOT / "notebooks"
+STATIC = HERE / "static"
+MATHJAX = ROOT / "node_modules" / "mathjax" / "es5"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+REPO = "OWNER/REPO"  # the README's placeholder until the repository is published
+BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{name}"
+GITHUB = "https://github.com/{repo}"
+#: The MathJax pieces copied into the site (the TeX extensions are loaded on demand).
+MATHJAX_PARTS = ("tex-svg.js", "input/tex/extensions", "ui", "a11y")
+#: Frames rendered per task (a task builds one explorer and renders its chunk).
+CHUNK = 120
+
+
+# -- reading a notebook ---------------------------------------------------------------------
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def src(cell) -> str:
+    s = cell.get("source", "")
+    return "".join(s) if isinstance(s, list) else s
+
+
+def title_of(nb: dict, fallback: str) -> str:
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            m = re.search(r"^#\s+(.+)$", src(cell), flags=re.M)
+            if m:
+                return m.group(1).strip()
+    return fallback
+
+
+def explorer_call(cell, known: dict):
+    """(class, keyword arguments) of the explorer an explorer cell ends with.
+
+    The cell ends with the explorer object: ``XExplorer(d_k=64)``, or a name bound in the same
+    cell by ``name = XExplorer(...)``. Keyword values must be literals.
+    """
+    tree = ast.parse(src(cell))
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr):
+        raise ValueError(f"explorer cell does not end with an expression:\n{src(cell)}")
+    call = last.value
+    if isinstance(call, ast.Name):
+        bound = [s.value for s in tree.body if isinstance(s, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == call.id for t in s.targets)]
+        call = bound[-1] if bound else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in known):
+        raise ValueError(f"cannot tell which explorer this cell shows:\n{src(cell)}")
+    if call.args:
+        raise ValueError(f"explorer built with positional arguments:\n{src(cell)}")
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    return known[call.func.id], kwargs
+
+
+# -- markdown and code ---------------------------------------------------------------------
+
+def markdown():
+    import mistune
+
+    return mistune.create_markdown(escape=False, plugins=["math", "table", "strikethrough"])
+
+
+def rewrite_links(text: str) -> str:
+    """Links to another notebook point to its page; links into the repository to GitHub."""
+    def href(m):
+        target = m.group(2)
+        if re.match(r"^[0-9][0-9]_[\w-]+\.ipynb(#.*)?$", target):
+            target = re.sub(r"\.ipynb", ".html", target, count=1)
+        elif target.startswith("../"):
+            target = f"{GITHUB.format(repo=REPO)}/blob/HEAD/{target[3:]}"
+        return f'{m.group(1)}"{target}"'
+    return re.sub(r'(href=)"([^"]+)"', href, text)
+
+
+def highlight(code: str) -> str:
+    from pygments import highlight as pyg
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    return pyg(code, PythonLexer(), HtmlFormatter(nowrap=True))
+
+
+def plain_text(md_text: str) -> str:
+    t = re.sub(r"\$\$?([^$]+)\$\$?", r"\1", md_text)
+    t = re.sub(r"[*_`#>]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def figure_alt(cell, previous_md: str, n: int) -> str:
+    """Alt text of a figure a code cell drew: the cell's ``alt`` metadata, else its context.
+
+    The notebooks store no alt text for figures drawn by code (only for image files in
+    markdown); the sentence that introduces the figure is the best stand-in we have.
+    """
+    meta = cell.get("metadata", {})
+    if meta.get("alt"):
+        return str(meta["alt"])
+    sentences = re.split(r"(?<=[.!?:])\s+", plain_text(previous_md))
+    context = " ".join(sentences[-2:])[:300] if sentences else ""
+    return f"Figure {n} of this page, drawn by the code above. " + (f"Context: {context}" if context else "")
+
+
+# -- one page -------------------------------------------------------------------------------
+
+class Page:
+    def __init__(self, path: Path, nb: dict, index: int, out: Path, md, known: dict):
+        self.path, self.nb, self.index, self.out, self.md, self.known = path, nb, index, out, md, known
+        self.stem = path.stem
+        self.number = self.stem[:2]
+        self.title = title_of(nb, self.stem)
+        self.explorers: list[dict] = []  # filled by plan(), frames rendered later
+        self.figures = 0
+
+    def plan(self) -> None:
+        """Find the explorer cells and their classes (before rendering anything)."""
+        for i, cell in enumerate(self.nb["cells"]):
+            if cell["cell_type"] == "code" and any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", [])):
+                cls, kwargs = explorer_call(cell, self.known)
+                self.explorers.append({"cell": i, "cls": cls, "kwargs": kwargs,
+                                       "id": f"{self.number}-{len(self.explorers) + 1}"})
+
+    # -- cells
+    def outputs(self, cell, previous_md: str) -> str:
+        parts = []
+        for o in cell.get("outputs", []):
+            kind = o.get("output_type")
+            if kind == "stream":
+                cls = "stderr" if o.get("name") == "stderr" else "stdout"
+                parts.append(f'<pre class="output {cls}">{html.escape(src({"source": o.get("text", "")}))}</pre>')
+            elif kind == "error":
+                text = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(o.get("traceback", [])))
+                parts.append(f'<pre class="output error">{html.escape(text)}</pre>')
+            elif kind in ("execute_result", "display_data"):
+                data = o.get("data", {})
+                if "image/png" in data:
+                    self.figures += 1
+                    name = f"img/{self.number}-{self.figures}.png"
+                    (self.out / name).write_bytes(base64.b64decode(data["image/png"]))
+                    alt = figure_alt(cell, previous_md, self.figures)
+                    parts.append(f'<img class="figure" src="{name}" alt="{html.escape(alt)}" loading="lazy">')
+                elif "text/html" in data:
+                    parts.append(f'<div class="output html">{src({"source": data["text/html"]})}</div>')
+                elif "text/markdown" in data:
+                    parts.append(f'<div class="output">{self.md(src({"source": data["text/markdown"]}))}</div>')
+                elif "text/plain" in data:
+                    parts.append(f'<pre class="output">{html.escape(src({"source": data["text/plain"]}))}</pre>')
+        return "\n".join(parts)
+
+    def code_cell(self, i: int, cell, previous_md: str) -> str:
+        explorer = next((e for e in self.explorers if e["cell"] == i), None)
+        code = f'<pre class="code"><code>{highlight(src(cell))}</code></pre>'
+        body = explorer_html(explorer) if explorer else self.outputs(cell, previous_md)
+        return f'<div class="cell code-cell">{code}\n{body}</div>'
+
+    def body(self) -> str:
+        chunks, dive, previous_md = [], None, ""
+        for i, cell in enumerate(self.nb["cells"]):
+            tags = cell.get("metadata", {}).get("tags", [])
+            if cell["cell_type"] == "markdown":
+                text = src(cell)
+                piece = rewrite_links(self.md(text))
+                previous_md = text
+            elif cell["cell_type"] == "code":
+                piece = self.code_cell(i, cell, previous_md)
+            else:
+                continue
+            if "deep-dive" in tags:
+                if dive is None or (cell["cell_type"] == "markdown" and src(cell).lstrip().startswith("## Deep dive")):
+                    if dive is not None:
+                        chunks.append(close_dive(dive))
+                    first = src(cell).strip().splitlines()[0] if cell["cell_type"] == "markdown" else "## Deep dive"
+                    heading = first.lstrip("#").strip()
+                    rest = "\n".join(src(cell).strip().splitlines()[1:]) if cell["cell_type"] == "markdown" else None
+                    dive = {"summary": rewrite_links(self.md(heading)).strip()[3:-4],
+                            "parts": [rewrite_links(self.md(rest)) if rest is not None else piece]}
+                    continue
+                dive["parts"].append(piece)
+            else:
+                if dive is not None:
+                    chunks.append(close_dive(dive))
+                    dive = None
+                chunks.append(piece if cell["cell_type"] == "code" else f'<div class="cell md-cell">{piece}</div>')
+        if dive is not None:
+            chunks.append(close_dive(dive))
+        return "\n".join(chunks)
+
+
+def close_dive(dive: dict) -> str:
+    return ('<details class="deep-dive"><summary>' + dive["summary"] + "</summary>\n"
+            + "\n".join(dive["parts"]) + "\n</details>")
+
+
+# -- explorers ------------------------------------------------------------------------------
+
+def explorer_html(e: dict) -> str:
+    """The static explorer: native controls, the starting frame, its readout, what it is."""
+    meta = e["meta"]
+    controls = []
+    for k, c in enumerate(meta["controls"]):
+        cid = f"ex{e['id']}-{c['name']}"
+        label = html.escape(c["label"])
+        if c["kind"] == "range":
+            controls.append(
+                f'<div class="control"><label for="{cid}">{label}</label>'
+                f'<input type="range" id="{cid}" data-control="{k}" min="0" max="{len(c["labels"]) - 1}" step="1" '
+                f'value="{c["initial"]}" aria-valuetext="{html.escape(c["labels"][c["initial"]])}">'
+                f'<output for="{cid}">{html.escape(c["labels"][c["initial"]])}</output></div>')
+        elif c["kind"] == "select":
+            options = "".join(f'<option value="{j}"{" selected" if j == c["initial"] else ""}>{html.escape(t)}</option>'
+                              for j, t in enumerate(c["labels"]))
+            controls.append(f'<div class="control"><label for="{cid}">{label}</label>'
+                            f'<select id="{cid}" data-control="{k}">{options}</select></div>')
+        else:
+            checked = " checked" if c["initial"] else ""
+            controls.append(f'<div class="control"><input type="checkbox" id="{cid}" data-control="{k}"{checked}>'
+                            f'<label for="{cid}">{label}</label></div>')
+    notes = [c["note"] for c in meta["controls"] if c["note"]]
+    initial = [c["initial"] for c in meta["controls"]]
+    frame = meta["first"]
+    values = {c["name"]: c["values"][i] for c, i in zip(meta["controls"], initial)}
+    data_values = " ".join(f'data-value-{html.escape(c["name"].lower())}="{html.escape(str(c["values"][i]))}"'
+                           for c, i in zip(meta["controls"], initial))
+    note = ("Frames drawn in advance by the explorer's own code: moving a control shows the frame for that "
+            "value; no code runs on this page.") + (" " + "; ".join(notes) + "." if notes else "")
+    return f"""<figure class="explorer" id="explorer-{e['id']}" data-explorer="{e['id']}" data-class="{e['cls'].__name__}">
+<div class="controls" role="group" aria-label="{html.escape(meta['title'])} controls">{''.join(controls)}</div>
+<div class="frame"><img src="{meta['base']}{frame}" width="{meta['width']}" height="{meta['height']}" alt="{html.escape(meta['alts'][0])}" data-frame="{frame}" data-values='{html.escape(json.dumps(values))}' {data_values}></div>
+<div class="readout" aria-live="polite">{meta['first_readout']}</div>
+<figcaption>{html.escape(note)}</figcaption>
+<script src="{meta['script']}"></script>
+</figure>"""
+
+
+def explorer_title(cls) -> str:
+    doc = (cls.__doc__ or cls.__name__).strip().split("\n\n")[0]
+    return re.sub(r"\s+", " ", doc).replace("``", "")
+
+
+def plan_frames(e: dict) -> None:
+    explorer = e["cls"](**e["kwargs"])
+    try:
+        e["controls"] = F.page_controls(explorer)
+    finally:
+        explorer.close()
+    e["combos"] = F.combos(e["controls"])
+
+
+def render_frames(pages: list[Page], out: Path, jobs: int) -> dict:
+    """Render every explorer's frames (in ``jobs`` processes); write them and each explorer's script."""
+    tasks = []
+    for page in pages:
+        for e in page.explorers:
+            plan_frames(e)
+            for start in range(0, len(e["combos"]), CHUNK):
+                tasks.append((e, e["combos"][start:start + CHUNK]))
+    results: dict = {}
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [(e, pool.submit(F.render_chunk, e["cls"], e["kwargs"], chunk)) for e, chunk in tasks]
+            for e, fut in futures:
+                results.setdefault(e["id"], []).append(fut.result())
+    else:
+        for e, chunk in tasks:
+            results.setdefault(e["id"], []).append(F.render_chunk(e["cls"], e["kwargs"], chunk))
+    stats = {}
+    for page in pages:
+        for e in page.explorers:
+            stats[e["id"]] = write_explorer(e, results[e["id"]], out)
+    return stats
+
+
+def write_explorer(e: dict, chunks: list, out: Path) -> dict:
+    folder = out / "frames" / e["id"]
+    folder.mkdir(parents=True, exist_ok=True)
+    readouts: dict = {}
+    size = 0
+    width = height = 0
+    for r in chunks:
+        for name, data in r.files.items():
+            (folder / name).write_bytes(data)
+            size += len(data)
+        readouts.update(r.readouts)
+        width, height = r.sizes
+    controls = [c.as_json() for c in e["controls"]]
+    unique: list[str] = []
+    where: dict = {}
+    per_frame = []
+    for combo in e["combos"]:
+        text = readouts[tuple(combo)]
+        if text not in where:
+            where[text] = len(unique)
+            unique.append(text)
+        per_frame.append(where[text])
+    title = explorer_title(e["cls"])
+    initial = tuple(c.initial for c in e["controls"])
+    first_values = ", ".join(f"{c.label} = {c.labels[i]}" for c, i in zip(e["controls"], initial))
+    meta = {"id": e["id"], "cls": e["cls"].__name__, "title": title, "controls": controls,
+            "readouts": unique, "readout_of": per_frame, "width": width, "height": height,
+            "base": f"frames/{e['id']}/", "ext": F.FORMAT}
+    script = f"frames/{e['id']}.js"
+    (out / script).write_text("window.SDPA_EXPLORERS = window.SDPA_EXPLORERS || {};\n"
+                              f"window.SDPA_EXPLORERS[{json.dumps(e['id'])}] = {json.dumps(meta, separators=(',', ':'))};\n",
+                              encoding="utf-8")
+    flat = e["combos"].index(initial)
+    first_readout = unique[per_frame[flat]]
+    e["meta"] = dict(meta, first=F.frame_name(initial), first_readout=first_readout, script=script,
+                     alts=[f"{title} At {first_values}. {F.strip_tags(first_readout)}"])
+    return {"frames": len(e["combos"]), "bytes": size + (out / script).stat().st_size, "width": width,
+            "height": height}
+
+
+# -- the site -------------------------------------------------------------------------------
+
+def banner(page: Page) -> str:
+    binder = BINDER.format(repo=REPO, name=page.path.name)
+    clone = GITHUB.format(repo=REPO)
+    return f"""<aside class="run-note" role="note">
+<p><strong>Read-only page:</strong> the code and the exercises' <code>check()</code> do not run here; the
+outputs are those stored in the notebook, and the explorers move between frames drawn in advance.
+To run this notebook: <a href="{binder}">open it on Binder</a>, or on your machine
+<code>git clone {clone}</code> then <code>make lab</code> in that folder.
+<small>(<code>{REPO}</code> is a placeholder until the repository is published.)</small></p>
+</aside>"""
+
+
+def nav(pages: list[Page], k: int) -> str:
+    prev = f'<a rel="prev" href="{pages[k - 1].stem}.html">← {html.escape(pages[k - 1].title)}</a>' if k > 0 else "<span></span>"
+    nxt = (f'<a rel="next" href="{pages[k + 1].stem}.html">{html.escape(pages[k + 1].title)} →</a>'
+           if k + 1 < len(pages) else "<span></span>")
+    return f'<nav class="pager" aria-label="previous and next">{prev}<a href="index.html">Contents</a>{nxt}</nav>'
+
+
+HEAD = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<link rel="stylesheet" href="_static/site.css">
+<link rel="stylesheet" href="_static/pygments.css">
+<script src="_static/explorer.js"></script>
+</head>
+<body>
+"""
+
+
+def page_html(pages: list[Page], k: int) -> str:
+    page = pages[k]
+    toc = "".join(f'<li{" aria-current=page" if j == k else ""}><a href="{p.stem}.html">{html.escape(p.title)}</a></li>'
+                  for j, p in enumerate(pages))
+    return (HEAD.format(title=html.escape(page.title) + " — Why √d_k?")
+            + f'<header class="site"><a class="home" href="index.html">Why √d_k?</a>{nav(pages, k)}</header>\n'
+            + '<div class="layout"><nav class="toc" aria-label="contents"><details><summary>Contents</summary>'
+            + f"<ol start=\"0\">{toc}</ol></details></nav>\n<main>\n{banner(page)}\n{page.body()}\n</main></div>\n"
+            + f'<footer>{nav(pages, k)}</footer>\n</body>\n</html>\n')
+
+
+def index_html(pages: list[Page], stats: dict) -> str:
+    items = "".join(f'<li><a href="{p.stem}.html">{html.escape(p.title)}</a>'
+                    f'{" — " + str(len(p.explorers)) + " explorer" + ("s" if len(p.explorers) > 1 else "") if p.explorers else ""}</li>'
+                    for p in pages)
+    return (HEAD.format(title="Why √d_k? — the course")
+            + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n<main>\n'
+            + "<h1>Why does scaled dot-product attention divide by √d<sub>k</sub>?</h1>\n"
+            + "<p>The course's ten notebooks, to read in order. The explorers work in this page with no server; "
+            + f"to run the code and check your answers to the exercises, open the notebooks on "
+            + f'<a href="https://mybinder.org/v2/gh/{REPO}/HEAD?urlpath=lab/tree/notebooks/00_start_here.ipynb">Binder</a> '
+            + f"or run <code>git clone {GITHUB.format(repo=REPO)}</code> and <code>make lab</code>.</p>\n"
+            + f'<ol start="0" class="contents">{items}</ol>\n</main>\n</body>\n</html>\n')
+
+
+def copy_static(out: Path) -> None:
+    from pygments.formatters import HtmlFormatter
+
+    static = out / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    for f in STATIC.iterdir():
+        shutil.copy2(f, static / f.name)
+    (static / "pygments.css").write_text(HtmlFormatter(style="default").get_style_defs(".code"), encoding="utf-8")
+    if not (MATHJAX / "tex-svg.js").is_file():
+        raise SystemExit(f"MathJax is missing at {MATHJAX}: run `npm ci` (package-lock.json pins it)")
+    for part in MATHJAX_PARTS:
+        s, d = MATHJAX / part, static / "mathjax" / part
+        d.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree(s, d) if s.is_dir() else shutil.copy2(s, d))
+    if (NOTEBOOKS / "figures").is_dir():
+        shutil.copytree(NOTEBOOKS / "figures", out / "figures")
+
+
+def build(out: Path, jobs: int, only: list[str]) -> dict:
+    from sdpa_helpers.widgets import all_explorers
+
+    start = time.perf_counter()
+    known = {c.__name__: c for c in all_explorers()}
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "img").mkdir(parents=True)
+    md = markdown()
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    pages = [Page(p, load(p), k, out, md, known) for k, p in enumerate(paths)]
+    chosen = [p for p in pages if not only or any(p.stem.startswith(o) for o in only)]
+    for p in chosen:
+        p.plan()
+    copy_static(out)
+    stats = render_frames(chosen, out, jobs)
+    for k, p in enumerate(pages):
+        if p in chosen:
+            (out / f"{p.stem}.html").write_text(page_html(pages, k), encoding="utf-8")
+    (out / "index.html").write_text(index_html(pages, stats), encoding="utf-8")
+    (out / ".nojekyll").write_text("")
+    manifest = {"seconds": round(time.perf_counter() - start, 1), "pages": {}}
+    for p in chosen:
+        manifest["pages"][p.stem] = {"title": p.title, "figures": p.figures,
+                                     "explorers": [dict(id=e["id"], cls=e["cls"].__name__, kwargs=e["kwargs"],
+                                                        controls=e["meta"]["controls"], **stats[e["id"]])
+                                                   for e in p.explorers]}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return manifest
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "site")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--only", nargs="*", default=[], help="only notebooks whose names start with these")
+    args = parser.parse_args(argv)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    manifest = build(args.out, args.jobs, args.only)
+    total = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
+    for stem, p in manifest["pages"].items():
+        n = sum(e["frames"] for e in p["explorers"])
+        print(f"{stem}: {len(p['explorers'])} explorers, {n} frames")
+    print(f"site: {args.out} ({total / 1e6:.1f} MB) built in {manifest['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
