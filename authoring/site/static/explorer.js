@@ -12,8 +12,6 @@
 (function () {
   "use strict";
   var CACHE_MAX = 400;
-  var pending = 0;
-  var t0 = performance.now();
 
   function frameName(indices, meta) { return indices.join("-") + "." + meta.ext; }
   function flatIndex(indices, meta) {
@@ -170,7 +168,8 @@
   }
 
   function ready() {
-    document.documentElement.setAttribute("data-explorers-ready", String(Math.round(performance.now() - t0)));
+    window.SDPA_READY_AT = performance.now();  // ms since the navigation started
+    document.documentElement.setAttribute("data-explorers-ready", String(Math.round(window.SDPA_READY_AT)));
     loadMathJax();
   }
 
@@ -186,7 +185,6 @@
       window.SDPA_LIVE[id] = ex;
       waits.push(ex.prefetch());
     });
-    pending = waits.length;
     Promise.all(waits).then(ready);
   }
 
