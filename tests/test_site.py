@@ -127,7 +127,7 @@ def test_every_page_loads_only_files_of_the_site(site):
 
     for page in sorted(site.glob("*.html")):
         text = page.read_text(encoding="utf-8")
-        for attr, target in re.findall(r'<(?:script|img|link|source|iframe)\b[^>]*?\b(src|href)="([^"]+)"', text):
+        for _attr, target in re.findall(r'<(?:script|img|link|source|iframe)\b[^>]*?\b(src|href)="([^"]+)"', text):
             assert not re.match(r"^[a-z]+:|^//", target), f"{page.name} loads {target}"
             assert (site / target.split("#")[0]).is_file(), f"{page.name}: {target} is missing"
     for css in site.rglob("*.css"):
@@ -238,7 +238,7 @@ def test_frames_equal_the_live_explorer(site, manifest):
     known = {c.__name__: c for c in all_explorers()}
     rng = random.Random(22)
     report = []
-    for stem, p in manifest["pages"].items():
+    for p in manifest["pages"].values():
         for e in p["explorers"]:
             explorer = known[e["cls"]](**e["kwargs"])
             try:

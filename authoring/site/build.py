@@ -259,9 +259,13 @@ def explorer_html(e: dict) -> str:
                            for c, i in zip(meta["controls"], initial))
     note = ("Frames drawn in advance by the explorer's own code: moving a control shows the frame for that "
             "value; no code runs on this page.") + (" " + "; ".join(notes) + "." if notes else "")
-    return f"""<figure class="explorer" id="explorer-{e['id']}" data-explorer="{e['id']}" data-class="{e['cls'].__name__}">
+    img = (f'<img src="{meta["base"]}{frame}" width="{meta["width"]}" height="{meta["height"]}" '
+           f'alt="{html.escape(meta["alts"][0])}" data-frame="{frame}" '
+           f"data-values='{html.escape(json.dumps(values))}' {data_values}>")
+    name = e["cls"].__name__
+    return f"""<figure class="explorer" id="explorer-{e['id']}" data-explorer="{e['id']}" data-class="{name}">
 <div class="controls" role="group" aria-label="{html.escape(meta['title'])} controls">{''.join(controls)}</div>
-<div class="frame"><img src="{meta['base']}{frame}" width="{meta['width']}" height="{meta['height']}" alt="{html.escape(meta['alts'][0])}" data-frame="{frame}" data-values='{html.escape(json.dumps(values))}' {data_values}></div>
+<div class="frame">{img}</div>
 <div class="readout" aria-live="polite">{meta['first_readout']}</div>
 <figcaption>{html.escape(note)}</figcaption>
 <script src="{meta['script']}"></script>
@@ -335,9 +339,9 @@ def write_explorer(e: dict, chunks: list, out: Path) -> dict:
             "readouts": unique, "readout_of": per_frame, "width": width, "height": height,
             "base": f"frames/{e['id']}/", "ext": F.FORMAT}
     script = f"frames/{e['id']}.js"
+    table = json.dumps(meta, separators=(",", ":"))
     (out / script).write_text("window.SDPA_EXPLORERS = window.SDPA_EXPLORERS || {};\n"
-                              f"window.SDPA_EXPLORERS[{json.dumps(e['id'])}] = {json.dumps(meta, separators=(',', ':'))};\n",
-                              encoding="utf-8")
+                              f"window.SDPA_EXPLORERS[{json.dumps(e['id'])}] = {table};\n", encoding="utf-8")
     flat = e["combos"].index(initial)
     first_readout = unique[per_frame[flat]]
     e["meta"] = dict(meta, first=F.frame_name(initial), first_readout=first_readout, script=script,
@@ -361,7 +365,8 @@ To run this notebook: <a href="{binder}">open it on Binder</a>, or on your machi
 
 
 def nav(pages: list[Page], k: int) -> str:
-    prev = f'<a rel="prev" href="{pages[k - 1].stem}.html">← {html.escape(pages[k - 1].title)}</a>' if k > 0 else "<span></span>"
+    prev = (f'<a rel="prev" href="{pages[k - 1].stem}.html">← {html.escape(pages[k - 1].title)}</a>'
+            if k > 0 else "<span></span>")
     nxt = (f'<a rel="next" href="{pages[k + 1].stem}.html">{html.escape(pages[k + 1].title)} →</a>'
            if k + 1 < len(pages) else "<span></span>")
     return f'<nav class="pager" aria-label="previous and next">{prev}<a href="index.html">Contents</a>{nxt}</nav>'
@@ -393,15 +398,17 @@ def page_html(pages: list[Page], k: int) -> str:
 
 
 def index_html(pages: list[Page], stats: dict) -> str:
-    items = "".join(f'<li><a href="{p.stem}.html">{html.escape(p.title)}</a>'
-                    f'{" — " + str(len(p.explorers)) + " explorer" + ("s" if len(p.explorers) > 1 else "") if p.explorers else ""}</li>'
-                    for p in pages)
+    def count(p):
+        n = len(p.explorers)
+        return f" — {n} explorer{'s' if n > 1 else ''}" if n else ""
+
+    items = "".join(f'<li><a href="{p.stem}.html">{html.escape(p.title)}</a>{count(p)}</li>' for p in pages)
     return (HEAD.format(title="Why √d_k? — the course")
             + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n<main>\n'
             + "<h1>Why does scaled dot-product attention divide by √d<sub>k</sub>?</h1>\n"
             + "<p>The course's ten notebooks, to read in order. The explorers work in this page with no server; "
-            + f"to run the code and check your answers to the exercises, open the notebooks on "
-            + f'<a href="https://mybinder.org/v2/gh/{REPO}/HEAD?urlpath=lab/tree/notebooks/00_start_here.ipynb">Binder</a> '
+            + "to run the code and check your answers to the exercises, open the notebooks on "
+            + f'<a href="{BINDER.format(repo=REPO, name="00_start_here.ipynb")}">Binder</a> '
             + f"or run <code>git clone {GITHUB.format(repo=REPO)}</code> and <code>make lab</code>.</p>\n"
             + f'<ol start="0" class="contents">{items}</ol>\n</main>\n</body>\n</html>\n')
 

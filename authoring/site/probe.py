@@ -33,9 +33,11 @@ def open_page(page, url: str, timeout_ms: float = 30_000) -> None:
 def problems(page) -> list[str]:
     out = list(getattr(page, "sdpa_errors", []))
     out += [f"MathJax error: {t}" for t in page.evaluate(
-        "() => Array.from(document.querySelectorAll('mjx-merror, [data-mjx-error]')).map(e => e.getAttribute('data-mjx-error') || e.textContent)")]
+        """() => Array.from(document.querySelectorAll('mjx-merror, [data-mjx-error]'))
+                  .map(e => e.getAttribute('data-mjx-error') || e.textContent)""")]
     out += [f"unrendered TeX: {t[:80]}" for t in page.evaluate(
-        "() => Array.from(document.querySelectorAll('span.math, div.math')).filter(e => !e.querySelector('mjx-container')).map(e => e.textContent)")]
+        """() => Array.from(document.querySelectorAll('span.math, div.math'))
+                  .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent)""")]
     out += [f"image without alt text: {s}" for s in page.evaluate(
         "() => Array.from(document.images).filter(i => !(i.alt || '').trim()).map(i => i.getAttribute('src'))")]
     out += [f"image did not load: {s}" for s in page.evaluate("""async () => {
@@ -66,7 +68,8 @@ def shown(page, explorer_id: str) -> dict:
       for (const a of img.attributes) if (a.name.startsWith('data-value-')) values[a.name.slice(11)] = a.value;
       return {frame: img.dataset.frame, values: JSON.parse(img.dataset.values), attrs: values, alt: img.alt,
               loaded: img.complete && img.naturalWidth > 0, src: img.getAttribute('src'),
-              state: window.SDPA_LIVE[id].state.slice(), readout: document.querySelector(`#explorer-${id} .readout`).innerHTML};
+              state: window.SDPA_LIVE[id].state.slice(),
+              readout: document.querySelector(`#explorer-${id} .readout`).innerHTML};
     }""", explorer_id)
 
 
