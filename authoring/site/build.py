@@ -298,8 +298,9 @@ def render_frames(pages: list[Page], out: Path, jobs: int) -> dict:
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [(e, pool.submit(F.render_chunk, e["cls"], e["kwargs"], chunk)) for e, chunk in tasks]
-            for e, fut in futures:
+            for n, (e, fut) in enumerate(futures, 1):
                 results.setdefault(e["id"], []).append(fut.result())
+                print(f"  frames: {n}/{len(futures)} chunks ({e['id']} {e['cls'].__name__})", flush=True)
     else:
         for e, chunk in tasks:
             results.setdefault(e["id"], []).append(F.render_chunk(e["cls"], e["kwargs"], chunk))
