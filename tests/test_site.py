@@ -36,6 +36,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "authoring" / "site"))
 
+import frames  # noqa: E402
 import probe  # noqa: E402
 from serve import SiteServer  # noqa: E402
 
@@ -221,8 +222,7 @@ def check_frame(page, ex: dict, state: list) -> None:
     assert s["loaded"], f"{ex['id']}: frame {s['frame']} not loaded"
     assert probe.values_match(ex["controls"], state, s["values"]), (ex["id"], state, s["values"])
     for c, i in zip(ex["controls"], state):
-        assert s["attrs"][c["name"].lower()] == str(c["values"][i]).replace("True", "true").replace("False", "false") \
-            or s["attrs"][c["name"].lower()] == str(c["values"][i])
+        assert s["attrs"][c["name"].lower()] == frames.js_str(c["values"][i]), (ex["id"], c["name"], s["attrs"])
     assert s["alt"].strip() and all(c["labels"][i] in s["alt"] for c, i in zip(ex["controls"], state))
 
 

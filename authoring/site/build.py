@@ -255,7 +255,7 @@ def explorer_html(e: dict) -> str:
     initial = [c["initial"] for c in meta["controls"]]
     frame = meta["first"]
     values = {c["name"]: c["values"][i] for c, i in zip(meta["controls"], initial)}
-    data_values = " ".join(f'data-value-{html.escape(c["name"].lower())}="{html.escape(str(c["values"][i]))}"'
+    data_values = " ".join(f'data-value-{html.escape(c["name"].lower())}="{html.escape(F.js_str(c["values"][i]))}"'
                            for c, i in zip(meta["controls"], initial))
     note = ("Frames drawn in advance by the explorer's own code: moving a control shows the frame for that "
             "value; no code runs on this page.") + (" " + "; ".join(notes) + "." if notes else "")
@@ -286,16 +286,45 @@ def plan_frames(e: dict) -> None:
     e["combos"] = F.combos(e["controls"])
 
 
-def render_frames(pages: list[Page], out: Path, jobs: int) -> dict:
+def frames_key(e: dict) -> str:
+    """What an explorer's frames depend on: the package's code and data, frames.py, class and arguments."""
+    package = ROOT / "sdpa_helpers"
+    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts] + [HERE / "frames.py"]
+    return F.source_digest(inputs) + "-" + e["cls"].__name__ + "-" + json.dumps(e["kwargs"], sort_keys=True)
+
+
+def reuse(e: dict, previous: Path | None) -> F.Rendered | None:
+    """The frames of the previous build when their key matches (a page-only change rebuilds in seconds)."""
+    if previous is None or not (previous / f"{e['id']}.key").is_file():
+        return None
+    if (previous / f"{e['id']}.key").read_text(encoding="utf-8") != e["key"]:
+        return None
+    script = (previous / f"{e['id']}.js").read_text(encoding="utf-8").splitlines()[1]
+    table = json.loads(script.split(" = ", 1)[1].rstrip().rstrip(";"))
+    r = F.Rendered(sizes=(table["width"], table["height"]))
+    for combo, k in zip(e["combos"], table["readout_of"]):
+        name = F.frame_name(combo)
+        r.files[name] = (previous / e["id"] / name).read_bytes()
+        r.readouts[tuple(combo)] = table["readouts"][k]
+    return r
+
+
+def render_frames(pages: list[Page], out: Path, jobs: int, previous: Path | None = None) -> dict:
     """Render every explorer's frames (in ``jobs`` processes); write them and each explorer's script."""
     tasks = []
+    results: dict = {}
     for page in pages:
         for e in page.explorers:
             plan_frames(e)
+            e["key"] = frames_key(e)
+            again = reuse(e, previous)
+            if again is not None:
+                results[e["id"]] = [again]
+                print(f"  frames: {e['id']} {e['cls'].__name__} reused from the previous build", flush=True)
+                continue
             for start in range(0, len(e["combos"]), CHUNK):
                 tasks.append((e, e["combos"][start:start + CHUNK]))
-    results: dict = {}
-    if jobs > 1:
+    if jobs > 1 and tasks:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [(e, pool.submit(F.render_chunk, e["cls"], e["kwargs"], chunk)) for e, chunk in tasks]
             for n, (e, fut) in enumerate(futures, 1):
@@ -340,6 +369,7 @@ def write_explorer(e: dict, chunks: list, out: Path) -> dict:
             "readouts": unique, "readout_of": per_frame, "width": width, "height": height,
             "base": f"frames/{e['id']}/", "ext": F.FORMAT}
     script = f"frames/{e['id']}.js"
+    (out / "frames" / f"{e['id']}.key").write_text(e["key"], encoding="utf-8")
     table = json.dumps(meta, separators=(",", ":"))
     (out / script).write_text("window.SDPA_EXPLORERS = window.SDPA_EXPLORERS || {};\n"
                               f"window.SDPA_EXPLORERS[{json.dumps(e['id'])}] = {table};\n", encoding="utf-8")
@@ -437,6 +467,11 @@ def build(out: Path, jobs: int, only: list[str]) -> dict:
 
     start = time.perf_counter()
     known = {c.__name__: c for c in all_explorers()}
+    previous = out.parent / (out.name + ".previous-frames")  # kept if a build stopped half-way
+    if (out / "frames").is_dir():
+        if previous.exists():
+            shutil.rmtree(previous)
+        (out / "frames").rename(previous)
     if out.exists():
         shutil.rmtree(out)
     (out / "img").mkdir(parents=True)
@@ -447,7 +482,9 @@ def build(out: Path, jobs: int, only: list[str]) -> dict:
     for p in chosen:
         p.plan()
     copy_static(out)
-    stats = render_frames(chosen, out, jobs)
+    stats = render_frames(chosen, out, jobs, previous if previous.is_dir() else None)
+    if previous.exists():
+        shutil.rmtree(previous)
     for k, p in enumerate(pages):
         if p in chosen:
             (out / f"{p.stem}.html").write_text(page_html(pages, k), encoding="utf-8")

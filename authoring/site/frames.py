@@ -90,6 +90,15 @@ def page_controls(explorer) -> list[Control]:
     return out
 
 
+def js_str(value) -> str:
+    """A value as JavaScript's ``String(value)`` writes it (the frames' ``data-value-*`` attributes)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _index(values: list, value) -> int:
     for i, v in enumerate(values):
         if v == value or (isinstance(v, float) and isinstance(value, float) and abs(v - value) < 1e-9):
