@@ -83,6 +83,7 @@ check-notebooks: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) build *.egg-info .mypy_cache .ruff_cache
+	rm -rf .venv-site node_modules
 
 # `make site`: the whole course as a static site in build/site (docs/site.md), offline. Its own
 # environment (.venv-site from requirements-site.txt: the learner's .venv does not grow) and

@@ -49,7 +49,7 @@ PAGES = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: of pixels off by more than 48 in some channel. A 128-colour palette moves antialiased edges
 #: and translucent fills by a few levels; a wrong frame (another d_k, another draw) moves far more.
 MEAN_TOLERANCE = 2.0
-FAR_SHARE = 0.003
+FAR_SHARE = 0.001
 SAMPLES = 2  # frames compared per explorer besides its starting one
 
 
