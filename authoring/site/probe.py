@@ -6,7 +6,8 @@
 - :func:`expected_frame` / :func:`shown` -- which frame a control state should show, and
   which one the page shows (the ``data-*`` attributes of the explorer's ``<img>``);
 - :func:`press` -- one key on a control, and the milliseconds from the ``keydown`` event to
-  the new frame in the DOM, decoded, and at the next animation frame (when it is painted).
+  the new frame in the DOM, decoded, and at the next animation frame (when it is painted),
+  all measured in the page (a MutationObserver armed before the key is pressed).
 """
 
 from __future__ import annotations
@@ -88,35 +89,36 @@ def key_for(kind: str, forward: bool) -> str:
         "ArrowLeft" if kind == "range" else "ArrowUp")
 
 
-_PRESS = """([id, frame]) => new Promise((resolve) => {
-  const t0 = window.__sdpaKeyTime;
+_ARM = """([id, frame]) => {
+  const t = {key: null, dom: null, painted: null};
+  window.__sdpaPress = t;
+  document.addEventListener('keydown', e => { t.key = e.timeStamp; }, {capture: true, once: true});
   const figure = document.getElementById('explorer-' + id);
-  const check = () => {
+  const obs = new MutationObserver(() => {
     const img = figure.querySelector('.frame img');
-    if (img.dataset.frame === frame && img.complete && img.naturalWidth > 0) {
-      const dom = performance.now() - t0;
-      requestAnimationFrame(() => resolve({dom: dom, painted: performance.now() - t0}));
-    } else {
-      requestAnimationFrame(check);
+    if (t.dom === null && img.dataset.frame === frame && img.complete && img.naturalWidth > 0) {
+      obs.disconnect();
+      t.dom = performance.now();
+      requestAnimationFrame(() => { t.painted = performance.now(); });
     }
-  };
-  check();
-})"""
-
-_ARM = """() => { window.__sdpaKeyTime = null;
-  document.addEventListener('keydown', e => { window.__sdpaKeyTime = e.timeStamp; }, {capture: true, once: true}); }"""
+  });
+  obs.observe(figure, {subtree: true, childList: true, attributes: true});
+}"""
 
 
 def press(page, explorer_id: str, k: int, kind: str, forward: bool, frame: str, timeout_ms: float = 20_000) -> dict:
-    """Press one key on control ``k`` and wait for ``frame``; the latencies in ms (keydown → DOM, → painted)."""
+    """Press one key on control ``k`` and wait for ``frame``; the latencies in ms, measured in the page.
+
+    From the ``keydown`` event to the mutation that puts the new frame (loaded and decoded) in
+    the DOM (``dom``), and to the next animation frame, when it is painted (``painted``).
+    """
     control = control_locator(page, explorer_id, k)
     control.focus()
-    page.evaluate(_ARM)
+    page.evaluate(_ARM, [explorer_id, frame])
     page.keyboard.press(key_for(kind, forward))
-    page.wait_for_function(
-        """([id, frame]) => document.querySelector(`#explorer-${id} .frame img`).dataset.frame === frame""",
-        arg=[explorer_id, frame], timeout=timeout_ms)
-    return page.evaluate(_PRESS, [explorer_id, frame])
+    page.wait_for_function("() => window.__sdpaPress.painted !== null", timeout=timeout_ms)
+    t = page.evaluate("() => window.__sdpaPress")
+    return {"dom": t["dom"] - t["key"], "painted": t["painted"] - t["key"]}
 
 
 def values_match(controls, indices, values: dict) -> bool:
