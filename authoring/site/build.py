@@ -435,13 +435,13 @@ def index_html(pages: list[Page], stats: dict) -> str:
 
     items = "".join(f'<li><a href="{p.stem}.html">{html.escape(p.title)}</a>{count(p)}</li>' for p in pages)
     return (HEAD.format(title="Why √d_k? — the course")
-            + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n<main>\n'
+            + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n<div class="layout"><main>\n'
             + "<h1>Why does scaled dot-product attention divide by √d<sub>k</sub>?</h1>\n"
             + "<p>The course's ten notebooks, to read in order. The explorers work in this page with no server; "
             + "to run the code and check your answers to the exercises, open the notebooks on "
             + f'<a href="{BINDER.format(repo=REPO, name="00_start_here.ipynb")}">Binder</a> '
             + f"or run <code>git clone {GITHUB.format(repo=REPO)}</code> and <code>make lab</code>.</p>\n"
-            + f'<ol start="0" class="contents">{items}</ol>\n</main>\n</body>\n</html>\n')
+            + f'<ol start="0" class="contents">{items}</ol>\n</main></div>\n</body>\n</html>\n')
 
 
 def copy_static(out: Path) -> None:
