@@ -12,6 +12,7 @@
 (function () {
   "use strict";
   var CACHE_MAX = 400;
+  var SHORT_LIST = 6;
 
   function frameName(indices, meta) { return indices.join("-") + "." + meta.ext; }
   function flatIndex(indices, meta) {
@@ -71,14 +72,19 @@
     return entry.promise;
   };
 
-  /* The frames one and two steps away along each control (one step first), then all options of a
-   * short select or a checkbox. */
+  /* The frames one and two steps away along each control (one step first); for a short select or
+   * a checkbox, every option in the first round. */
   Explorer.prototype.neighbours = function (indices, reach) {
     var meta = this.meta, out = [];
     for (var step = 1; step <= reach; step++) {
       for (var k = 0; k < meta.controls.length; k++) {
         var n = meta.controls[k].labels.length;
-        [-step, step].forEach(function (d) {
+        // a short list (a select, a checkbox) may jump to any option: all of them come first
+        var jumps = meta.controls[k].kind !== "range" && n <= SHORT_LIST;
+        var deltas = jumps ? (step === 1 ? Array.from({length: n}, function (_, j) { return j - indices[k]; }) : [])
+                           : [-step, step];
+        deltas.forEach(function (d) {
+          if (d === 0) return;
           var j = indices[k] + d;
           if (j >= 0 && j < n) {
             var next = indices.slice(); next[k] = j; out.push(frameName(next, meta));
