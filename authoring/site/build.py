@@ -119,7 +119,9 @@ def highlight(code: str) -> str:
 
 def plain_text(md_text: str) -> str:
     t = re.sub(r"\$\$?([^$]+)\$\$?", r"\1", md_text)
-    t = re.sub(r"[*_`#>]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", t)
+    t = re.sub(r"\\(left|right|mathrm|text|operatorname)\b|[{}]", "", t)  # TeX read aloud: sigma^2, approx
+    t = re.sub(r"\\([A-Za-z]+)", r" \1 ", t).replace("\\", "")
+    t = re.sub(r"<[^>]+>|[*`#>]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", t)
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -134,7 +136,15 @@ def figure_alt(cell, previous_md: str, n: int) -> str:
         return str(meta["alt"])
     sentences = re.split(r"(?<=[.!?:])\s+", plain_text(previous_md))
     context = " ".join(sentences[-2:])[:300] if sentences else ""
-    return f"Figure {n} of this page, drawn by the code above. " + (f"Context: {context}" if context else "")
+    drawn_by = "drawn by the code above"
+    try:
+        tree = ast.parse(src(cell))
+        last = " ".join((ast.get_source_segment(src(cell), tree.body[-1]) or "").split())
+        if 0 < len(last) <= 120:
+            drawn_by = f"drawn by {last}"
+    except (SyntaxError, IndexError):  # IPython magics, an empty cell
+        pass
+    return f"Figure {n} of this page, {drawn_by}. " + (f"Context: {context}" if context else "")
 
 
 # -- one page -------------------------------------------------------------------------------
@@ -435,7 +445,8 @@ def index_html(pages: list[Page], stats: dict) -> str:
 
     items = "".join(f'<li><a href="{p.stem}.html">{html.escape(p.title)}</a>{count(p)}</li>' for p in pages)
     return (HEAD.format(title="Why √d_k? — the course")
-            + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n<div class="layout"><main>\n'
+            + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n'
+            + '<div class="layout"><main>\n'
             + "<h1>Why does scaled dot-product attention divide by √d<sub>k</sub>?</h1>\n"
             + "<p>The course's ten notebooks, to read in order. The explorers work in this page with no server; "
             + "to run the code and check your answers to the exercises, open the notebooks on "
