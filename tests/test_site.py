@@ -104,7 +104,7 @@ def new_page(chromium, viewport=None, allow_file=False):
     page.sdpa_blocked = blocked
     page.on("pageerror", lambda e: page.sdpa_errors.append(f"uncaught: {e}"))
     page.on("console", lambda m: page.sdpa_errors.append(f"console {m.type}: {m.text}")
-            if m.type in ("error", "warning") else None)
+            if m.type == "error" else None)
     page.on("requestfailed", lambda r: page.sdpa_errors.append(f"request failed: {r.url}")
             if r.url.startswith(local) else None)
     return page
