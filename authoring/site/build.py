@@ -85,7 +85,13 @@ def explorer_call(cell, known: dict):
         raise ValueError(f"cannot tell which explorer this cell shows:\n{src(cell)}")
     if call.args:
         raise ValueError(f"explorer built with positional arguments:\n{src(cell)}")
-    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    kwargs = {}
+    for k in call.keywords:
+        try:
+            kwargs[k.arg] = ast.literal_eval(k.value)
+        except ValueError:  # a name or an expression: the explorer starts at its own default there
+            print(f"  warning: {call.func.id}({k.arg}={ast.unparse(k.value)}) is not a literal; "
+                  f"the static explorer starts at its default {k.arg}", file=sys.stderr)
     return known[call.func.id], kwargs
 
 
@@ -162,7 +168,11 @@ class Page:
         """Find the explorer cells and their classes (before rendering anything)."""
         for i, cell in enumerate(self.nb["cells"]):
             if cell["cell_type"] == "code" and any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", [])):
-                cls, kwargs = explorer_call(cell, self.known)
+                try:
+                    cls, kwargs = explorer_call(cell, self.known)
+                except (ValueError, SyntaxError) as exc:  # not one of the course's explorers: its stored picture
+                    print(f"  warning: {self.stem}, cell {i}: {exc}; its stored output is shown", file=sys.stderr)
+                    continue
                 self.explorers.append({"cell": i, "cls": cls, "kwargs": kwargs,
                                        "id": f"{self.number}-{len(self.explorers) + 1}"})
 
