@@ -40,8 +40,8 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 REPO = "OWNER/REPO"  # the README's placeholder until the repository is published
 BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{name}"
 GITHUB = "https://github.com/{repo}"
-#: The MathJax pieces copied into the site (the TeX extensions are loaded on demand).
-MATHJAX_PARTS = ("tex-svg.js", "input/tex/extensions", "ui", "a11y")
+#: The MathJax pieces copied into the site: TeX extensions, menu and accessibility (speech: sre) load on demand.
+MATHJAX_PARTS = ("tex-svg.js", "input/tex/extensions", "ui", "a11y", "sre")
 #: Frames rendered per task (a task builds one explorer and renders its chunk).
 CHUNK = 120
 
