@@ -14,6 +14,7 @@ LOWEST_TOOLS := "pytest>=8" "hypothesis>=6.100" "nbval>=0.11" nbclient nbformat 
 PYTEST := $(BIN)/python -m pytest -p no:randomly
 
 .PHONY: lab test test-fast test-lowest lint app bench notebooks check-notebooks clean
+.PHONY: site test-site
 
 # The environment is built from scratch whenever a requirements file changes, so a requirement
 # removed from the files is gone from .venv too, and a set-up that was interrupted (no stamp:
@@ -118,3 +119,34 @@ check-notebooks: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(LOWEST_VENV) build *.egg-info .mypy_cache .ruff_cache
+	rm -rf .venv-site node_modules
+
+# `make site`: the whole course as a static site in build/site (docs/site.md), offline. Its own
+# environment (.venv-site from requirements-site.txt: the learner's .venv does not grow) and
+# MathJax from npm, pinned with its integrity hash in package-lock.json (`npm ci`). Rebuilt only
+# when a notebook, the package, the site's sources or a pin changed (the browser tests reuse it).
+SITE_VENV := .venv-site
+SITE_STAMP := $(SITE_VENV)/.installed
+SITE_OUT := build/site
+SITE_INPUTS := $(wildcard notebooks/*.ipynb notebooks/figures/*) $(wildcard sdpa_helpers/*.py sdpa_helpers/*/*.py sdpa_helpers/data/*) $(wildcard authoring/site/*.py authoring/site/static/*)
+
+$(SITE_STAMP): requirements-site.txt binder/requirements.txt
+	rm -rf $(SITE_VENV)
+	$(PYTHON) -m venv $(SITE_VENV)
+	$(SITE_VENV)/bin/python -m pip install --quiet --upgrade "pip>=24"
+	$(SITE_VENV)/bin/python -m pip install --quiet -r requirements-site.txt -c binder/requirements.txt
+	touch $(SITE_STAMP)
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch node_modules/.installed
+
+$(SITE_OUT)/.built: $(SITE_STAMP) node_modules/.installed $(SITE_INPUTS)
+	$(SITE_VENV)/bin/python authoring/site/build.py --out $(SITE_OUT)
+	touch $(SITE_OUT)/.built
+
+site: $(SITE_OUT)/.built
+
+# The site's browser tests alone (`make test` runs them too): they build the site first if stale.
+test-site: $(STAMP)
+	$(PYTEST) -m "not slow" tests/test_site.py

@@ -17,7 +17,11 @@ CONTRIBUTING.md between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. Th
 - ``browser_latency.py``  -- key press → new image in JupyterLab and Voila, headless Chromium
                              (runs tests/test_browser.py; median ≤ 100 ms, p95 ≤ 150 ms);
 - ``sampling_overhead.py`` -- ``sample_dot_products`` ÷ drawing its random numbers (≤ 1.5);
-- ``install_size.py``      -- a fresh venv with requirements.txt (≤ 500 MB).
+- ``install_size.py``      -- a fresh venv with requirements.txt (≤ 500 MB);
+- ``site_budgets.py``      -- the static site (issue 22): `make site` afresh (≤ 10 min), its size
+                             (≤ 50 MB), and per page over a throttled link (10 Mbit/s, 40 ms):
+                             bytes and time until the explorers are usable (≤ 5 MB, ≤ 3 s), key
+                             press → new frame visible (median ≤ 50 ms, p95 ≤ 100 ms).
 
 A missed budget shows as ❌ in the table; the exit code is 0 when every measured budget holds.
 """
@@ -38,6 +42,7 @@ import controls_latency  # noqa: E402
 import install_size  # noqa: E402
 import notebook_time  # noqa: E402
 import sampling_overhead  # noqa: E402
+import site_budgets  # noqa: E402
 
 RESULTS = HERE / "results.md"
 #: The contributors' document holds the latest full run (the README is for learners).
@@ -60,6 +65,7 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-install-size", action="store_true", help="skip the fresh-venv install (1-2 min)")
     parser.add_argument("--skip-browser", action="store_true", help="skip the browser latencies (several min)")
     parser.add_argument("--skip-notebooks", action="store_true", help="skip executing the notebooks")
+    parser.add_argument("--skip-site", action="store_true", help="skip the static site (builds it afresh: minutes)")
     parser.add_argument("--explorers", nargs="*", default=(), help="only these explorers (class names)")
     parser.add_argument("--repeats", type=int, default=controls_latency.REPEATS,
                         help="fresh processes per explorer for first visits")
@@ -79,10 +85,13 @@ def main(argv=None) -> int:
         steps.append(("slider updates in the browser", lambda: browser_latency.run(args.browser_json, args.browser)))
     if not args.skip_install_size:
         steps.append(("fresh install size", install_size.run))
+    if not args.skip_site:
+        steps.append(("the static site", site_budgets.run))
 
     rows, skipped = [], [name for flag, name in ((args.skip_browser and not args.browser_json, "browser"),
                                                  (args.skip_notebooks, "notebooks"),
-                                                 (args.skip_install_size, "install size")) if flag]
+                                                 (args.skip_install_size, "install size"),
+                                                 (args.skip_site, "static site")) if flag]
     start = time.perf_counter()
     for name, step in steps:
         t = time.perf_counter()
