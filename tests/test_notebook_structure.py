@@ -207,8 +207,8 @@ def test_deep_dives_are_tagged_and_folded(path):
             assert not cell.metadata.get(build.COLLAPSED), f"{where}: only deep-dive headings are folded"
 
 
-# Budgets of the main line (cells not tagged deep-dive), counted exactly as
-# /work/shared/tools/mainline.py (DESIGN.md) counts them.
+# Budgets of the main line (cells not tagged deep-dive), counted by authoring/build.py's
+# main_line (the one home of the count; the README's reading-load table comes from it too).
 WORD_BUDGET, CODE_BUDGET = build.WORD_BUDGET, build.CODE_BUDGET
 DEFAULT_WORDS, DEFAULT_CODE, MIN_WORDS, MAX_CELL, COURSE_WORDS = (
     build.DEFAULT_WORDS, build.DEFAULT_CODE, build.MIN_WORDS, build.MAX_CELL, build.COURSE_WORDS)

@@ -22,7 +22,7 @@ Before its cell runs: a stored explorer output also carries the figure as ``imag
 outputs may not use the widget renderer, and GitHub shows it too; once the cell runs, the
 live widget is shown (the widget renderer ranks first for trusted outputs).
 
-Topic modules (for example :mod:`.derivation`) define the explorers of each notebook.
+Topic modules (one per notebook topic, for example :mod:`.variance`) define the explorers of each notebook.
 """
 
 from __future__ import annotations
