@@ -9,7 +9,6 @@ from matplotlib.figure import Figure
 from sdpa_helpers import training as T
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.exercises import check
-from sdpa_helpers.gradients import logit_gradient
 from sdpa_helpers.plots import training as P
 
 SEEDS = (0, 1, 2)
