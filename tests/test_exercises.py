@@ -473,6 +473,17 @@ def test_exercises_07():
             raise ValueError("bad mask")
         return good(logits, mask)
 
+    def digit_not_row(logits, mask):  # the message holds a "2", but not as the row's index
+        if not np.broadcast_to(mask, np.shape(logits)).any(axis=-1).all():
+            raise ValueError("this 2-D mask has an empty row")
+        return good(logits, mask)
+
+    def capital_row(logits, mask):  # "Row 2 ..." names the row too
+        empty = ~np.broadcast_to(mask, np.shape(logits)).any(axis=-1)
+        if empty.any():
+            raise ValueError(f"Row {np.argwhere(empty)[0][0]} has no key")
+        return good(logits, mask)
+
     def unstable(logits, mask):
         with np.errstate(over="ignore", invalid="ignore"):
             e = np.exp(logits) * mask
@@ -481,8 +492,8 @@ def test_exercises_07():
     def ignores_mask(logits, mask):
         return softmax(logits)
 
-    assert check("07.masked_softmax", good, quiet=True)
-    for wrong in (nan_on_empty_row, unnamed_error, unstable, ignores_mask):
+    assert check("07.masked_softmax", good, quiet=True) and check("07.masked_softmax", capital_row, quiet=True)
+    for wrong in (nan_on_empty_row, unnamed_error, digit_not_row, unstable, ignores_mask):
         assert not check("07.masked_softmax", wrong, quiet=True), wrong.__name__
 
 

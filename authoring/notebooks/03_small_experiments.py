@@ -1,12 +1,11 @@
 # %% [markdown]
 # # Small experiments mislead
 #
-# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. A learner who checks
-# this with a tiny experiment can get a number that looks wrong. This notebook explains why,
-# and how large an experiment must be before it can be trusted.
+# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. How large must an
+# experiment be before it can confirm that?
 #
 # **Learning goals**
-# - Reproduce the 2×2 experiment that gave 1.6, and see that a sample variance is itself a random number.
+# - Reproduce a 2×2 experiment from a Q&A thread and judge its result.
 # - Know what `np.var` computes (`ddof=0`) and what each estimator gives on average.
 # - Predict how fast the spread of a sample variance shrinks with the matrix size.
 # - Judge a big experiment (1111×111 @ 111×1111) by how far it lies from theory, in standard deviations.
@@ -48,13 +47,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # ([question 21237](https://ai.stackexchange.com/questions/21237)). To check, they multiplied
 # two 2×2 random matrices (standard normal, we assume) and took the variance of the four
 # entries of the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
-#
-# Two slips in the thread's answer: its sum for one entry runs from $i = 0$ to $d_k$,
-# $d_k + 1$ terms (there are $d_k$), and it writes $QK$ without the transpose. Attention's
-# logits are $QK^\top$, $S_{ij} = q_i\cdot k_j$; for i.i.d. normal entries $K$ and $K^\top$ have
-# the same distribution, so the variance is unaffected.
-#
-# Their code was a screenshot, so here is the most natural version, with numpy's `np.var`.
+# Their code was a screenshot; here is the most natural version, with numpy's `np.var`.
 #
 # **Predict:** run it with ten different seeds. How close to 2 will the ten answers be?
 
@@ -71,9 +64,18 @@ print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {tw
 
 # %% [markdown]
 # Not close at all: the ten answers run from 0.05 to 10.55, and none lies within 20% of 2.
-# The usual guess, "roughly 2, give or take a little", fails. One run gives *one draw* of a random
-# quantity, the sample variance of four random numbers; 1.6 is no bug, and 2 is not wrong.
+# One run gives *one draw* of a random quantity, the sample variance of four random numbers;
+# 1.6 is no bug, and 2 is not wrong.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: two slips in the thread's answer
 #
+# Its sum for one entry runs from $i = 0$ to $d_k$, $d_k + 1$ terms (there are $d_k$), and it
+# writes $QK$ without the transpose. Attention's logits are $QK^\top$, $S_{ij} = q_i\cdot k_j$;
+# for i.i.d. (independent, identically distributed) normal entries $K$ and $K^\top$ have the
+# same distribution, so the variance is unaffected.
+
+# %% [markdown]
 # ## 2. A sample variance is a random variable
 #
 # For $m$ numbers with mean $\bar x$, the sample variance is
@@ -86,11 +88,9 @@ n_reps = 100_000
 s2_ddof0 = sample_matmul_variances(2, n_reps, ddof=0, rng=SEED)  # (n_reps,): np.var of each 2x2 product
 s2_ddof1 = s2_ddof0 * 4 / 3  # the same products, divided by m - 1 = 3 instead of m = 4
 fig, axes = new_figure(1, 2, figsize=(10, 3.4), sharey=True)
-small_samples_plots.variance_histogram(s2_ddof0, 2.0, ax=axes[0], color=OKABE_ITO["orange"], label="np.var",
-                            marks={f"the thread's {THREAD_2X2}": THREAD_2X2})
-small_samples_plots.variance_histogram(s2_ddof1, 2.0, ax=axes[1], label="ddof=1")
-for ax, title in zip(axes, ("np.var, ddof=0: divide by m = 4", "ddof=1: divide by m - 1 = 3")):
-    ax.set_title(title)
+small_samples_plots.variance_histogram(s2_ddof0, 2.0, ax=axes[0], color=OKABE_ITO["orange"],
+                                       label="np.var (÷ m = 4)", marks={f"the thread's {THREAD_2X2}": THREAD_2X2})
+small_samples_plots.variance_histogram(s2_ddof1, 2.0, ax=axes[1], label="ddof=1 (÷ m − 1 = 3)")
 fig
 
 # %% [markdown]
@@ -104,25 +104,24 @@ for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):
 print(f"np.var runs at or below 1.6: {np.mean(s2_ddof0 <= 1.6):.0%}; median {np.median(s2_ddof0):.2f}")
 
 # %% [markdown]
-# `ddof=1` averages 2, `np.var` averages 1.5. Why: for $m$ *uncorrelated* values of variance
-# $\sigma^2$, $\mathbb{E}\big[\sum_a (x_a - \bar x)^2\big] = (m-1)\,\sigma^2$, so dividing by
-# $m$ gives $\frac{m-1}{m}\sigma^2 = \frac34\cdot 2 = 1.5$. (The entries of $AB$ are
-# uncorrelated; the second deep dive shows why.)
+# `ddof=1` averages 2, `np.var` averages 1.5. Why: take $m$ values of mean 0 and variance
+# $\sigma^2$ that are *uncorrelated* ($\mathbb{E}[x_a x_b] = 0$ for $a \ne b$). Then
+# $\sum_a (x_a - \bar x)^2 = \sum_a x_a^2 - m\bar x^2$ has mean $m\sigma^2 - \sigma^2$, since
+# $\mathrm{Var}(\bar x) = \sigma^2/m$ (the cross terms drop out). Dividing $(m-1)\sigma^2$ by $m$
+# gives $\frac34\cdot 2 = 1.5$. (The entries of $AB$ are uncorrelated: second deep dive.)
 #
-# So is the thread's 1.6 "close to 1.5", as one might say? Measure closeness in standard
-# deviations of one `np.var` run:
+# Is the thread's 1.6 then "close to 1.5"? Measure closeness in standard deviations of one `np.var` run:
 
 # %%
 sd_one_run = theory.matmul_sample_variance_moments(2, 2, ddof=0).std
-print(f"SD of one np.var on a 2x2 product: {sd_one_run:.2f}; runs within ±0.1 of 1.5: "
-      f"{np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1):.1%}")
+print(f"SD of one np.var on a 2x2 product: exact {sd_one_run:.2f}, simulated {s2_ddof0.std(ddof=1):.2f}; "
+      f"runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1):.1%}")
 print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1.6, 2.0, sd_one_run):+.2f} SD from 2")
 
 # %% [markdown]
-# With a standard deviation of 2.18, 1.6 lies within a fifth of a standard deviation of
-# both 1.5 and 2: on this scale both are "close", and only 3.7% of runs land that near 1.5.
-# The closeness is a coincidence: one 2×2 run cannot tell the two estimators apart, let
-# alone confirm or refute the theory.
+# The exact SD, 2.18 (formula derived in the first deep dive), matches the 100 000 runs. 1.6
+# lies within a fifth of an SD of both 1.5 and 2, and only 3.7% of runs land that near 1.5: a
+# coincidence. One 2×2 run cannot tell the estimators apart, let alone test the theory.
 #
 # ## 3. Bigger matrices, smaller spread
 #
@@ -143,21 +142,21 @@ small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) 
 
 # %%
 sim = np.array([relative_sd_with_se(n) for n in SIZES])  # (len(SIZES), 2): simulated SD of s²/n, its SE
+z = (sim[:, 0] - exact_relative_sd(SIZES)) / sim[:, 1]  # each dot's distance from the line, in its own SEs
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
-verify_close("SD of s²/n at n = 32, simulation vs exact", sim[4, 0], exact_relative_sd([32])[0], se=sim[4, 1])  # SIZES[4]
+verify(f"every dot within 4 SE of the line (within 2 SE: {np.sum(np.abs(z) <= 2)} of {len(SIZES)})", np.all(np.abs(z) < 4))
 print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
       f"(exact {exact_relative_sd([2])[0] / exact_relative_sd([64])[0]:.0f}-fold)")
 ax.figure
 
 # %% [markdown]
-# About 39-fold (38 in exact theory): a little more than $\sqrt{1024} = 32$, nowhere near
-# 1 024. For larger $n$ the spread falls like $1/n$, that is like one over the *square root* of
-# the number of entries: double $n$, halve the spread. The dots (simulated) sit on the line (exact theory for this experiment, derived in
-# the first deep dive) within their bars of ±2 standard errors; a standard error says how much
-# a simulated number would wobble from one seed to the next.
+# About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For
+# larger $n$ the spread falls like $1/n$, one over the *square root* of the number of entries.
+# A standard error (SE) says how much a simulated number would wobble from seed to seed; the
+# ±2 SE bars are shorter than the markers on these log axes. Five of the six dots lie within
+# 2 SE of the exact line (first deep dive); with 95% bars, one miss in six is ordinary.
 #
-# The live version: drag $n$. The histogram narrows around 1, and the dot walks down the
-# exact line.
+# Live: drag $n$; the histogram narrows around 1, the dot walks down the line.
 
 # %% tags=["nbval-ignore-output"]
 explorer = VarianceSpreadExplorer(n=2)
@@ -258,9 +257,8 @@ ax.figure
 # %% [markdown]
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
 #
-# The same thread reports a bigger run: a $1111\times 111$ matrix times a $111\times 1111$
-# one. Assuming standard normal entries again, every entry sums $d = 111$ products, so its
-# variance is 111. The thread got
+# The thread also multiplies a $1111\times 111$ matrix by a $111\times 1111$ one. With standard
+# normal entries every entry sums $d = 111$ products: variance 111. The thread got
 # **110.56**, and after dividing the product by $\sqrt{111}$, **0.99604**.
 #
 # **Predict:** is 110.56 evidence that the variance is not 111?
@@ -272,17 +270,17 @@ print(f"SD of s² for this shape: {exact_big.std:.3f}. 110.56 lies {z_score(THRE
 verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THREAD_BIG / 111, rtol=1e-5)
 
 # %% [markdown]
-# No: one such run of $s^2$ wobbles by 0.65 around 111 (the same exact formula as the line of
-# section 3), and 110.56 is an ordinary draw, 0.68 standard deviations below. And 0.99604 is no
-# second confirmation: it is $110.56/111$, the same run, since dividing every entry by
-# $\sqrt{111}$ divides the variance by 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$,
-# notebook 04). Our own run:
+# No: one run's $s^2$ wobbles by 0.65 around 111 (section 3's exact formula), and 110.56 is an
+# ordinary draw, 0.68 SD below. And 0.99604 is no second confirmation: it is $110.56/111$, the
+# same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
+# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 04). Forty runs of our own, their SD beside the exact one:
 
 # %%
-g = make_rng(SEED)
-C = g.standard_normal((1111, 111)) @ g.standard_normal((111, 1111))  # (1111, 1111): each entry sums 111 products
-print(f"s² of C/√111 = {(C / np.sqrt(111)).var(ddof=1):.4f}")
-verify_close("s² of one 1111x111 @ 111x1111 product", C.var(ddof=1), 111, se=exact_big.std)
+g, n_big = make_rng(SEED), 40
+s2_big = np.array([(g.standard_normal((1111, 111)) @ g.standard_normal((111, 1111))).var(ddof=1) for _ in range(n_big)])
+print(f"run 1: s²/111 = {s2_big[0] / 111:.4f}; SD of s² over {n_big} runs {s2_big.std(ddof=1):.2f}, exact {exact_big.std:.2f}")
+verify_close("s² of one 1111x111 @ 111x1111 product", s2_big[0], 111, se=exact_big.std)
+verify_close("SD of s² over the runs", s2_big.std(ddof=1), exact_big.std, se=exact_big.std / np.sqrt(2 * (n_big - 1)))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: entries of $QK^\top$ share rows and columns
@@ -355,8 +353,8 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 #   from $n = 2$ to 64, 1 024 times the entries, 38 times less spread (exact theory).
 # - The thread's 110.56 is 0.68 standard deviations from 111; its 0.99604 is the same run
 #   divided by 111. Judge an experiment by how far it lies from theory in standard deviations,
-#   computed for the experiment actually run (the entries of one product share rows and
-#   columns, which the deep dives show makes the spread $\sqrt 3$ times the i.i.d. formula's).
+#   computed for the experiment actually run: the entries of one product share rows and
+#   columns, which makes the spread about $\sqrt 3$ times what independent entries would give (deep dives).
 #
 # ## Exercises
 #

@@ -8,8 +8,8 @@
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and check it by simulation.
-# - Compare no scaling, $1/\sqrt{d_k}$ and $1/d_k$ on log-log axes: slopes ½, 0 and −½; the exponent −½ is forced, the constant is a convention.
-# - See that $1/d_k$ shrinks the logits to 0 and makes attention uniform as $d_k$ grows (at initialisation).
+# - Compare no scaling, $1/\sqrt{d_k}$ and $1/d_k$ on log-log axes, and tell which part of the scale is forced and which is convention.
+# - Measure what $1/d_k$ does to the attention weights as $d_k$ grows (at initialisation).
 # - Recognise equivalent spellings of the scale in code, and use the head dimension $d_k$, not $d_\text{model}$.
 #
 # **Prerequisites**
@@ -68,14 +68,6 @@ verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.v
 # **Predict:** $1/d_k$ turns the sum $q\cdot k$ into the *average* of its $d_k$ products. As $d_k$
 # grows, does the spread of that average stay fixed, shrink, or grow?
 #
-# Put $\mathrm{Var}(q\cdot k) = d_k$ into $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$:
-#
-# | scale $c$ | variance of the logits | standard deviation | slope on log-log axes |
-# |---|---|---|---|
-# | $1$ (none) | $d_k$ | $d_k^{1/2}$ | ½ |
-# | $1/\sqrt{d_k}$ | $1$ | $1$ | 0 |
-# | $1/d_k$ | $1/d_k$ | $d_k^{-1/2}$ | −½ |
-#
 # On log-log axes a power law $d_k^{a}$ is a straight line of slope $a$. Simulate 2 000 dot
 # products at every $d_k$, scale them three ways, and fit the slopes:
 
@@ -87,9 +79,17 @@ for name, (slope, se) in log_log_slopes(D_KS, stds, n=2000).items():
 ax.figure
 
 # %% [markdown]
-# The markers sit on the lines, with slopes ½, 0 and −½. The average shrinks (green, slope −½):
+# Put $\mathrm{Var}(q\cdot k) = d_k$ into $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$:
+#
+# | scale $c$ | variance of the logits | standard deviation | slope on log-log axes |
+# |---|---|---|---|
+# | $1$ (none) | $d_k$ | $d_k^{1/2}$ | ½ |
+# | $1/\sqrt{d_k}$ | $1$ | $1$ | 0 |
+# | $1/d_k$ | $1/d_k$ | $d_k^{-1/2}$ | −½ |
+#
+# The markers sit on these lines. The average shrinks (green, slope −½):
 # its $d_k$ independent products partly cancel, as the average of many dice rolls settles near
-# its mean. So at initialisation $1/d_k$ over-corrects, shrinking the spread like $1/\sqrt{d_k}$.
+# its mean. So at initialisation $1/d_k$ over-corrects.
 #
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
 # $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
@@ -97,8 +97,8 @@ ax.figure
 # The constant $a$ is not: any $a/\sqrt{d_k}$ keeps the spread fixed (at $a$); $a = 1$,
 # the paper's choice, makes it 1. And "$1/d_k$ over-corrects" holds here, *at
 # initialisation with independent components*. Notebook 08 shows that once training
-# correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the μP
-# scale) is the exponent that keeps the logits from growing.
+# correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the scale of
+# μP, a recipe for widening networks) keeps the logits from growing.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the closed forms, and why one standard error serves all three slopes
@@ -128,8 +128,8 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 # %% [markdown]
 # ## 3. What $1/d_k$ does to attention
 #
-# **Predict:** 2 000 random queries, 16 keys each. As $d_k$ grows, what happens to the
-# largest softmax weight with $1/d_k$? With $1/\sqrt{d_k}$? Unscaled?
+# **Predict:** 2 000 random queries, 16 keys each, scale $1/d_k$. What number does the mean
+# largest weight tend to as $d_k$ grows, and is it within 0.01 of it by $d_k = 4096$?
 
 # %%
 stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
@@ -143,8 +143,8 @@ fig
 # %% [markdown]
 # With $1/d_k$ (green, dotted) the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax
 # of nearly equal logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$
-# (0.064 at $d_k = 4096$), the entropy climbs to its maximum $\log 16 = 2.77$, and at
-# initialisation attention can hardly tell keys apart. With $1/\sqrt{d_k}$ (blue, solid) the
+# (0.064 at $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\log 16 = 2.77$:
+# attention can hardly tell keys apart. With $1/\sqrt{d_k}$ (blue, solid) the
 # largest weight stays between 0.205 and 0.249 at every $d_k$. Unscaled (red, dashed), the
 # largest logit takes nearly all the weight (0.981 at $d_k = 4096$; notebook 05).
 # The same for one query, its weights over 16 keys sorted from the largest $q\cdot k$ down
@@ -155,8 +155,7 @@ fig = scaling_plots.weights_small_multiples({d: query_weights(d) for d in (4, 64
 fig
 
 # %% [markdown]
-# The live version: drag $d_k$. On the left the three markers slide along their lines; on
-# the right, the weights of that one query follow.
+# Live: drag $d_k$; the markers slide along their lines, that query's weights follow.
 
 # %% tags=["nbval-ignore-output"]
 explorer = ScalingExplorer(d_k=64)
@@ -210,8 +209,8 @@ print(models.format_table([models.model(name) for name in rows]))
 
 # %% [markdown]
 # In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5 folds
-# $1/\sqrt{d_k}$ into the initialisation of $W_Q$: the same spread at initialisation, not
-# necessarily the same training.) The value dimension $d_v$ never enters $q\cdot k$: it plays no role in the scale.
+# $1/\sqrt{d_k}$ into the initialisation of $W_Q$, the matrix that turns a token's vector into
+# its query: the same spread at initialisation, not necessarily the same training.) The value dimension $d_v$ never enters $q\cdot k$: it plays no role in the scale.
 #
 # Scaling by $1/\sqrt{d_\text{model}}$ instead would shrink the spread to
 # $\sqrt{d_k/d_\text{model}}$, $\sqrt{64/512} \approx 0.354$ in the original Transformer

@@ -24,7 +24,11 @@ register(
                     slips=[Slip(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).var,
                                 "the variance of the scaled logits, not their standard deviation"),
                            Slip(theory.scaled_moments(theory.dot_product_moments(64), 64**-0.5).std,
-                                "the spread with the right scale 1/sqrt(d_k); this code divides by sqrt(d_model)")]),
+                                "the spread with the right scale 1/sqrt(d_k); this code divides by sqrt(d_model)"),
+                           Slip(768**-0.5, "the factor 1/sqrt(768) alone; it multiplies logits whose own "
+                                           "standard deviation is sqrt(64) = 8"),
+                           Slip(theory.scaled_moments(theory.dot_product_moments(64), 1 / 768).std,
+                                "8/768: dividing by d_model, not by its square root")]),
 )
 
 register(

@@ -20,7 +20,11 @@ register(
                                                    "all m = 9 entries"),
                            Slip(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean / 3,
                                 "the expected value of s^2 / d, as if each entry had variance 1; an entry "
-                                "sums d = 3 products")]),
+                                "sums d = 3 products"),
+                           Slip(theory.matmul_sample_variance_moments(2, 2, ddof=0).mean / 2 * 3,
+                                "section 2's factor (m - 1)/m = 3/4 for m = 4 entries; here m = 9"),
+                           Slip(theory.matmul_sample_variance_moments(2, 2, ddof=0).mean,
+                                "section 2's answer for a 2x2 product; here each entry sums 3 products")]),
 )
 
 
