@@ -479,14 +479,17 @@ def query_gradient_ratios(d_ks: Iterable[int], n_keys: int = N_KEYS, n_queries: 
 def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) -> str:
     """One line: per ``d_k``, the median over seeds of :func:`query_gradient_ratios` and its range.
 
-    >>> format_gradient_ratios(16, (64, 128), [[2.0, 1.5], [3.0, 1.0], [2.5, 1.2]])
-    '16 keys, gradient to q unscaled ÷ scaled, median (range over 3 seeds): d_k = 64: 2.5 (2.0–3.0), d_k = 128: 1.2 (1.0–1.5)'
+    >>> format_gradient_ratios(16, (64, 128), [[2.0, 45.0], [3.0, 52.0], [2.5, 48.0]])
+    '16 keys, gradient to q unscaled ÷ scaled, median (range over 3 seeds): d_k = 64: 2.5 (2.0–3.0), d_k = 128: 48 (45–52)'
     """
     d_ks = tuple(d_ks)
     r = _checks.real_array("ratios", ratios, min_ndim=2, shape_hint="(n_seeds, len(d_ks))")
     if r.shape[1] != len(d_ks):
         raise ValueError(f"ratios must have one column per d_k ({len(d_ks)}), got shape {r.shape}")
-    cells = ", ".join(f"d_k = {d}: {np.median(c):#.2g} ({c.min():#.2g}–{c.max():#.2g})" for d, c in zip(d_ks, r.T))
+    def g(x: float) -> str:  # two significant figures, no trailing point: 46, 2.5, 0.33
+        return f"{x:#.2g}".rstrip(".")
+
+    cells = ", ".join(f"d_k = {d}: {g(np.median(c))} ({g(c.min())}–{g(c.max())})" for d, c in zip(d_ks, r.T))
     return f"{n_keys} keys, gradient to q unscaled ÷ scaled, median (range over {len(r)} seeds): {cells}"
 
 

@@ -153,7 +153,7 @@ verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 key
 # - $\|J\|$ is only 3× to 9× smaller with 16 keys (a tenth of queries below about 0.0005 and
 #   0.00001); with 1024 keys it is *larger* up to $d_k$ = 256 (weight on keys that respond
 #   strongly), smaller from 512;
-# - the gradient to $q$ is *larger* unscaled (about 3× at 64 with 16 keys, 45× with 1024). It falls
+# - the gradient to $q$ is *larger* unscaled (about 3× at 64 with 16 keys, 46× with 1024). It falls
 #   below from about $d_k$ = 256 with 16 keys (0.33×), later with more (notebook 06).
 #
 # There the scale mainly keeps attention soft: every key gets weight and gradient.
