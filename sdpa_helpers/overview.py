@@ -14,6 +14,10 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
   ``d_k`` and one number of keys, in medians and 10-90 % ranges over queries (the head sizes
   real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
 - :func:`walk_end_variance` -- the variance of the walks' ends and its standard error;
+- :func:`query_gradient_norm`, :func:`query_gradient_ratio`, :func:`query_gradient_ratios`,
+  :func:`format_gradient_ratios` -- the gradient reaching ``q``, ``||dp/dq||_F = factor ||J K||_F``,
+  unscaled against scaled (``||J||`` alone is the sensitivity to the logits);
+- :func:`scaled_drift` -- how far the scaled largest weight and ``||J||`` move over ``d_k``;
 - :func:`chain_holds` -- the check of notebook 00's figure: unscaled, the largest weight rises and
   the Jacobian falls with ``d_k``; scaled, both stay put;
 - :func:`density_histogram` -- a histogram as a density (for the figures' panels), on the bins
@@ -421,8 +425,8 @@ def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndar
     -------
     ndarray, shape (...)
 
-    >>> float(query_gradient_norm([0.0, 0.0], [[1.0, 0.0], [-1.0, 0.0]], 1.0))  # p = (1/2, 1/2), J K = [[.5, 0], [-.5, 0]]
-    0.7071067811865476
+    >>> round(float(query_gradient_norm([0.0, 0.0], [[1.0, 0.0], [-1.0, 0.0]], 1.0)), 6)  # p = (1/2, 1/2): sqrt(1/2)
+    0.707107
     """
     q = _checks.real_array("q", q, min_ndim=1, shape_hint="(..., d_k)")
     keys = _checks.real_array("keys", keys, min_ndim=2, shape_hint="(..., n_keys, d_k)")
@@ -479,8 +483,8 @@ def query_gradient_ratios(d_ks: Iterable[int], n_keys: int = N_KEYS, n_queries: 
 def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) -> str:
     """One line: per ``d_k``, the median over seeds of :func:`query_gradient_ratios` and its range.
 
-    >>> format_gradient_ratios(16, (64, 128), [[2.0, 45.0], [3.0, 52.0], [2.5, 48.0]])
-    '16 keys, gradient to q unscaled ÷ scaled, median (range over 3 seeds): d_k = 64: 2.5 (2.0–3.0), d_k = 128: 48 (45–52)'
+    >>> format_gradient_ratios(16, (64, 128), [[2.0, 45.0], [3.0, 52.0], [2.5, 48.0]]).split(": ", 1)[1]
+    'd_k = 64: 2.5 (2.0–3.0), d_k = 128: 48 (45–52)'
     """
     d_ks = tuple(d_ks)
     r = _checks.real_array("ratios", ratios, min_ndim=2, shape_hint="(n_seeds, len(d_ks))")

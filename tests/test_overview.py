@@ -236,7 +236,7 @@ def test_query_gradient_norm_against_finite_differences():
     rng = np.random.default_rng(3)
     for d_k, n_keys, factor in ((4, 3, 1.0), (16, 5, 0.25), (8, 8, 2.0)):
         q, keys = rng.standard_normal(d_k), rng.standard_normal((n_keys, d_k))
-        fd = finite_difference_jacobian(lambda x: softmax(factor * keys @ x), q)  # (n_keys, d_k)
+        fd = finite_difference_jacobian(lambda x, f=factor, k=keys: softmax(f * k @ x), q)  # (n_keys, d_k)
         assert overview.query_gradient_norm(q, keys, factor) == pytest.approx(np.linalg.norm(fd), rel=1e-6)
 
 
