@@ -14,6 +14,10 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
   ``d_k`` and one number of keys, in medians and 10-90 % ranges over queries (the head sizes
   real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
 - :func:`walk_end_variance` -- the variance of the walks' ends and its standard error;
+- :func:`query_gradient_norm`, :func:`query_gradient_ratio`, :func:`query_gradient_ratios`,
+  :func:`format_gradient_ratios` -- the gradient reaching ``q``, ``||dp/dq||_F = factor ||J K||_F``,
+  unscaled against scaled (``||J||`` alone is the sensitivity to the logits);
+- :func:`scaled_drift` -- how far the scaled largest weight and ``||J||`` move over ``d_k``;
 - :func:`chain_holds` -- the check of notebook 00's figure: unscaled, the largest weight rises and
   the Jacobian falls with ``d_k``; scaled, both stay put;
 - :func:`density_histogram` -- a histogram as a density (for the figures' panels), on the bins
@@ -46,7 +50,8 @@ from .scales import check_scaling, scale_factor
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
            "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table", "density_histogram",
-           "spread_edges", "SCALED_EDGES"]
+           "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
+           "query_gradient_ratios", "format_gradient_ratios", "scaled_drift"]
 
 #: The d_k values of the course's sliders: powers of two, 1 ... 4096.
 D_KS = tuple(2**i for i in range(13))
@@ -399,3 +404,107 @@ def chain_holds(rows: Iterable[tuple[Effects, Effects]], tolerance: float = 0.1)
     scaled = [(float(s.max_weight.mean), float(np.median(s.jacobian_norm))) for _, s in rows]
     scaled_ok = all(max(v) <= (1 + tolerance) * min(v) for v in zip(*scaled))
     return bool(unscaled_ok and scaled_ok)
+
+
+def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndarray:
+    """``||dp/dq||_F`` for ``p = softmax(factor * keys @ q)``: how strongly the weights respond to ``q``.
+
+    ``dp/dq = factor * J K`` with ``J = diag(p) - p p^T``, and row ``i`` of ``J K`` is
+    ``p_i (k_i - kbar)`` with ``kbar = sum_j p_j k_j`` (the weighted mean key), so
+    ``||dp/dq||_F = factor * sqrt(sum_i p_i^2 ||k_i - kbar||^2)``. The softmax's own sensitivity
+    ``||J||_F`` (to its logits) misses the ``factor * keys`` that the chain rule multiplies in.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., d_k)
+    keys : array_like, shape (..., n_keys, d_k)
+    factor : float > 0
+        The scale (1 unscaled, ``1/sqrt(d_k)`` scaled).
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    >>> round(float(query_gradient_norm([0.0, 0.0], [[1.0, 0.0], [-1.0, 0.0]], 1.0)), 6)  # p = (1/2, 1/2): sqrt(1/2)
+    0.707107
+    """
+    q = _checks.real_array("q", q, min_ndim=1, shape_hint="(..., d_k)")
+    keys = _checks.real_array("keys", keys, min_ndim=2, shape_hint="(..., n_keys, d_k)")
+    if keys.shape[-1] != q.shape[-1]:
+        raise ValueError(f"keys must have rows of length d_k = {q.shape[-1]} (that of q), got {keys.shape[-1]}")
+    if isinstance(factor, bool) or not np.isfinite(factor) or factor <= 0:
+        raise ValueError(f"factor must be a positive finite number, got {factor!r}")
+    p = softmax(factor * np.einsum("...md,...d->...m", keys, q))  # (..., n_keys)
+    kbar = np.einsum("...m,...md->...d", p, keys)  # (..., d_k): weighted mean key
+    dist2 = ((keys - kbar[..., None, :]) ** 2).sum(axis=-1)  # (..., n_keys)
+    return factor * np.sqrt((p**2 * dist2).sum(axis=-1))
+
+
+def query_gradient_ratio(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> float:
+    """Median ``||dp/dq||_F`` unscaled divided by the scaled median, on the same random ``q`` and keys.
+
+    All components independent N(0, 1), drawn explicitly (cost ``n_queries * n_keys * d_k``, in
+    chunks). Above 1: unscaled, the gradient reaching ``q`` is larger, although ``||J||`` is smaller
+    (unscaled logits move ``sqrt(d_k)`` times more when ``q`` moves).
+
+    >>> round(query_gradient_ratio(1, n_queries=500), 2)  # d_k = 1: the two scalings are the same
+    1.0
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    rng = make_rng(rng)
+    chunk = max(1, 2**21 // (n_keys * d_k))
+    norms: dict[str, list] = {name: [] for name in COMPARED}
+    for start in range(0, n_queries, chunk):
+        n = min(chunk, n_queries - start)
+        q = rng.standard_normal((n, d_k))
+        keys = rng.standard_normal((n, n_keys, d_k))
+        for name in COMPARED:
+            norms[name].append(query_gradient_norm(q, keys, scale_factor(name, d_k)))
+    u, s = (np.median(np.concatenate(norms[name])) for name in COMPARED)
+    return float(u / s)
+
+
+def query_gradient_ratios(d_ks: Iterable[int], n_keys: int = N_KEYS, n_queries: int = N_QUERIES,
+                          seeds: Iterable[int] = (0, 1, 2)) -> np.ndarray:
+    """:func:`query_gradient_ratio` for every seed (rows) and every ``d_k`` of ``d_ks`` (columns).
+
+    >>> query_gradient_ratios((1, 4), n_queries=100, seeds=(0, 1)).shape
+    (2, 2)
+    """
+    d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
+    seeds = tuple(seeds)
+    if not d_ks or not seeds:
+        raise ValueError("d_ks and seeds must each hold at least one entry")
+    return np.array([[query_gradient_ratio(d, n_keys, n_queries, rng=s) for d in d_ks] for s in seeds])
+
+
+def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) -> str:
+    """One line: per ``d_k``, the median over seeds of :func:`query_gradient_ratios` and its range.
+
+    >>> format_gradient_ratios(16, (64, 128), [[2.0, 45.0], [3.0, 52.0], [2.5, 48.0]]).split(": ", 1)[1]
+    'd_k = 64: 2.5 (2.0–3.0), d_k = 128: 48 (45–52)'
+    """
+    d_ks = tuple(d_ks)
+    r = _checks.real_array("ratios", ratios, min_ndim=2, shape_hint="(n_seeds, len(d_ks))")
+    if r.shape[1] != len(d_ks):
+        raise ValueError(f"ratios must have one column per d_k ({len(d_ks)}), got shape {r.shape}")
+    def g(x: float) -> str:  # two significant figures, no trailing point: 46, 2.5, 0.33
+        return f"{x:#.2g}".rstrip(".")
+
+    cells = ", ".join(f"d_k = {d}: {g(np.median(c))} ({g(c.min())}–{g(c.max())})" for d, c in zip(d_ks, r.T))
+    return f"{n_keys} keys, gradient to q unscaled ÷ scaled, median (range over {len(r)} seeds): {cells}"
+
+
+def scaled_drift(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int = 0) -> float:
+    """How far the scaled mean largest weight and median ``||J||_F`` move over ``d_ks``: the larger of
+    the two ``largest / smallest - 1`` (default ``d_k`` = 4 ... 4096, the rows of :func:`effects_by_d_k`).
+
+    >>> 0.0 < scaled_drift() < 0.07 < scaled_drift((1, 64))
+    True
+    """
+    rows = effects_by_d_k(d_ks, "sqrt", n_keys=n_keys, seed=seed)
+    w = np.array([float(r.max_weight.mean) for r in rows])
+    j = np.array([float(np.median(r.jacobian_norm)) for r in rows])
+    return float(max(w.max() / w.min(), j.max() / j.min()) - 1)

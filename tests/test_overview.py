@@ -229,3 +229,23 @@ def test_walk_end_variance_against_its_definition():
     assert abs(est.var - 64) < 4 * est.se
     with pytest.raises(ValueError, match="walks"):
         overview.walk_end_variance(walks[:1])
+
+
+def test_query_gradient_norm_against_finite_differences():
+    from sdpa_helpers.gradients import finite_difference_jacobian
+    rng = np.random.default_rng(3)
+    for d_k, n_keys, factor in ((4, 3, 1.0), (16, 5, 0.25), (8, 8, 2.0)):
+        q, keys = rng.standard_normal(d_k), rng.standard_normal((n_keys, d_k))
+        fd = finite_difference_jacobian(lambda x, f=factor, k=keys: softmax(f * k @ x), q)  # (n_keys, d_k)
+        assert overview.query_gradient_norm(q, keys, factor) == pytest.approx(np.linalg.norm(fd), rel=1e-6)
+
+
+def test_query_gradient_ratio_is_1_at_d_k_1_and_crosses_1_between_64_and_1024():
+    # d_k = 1: both scalings are the same, so the ratio is exactly 1
+    assert overview.query_gradient_ratio(1, n_queries=200, rng=0) == pytest.approx(1.0)
+    # 16 keys: unscaled larger at d_k = 64, smaller at 1024 (the notebook's claims, another seed)
+    assert overview.query_gradient_ratio(64, rng=7) > 1 > overview.query_gradient_ratio(1024, n_queries=500, rng=7)
+    with pytest.raises(ValueError, match="factor"):
+        overview.query_gradient_norm([1.0], [[1.0]], 0.0)
+    with pytest.raises(ValueError, match="keys"):
+        overview.query_gradient_norm([1.0, 2.0], [[1.0]], 1.0)

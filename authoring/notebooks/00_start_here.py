@@ -5,12 +5,12 @@
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
-# Why divide by $\sqrt{d_k}$? Here is the whole answer; the other notebooks prove each step.
+# The rows of $Q$, $K$, $V$ are queries, keys and values (section 1). Why divide by $\sqrt{d_k}$?
+# Here is the whole answer; notebooks 01–09 prove it.
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
-# - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax → vanishing gradient, and how $1/\sqrt{d_k}$ breaks it.
-# - Say how strong each link is at real head sizes ($d_k$ = 64, 128).
+# - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax → vanishing gradient, how $1/\sqrt{d_k}$ breaks it, and how strong each link is at $d_k$ = 64, 128.
 # - Say what $d_k$ is, and which notebook proves each step.
 #
 # **Prerequisites**
@@ -79,7 +79,6 @@ for c in (1, 8):
 #
 # The paper *suspects*; it measures no gradients. The assumption can hold at **initialisation**, the
 # start of training, when the numbers that make $q$ and $k$ are random (notebook 08 checks when).
-# Let us measure.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
@@ -87,9 +86,9 @@ for c in (1, 8):
 # The sentence before the quote is the paper's only evidence: for small $d_k$ dot-product
 # attention and *additive* attention (an older design that scores a key with a small neural
 # network, $w^\top \tanh(W_q q + W_k k)$, instead of a dot product) performed alike, while for
-# large $d_k$ additive attention won unless the dot products were scaled
-# ([Britz et al. 2017](https://aclanthology.org/D17-1151/)). That is a comparison of two designs,
-# not a measurement of gradients: the suspicion is checked below, at initialisation.
+# larger $d_k$ additive attention beat dot-product attention *without* scaling
+# ([Britz et al. 2017](https://aclanthology.org/D17-1151/)). No result is reported for the scaled
+# version. That compares two designs; it measures no gradients: the suspicion is checked below.
 
 # %% [markdown]
 # ## 3. The chain at initialisation
@@ -102,21 +101,21 @@ for c in (1, 8):
 # 2. **weights**: each query's 16, sorted, averaged over queries;
 # 3. **gradient**: training moves $q$ and $k$ along gradients, which pass through the softmax's
 #    **Jacobian** $J$, the 16×16 table of how much weight $p_i$ moves when logit $z_j$ moves
-#    ($J = \mathrm{diag}(p) - pp^\top$, notebook 06). Its size $\|J\|$: the root of the sum of
-#    its squared entries. One-hot weights give $J = 0$: nothing flows back.
+#    ($J = \mathrm{diag}(p) - pp^\top$, notebook 06). Its size $\|J\|$ (root of the sum of
+#    squared entries) is the softmax's sensitivity to its *logits*; one-hot weights give $J = 0$.
 #
 # **Predict:** at $d_k = 1024$, is a typical unscaled logit about 32 or about 1024 in size?
 
 # %% tags=["readme-figure"]
 rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
-verify("row by row, unscaled: the largest weight rises, the median size of J falls; scaled: both stay within 10 %", overview.chain_holds(rows))
+verify(f"row by row, unscaled: the largest weight rises, the median size of J falls; scaled: both stay within 10 % (from d_k = 4 to 4096: {overview.scaled_drift(seed=SEED):.0%})", overview.chain_holds(rows))
 overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
-# About 32: the spread is $\sqrt{d_k}$, the square root of the variance (notebook 02; deep dive
-# below). Row by row $d_k$ grows 16×, the unscaled spread 4×. Unscaled, the largest weight climbs
-# towards 1 and the size of $J$ falls, slowly, then by orders of magnitude. Scaled, all stay put.
+# About 32: the spread is $\sqrt{d_k}$, the root of the variance (notebook 02; deep dive below).
+# Row by row $d_k$ grows 16×, the unscaled spread 4×. Unscaled, the largest weight climbs towards 1
+# and $\|J\|$ falls, slowly, then by orders of magnitude. Scaled, all stay nearly put.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $q\cdot k$ as a random walk
@@ -136,30 +135,33 @@ overview_plots.random_walks(walks).figure
 # %% [markdown]
 # ## 4. At the head sizes real models use
 #
-# Common head sizes are $d_k$ = 64 and 128 (section 6). There, with 16 keys and with 1024:
+# Common head sizes are $d_k$ = 64 and 128 (section 6's deep dive). There, with 16 and
+# 1024 keys (medians; the figure showed means), $\|J\|$, and the gradient reaching $q$,
+# $\|\partial p/\partial q\|$: $\|J\|$ times how fast the logits move with $q$, $\sqrt{d_k}$ times faster unscaled.
 
 # %%
-table = [overview.compare(d, n, rng=SEED) for n in (overview.N_KEYS, overview.MANY_KEYS) for d in overview.HEAD_D_KS]
+table = [overview.compare(d, n, rng=SEED) for n, ds in ((16, (64, 128)), (1024, (64, 128, 256, 512, 1024))) for d in ds]
 print(overview.comparison_table(table))
-verify("16 keys, d_k = 64: the median unscaled size of J is only 2 to 4 times smaller than the scaled one", 2 < 1 / table[0].ratio < 4)
-verify("1024 keys, d_k = 64 and 128: the median unscaled size of J is larger than the scaled one", min(c.ratio for c in table[2:]) > 1)
-verify("1024 keys, d_k = 2048: the median unscaled size of J is below 1/100 of the scaled one", overview.compare(2048, overview.MANY_KEYS, rng=SEED).ratio < 0.01)
+grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 2000), (1024, (64, 128), 100))}
+print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in grad.items()))
+verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Gradient to q, every seed: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys)", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all())
 
 # %% [markdown] tags=["end-of-chain"]
-# Unscaled, the softmax is nearly a hard lookup: median largest weight 0.93 of 16 keys at
-# $d_k = 64$ (0.73 of 1024) against 0.22 (0.014) scaled. The gradient depends on the keys:
+# Unscaled, the softmax is far sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
+# of 1024, a tenth of queries below 0.37) against 0.22 (0.014) scaled. Yet at 64 to 128
 #
-# - 16 keys: the median size of $J$ is only about 3× smaller at $d_k = 64$, 9× at 128; the
-#   unluckiest tenth of queries get below 0.00047 and 0.000014;
-# - 1024 keys: unscaled $J$ is *larger*. Scaled, the weight is spread thin, each key responding
-#   weakly; unscaled, it sits on the top key or two, which respond strongly.
+# - $\|J\|$ is only 3× to 9× smaller with 16 keys (a tenth of queries below about 0.0005 and
+#   0.00001); with 1024 keys it is *larger* up to $d_k$ = 256 (weight on keys that respond
+#   strongly), smaller from 512;
+# - the gradient to $q$ is *larger* unscaled (about 3× at 64 with 16 keys, 46× with 1024). It falls
+#   below from about $d_k$ = 256 with 16 keys (0.33×), later with more (notebook 06).
 #
-# The collapse comes at larger $d_k$, later with more keys. At 64 to 128 the scale mainly keeps
-# attention soft: every key gets weight and gradient.
-#
+# There the scale mainly keeps attention soft: every key gets weight and gradient.
+
+# %% [markdown]
 # ## 5. Drag $d_k$ yourself
 #
-# The same panels for any $d_k$ from 1 to 4096 (the figure above is its still version).
+# The figure above, for any $d_k$ from 1 to 4096.
 
 # %% tags=["nbval-ignore-output"]
 ThreeEffectsExplorer(d_k=64)
@@ -167,11 +169,11 @@ ThreeEffectsExplorer(d_k=64)
 # %% [markdown]
 # ## 6. The diagram, and what $d_k$ is
 #
-# ![Attention, bottom up: MatMul of Q and K, Scale, Mask (optional), SoftMax, MatMul with V.](figures/sdpa_diagram.png)
+# ![Bottom up: MatMul Q, K; Scale; Mask (optional); SoftMax; MatMul V.](figures/sdpa_diagram.png)
 #
-# *Scale* is our subject. $d_k$ is the **head dimension**: a layer runs
-# $h$ heads side by side, often sharing the model's width, $d_k = d_\text{model}/h$: $512/8 = 64$
-# in the paper (not always: deep dive).
+# *Mask* (optional) hides keys a word may not see (notebook 07). $d_k$ is
+# the **head dimension**: a layer runs $h$ **heads**, independent attentions side by side, often
+# sharing the model's width, $d_k = d_\text{model}/h$: $512/8 = 64$ in the paper (not always: deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $d_k$ in real models
@@ -204,9 +206,9 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # ## Summary
 #
 # - With independent mean-0 variance-1 components (initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, the softmax is nearly one-hot already at $d_k$ = 64, 128; its Jacobian collapses as
-#   $d_k$ grows further, later with more keys.
-# - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian the same at every $d_k$.
+# - Unscaled, the softmax is far sharper already at $d_k$ = 64, 128; its Jacobian, and from
+#   $d_k \approx 256$ the gradient to $q$, collapse as $d_k$ grows, later with more keys.
+# - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
 #
 # ## Exercises
 #
@@ -256,8 +258,8 @@ _ = check("00.predict_largest_weight", answer)
 # the scaled logits are not yet normal, and the largest weight drifts a little (0.23 at $d_k = 4$).
 # </details>
 #
-# **Exercise 4.** Components of $q$ have variance 4, those of $k$ variance $1/4$ (independent,
-# mean 0), $d_k = 1024$. Which $c$ gives $c\,(q\cdot k)$ spread 1? (three significant figures)
+# **Exercise 4.** Components of $q$ have variance 4, those of $k$ variance 1 (independent,
+# mean 0), $d_k = 512$. Which $c$ gives $c\,(q\cdot k)$ spread 1? (three significant figures)
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -266,11 +268,11 @@ _ = check("00.scale_for_variance_4", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# A component of variance 4 is a unit-variance one times 2 (spread $\sqrt 4 = 2$); one of variance
-# $1/4$ is a unit-variance one times $1/2$. So $q\cdot k = (2 q')\cdot(k'/2) = q'\cdot k'$ with unit
-# components: spread $\sqrt{1024} = 32$, and $c = 1/32 = 0.0313$, the paper's own $1/\sqrt{d_k}$.
-# $1/\sqrt{d_k}$ is right whenever $\sigma_q^2\sigma_k^2 = 1$, not only for unit-variance
-# components (notebook 02: $\mathrm{Var}(q\cdot k) = d_k\,\sigma_q^2\sigma_k^2$).
+# A component of variance 4 is a unit-variance one times 2 (spread $\sqrt 4 = 2$), so
+# $q\cdot k = 2\,(q'\cdot k)$ with unit components: spread $2\sqrt{512} = 45.3$, and
+# $c = 1/45.3 = 0.0221$, not the paper's $1/\sqrt{512} = 0.0442$. In general
+# $\mathrm{Var}(q\cdot k) = d_k\,\sigma_q^2\sigma_k^2$ (notebook 02), so $1/\sqrt{d_k}$ is right
+# whenever $\sigma_q^2\sigma_k^2 = 1$, not only for unit-variance components.
 # </details>
 #
 # ---

@@ -38,6 +38,7 @@ register(
         Slip(theory.scaled_moments(_moments, 1 / math.sqrt(STD_D_K)).std,
              "the spread of the scaled logits q·k/√d_k; the question asks for the unscaled q·k"),
         Slip(1 / math.sqrt(STD_D_K), "the scale factor 1/√d_k, not the spread of q·k"),
+        Slip(-_moments.std, "a negative number: a spread (standard deviation) is a square root, never negative"),
     ]),
 )
 
@@ -77,22 +78,23 @@ register(
     _largest_weight_checker,
 )
 
-# -- Exercise 4: non-unit components whose variances multiply to 1 --------------------------------
-VAR_Q, VAR_K, DESIGN_D_K = 4.0, 0.25, 1024
+# -- Exercise 4: non-unit components: the scale is not 1/sqrt(d_k) --------------------------------
+VAR_Q, VAR_K, DESIGN_D_K = 4.0, 1.0, 512
 _spread = theory.dot_product_moments(DESIGN_D_K, var_q=VAR_Q, var_k=VAR_K).std
 
 register(
     "00.scale_for_variance_4",
-    "Components of q have variance 4 and those of k variance 1/4 (all independent, mean 0). At d_k = 1024, "
+    "Components of q have variance 4 and those of k variance 1 (all independent, mean 0). At d_k = 512, "
     "which factor c makes the logits c·(q·k) have spread 1? (three significant figures)",
     "A component of variance 4 is a unit-variance component times 2 (spread √4 = 2). What does that do "
     "to q·k?",
     numeric_checker(1 / _spread, what="the factor c", slips=[
+        Slip(1 / math.sqrt(DESIGN_D_K), "1/√d_k, right only when the variances multiply to 1; here "
+                                         "Var(q·k) = d_k · 4 · 1"),
         Slip(1 / _spread**2, "1/Var(q·k): dividing by the variance, not by the spread"),
-        Slip(1 / math.sqrt(DESIGN_D_K * VAR_Q), "counting q's variance 4 but not k's 1/4: the two together "
-                                                "scale q·k"),
-        Slip(1 / math.sqrt(DESIGN_D_K * (VAR_Q + VAR_K)), "adding the variances 4 + 1/4; the factors 2 and 1/2 "
-                                                          "multiply"),
+        Slip(1 / (math.sqrt(DESIGN_D_K) * VAR_Q * VAR_K), "dividing by the variance 4 of q's components; "
+                                                          "q·k grows by their spread √4 = 2"),
+        Slip(1 / math.sqrt(DESIGN_D_K * (VAR_Q + VAR_K)), "adding the variances 4 + 1; they multiply"),
         Slip(_spread, "the spread of q·k itself; c is one over it"),
     ]),
 )

@@ -117,10 +117,10 @@ class EffectsPanels:
         ax_u.set(xlim=(self.edges_u[0], self.edges_u[-1]), ylim=(0, 1.1), xlabel=r"$q\cdot k$ (unscaled logit)",
                  ylabel=HIST_YLABEL)
         self.title_u = ax_u.set_title(" ", **kw)
-        # (b) scaled logits, normalised as (a), with the N(0, 1) shape for reference
+        # (b) scaled logits, normalised as (a), with the bell curve of spread 1 for reference
         self.stairs_s = ax_s.stairs(zeros_s, SCALED_EDGES, fill=True, color=s["color"], alpha=0.7, **kw)
         x = np.linspace(-4, 4, 201)
-        ax_s.plot(x, np.exp(-x**2 / 2), color="0.2", linewidth=1, label="N(0, 1) shape")
+        ax_s.plot(x, np.exp(-x**2 / 2), color="0.2", linewidth=1, label="normal curve, spread 1")
         ax_s.set(xlim=(-4, 4), ylim=(0, 1.1), xlabel=r"$q\cdot k/\sqrt{d_k}$ (scaled logit)", ylabel=HIST_YLABEL)
         ax_s.legend(loc="upper right", fontsize=8)
         self.title_s = ax_s.set_title(" ", **kw)
@@ -131,7 +131,7 @@ class EffectsPanels:
         self.line_ws, = ax_w.plot(rank, np.zeros(n_keys), color=s["color"], linestyle=s["linestyle"],
                                   marker=s["marker"], markersize=4, label=r"scaled by $1/\sqrt{d_k}$", **kw)
         ax_w.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax_w.axhline(1 / n_keys, color="0.5", linewidth=0.8, linestyle=":")
+        ax_w.axhline(1 / n_keys, color="0.5", linewidth=0.8, linestyle=":", label=f"1/{n_keys}: all equal")
         ax_w.set(xlim=(0.5, n_keys + 0.5), ylim=(0, 1.02), xlabel="key, by weight (largest first)",
                  ylabel="weight (mean over queries)", title=f"sorted weights of {n_keys} keys")
         self.texts = {}
@@ -158,7 +158,7 @@ class EffectsPanels:
             ax_j.yaxis.set_minor_locator(NullLocator())
             set_d_k_axis(ax_j, d_max=int(d_ks.max()))
             ax_j.set(ylim=(JACOBIAN_YMIN, 2.0), ylabel=r"size of $J$: $\|J\|$ (log scale)",
-                     title="size of J: median, 10–90 % of queries")
+                     title="size of J: median, middle 80 %")
             if not animated:  # the explorer's moving d_k line would cross it; its weights panel has the legend
                 ax_j.legend(loc="lower left", fontsize=8)
         self.vline = ax_j.axvline(d_ks[0], color="0.4", linewidth=0.8, **kw) if animated else None
