@@ -339,20 +339,22 @@ def jacobian_panels(d_ks, logits, scales=("unscaled", "sqrt")) -> JacobianPanels
     return JacobianPanels(d_ks, tuple(scales), p, J, jacobian_frobenius(p))
 
 
-def typical_query_seed(d_ks, d_k: int, n_keys: int, seeds=range(99), scale="unscaled") -> int:
-    """The seed, among ``seeds``, of the query whose ``||J||_F`` at ``d_k`` is the median: a typical query.
+def typical_query_seed(d_ks, d_k, n_keys: int, seeds=range(99), scale="unscaled") -> int:
+    """The seed, among ``seeds``, of the query whose ``||J||_F`` is closest to the median at ``d_k``: a typical query.
 
     Each seed draws one query and ``n_keys`` keys as :func:`prefix_logits` ``(d_ks, n_keys, rng=seed)``
-    does (the explorer's draw); the Jacobian norms at ``d_k`` under ``scale`` are sorted and the seed
-    of the middle one is returned (the lower middle for an even count). A first picture drawn from
-    a typical query shows the rule, not a rare near tie.
+    does (the explorer's draw). At each ``d_k`` asked for, the seeds are ranked by their Jacobian
+    norm under ``scale`` (percentile 0 to 100); the seed whose percentiles are closest to 50, summed
+    over those ``d_k``, is returned (the first one on a tie). For one ``d_k`` this is the median
+    query (the lower middle for an even count). A first picture drawn from a typical query shows
+    the rule, not a rare near tie.
 
     Parameters
     ----------
     d_ks : sequence of int
-        The strictly increasing ``d_k`` values the draw is made at; ``d_k`` must be one of them.
-    d_k : int
-        Where the queries are compared.
+        The strictly increasing ``d_k`` values the draw is made at; every ``d_k`` must be one of them.
+    d_k : int or sequence of int
+        Where the queries are compared: one ``d_k`` or several (for example a figure's panels).
     n_keys : int
         Keys per query, >= 2.
     seeds : sequence of int
@@ -368,15 +370,24 @@ def typical_query_seed(d_ks, d_k: int, n_keys: int, seeds=range(99), scale="unsc
     --------
     >>> typical_query_seed([1, 64], 64, 8, seeds=range(5)) in range(5)
     True
+    >>> typical_query_seed([1, 16, 64], (1, 64), 8, seeds=range(5)) in range(5)
+    True
     """
     d_ks = check_d_ks(d_ks)
-    d_k = check_d_k("d_k", d_k)
-    if d_k not in d_ks.tolist():
-        raise ValueError(f"d_k = {d_k} must be one of d_ks {d_ks.tolist()}")
+    wanted = [check_d_k("d_k", d) for d in (np.atleast_1d(d_k) if not isinstance(d_k, str) else [d_k])]
+    if not wanted:
+        raise ValueError("d_k must hold at least one d_k")
+    for d in wanted:
+        if d not in d_ks.tolist():
+            raise ValueError(f"d_k = {d} must be one of d_ks {d_ks.tolist()}")
     n_keys = _checks.positive_int("n_keys", n_keys)
     seeds = [_checks.seed("each entry of seeds", s) for s in seeds]
     if not seeds:
         raise ValueError("seeds must hold at least one seed")
-    col, c = d_ks.tolist().index(d_k), scale_factor(scale, d_k)
-    norms = [float(jacobian_frobenius(softmax(c * prefix_logits(d_ks, n_keys, rng=s)[col]))) for s in seeds]
-    return seeds[int(np.argsort(norms, kind="stable")[(len(seeds) - 1) // 2])]
+    cols = [d_ks.tolist().index(d) for d in wanted]
+    c = np.array([scale_factor(scale, d) for d in wanted])
+    norms = np.array([jacobian_frobenius(softmax(c[:, None] * prefix_logits(d_ks, n_keys, rng=s)[cols]))
+                      for s in seeds])  # (len(seeds), len(wanted))
+    ranks = np.argsort(np.argsort(norms, axis=0, kind="stable"), axis=0, kind="stable")  # 0 .. len(seeds) - 1
+    mid = (len(seeds) - 1) // 2
+    return seeds[int(np.argmin(np.abs(ranks - mid).sum(axis=1)))]

@@ -243,6 +243,20 @@ def test_typical_query_seed_is_the_median_query():
         S.typical_query_seed(D_K_CHOICES, 64, 8, seeds=[-1])
 
 
+def test_typical_query_seed_over_several_d_k_is_closest_to_the_median_at_each():
+    seeds, shown = range(15), (1, 16, 256)
+    seed = S.typical_query_seed(D_K_CHOICES, shown, 8, seeds=seeds)
+    norms = {s: [float(S.jacobian_frobenius(softmax(prefix_logits(D_K_CHOICES, 8, rng=s)[D_K_CHOICES.index(d)])))
+                 for d in shown] for s in seeds}
+    def distance(s):  # by a plain loop: how far from the middle rank (7 of 0..14), summed over the d_k
+        return sum(abs(sum(norms[o][i] < norms[s][i] for o in seeds) - 7) for i in range(len(shown)))
+    assert distance(seed) == min(distance(s) for s in seeds)
+    one = S.typical_query_seed(D_K_CHOICES, 64, 8, seeds=seeds)
+    assert S.typical_query_seed(D_K_CHOICES, [64], 8, seeds=seeds) == one
+    with pytest.raises(ValueError, match="d_k"):
+        S.typical_query_seed(D_K_CHOICES, (1, 3), 8)
+
+
 @pytest.mark.parametrize("mag", [1e-300, 1.0, 1e300])
 def test_logit_gradient_at_any_magnitude(mag):
     p, g = np.array([0.5, 0.3, 0.2]), np.array([1.0, -1.0, 0.25])

@@ -36,7 +36,7 @@ def test_jacobian_explorer_opens_on_the_typical_query_not_a_near_tie():
     e = Wgrad.JacobianExplorer()
     assert e.values["d_k"] == Wgrad.DEFAULT_D_K == 64
     seed = e.values["seed"]
-    assert seed == G.typical_query_seed(D_K_CHOICES, 64, e.n_keys, seeds=range(99))
+    assert seed == G.typical_query_seed(D_K_CHOICES, Wgrad.TYPICAL_AT, e.n_keys, seeds=range(99))
     col = D_K_CHOICES.index(64)
     norms = [float(G.jacobian_frobenius(softmax(c * S.prefix_logits(D_K_CHOICES, e.n_keys, rng=seed)[col])))
              for c in (1.0, 1 / 8)]

@@ -1,10 +1,9 @@
 # %% [markdown]
 # # 06 — Vanishing gradients
 #
-# Notebook 05 showed that without the $1/\sqrt{d_k}$ the softmax saturates: nearly all the weight
-# goes to one key. This notebook shows why that is bad for learning. A network learns $W_Q$ and
-# $W_K$ from the gradient that flows back *through* the softmax, and a saturated softmax lets
-# almost none through.
+# Notebook 05 showed that without the $1/\sqrt{d_k}$ the softmax saturates. Why is that bad for
+# learning? A network learns $W_Q$ and $W_K$ from the gradient that flows back *through* the
+# softmax, and a saturated softmax lets almost none through.
 #
 # **Learning goals**
 # - Derive the softmax Jacobian $\partial p_i/\partial z_j = p_i(\delta_{ij} - p_j)$ and check it by finite differences.
@@ -46,11 +45,12 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$\frac{\partial L}{\partial z} = J^\top g,\qquad J_{ij} = \frac{\partial p_i}{\partial z_j},\qquad g = \frac{\partial L}{\partial p}.$$
 #
-# If the Jacobian $J$ is nearly zero, so is $J^\top g$, as long as the upstream gradient $g$ is
-# bounded: $\|J^\top g\| \le \|J\|_F\,\|g\|$. In attention it is: $p$ weights the values, so
-# $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded whenever the values and the gradient from
-# above are. This notebook shows that a saturated softmax has a nearly zero $J$, and measures how much
-# gradient gets through against $d_k$. (Section 4 is the one case where $g$ is not bounded.)
+# The transpose comes from the chain rule: $\partial L/\partial z_j = \sum_i g_i\,\partial p_i/\partial z_j = \sum_i J_{ij}\,g_i$,
+# column $j$ of $J$ dotted with $g$. By Cauchy–Schwarz each such entry is at most that column's length
+# times $\|g\|$; summing the squares, $\|J^\top g\| \le \|J\|_F\,\|g\|$ ($\|J\|_F$: the root of the
+# sum of all squared entries). So if $J$ is nearly zero, so is $J^\top g$, as long as $g$ is bounded.
+# In attention it is: $p$ weights the values, so $g_j = v_j\cdot\partial L/\partial(\text{output})$,
+# bounded whenever the values and the gradient from above are. (Section 4 shows an example where $g$ is not bounded.)
 #
 # ## 2. The Jacobian of the softmax
 #
@@ -61,9 +61,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # $$\frac{\partial p_i}{\partial z_j} = \frac{\delta_{ij}\,e^{z_i}\,S - e^{z_i}\,e^{z_j}}{S^2}
 # = \delta_{ij}\,p_i - p_i\,p_j = p_i\,(\delta_{ij} - p_j), \qquad J = \mathrm{diag}(p) - p\,p^\top.$$
 #
-# $J$ is symmetric, and each row sums to $p_i - p_i\sum_j p_j = 0$: moving every logit by the same
-# amount changes no weight (notebook 05). Check the formula against central finite differences
-# of the softmax itself, $[p(z + h e_j) - p(z - h e_j)]/2h$:
+# $J$ is symmetric, and each row sums to $p_i - p_i\sum_j p_j = 0$: shifting every logit changes no
+# weight (notebook 05). Check against central finite differences, $[p(z + h e_j) - p(z - h e_j)]/2h$
+# ($e_j$: 1 at position $j$, 0 elsewhere):
 
 # %%
 z = np.array([1.0, -0.5, 2.0, 0.3])
@@ -99,17 +99,15 @@ for h in (1e-1, 1e-2, 1e-3, 1e-4):
 # %%
 z5 = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
 for c in (1, 8, 64):
-    p = softmax(c * z5)
-    print(f"logits × {c:2d}: max p = {p.max():.4f}, ||J||_F = {gradients.jacobian_frobenius(p):.2e}")
+    print(f"logits × {c:2d}: max p = {softmax(c * z5).max():.4f}, ||J||_F = {gradients.jacobian_frobenius(softmax(c * z5)):.2e}")
 
 # %% [markdown]
-# The Jacobian shrinks as the softmax sharpens, and a bound says by how much. With $m = \max_i p_i$,
+# The Jacobian shrinks as the softmax sharpens. With $m = \max_i p_i$,
 #
 # $$|J_{ij}| \;\le\; \|J\|_F \;\le\; 2\,(1 - m).$$
 #
-# The gap $1 - m$ is the weight left for all the other keys: a softmax with 99.99% on one key has a
-# Jacobian of Frobenius norm at most 0.0002. (The proof, four short steps, is in the deep dive.)
-# Check the bound on 5000 random softmaxes of 8 logits, from flat to extremely peaked:
+# $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$ (proof in
+# the deep dive). Checked on 5000 random softmaxes of 8 logits, flat to extremely peaked:
 
 # %%
 c = np.exp(rng.uniform(np.log(0.1), np.log(40.0), 5000))  # logit scales from 0.1 to 40
@@ -157,9 +155,9 @@ gradients_plots.jacobian_bound_figure(gap, fro).figure
 # %% [markdown]
 # ## 4. When the upstream gradient is not bounded
 #
-# The bound needs a bounded $g$. Put cross-entropy directly on $p$ with target key $t$, $L = -\ln p_t$, and
-# $g_t = -1/p_t$ grows without bound as $p_t \to 0$; then $J^\top g = p - e_t$, which does not vanish however
-# saturated $p$ is ([notebook 09](09_training_with_and_without_scale.ipynb) checks this on its own model,
+# The bound needs a bounded $g$. Put cross-entropy directly on $p$ with target key $t$, $L = -\ln p_t$:
+# $g = -e_t/p_t$ grows without bound as $p_t \to 0$, and $J^\top g = (\mathrm{diag}\,p - pp^\top)(-e_t/p_t) = -e_t + p$,
+# which does not vanish however saturated $p$ is ([notebook 09](09_training_with_and_without_scale.ipynb) checks this on its own model,
 # in the deep dive on why that model has a read-out). A softmax saturated on the *wrong* key, with that loss:
 
 # %%
@@ -168,15 +166,14 @@ g = np.array([0.0, -1 / p[1], 0.0])  # dL/dp for L = -log p_2
 verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.norm(gradients.logit_gradient(p, g)), np.linalg.norm(p - [0, 1, 0]), rtol=1e-9)
 
 # %% [markdown]
-# An attention softmax is not in this case: its $g$ comes from bounded values. Back to the rule.
+# An attention softmax's $g$ comes from bounded values: back to the rule.
 #
 # ## 5. Gradient size against $d_k$
 #
-# Now the attention setting of notebook 05: one query against $n = 8$ keys, all components
-# $N(0,1)$. There is no real loss here, so a random $g = \partial L/\partial p \sim N(0, I)$ stands in
-# for the bounded gradient from above. We measure $\|J\|_F$, the gradient reaching the **logits**
+# One query against $n = 8$ keys, all components $N(0,1)$. With no real loss, a random
+# $g = \partial L/\partial p \sim N(0, I)$ stands in for the bounded gradient from above. We measure $\|J\|_F$, the gradient reaching the **logits**
 # $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
-# through $z_j = c\,q\cdot k_j$), over 20 000 random queries per $d_k$: their **mean** and **median**.
+# through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient shrink steadily, collapse, or stay? Does the mean tell the same story as the median?
 
@@ -186,39 +183,40 @@ grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, r
 gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
-# Filled markers: the mean (bars ±1 SE); hollow: the median. **What happened:** the common guess,
-# a steady shrinking, fails twice. Unscaled (vermillion, dashed), the typical (median) query's
-# gradient *collapses*, to below $10^{-10}$ at $d_k = 4096$, while the mean falls slowly,
-# and for the query not at all. Scaled (blue, solid), every size stays in a narrow band:
+# Filled markers: the mean (bars ±1 SE); hollow: the median. **What happened:** Unscaled (vermillion, dashed), the median query's gradient *collapses*, below $10^{-10}$ at
+# $d_k = 4096$; the mean to the logits falls far less, and the mean to the query *rises*, above the
+# scaled one from $d_k = 4$ on. Scaled (blue, solid), every size stays in a narrow band:
 
 # %%
+print("mean ||dL/dq||, unscaled / scaled: " + ", ".join(f"d_k = {d}: {grads['unscaled'].query_grad_norm.mean[i]:.2f} / {grads['sqrt'].query_grad_norm.mean[i]:.2f}" for d, i in ((1, 0), (4, 2), (64, 6), (4096, 12))))
 for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
     s_mean, u_med = getattr(grads["sqrt"], field).mean, getattr(grads["unscaled"], field).median
-    verify(f"scaled {field}: smallest mean > 2/3 of the largest", s_mean.min() > 2 / 3 * s_mean.max(),
-           f"{s_mean.min():.3f} to {s_mean.max():.3f}")
+    verify(f"scaled {field}: smallest mean > 2/3 of the largest", s_mean.min() > 2 / 3 * s_mean.max(), f"{s_mean.min():.3f} to {s_mean.max():.3f}")
     verify(f"unscaled {field}: median < 1e-10 at d_k = 4096", u_med[-1] < 1e-10)
 
 # %% [markdown]
-# Why is the unscaled *mean* gradient to the query even **larger** than the scaled one at large $d_k$,
-# when the typical query gets nothing? A heavy tail. $\|\partial L/\partial q\| = c\,\|K^\top (Jg)\|$ and
-# the keys have length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does.
-# So a rare query whose two largest logits are nearly tied (its softmax not saturated, $J$ not small)
-# gets a kick about $\sqrt{d_k} = 64$ times the scaled size. At $d_k = 4096$, per query:
+# Why is the unscaled *mean* to the query larger than the scaled one when the typical query gets
+# nothing? A heavy tail. $\|\partial L/\partial q\| = c\,\|K^\top (Jg)\|$ and the keys have length about
+# $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So a rare query whose two
+# largest logits are nearly tied ($J$ not small) gets a large kick. Per query, at four $d_k$:
 
 # %%
-tail = {s: gradients.gradient_samples([4096], n_keys, n_queries, scale=s, rng=SEED + 1) for s in ("unscaled", "sqrt")}
-u_q, s_q = (tail[s].query_grad_norm[0] for s in ("unscaled", "sqrt"))
-tie = tail["unscaled"].jacobian_norm[0] > 0.1  # near ties: the softmax far from one-hot
-print(f"||dL/dq||: unscaled mean {u_q.mean():.2f}, median {np.median(u_q):.1e}; scaled mean {s_q.mean():.2f}, median {np.median(s_q):.2f}")
-print(f"unscaled: {tie.mean():.1%} of queries are near ties (||J||_F > 0.1), with median kick {np.median(u_q[tie]):.1f}; they carry {u_q[tie].sum() / u_q.sum():.0%} of the unscaled total")
-verify("unscaled mean > scaled mean while its median < 1e-8; near ties, < 10 % of queries, carry > 80 % of it",
-       u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and tie.mean() < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
+d_tail = (64, 256, 1024, 4096)
+tail = {s: gradients.gradient_samples(d_tail, n_keys, n_queries, scale=s, rng=SEED + 1) for s in ("unscaled", "sqrt")}
+for i, d in enumerate(d_tail):
+    u_q, s_q, tie = tail["unscaled"].query_grad_norm[i], tail["sqrt"].query_grad_norm[i], tail["unscaled"].jacobian_norm[i] > 0.1
+    kick, frac = np.median(u_q[tie]), tie.mean()  # near ties: ||J||_F > 0.1, the softmax far from one-hot
+    print(f"d_k = {d:4d}: unscaled mean {u_q.mean():.2f}, median {np.median(u_q):.1g}; scaled median {np.median(s_q):.2f}; near ties {frac:.1%} "
+          f"(× √d_k = {frac * np.sqrt(d):.2f}), median kick {kick:.1f} (/ √d_k = {kick / np.sqrt(d):.2f}; {kick / np.median(s_q):.0f}× scaled), carrying {u_q[tie].sum() / u_q.sum():.0%}")
+verify("d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 % of queries carry > 80 %",
+       u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
 
 # %% [markdown]
-# So the unscaled mean is a few percent of queries times kicks many times the scaled size, and the
-# median — the typical query — is essentially zero. Nothing for most queries and rare, large, noisy kicks
-# for a few is a poor learning signal; scaled attention gives the typical query a gradient of the same
-# modest size at every $d_k$. Notebook 09 trains both.
+# At $d_k = 4096$, 6 % of queries are near ties, with a median kick 37× the scaled median. From $d_k = 64$
+# to 4096 the fraction times $\sqrt{d_k}$ stays near 3.5–4 and the kick over $\sqrt{d_k}$ near 0.2: a
+# fraction of about $1/\sqrt{d_k}$ (deep dive below) times a kick of about $\sqrt{d_k}$, so the mean stays
+# roughly constant. The median, the typical query, is essentially zero: a poor learning signal.
+# Notebook 09 trains both.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -279,25 +277,23 @@ verify_close("f √d_k at d_k = 4096 against the limit f_G(0) t", frac * np.sqrt
 # ## 6. Explorer: the Jacobian as $d_k$ grows
 #
 # One query against 8 keys, its Jacobian $J_{ij} = \partial p_i/\partial z_j$ as a heatmap (colour
-# limits $\pm 1/4$, the largest any entry can be), at $d_k$ = 1, 16, 256 and 4096. Which query? One
-# drawn blindly can be a rare near tie, which shows the exception, not the rule. So the code picks a
-# **typical** one: of the 99 queries of seeds 0–98, the one whose unscaled $\|J\|_F$ at $d_k = 64$ is the
-# median. Beside it, seed 0, a near tie:
+# limits $\pm 1/4$, the largest any entry can be), at $d_k$ = 1, 16, 256 and 4096. A query drawn blindly
+# can be a rare near tie, so the code picks a **typical** one: of seeds 0–98, the query whose unscaled
+# $\|J\|_F$ is closest to the median at all four $d_k$ (percentiles summed). Also $d_k = 64$, where the explorer opens:
 
 # %%
-typical = gradients.typical_query_seed(D_K_CHOICES, 64, n_keys, seeds=range(99))  # median unscaled ||J||_F at d_k = 64
-norms = {seed: gradients.jacobian_panels([64], saturation.prefix_logits(D_K_CHOICES, n_keys, rng=seed)[[6]]).frobenius[:, 0] for seed in (typical, 0)}
-for seed, (u, sc) in norms.items():
-    print(f"seed {seed}: ||J||_F at d_k = 64 = {u:.2f} unscaled, {sc:.2f} scaled")
-verify(f"typical query (seed {typical}): unscaled below scaled; seed 0: a near tie, unscaled above", norms[typical][0] < norms[typical][1] and norms[0][0] > norms[0][1])
-shown = [D_K_CHOICES.index(d) for d in (1, 16, 256, 4096)]
-gradients_plots.jacobian_small_multiples(gradients.jacobian_panels(np.array(D_K_CHOICES)[shown], saturation.prefix_logits(D_K_CHOICES, n_keys, rng=typical)[shown]))
+panel_d = (1, 16, 256, 4096)
+typical = gradients.typical_query_seed(D_K_CHOICES, panel_d, n_keys, seeds=range(99))
+fro = np.array([gradients.jacobian_panels(D_K_CHOICES, saturation.prefix_logits(D_K_CHOICES, n_keys, rng=s)).frobenius for s in range(99)])  # (seed, scale, d_k)
+for i in [D_K_CHOICES.index(d) for d in panel_d + (64,)]:
+    print(f"d_k = {D_K_CHOICES[i]:4d}: seed {typical} ||J||_F unscaled {fro[typical, 0, i]:.2g} (percentile {np.mean(fro[:, 0, i] < fro[typical, 0, i]):.0%}), scaled {fro[typical, 1, i]:.2f}")
+verify(f"seed {typical}: unscaled below scaled at d_k = 16, 64, 256, 4096", np.all(fro[typical, 0, [4, 6, 8, 12]] < fro[typical, 1, [4, 6, 8, 12]]))
+gradients_plots.jacobian_small_multiples(gradients.jacobian_panels(panel_d, saturation.prefix_logits(D_K_CHOICES, n_keys, rng=typical)[[D_K_CHOICES.index(d) for d in panel_d]]))
 
 # %% [markdown]
-# Unscaled, the typical query's heatmap fades to flat (all entries near 0) as $d_k$ grows; scaled, it keeps
-# its contrast. The explorer opens on this query at $d_k = 64$. Drag $d_k$ and the seed (seed 0 shows the
-# near tie: unscaled above scaled, the rare case that carries the unscaled mean); on the right, the star
-# marks this query's $\|J\|_F$ against the mean and median curves.
+# Unscaled, this query's heatmap fades to flat ($\|J\|_F$ from 0.36 to $7\times10^{-12}$); scaled, it keeps
+# its contrast (about 0.35). The explorer opens on it at $d_k = 64$. Drag $d_k$ and the seed (seed 0
+# is a near tie, unscaled above scaled at $d_k = 64$); the star marks the query's $\|J\|_F$ against the mean and median curves.
 
 # %% tags=["nbval-ignore-output"]
 explorer = JacobianExplorer()
@@ -307,14 +303,13 @@ explorer
 # ## Summary
 #
 # - $J = \partial p/\partial z = \mathrm{diag}(p) - pp^\top$; central differences agree to $O(h^2)$.
-# - $|J_{ij}| \le \|J\|_F \le 2\,(1 - \max_i p_i)$: for a bounded upstream gradient, as in attention, a nearly
-#   one-hot softmax passes back almost nothing ($\|Jg\| \le \|J\|_F\|g\|$). An unbounded one, such as
-#   cross-entropy placed directly on $p$, escapes the bound (notebook 09).
-# - Unscaled, the typical query's gradient to the logits and to $q$ collapses (medians below
-#   $10^{-10}$ at $d_k = 4096$ for 8 keys). The unscaled *mean* to $q$ is even larger than the scaled one:
-#   a heavy tail of rare near ties, each a kick about $\sqrt{d_k}$ times the scaled size.
-# - Scaled, the smallest mean of each size over $d_k = 1 \dots 4096$ is more than two-thirds of its
-#   largest, and for the query at $d_k = 4096$ mean and median are within a factor 1.5.
+# - $|J_{ij}| \le \|J\|_F \le 2\,(1 - \max_i p_i)$ and $\|J^\top g\| \le \|J\|_F\|g\|$: with a bounded upstream
+#   gradient, as in attention, a nearly one-hot softmax passes back almost nothing. An unbounded one
+#   (cross-entropy directly on $p$) escapes the bound.
+# - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$,
+#   8 keys). The unscaled *mean* to $q$ rises above the scaled one: about $1/\sqrt{d_k}$ of queries, near
+#   ties, get kicks of about $\sqrt{d_k}$ (37× the scaled median at $d_k = 4096$).
+# - Scaled, each size's smallest mean over $d_k = 1 \dots 4096$ is over two-thirds of its largest.
 #
 # ## Exercises
 #
@@ -348,7 +343,7 @@ _ = check("06.largest_entry", answer)
 # Off the diagonal every entry is $-p_ip_j < 0$; on it, $p_i(1 - p_i)$ = 0.21, 0.16, 0.09. The largest is 0.21.
 # </details>
 #
-# **Exercise 3 (conceptual).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
+# **Exercise 3 (apply).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
 # cross-entropy on $p$ with target key 2, $L = -\ln p_2$. What is $\|\partial L/\partial z\|$?
 # (three significant figures) Does the bound $\|J\|_F \le 2(1 - \max p)$ say it must be small? Why not?
 
@@ -386,6 +381,23 @@ _ = check("06.softmax_jacobian", my_softmax_jacobian)
 # ```
 #
 # `np.diag(p)` puts $p_i$ on the diagonal ($\delta_{ij}p_i$); `np.outer(p, p)` holds $p_ip_j$.
+# </details>
+#
+# **Exercise 5 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
+# unscaled attention learn better? (a) yes; (b) no, a few near ties carry the mean; (c) no, the bound
+# $\|J^\top g\| \le \|J\|_F\|g\|$ fails there. A letter, then why.
+
+# %%
+answer = None  # replace None with a letter, e.g. "a"
+_ = check("06.mean_vs_typical", answer)
+
+# %% [markdown]
+# <details><summary>Solution</summary>
+#
+# (b). Section 5: about 6 % of queries, near ties, get kicks about 37× the scaled median, and they carry
+# about 90 % of the unscaled mean; the median query's gradient is below $10^{-10}$. The bound holds for
+# every query, (c) is wrong: near ties simply have a $J$ that is not small. A learning signal that reaches
+# a few queries in a hundred, in large noisy kicks, is worse than a modest one for every query.
 # </details>
 #
 # ---

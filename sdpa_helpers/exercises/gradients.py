@@ -4,7 +4,7 @@ import numpy as np
 
 from ..attention import softmax, softmax_jacobian
 from ..gradients import finite_difference_jacobian, logit_gradient
-from . import Slip, numeric_checker, register
+from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 _HALF = np.array([0.5, 0.5])
 _P3 = np.array([0.7, 0.2, 0.1])
@@ -41,23 +41,13 @@ _NAMES = ["p = [0.5, 0.5]", "3 keys", "5 keys", "nearly one-hot p"]
 _H, _TOL = 1e-5, 1e-8
 
 
-def _check_jacobian(fn):
-    if not callable(fn):
-        return False, f"expected a function, got {type(fn).__name__}"
-    for name, z in zip(_NAMES, _LOGITS):
-        p = softmax(z)
-        want = finite_difference_jacobian(softmax, z, h=_H)  # (n, n): d p_i / d z_j
-        try:
-            got = np.asarray(fn(p.copy()), dtype=float)
-        except Exception as exc:
-            return False, f"your function raised {type(exc).__name__} on {name}."
-        if got.shape != want.shape:
-            return False, f"on {name} your function returned shape {got.shape}, expected {want.shape}."
-        if not np.isfinite(got).all():
-            return False, f"on {name} your function returned NaN or inf."
-        if not np.allclose(got, want, rtol=0, atol=_TOL):
-            return False, f"on {name} your Jacobian differs from finite differences of the softmax."
-    return True, f"agrees with central finite differences on all {len(_LOGITS)} cases."
+def _finite_difference_reference(p):
+    """Central differences of the softmax at logits z = ln p (softmax(ln p) = p), shape (n, n)."""
+    return finite_difference_jacobian(softmax, np.log(np.asarray(p, dtype=float)), h=_H)
+
+
+_check_jacobian = function_checker(_finite_difference_reference, [(softmax(z),) for z in _LOGITS],
+                                   rtol=0.0, atol=_TOL, names=_NAMES)
 
 
 register(
@@ -80,5 +70,18 @@ register(
         Slip(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET])),
              "J·(0, −1): dL/dp_2 is −1/p_2, not −1, and that 1/p_2 is what escapes the bound"),
         Slip(2 * (1 - _WRONG.max()), "the bound 2 (1 − max p) on ‖J‖_F; dL/dz = J g with an unbounded g"),
+        Slip(2 * (1 - _WRONG.max()) / _WRONG[_TARGET],
+             "the bound ‖J‖_F ‖g‖ ≤ 2 (1 − max p) · 1/p_2 = 0.02 × 100, an upper limit, not the gradient itself"),
     ]),
+)
+
+register(
+    "06.mean_vs_typical",
+    "Unscaled, at d_k = 4096, the mean gradient to the query is larger than the scaled one. Does unscaled "
+    "attention learn better? (a) yes; (b) no, a few near ties carry the mean; "
+    "(c) no, the bound ||Jᵀg|| <= ||J||_F ||g|| fails there. Answer with a letter.",
+    "Compare the mean with the median in section 5, and ask which queries the near ties are.",
+    choice_checker("b", {"a": "a bigger mean signal: but the median query gets below 1e-10",
+                         "b": "a few near ties carry the mean; the typical query gets almost nothing",
+                         "c": "the bound fails: it holds for every query; near ties just have a J that is not small"}),
 )

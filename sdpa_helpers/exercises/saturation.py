@@ -53,10 +53,10 @@ register(
     "05.onset_moves",
     "Notebook 05 measured the onset of saturation (the d_k where one query's mean unscaled entropy first "
     "falls 1 nat below ln n) for 16 and for 1024 keys. Going from 16 to 1024 keys, the onset "
-    "(a) grows like ln n, by 2.5×; (b) stays at a few units of d_k (it even comes a little earlier); "
+    "(a) grows like ln n, by 2.5×; (b) stays at a few units of d_k (it comes a little earlier, toward the law's 2); "
     "(c) grows like n, by 64×. Answer with a letter.",
-    "Read the two measured onsets printed in section 5, not the law: where does the 1-nat drop happen?",
-    choice_checker("b", {"a": "grows like ln n, by 2.5× (what the law at σ² = ln n suggested, where it fails)",
+    "Read the measured onsets printed in section 5 for 16 and for 1024 keys.",
+    choice_checker("b", {"a": "grows like ln n, by 2.5×: the measured onsets are about 4 (16 keys) and 2.2 (1024 keys)",
                          "b": "stays at a few units of d_k",
                          "c": "grows like n, by 64×"}),
 )

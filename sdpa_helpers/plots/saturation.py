@@ -266,7 +266,7 @@ def law_check_figure(sigma2, measured, n_keys):
             ax.axhline(np.log(n), **REFERENCE)
             ax.set(xlabel=r"logit variance $\sigma^2$", ylabel="entropy $H$ (nats)", ylim=(0, np.log(n) * 1.05),
                    title=f"n = {n} keys")
-            ax.legend(loc="upper right", fontsize=8)
+            ax.legend(loc="lower left", fontsize=8)  # clear of the sigma^2 = ln n label at the top
     return fig
 
 

@@ -3,8 +3,8 @@
 - :class:`JacobianExplorer` -- drag d_k: the Jacobian ``diag(p) - p p^T`` of one query's
   softmax as two heatmaps (unscaled, scaled), and its Frobenius norm against the Monte Carlo
   curves (mean and median over random queries). It opens on a *typical* query: of the 99 queries of
-  seeds 0-98, the one whose unscaled ``||J||_F`` at d_k = 64 is the median
-  (:func:`sdpa_helpers.gradients.typical_query_seed`), not a rare near tie.
+  seeds 0-98, the one whose unscaled ``||J||_F`` is closest to the median at the d_k of notebook 06's heatmaps,
+  :data:`TYPICAL_AT` (:func:`sdpa_helpers.gradients.typical_query_seed`), not a rare near tie.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ __all__ = ["JacobianExplorer"]
 #: Queries averaged per d_k in the explorer's curves, and their seed.
 N_QUERIES = 2000
 CURVE_SEED = 2024
-#: The d_k the explorer opens at; its opening query is the typical one there.
+#: The d_k the explorer opens at.
 DEFAULT_D_K = 64
+#: The d_k at which its opening query is typical (notebook 06's heatmap panels).
+TYPICAL_AT = (1, 16, 256, 4096)
 #: Smallest norm shown on the log axis; smaller values sit on the bottom edge.
 NORM_FLOOR = 1e-16
 
@@ -58,7 +60,7 @@ class JacobianExplorer(Explorer):
     n_keys = 8
 
     def _controls(self):
-        typical = typical_query_seed(D_K_CHOICES, DEFAULT_D_K, self.n_keys, seeds=range(99))
+        typical = typical_query_seed(D_K_CHOICES, TYPICAL_AT, self.n_keys, seeds=range(99))
         return {"d_k": d_k_slider(DEFAULT_D_K), "seed": seed_slider(typical)}
 
     def _setup(self, fig):
