@@ -605,7 +605,7 @@ for t in models.TECHNIQUES:
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$, $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor ($1/9$ for PyTorch's default).
 # - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
-# - 00's argument holds at initialisation for T5 (std 1) and GPT-2 (std 0.307, mostly thanks to its 0.02 weights); after training, untested here.
+# - 00's argument holds at initialisation for T5 (std 1) and GPT-2 (std 0.307; unsaturated even unscaled, thanks to its 0.02 weights); after training, untested here.
 #
 # ## Exercises
 #
