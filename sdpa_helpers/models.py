@@ -81,7 +81,7 @@ class Technique(NamedTuple):
     source: str
 
 
-#: GPT-2's weight initialisation: every projection N(0, 0.02^2) (``conv1d(w_init_stdev=0.02)``).
+#: GPT-2's initialisation of ``c_attn`` (W_Q, W_K, W_V): N(0, 0.02^2), ``conv1d(w_init_stdev=0.02)``.
 GPT2_INIT_STD = 0.02
 
 #: Gemma 2's attention-logit soft-cap: logits -> 50 tanh(logits / 50).

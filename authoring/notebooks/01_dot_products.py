@@ -43,8 +43,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$q\cdot k = \sum_{i=1}^{d_k} q_i k_i = q_1 k_1 + q_2 k_2 + \dots + q_{d_k} k_{d_k}.$$
 #
-# Multiply the matching components, add the products: one number. In numpy, `q @ k`
-# computes it (so do `np.dot(q, k)` and `np.sum(q * k)`). Against a plain loop:
+# Multiply the matching components, add the products. In numpy, `q @ k` computes it (so do
+# `np.dot(q, k)` and `np.sum(q * k)`). Against a plain loop:
 
 # %%
 q = np.array([1, 2, 3])
@@ -54,9 +54,9 @@ print("products q_i k_i:", (q * k).tolist(), "| loop:", by_loop, "| q @ k:", q @
 verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np.dot(q, k) == np.sum(q * k))
 
 # %% [markdown]
-# Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\theta$ the angle
-# between the vectors: positive when they point the same way, 0 when perpendicular,
-# negative when they point apart: a score of how well a query matches a key (section 6).
+# Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\lVert q\rVert$ the length
+# and $\theta$ the angle between the vectors: positive when they point the same way, 0 when
+# perpendicular, negative when they point apart: a score of how well a query matches a key.
 #
 # ## 2. How to see that the spread grows with the dimension
 #
@@ -71,9 +71,9 @@ print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.t
 
 # %% [markdown]
 # The 3-d set spreads about twice as much. But three hand-picked, all-positive pairs are
-# poor evidence: the spread reflects which numbers were picked, not only $d_k$; with positive
-# components every product adds, so the *mean* grows too (real queries and keys have both
-# signs); and the standard deviation of three numbers is very noisy.
+# poor evidence: the spread reflects which numbers were picked; with positive components
+# the *mean* grows too (real queries and keys have both signs); and the standard deviation
+# of three numbers is very noisy.
 #
 # **Predict:** draw three random pairs (standard normal components) in 2-d and three in 3-d,
 # many times over. How often does the 3-d set come out *less* spread: almost never, about 1 time
@@ -87,20 +87,21 @@ verify("with three pairs each, the comparison points the wrong way over a third 
        f"3-d below 2-d in {wrong_way:.1%} of {reps} tries")
 
 # %% [markdown]
-# About two times in five. Sound evidence is a *distribution* of many random dot products at a
-# small and a large $d_k$: the notes this course grew from drew that, at 2 and 100 dimensions,
-# before concluding that the spread grows with the dimension. Redrawn, 5000 pairs each:
+# About two times in five. Sound evidence is a *distribution* of many random dot products:
+# 5000 pairs each at 2 and 100 dimensions. Each check line below allows for the simulation's
+# own noise (how: deep dive after section 5).
 
 # %%
 wide = {d: sample_dot_products(d, 5000, rng=rng) for d in (2, 100)}  # (5000,) each
 for d, s in wide.items():
-    spread, se = dot_products.std_with_se(s)  # the sample std and its standard error
-    verify_close(f"std of q·k at d_k = {d}", spread, np.sqrt(d), se=se)
+    spread, noise = dot_products.std_with_se(s)  # the measured std, and how much it wobbles run to run
+    verify(f"std of q·k at d_k = {d}: {spread:.2f}, matches √{d} = {np.sqrt(d):.2f} within simulation noise",
+           abs(spread - np.sqrt(d)) <= 4 * noise)
 dot_products_plots.distribution_comparison(wide).figure
 
 # %% [markdown]
-# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$): with this many
-# draws the conclusion is safe. *How* it grows needs more $d_k$ (section 5).
+# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$). *How* it
+# grows needs more $d_k$ (section 5).
 #
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
@@ -124,8 +125,7 @@ dot_products_plots.score_table(Q, K, decimals=0).figure
 
 # %% [markdown]
 # Row $i$ holds query $i$ against every key: the row the softmax turns into attention
-# weights (notebook 05). For 1-D and 2-D arrays `np.dot` and `@` agree; for scalars and
-# stacks of matrices they differ (deep dive).
+# weights. For 1-D and 2-D arrays `np.dot` and `@` agree (deep dive: where they differ).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: `np.dot` and `@` on scalars and on stacks of matrices
@@ -165,83 +165,96 @@ verify("np.dot(A3, B3)[a, :, b, :] = A3[a] @ B3[b]",
 # |---|---|---|---|
 # | Hadamard product | $(A\circ B)_{ij} = A_{ij} B_{ij}$ | $(n, d)$ | `A * B` |
 # | row-wise dot product | $a_i\cdot b_i = \sum_j (A\circ B)_{ij}$ | $(n,)$ | `(A * B).sum(axis=1)` |
-# | Frobenius product | $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \operatorname{trace}(A^\top B)$ | one number | `(A * B).sum()` |
+# | Frobenius product | $\langle A, B\rangle_F = \sum_i a_i\cdot b_i$ | one number | `(A * B).sum()` |
 #
-# Each is the previous one summed over one more axis. Beware other texts' notation: some
-# write the Frobenius product as $A\cdot B$ (one number), others write $Q\cdot K^\top$ for the
-# *matrix* product $QK^\top$ (a table). One dot, two products; this course writes
-# $\langle A, B\rangle_F$ and $QK^\top$. On small integer matrices, one colour scale for every panel:
+# Each sums the previous one over one more axis. Beware: some texts write the Frobenius
+# product as $A\cdot B$ (one number), others write $Q\cdot K^\top$ for the *matrix* product
+# $QK^\top$ (a table). This course writes $\langle A, B\rangle_F$ and $QK^\top$. On small integers:
 
 # %%
 A = np.array([[1, -2, 0, 3], [2, 1, -1, 0], [0, 3, 1, -2]])
 B = np.array([[2, 1, -1, 1], [-1, 0, 2, 3], [1, 2, 0, 1]])
 print("row-wise dots:", (A * B).sum(axis=1).tolist(), "| <A, B>_F =", (A * B).sum())
 verify("row-wise dots = the diagonal of A Bᵀ", np.array_equal((A * B).sum(axis=1), np.diag(A @ B.T)))
-verify("<A, B>_F = sum of A ∘ B = trace(Aᵀ B)", (A * B).sum() == np.trace(A.T @ B))
+verify("<A, B>_F = sum of A ∘ B = sum of the row-wise dots", (A * B).sum() == (A * B).sum(axis=1).sum())
 dot_products_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
-# The sampler `sample_dot_products` below returns such row-wise dots for $n$ random pairs.
+# `sample_dot_products` below returns such row-wise dots for $n$ random pairs.
 #
 # ## 5. Random vectors: the spread grows with $d_k$
 #
-# In a model, $q$ and $k$ are not hand-picked. Think of their components as independent
-# random numbers with mean 0 and variance 1 (notebook 08 asks when that is true).
-#
-# Notebook 00 showed the spread growing like $\sqrt{d_k}$; here it is measured: 1000 standard
-# normal pairs per $d_k$, each check within 4 standard errors (SE, notebook 03):
+# Think of the components of $q$ and $k$ as independent random numbers with mean 0 and
+# variance 1 (notebook 08 asks when that is true).
+# Notebook 00 showed the spread growing like $\sqrt{d_k}$; here it is measured, 1000 standard
+# normal pairs per $d_k$:
 
 # %%
 d_ks, n_pairs = [1, 4, 16, 64, 256, 1024, 4096], 1000
 dots = {d_k: sample_dot_products(d_k, n_pairs, rng=rng) for d_k in d_ks}  # (n_pairs,) each
 for d_k, s in dots.items():
-    spread, se = dot_products.std_with_se(s)  # SE(std) ≈ √((m4 − s⁴)/n) / (2s)
-    verify_close(f"std of q·k at d_k = {d_k}", spread, np.sqrt(d_k), se=se)
+    spread, noise = dot_products.std_with_se(s)  # the measured std, and how much it wobbles run to run
+    verify(f"std of q·k at d_k = {d_k}: {spread:.3g}, matches √d_k = {np.sqrt(d_k):.3g} within simulation noise",
+           abs(spread - np.sqrt(d_k)) <= 4 * noise)
 dot_products_plots.spread_growth(dots)
 
 # %% [markdown]
 # Slope ½ on log axes. The $d_k$ products $q_i k_i$, each of size about 1 and either sign, partly
 # cancel like the steps of a random walk; notebook 02 proves $\mathrm{Var}(q\cdot k) = d_k$.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how "within simulation noise" is decided
 #
+# A standard deviation $s$ measured from $n$ random draws wobbles from run to run. Its typical
+# wobble, the *standard error* (SE; notebooks 02 and 03 build it up), is about
+# $\sqrt{(m_4 - s^4)/n}\,/\,(2s)$, with $m_4$ the mean fourth power of the deviations from the
+# mean (`dot_products.std_with_se`). A check line passes when the measurement lies within 4 SE
+# of the theory. Section 5's measurements, in SE:
+
+# %% tags=["deep-dive"]
+for d_k, s in dots.items():
+    spread, se = dot_products.std_with_se(s)
+    m4 = np.mean((s - s.mean()) ** 4)
+    verify_close(f"SE at d_k = {d_k} = √((m4 − s⁴)/n)/(2s)", se, np.sqrt((m4 - spread**4) / s.size) / (2 * spread), rtol=0.01)
+    verify_close(f"std of q·k at d_k = {d_k}", spread, np.sqrt(d_k), se=se)
+
+# %% [markdown]
 # ## 6. The same result, seen as lengths and an angle
 #
-# A second route, through $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for the same
-# independent components; the "$\approx$" below hold for large $d_k$:
-# - $\lVert q\rVert^2 = \sum_i q_i^2$ has mean $d_k$ and a relative spread that shrinks like $1/\sqrt{d_k}$, so $\lVert q\rVert \approx \sqrt{d_k}$; so does $\lVert k\rVert$;
-# - two random directions in many dimensions are nearly perpendicular: $\cos\theta$ has mean 0 and variance $1/d_k$ (exactly, for normal components) and is close to normal, $\cos\theta \approx N(0, 1/d_k)$;
-# - so $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k) = N(0, d_k)$: spread $\sqrt{d_k}$, as in section 5.
+# A second route: $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for the same independent
+# components. Measure each factor in units that would stay put if it just scaled with $d_k$:
+# the length $\lVert q\rVert/\sqrt{d_k}$ and the cosine $\sqrt{d_k}\cos\theta$.
 #
-# **Predict:** as $d_k$ grows, which of the three factors changes shape: the lengths
-# $\lVert q\rVert/\sqrt{d_k}$, the scaled cosine $\sqrt{d_k}\cos\theta$, or neither?
+# **Predict:** as $d_k$ grows, which changes shape: the lengths $\lVert q\rVert/\sqrt{d_k}$,
+# the scaled cosine $\sqrt{d_k}\cos\theta$, or neither?
 
 # %%
 parts = {}
 for d_k in (4, 16, 256, 1024):
     qs, ks = sample_components((5000, d_k), rng=rng), sample_components((5000, d_k), rng=rng)
-    norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)
-    cos = np.einsum("ij,ij->i", qs, ks) / (norm_q * norm_k)
-    parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos,
-                  "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
-verify_close("Var(√d_k cos θ) at d_k = 1024", np.var(parts[1024]["cos"], ddof=1), 1024 * dot_products.cosine_moments(1024).var,
-             se=np.sqrt(2 / 5000))
+    norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)  # lengths ‖q‖, ‖k‖: (5000,)
+    cos = (qs * ks).sum(axis=1) / (norm_q * norm_k)  # row-wise dots (section 4) over the lengths
+    parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos, "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
+var_cos = np.var(parts[1024]["cos"], ddof=1)  # theory 1; its noise is about √(2/5000) = 0.02
+verify(f"Var(√d_k cos θ) at d_k = 1024: {var_cos:.2f}, matches 1 within simulation noise", abs(var_cos - 1) <= 4 * np.sqrt(2 / 5000))
 dot_products_plots.geometric_picture(parts)
 
 # %% [markdown]
-# The lengths change shape: they concentrate (left: curves narrow around 1). The
-# scaled cosine does not: its variance is 1 at every $d_k$ (exactly, for normal components;
-# checked at $d_k = 1024$), and from $d_k = 16$ on its histogram is close to $N(0, 1)$
-# (middle; at $d_k = 4$ it cannot leave $[-2, 2]$). Longer vectors, closer to
-# perpendicular: the product keeps the spread $\sqrt{d_k}$ (right). In notebook 08, QK-norm
-# divides out the lengths and keeps only $\cos\theta$.
+# The lengths change shape: they concentrate around 1 (left), since $\lVert q\rVert^2 = \sum_i q_i^2$
+# has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The scaled cosine does not
+# (middle): $\mathrm{Var}(\cos\theta) = 1/d_k$ at every $d_k$. Why: turn the axes so $k$ lies along
+# the first one; then $\cos\theta = u_1$, the first coordinate of the unit vector $u = q/\lVert q\rVert$.
+# For normal components every direction of $u$ is equally likely, so by symmetry each coordinate has
+# the same mean square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
+# So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k)$: spread $\sqrt{d_k}$ (right).
+# Notebook 08's QK-norm keeps only $\cos\theta$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the angle over several seeds, and why the route is exact for normal components
 #
 # For components that are independent standard normal, the direction $u = q/\lVert q\rVert$
 # is uniform on the sphere and independent of the length $\lVert q\rVert$ (and likewise for
-# $k$). Why $\mathrm{Var}(\cos\theta) = 1/d_k$ exactly: by symmetry $E\cos\theta = 0$; rotate
-# so that $k$ points along the first axis, then $\cos\theta = u_1$, and the $d_k$ squared
-# components of a unit vector sum to 1 and have equal means, so $E u_1^2 = 1/d_k$. Hence
+# $k$). With section 6's $\mathrm{Var}(\cos\theta) = 1/d_k$,
 # $\mathrm{Var}(q\cdot k) = E\lVert q\rVert^2\,E\lVert k\rVert^2\,\mathrm{Var}(\cos\theta)
 # = d_k\cdot d_k\cdot \tfrac1{d_k} = d_k$ exactly, the same answer as notebook 02's sum of
 # products. For other component distributions the length and the direction are not
@@ -254,7 +267,7 @@ var_cos = []
 for seed in range(5):
     g = make_rng(seed)
     u, v = sample_components((5000, 256), rng=g), sample_components((5000, 256), rng=g)
-    cos = np.einsum("ij,ij->i", u, v) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+    cos = (u * v).sum(axis=1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
     var_cos.append(256 * cos.var(ddof=1))
 print(f"d_k·Var(cos θ) over 5 seeds: median {np.median(var_cos):.3f}, range {min(var_cos):.3f} to {max(var_cos):.3f}")
 verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
@@ -265,9 +278,9 @@ verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
 #
 # - $q\cdot k = \sum_i q_i k_i = \lVert q\rVert\,\lVert k\rVert\cos\theta$; `q @ k` computes it.
 # - $QK^\top$ is the $(n_q, n_k)$ table of every query–key dot product: $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$.
-# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij} = \operatorname{trace}(A^\top B)$; "$A\cdot B$" and "$Q\cdot K^\top$" in other texts use one dot for two products.
-# - Three hand-picked pairs cannot show how a spread grows (random triples point the wrong way 2 times in 5); many random pairs at 2 and 100 dimensions can.
-# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$; for large $d_k$, lengths $\approx\sqrt{d_k}$ times $\cos\theta \approx N(0, 1/d_k)$ give the same.
+# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij}$; "$A\cdot B$" and "$Q\cdot K^\top$" in other texts use one dot for two products.
+# - Three hand-picked pairs cannot show how a spread grows (random triples point the wrong way 2 times in 5); many random pairs can.
+# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$; lengths $\approx\sqrt{d_k}$ times $\cos\theta$ of variance $1/d_k$ give the same.
 #
 # ## Exercises
 #
@@ -307,7 +320,7 @@ _ = check("01.frobenius", None)  # replace None with your answer, then run the c
 # <details><summary>Solution</summary>
 #
 # $A\circ B = \begin{bmatrix}2 & -2\\ -3 & 0\end{bmatrix}$; the row-wise dots are $0$ and $-3$;
-# their sum is $\langle A, B\rangle_F = -3$. In code: `np.sum(A * B)` or `np.trace(A.T @ B)`.
+# their sum is $\langle A, B\rangle_F = -3$. In code: `np.sum(A * B)`, or `np.trace(A.T @ B)` (the trace is the sum of the diagonal).
 # </details>
 #
 # **Exercise 4.** Write `rowwise_dot(A, B)`: for $A$, $B$ of shape $(n, d)$ it returns the

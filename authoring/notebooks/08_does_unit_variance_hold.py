@@ -8,16 +8,15 @@
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean 0 and variance $d_k$.
 #
 # In a real model $q = W_Q x$ and $k = W_K x'$ come from tokens $x$ through learned matrices.
-# Follow the assumption through a model's life — normalised tokens, random starting weights,
-# training — to a plain answer: does notebook 00's argument apply to GPT-2 and T5?
+# Does the assumption hold there, before training and after?
 #
 # **Learning goals**
-# - Derive $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$ for normalised tokens, and $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ from it.
-# - Put numbers on three common ways to draw the starting weights.
-# - See what training does to the logits, and what real models do about it.
+# - Derive $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ at initialisation.
+# - Put numbers on three weight rules.
+# - See what aligned queries and keys do to the logits, and what models do about it.
 #
 # **Prerequisites**
-# - Notebooks 02 (variances of independent terms add), 04 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$), 05 (saturation).
+# - Notebooks 02, 04 and 05.
 
 # %% [markdown]
 # ## Setup
@@ -46,12 +45,12 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
       f"| ipywidgets {ipywidgets.__version__} | sdpa_helpers {sdpa_helpers.__version__}")
 
 # %% [markdown]
-# ## 1. Before attention: LayerNorm gives every token mean 0 and variance 1
+# ## 1. Before attention: LayerNorm
 #
-# A token reaches attention as a vector $x$ of $d_\text{model}$ numbers (the model's width).
-# Most models since GPT-2 are *pre-LN*: a LayerNorm sits right before attention. It subtracts
-# the token's own mean and divides by its own standard deviation, both across its
-# $d_\text{model}$ numbers, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$. It normalises $x$, not $q$ or $k$.
+# A token reaches attention as a vector $x$ of $d_\text{model}$ numbers. Most models since GPT-2
+# put a LayerNorm right before attention (*pre-LN*): it subtracts the token's mean and divides
+# by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
+# (before its learned gain and bias, which start at 1 and 0). It normalises $x$, not $q$ or $k$.
 
 # %%
 d_model, d_k = 512, 64
@@ -61,17 +60,16 @@ verify("after LayerNorm every token has mean 0 and variance 1",
 verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, rtol=1e-4)
 
 # %% [markdown]
-# ## 2. At initialisation: the starting weights set $\mathrm{Var}(q_i)$
+# ## 2. At initialisation: the starting weights
 #
-# A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's inputs: $\text{fan\_in}$ of
-# them ($d_\text{model}$); its outputs number $\text{fan\_out}$ ($d_k$ for one head). Training
-# starts from independent random weights of mean 0 and variance $\mathrm{Var}(W)$. For a fixed
-# token, $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and independent variances add (02):
+# A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's $d_\text{model}$ inputs
+# (its *fan-in*; its outputs, $d_k$ for one head, are the *fan-out*). The weights start independent,
+# of mean 0 and variance $\mathrm{Var}(W)$. For a fixed token, $W_{ij}x_j$ has variance
+# $x_j^2\,\mathrm{Var}(W)$ (04), and independent variances add (02):
 #
 # $$\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W) \quad\text{(after LayerNorm).}$$
 #
-# $W_K$ is drawn independently of $W_Q$, so $q_i$ and $k_i$ are independent with mean 0, and
-# 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i) = d_k\,\mathrm{Var}(q_i)^2$.
+# $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i) = d_k\,\mathrm{Var}(q_i)^2$.
 # The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three rules in use:
 #
 # | rule for the starting weights | $\mathrm{Var}(W)$ |
@@ -83,7 +81,7 @@ verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, r
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks, 64 token pairs; the standard error treats each network as one draw.
+# The check: 32 random networks, 64 token pairs, each network one draw for the standard error.
 
 # %%
 RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
@@ -97,9 +95,9 @@ for scheme, name in RULES.items():
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's is above it (1 only for a square matrix). $1/\sqrt{d_k}$ still removes the $d_k$, not
-# the factor: the scaled logits have standard deviation $\mathrm{Var}(q_i)$, not 1. Against the footnote's
-# $N(0, 1)$ (dotted):
+# Xavier's is above it. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
+# variance $d_k\,\mathrm{Var}(q_i)^2/d_k$ (04), so standard deviation $\mathrm{Var}(q_i)$, not 1.
+# Against the footnote's $N(0, 1)$ (dotted):
 
 # %%
 panels = {RULES[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in RULES}
@@ -117,7 +115,7 @@ assumptions_plots.init_small_multiples(panels)
 # | Xavier/Glorot (Glorot & Bengio 2010) | $2/(\text{fan\_in}+\text{fan\_out})$ | 1 only for a square matrix |
 # | PyTorch `nn.Linear` default, $U(\pm 1/\sqrt{\text{fan\_in}})$ | $1/(3\,\text{fan\_in})$ | $1/3$ |
 # | He/Kaiming (He et al. 2015), made for ReLU layers | $2/\text{fan\_in}$ | $2$ |
-# | GPT-2, $N(0, 0.02^2)$ whatever the shape | $0.0004$ | $0.0004\, d_\text{model}$: grows with the width |
+# | GPT-2's $W_Q$, $W_K$ (`c_attn`), $N(0, 0.02^2)$ whatever the shape | $0.0004$ | $0.0004\, d_\text{model}$: grows with the width |
 #
 # PyTorch's default is written as `kaiming_uniform_(a=√5)`: a uniform with bound
 # $\sqrt{2/(1+a^2)}\cdot\sqrt{3/\text{fan\_in}} = 1/\sqrt{\text{fan\_in}}$. Checked, with a
@@ -287,17 +285,16 @@ ax.figure
 # at $d_\text{model} = 2500$ — of the widths here, only at 4096.
 
 # %% [markdown]
-# ## 3. During training: queries and keys start to agree
+# ## 3. During training: $q$ and $k$ agree
 #
-# Training teaches a query to match the keys it should attend to: $q$ and $k$ become
-# *correlated*. A simple model of that: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent
-# of $q$ and every component of mean 0 and variance 1; $\rho$, between $-1$ and $1$, is the
-# correlation of $q_i$ with $k_i$ (0: unrelated, 1: $k = q$).
+# Training makes a query match the keys it should attend to: $q$ and $k$ become
+# *correlated*. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
+# every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$ (0: unrelated, 1: $k = q$).
 #
 # **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
 # logit $q\cdot k/\sqrt{d_k}$ stay near 0, grow like $\sqrt{d_k}$, or grow like $d_k$?
 #
-# The histograms: top $\times 1/\sqrt{d_k}$, bottom $\times 1/d_k$, 1000 pairs per $d_k$:
+# Histograms, 1000 pairs per $d_k$ (top $\times 1/\sqrt{d_k}$, bottom $\times 1/d_k$):
 
 # %%
 rho, by_d_k = 0.5, {}
@@ -309,18 +306,15 @@ for d in (4, 64, 1024):
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
-# It grows like $\sqrt{d_k}$: 1, 4, 16. With pencil and paper:
+# Like $\sqrt{d_k}$: 1, 4, 16. With pencil and paper:
 # $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho$, so
 #
 # $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2)\ \text{(normal components, deep dive)}:$$
 #
 # the mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
 # At $d_k = 1024$ the matching key sits 16 above unrelated keys ($\approx N(0, 1)$): the softmax
-# saturates (05). With $1/d_k$ the mean stays $\rho$: that is why **μP** (Yang et al. 2022, a
-# recipe for scales that carry over from narrow to wide models) divides by $d_k$.
-#
-# Drag $d_k$ and $\rho$: the correlated key's scaled logits (orange), an unrelated key's (blue),
-# and the correlated key's mean logit under both scales.
+# saturates (05). With $1/d_k$ the mean stays $\rho$; **μP** (Yang et al. 2022) divides by $d_k$.
+# Live, with $d_k$ and $\rho$ to drag:
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
@@ -360,11 +354,11 @@ verify_close(f"uniform q, d_k = {d}: Var(q·k) = {d}·(0.8ρ² + 1 − ρ²)", s
 
 # %% [markdown] tags=["deep-dive"]
 # And what the softmax makes of it: one correlated key among $n = 12$ keys, the mean weight
-# it gets, for 200 queries per $d_k$. With $1/d_k$, the logits tend to $(\rho, 0, \dots, 0)$
+# it gets, for 2000 queries per $d_k$. With $1/d_k$, the logits tend to $(\rho, 0, \dots, 0)$
 # and the weight to $e^\rho/(e^\rho + n - 1)$.
 
 # %% tags=["deep-dive"]
-n_keys, n_queries = 12, 200
+n_keys, n_queries = 12, 2000
 d_ks = [1, 4, 16, 64, 256, 1024, 4096]
 weight_sqrt, weight_inv = [], []
 g = make_rng(SEED)
@@ -379,7 +373,7 @@ for d in d_ks:
 limit = np.exp(rho) / (np.exp(rho) + n_keys - 1)
 print(" d_k | mean weight on the correlated key: ×1/√d_k   ×1/d_k (SE)")
 for d, ws, wi in zip(d_ks, weight_sqrt, weight_inv):
-    print(f"{d:4d} | {ws.mean():38.3f}  {wi.mean():7.3f} ({wi.std(ddof=1) / np.sqrt(n_queries):.4f})")
+    print(f"{d:4d} | {ws.mean():38.3f}  {wi.mean():7.3f} ({wi.std(ddof=1) / np.sqrt(n_queries):.1e})")
 print(f"limit of the 1/d_k column: e^ρ/(e^ρ + {n_keys - 1}) = {limit:.3f}; uniform: 1/{n_keys} = {1 / n_keys:.3f}")
 verify(f"×1/√d_k at d_k = {d_ks[-1]}: the correlated key takes > 99 % of the weight", weight_sqrt[-1].mean() > 0.99)
 verify_close(f"×1/d_k at d_k = {d_ks[-1]}: mean weight → e^ρ/(e^ρ + {n_keys - 1})", weight_inv[-1].mean(), limit,
@@ -394,13 +388,12 @@ ax.figure
 # ## 4. What real models do about it
 #
 # Two fixes bound the logit whatever $\rho$ and $d_k$ do:
-# - **QK-norm**: divide every $q$ and $k$ by its length before the dot product, and multiply by a
-#   learned number $g$ (a learned temperature). The logit is $g\cos\theta$, with $\theta$ the
-#   angle between $q$ and $k$, so it never leaves $[-g, g]$.
-# - **Soft-capping**: pass the logit $s$ through $c\tanh(s/c)$: almost unchanged while $|s| \ll c$,
-#   never beyond $\pm c$ (Gemma 2 uses $c = 50$).
+# - **QK-norm**: divide $q$ and $k$ by their lengths, and multiply the dot product by a
+#   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
+# - **Soft-capping**: $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond
+#   $\pm c$ (Google's Gemma 2 models: $c = 50$).
 #
-# Section 3's correlated key ($\rho = 0.5$), mean logit over 200 pairs per $d_k$:
+# Section 3's correlated key ($\rho = 0.5$), mean over 200 pairs per $d_k$:
 
 # %%
 for d in (64, 1024, 4096):
@@ -411,9 +404,9 @@ for d in (64, 1024, 4096):
 verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(normed).max() <= 5.0 and np.abs(capped).max() <= 50.0)
 
 # %% [markdown]
-# The scaled logit's mean $\rho\sqrt{d_k}$ keeps growing; QK-norm settles near $g\rho = 2.5$
-# ($\cos\theta \to \rho$); soft-capping passes small logits almost unchanged and bends large
-# ones below the cap.
+# The scaled mean $\rho\sqrt{d_k}$ keeps growing; QK-norm settles near $g\rho = 2.5$
+# ($\cos\theta \to \rho$). The cap bounds the logit, not saturation: capped means of 15.5
+# and 28.2 still saturate (section 3: a gap of 16 does).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: Var(cos θ) = 1/d_k, QK-layernorm, and entropy collapse in the literature
@@ -525,14 +518,14 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # %% [markdown]
 # ## 5. Does 00's argument apply to GPT-2 and T5?
 #
-# **GPT-2 small** is pre-LN, has $d_\text{model} = 768$ and 12 heads of $d_k = 64$, divides by
-# $\sqrt{64}$, and draws *every* weight from $N(0, 0.02^2)$ whatever the matrix's shape. So $\mathrm{Var}(W) = 0.0004$ and section 2 gives
-# $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
+# **GPT-2 small** has $d_\text{model} = 768$ and 12 heads of $d_k = 64$, divides by
+# $\sqrt{64}$, and draws $W_Q$ and $W_K$ (its `c_attn`) from $N(0, 0.02^2)$ at any width:
+# section 2 gives $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
 #
-# **T5** has no scale in its forward pass. It normalises tokens with RMSNorm (LayerNorm without
-# subtracting the mean: it divides by the root mean square, so $\mathrm{E}[x^2] = 1$), and
-# draws $W_Q$ with variance
-# $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$, $d_{kv}$ being T5's name for $d_k$.
+# **T5**, Google's text-to-text model, has no scale. It normalises tokens
+# with RMSNorm (LayerNorm without subtracting the mean: $\mathrm{E}[x^2] = 1$), draws $W_Q$ with
+# variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$ ($d_{kv}$ is its $d_k$),
+# and adds a small position bias to the logits, left out here.
 #
 # **Predict:** which of the two starts with scaled logits of variance exactly 1?
 
@@ -543,17 +536,29 @@ Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d
 estimate, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
 verify_close(f"GPT-2 small: Var(q·k/√64) = Var(q_i)², std {spread:.3f}", estimate, spread**2, se=se)
 var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model  # fan_in · Var(W), E[x²] = 1
-verify_close("T5 base: Var(q·k) = d_kv · Var(q_i) · Var(k_i), no scale", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
+verify_close("T5 base, arithmetic (not a simulation): d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# T5: it moved $1/\sqrt{d_{kv}}$ into $W_Q$'s starting weights. GPT-2 starts at standard deviation 0.307.
+# T5 moved $1/\sqrt{d_{kv}}$ into $W_Q$'s starting weights; GPT-2 starts at std 0.307. What does
+# its scale buy? 1000 rows of 1024 independent logits without $1/\sqrt{64}$, against 00's unit
+# variance (05's measures, medians):
+
+# %%
+z = rng.standard_normal((1000, 1024))  # 1000 rows of 1024 independent N(0, 1) logits
+for name, std in (("GPT-2 without 1/√64", 8 * spread), ("unit variance without 1/√64 (00)", 8.0)):
+    w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H
+    print(f"{name:33s}: std {std:.2f} | e^H {np.median(w.effective_keys):5.1f} of 1024 | "
+          f"top weight {np.median(w.max_weight):.2f}")
+
+# %% [markdown]
+# Unscaled, GPT-2 would still keep about 81 keys in play, not 2.4: its small $0.02$, not only
+# $1/\sqrt{d_k}$, keeps it from saturating at initialisation.
 #
-# **The answer.** *At initialisation, yes, up to a factor.* In both models $q\cdot k$ is a sum of
-# $d_k$ products of independent mean-0 components, so its variance is $d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)$,
-# and the scale removes that $d_k$ (T5's inside $W_Q$). The footnote's factor 1 is wrong for
-# GPT-2 (0.307: attention starts nearer uniform, far from saturation) and right for T5.
-# *After training, not as such:* once $q$ and $k$ agree, the mean $\rho\, d_k$ outgrows
-# $1/\sqrt{d_k}$, and neither model has QK-norm or a cap, which later models added.
+# **The answer.** *At initialisation, yes, up to a factor:* the scale removes the $d_k$ (T5's
+# inside $W_Q$), leaving variance 1 for T5 and $0.307^2$ for GPT-2. *After training,* the
+# independence fails by design, as $q$ and $k$ align; what that does to these models' logits is
+# not shown here (both trained stably without QK-norm or caps). Section 3 shows only that at
+# equal $\rho$ a larger $d_k$ gives a larger scaled mean, $\rho\sqrt{d_k}$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published models, GPT-2's saturation at initialisation, and the sources
@@ -576,10 +581,12 @@ verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in pl
 # %% [markdown] tags=["deep-dive"]
 # Far from saturated — *if* a full row's 1,024 logits were independent draws with that spread; in
 # GPT-2 they share $q$ and $W_K$, and real tokens are not independent. This is about
-# initialisation only, not the trained network. GPT-2's $N(0, 0.02^2)$ is
-# `conv1d(..., w_init_stdev=0.02)` in openai/gpt-2 `src/model.py`. For T5, Hugging Face's `modeling_t5.py`
+# initialisation only, not the trained network. GPT-2's $N(0, 0.02^2)$ for `c_attn` (which holds
+# $W_Q$, $W_K$, $W_V$) is `conv1d(..., w_init_stdev=0.02)` in openai/gpt-2 `src/model.py`; other
+# weights differ (the position embeddings start at std 0.01). For T5, Hugging Face's `modeling_t5.py`
 # `_init_weights` draws `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`,
-# as the reference code (lines 436–439 of `mesh_tensorflow/transformer/attention.py`).
+# as the reference code does: `AttentionParams.__init__` (`q_init`, `kv_init`) in tensorflow/mesh
+# `mesh_tensorflow/transformer/attention.py` (commit 01231bb).
 #
 # For these models the danger is not saturation at initialisation but **logit growth during
 # training**, as $q$ and $k$ grow and align: Dehghani et al. (2023) saw ViT-22B (a 22-billion-parameter
@@ -594,16 +601,16 @@ for t in models.TECHNIQUES:
 # %% [markdown]
 # ## Summary
 #
-# - LayerNorm makes $|x|^2 = d_\text{model}$; it normalises $x$, not $q$ or $k$.
-# - At initialisation $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$ and $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$
-#   ($d_k$, $d_k/9$ for PyTorch's default): $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
-# - Training makes $q$ and $k$ agree: $\mathrm{E}[q\cdot k] = \rho\, d_k$ outgrows the spread; $1/d_k$, QK-norm and soft-capping contain it.
-# - 00's argument holds for GPT-2 (scaled logits of std 0.307) and T5 (std 1) at initialisation, not through training.
+# - LayerNorm normalises $x$ ($|x|^2 = d_\text{model}$ before its learned gain and bias), not $q$ or $k$.
+# - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$, $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$:
+#   $1/\sqrt{d_k}$ removes the $d_k$, not the factor ($1/9$ for PyTorch's default).
+# - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
+# - 00's argument holds at initialisation for T5 (std 1) and GPT-2 (std 0.307; unsaturated even unscaled, thanks to its 0.02 weights); after training, untested here.
 #
 # ## Exercises
 #
 # **Exercise 1.** One head's query projection $d_\text{model} = 768 \to d_k = 64$ starts with
-# Xavier's rule, and the tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
+# Xavier's rule; tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
 
 # %%
 _ = check("08.xavier_head_var", None)  # replace None with your answer, then run the cell
@@ -615,9 +622,8 @@ _ = check("08.xavier_head_var", None)  # replace None with your answer, then run
 # = \frac{1536}{832} \approx 1.85$. Check: `A.query_variance("xavier", 768, 64)`.
 # </details>
 #
-# **Exercise 2.** $W_Q$ and $W_K$ ($d_\text{model} \to d_k = 128$) keep PyTorch's default
-# `nn.Linear` initialisation, and the tokens are LayerNormed. What is the variance of the
-# *unscaled* $q\cdot k$ (three significant figures)?
+# **Exercise 2.** $W_Q$ and $W_K$ ($d_\text{model} \to d_k = 128$) start from PyTorch's default;
+# tokens are LayerNormed. What is the variance of the *unscaled* $q\cdot k$ (three significant figures)?
 
 # %%
 _ = check("08.default_logit_var", None)  # replace None with your answer, then run the cell
@@ -629,8 +635,8 @@ _ = check("08.default_logit_var", None)  # replace None with your answer, then r
 # so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.2$.
 # </details>
 #
-# **Exercise 3.** GPT-2 medium has $d_\text{model} = 1024$ and heads of $d_k = 64$, every weight
-# $N(0, 0.02^2)$ and LayerNormed tokens. What is the standard deviation of its scaled logits
+# **Exercise 3.** GPT-2 medium has $d_\text{model} = 1024$ and heads of $d_k = 64$, draws $W_Q$
+# and $W_K$ from $N(0, 0.02^2)$, and LayerNorms its tokens. What is the standard deviation of its scaled logits
 # $q\cdot k/\sqrt{64}$ at initialisation (three significant figures)?
 
 # %%
@@ -670,9 +676,9 @@ _ = check("08.k_equals_q_var", None)  # replace None with your answer, then run 
 # so $2 d_k = 128$. The mean $\rho\,d_k = 64$ dwarfs the spread $\sqrt{128} \approx 11$.
 # </details>
 #
-# **Exercise 6 (conceptual).** Which change keeps the matching key's logit bounded *whatever*
-# $\rho$ and $d_k$ become: (a) Xavier's rule instead of PyTorch's default; (b) LayerNorm on the
-# tokens $x$; (c) QK-norm? Answer with a letter, and say why the other two do not.
+# **Exercise 6 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
+# and $d_k$: (a) Xavier's rule; (b) LayerNorm on the tokens $x$; (c) QK-norm? Answer with a
+# letter; say why not the other two.
 
 # %%
 _ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"

@@ -122,7 +122,7 @@ def frobenius_nesting(A, B, decimals: int = 1):
     panels = [(A, rf"$A$, ({n}, {d})", "column $j$"), (B, rf"$B$, ({n}, {d})", "column $j$"),
               (hadamard, rf"$A\circ B$, ({n}, {d})", "column $j$"),
               (rowwise, rf"$a_i\cdot b_i$, ({n},)", r"sum over $j$"),
-              (total, r"$\langle A, B\rangle_F$", r"sum over $i$")]
+              (total, r"$\langle A, B\rangle_F$" + "\none number", r"sum over $i$")]
     bound = max(float(np.abs(v).max()) for v, _, _ in panels) or 1.0
     fig, axes = new_figure(1, 6, figsize=(3.2 + 1.9 * d + 2.2, 1.5 + 0.5 * n),
                            width_ratios=[d, d, d, 1.3, 1.3, 0.25])
@@ -135,7 +135,6 @@ def frobenius_nesting(A, B, decimals: int = 1):
                           if values.shape[0] > 1 else [""])
             ax.set(xlabel=xlabel, title=title)
         axes[0].set_ylabel("row $i$")
-        axes[4].set_ylabel("one number")
         fig.colorbar(image, cax=axes[5], label="value (every panel)")
     return fig
 
@@ -179,10 +178,10 @@ def geometric_picture(ratios_by_d_k: dict):
     colours = [OKABE_ITO[c] for c in ("sky_blue", "orange", "bluish_green", "vermillion", "blue", "black")]
     fig, axes = new_figure(1, 3, figsize=(11.0, 3.5))
     bins = {"norm": np.linspace(0.0, 2.0, 81), "cos": np.linspace(-4.5, 4.5, 55), "dot": np.linspace(-4.5, 4.5, 55)}
-    xlabels = {"norm": r"$|q|\,/\sqrt{d_k}$", "cos": r"$\sqrt{d_k}\,\cos\theta$",
+    xlabels = {"norm": r"$\Vert q\Vert\,/\sqrt{d_k}$", "cos": r"$\sqrt{d_k}\,\cos\theta$",
                "dot": r"$q\cdot k\,/\sqrt{d_k}$"}
-    titles = {"norm": r"lengths: $|q| \approx \sqrt{d_k}$",
-              "cos": r"angles: $\cos\theta \approx N(0, 1/d_k)$",
+    titles = {"norm": r"lengths: $\Vert q\Vert \approx \sqrt{d_k}$",
+              "cos": r"angles: $\mathrm{Var}(\cos\theta) = 1/d_k$",
               "dot": r"product: $q\cdot k \approx \sqrt{d_k}\,N(0, 1)$"}
     z = np.linspace(-4.5, 4.5, 301)
     with style():
