@@ -45,7 +45,7 @@ from .attention import softmax
 from .gradients import jacobian_frobenius
 from .sampling import make_rng, sample_components
 from .saturation import MCEstimate, mc_estimate, query_logits, weight_stats
-from .scales import check_scaling, scale_factor
+from .scales import SCALINGS, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
@@ -155,7 +155,15 @@ class Effects(NamedTuple):
     jacobian_norm: np.ndarray
 
 
-def effects(d_k: int, scale: str, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=None) -> Effects:
+def _scale_label(scale, d_k: int, factor: float) -> str:
+    """The name of the scaling (``None`` is ``"sqrt"``; a number, the name whose factor it is at ``d_k``)."""
+    if scale is None or isinstance(scale, str):
+        return "sqrt" if scale is None else scale
+    named = [name for name in SCALINGS if scale_factor(name, d_k) == factor]
+    return named[0] if named else f"{factor:g}"
+
+
+def effects(d_k: int, scale: str | float | None, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=None) -> Effects:
     """Logits, sorted weights, largest weight, entropy and Jacobian norm of random queries at ``d_k``.
 
     ``n_queries`` independent queries each meet their own ``n_keys`` keys; all components are
@@ -166,8 +174,9 @@ def effects(d_k: int, scale: str, n_keys: int = N_KEYS, n_queries: int = N_QUERI
     ----------
     d_k : int
         Length of queries and keys, >= 1.
-    scale : {"unscaled", "sqrt", "inv_d"}
-        Which factor multiplies ``q . k`` (:func:`sdpa_helpers.scales.scale_factor`).
+    scale : None, {"unscaled", "sqrt", "inv_d"} or a positive number
+        Which factor multiplies ``q . k`` (resolved by :func:`sdpa_helpers.scales.scale_factor`;
+        ``None`` is 1/sqrt(d_k)).
     n_keys : int
         Keys per query, >= 2.
     n_queries : int
@@ -187,14 +196,14 @@ def effects(d_k: int, scale: str, n_keys: int = N_KEYS, n_queries: int = N_QUERI
     True
     """
     d_k = _checks.positive_int("d_k", d_k)
-    scale = check_scaling("scale", scale)
+    factor = scale_factor(scale, d_k)
+    scale = _scale_label(scale, d_k, factor)
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
     if n_keys < 2:
         raise ValueError(f"n_keys must be >= 2 (a softmax over one key is always 1), got {n_keys}")
     if n_queries < 2:
         raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
-    factor = scale_factor(scale, d_k)
     logits = query_logits(d_k, n_keys, n_queries, scale=factor, rng=rng)  # (n_queries, n_keys)
     weights = softmax(logits)  # (n_queries, n_keys), rows sum to 1
     stats = weight_stats(logits)
@@ -203,7 +212,7 @@ def effects(d_k: int, scale: str, n_keys: int = N_KEYS, n_queries: int = N_QUERI
 
 
 @lru_cache(maxsize=4)
-def _effects_by_d_k(d_ks: tuple, scale: str, n_keys: int, n_queries: int, seed: int) -> tuple:
+def _effects_by_d_k(d_ks: tuple, scale: str | float | None, n_keys: int, n_queries: int, seed: int) -> tuple:
     rows = tuple(effects(d, scale, n_keys, n_queries, rng=seed) for d in d_ks)
     for row in rows:  # shared through the cache: make them read-only
         for arr in (row.logits, row.sorted_weights, row.jacobian_norm):
@@ -211,7 +220,7 @@ def _effects_by_d_k(d_ks: tuple, scale: str, n_keys: int, n_queries: int, seed: 
     return rows
 
 
-def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str = "unscaled", n_keys: int = N_KEYS,
+def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unscaled", n_keys: int = N_KEYS,
                    n_queries: int = N_QUERIES, seed: int = 0) -> tuple[Effects, ...]:
     """:func:`effects` at every ``d_k`` of ``d_ks``, each drawn from the same integer ``seed``.
 
@@ -224,7 +233,8 @@ def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str = "unscaled", n_keys: 
     ----------
     d_ks : sequence of int
         The ``d_k`` values, each >= 1.
-    scale : {"unscaled", "sqrt", "inv_d"}
+    scale : None, {"unscaled", "sqrt", "inv_d"} or a positive number
+        As in :func:`effects`.
     n_keys, n_queries : int
         As in :func:`effects`.
     seed : int >= 0
@@ -245,9 +255,8 @@ def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str = "unscaled", n_keys: 
     d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
     if not d_ks:
         raise ValueError("d_ks must hold at least one d_k")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise TypeError(f"seed must be a non-negative integer (one seed for every d_k), got {seed!r}")
-    scale = check_scaling("scale", scale)
+    seed = _checks.seed("seed", seed)
+    scale_factor(scale, d_ks[0])  # a clear error for a bad scale, before the cache sees it
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
     return _effects_by_d_k(d_ks, scale, n_keys, n_queries, int(seed))
@@ -504,7 +513,7 @@ def scaled_drift(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int
     >>> 0.0 < scaled_drift() < 0.07 < scaled_drift((1, 64))
     True
     """
-    rows = effects_by_d_k(d_ks, "sqrt", n_keys=n_keys, seed=seed)
+    rows = effects_by_d_k(d_ks, "sqrt", n_keys=n_keys, seed=_checks.seed("seed", seed))
     w = np.array([float(r.max_weight.mean) for r in rows])
     j = np.array([float(np.median(r.jacobian_norm)) for r in rows])
     return float(max(w.max() / w.min(), j.max() / j.min()) - 1)

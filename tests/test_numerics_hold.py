@@ -122,18 +122,10 @@ def test_verify_refuses_an_array_of_several_truth_values():
 
 # --- every public scale= and seed= goes through the one shared check -----------------------------
 
-MATH_MODULES = ["assumptions", "attention", "models", "overview", "sampling", "saturation", "scaling",
-                "small_samples", "theory", "training", "variance"]
-#: Known failures: modules other developers are fixing on their branches right now (issue 19, section 3).
-SCALE_BEING_FIXED = {
-    "assumptions": "module assumptions: scale= through scale_factor, being fixed on branch nb0801 (notebook 08)",
-    "overview": "module overview: scale=None/'sqrt' through scale_factor, being fixed on branch nb00 (notebook 00)",
-}
-SEED_BEING_FIXED = {
-    "assumptions": "module assumptions: seed= through _checks.seed, being fixed on branch nb0801 (notebook 08)",
-    "overview": "module overview: seed= through _checks.seed, being fixed on branch nb00 (notebook 00)",
-    "scaling": "module scaling: seed= through _checks.seed, being fixed on branch nb030407 (notebook 04)",
-}
+MATH_MODULES = ["assumptions", "attention", "dot_products", "gradients", "models", "overview", "sampling",
+                "saturation", "scaling", "small_samples", "theory", "training", "variance"]
+SCALE_BEING_FIXED: dict[str, str] = {}  # none: every module follows the contract
+SEED_BEING_FIXED: dict[str, str] = {}
 #: Functions whose ``scale`` is not the factor on q·k at a d_k (no d_k to resolve a name at).
 NOT_A_D_K_SCALE = {"theory.scaled_moments": "scale is the plain constant c of E[cX], Var(cX); any real"}
 
@@ -152,7 +144,7 @@ def _public_functions(param: str):
 
 def _small_calls():
     """Minimal arguments (all but the one under test) for each public function with scale= or seed=."""
-    from sdpa_helpers import assumptions, overview, saturation, scaling, training
+    from sdpa_helpers import assumptions, gradients, overview, saturation, scaling, training
 
     rng = np.random.default_rng(0)
     Q, K, V = rng.standard_normal((3, 2, 16))
@@ -188,6 +180,11 @@ def _small_calls():
             "xavier", 32, d_k=16, n_samples=16, **kw),
         "scaling.attention_by_d_k": lambda **kw: scaling.attention_by_d_k([4, 16], n_keys=4, n_queries=3, **kw),
         "scaling.simulated_logit_stds": lambda **kw: scaling.simulated_logit_stds([4, 16], n=20, **kw),
+        "overview.scaled_drift": lambda **kw: overview.scaled_drift([4, 16], n_keys=4, **kw),
+        "gradients.gradient_curves": lambda **kw: gradients.gradient_curves([4, 16], 4, 3, **{"rng": 0, **kw}),
+        "gradients.gradient_samples": lambda **kw: gradients.gradient_samples([4, 16], 4, 3, **{"rng": 0, **kw}),
+        "gradients.typical_query_seed": lambda **kw: gradients.typical_query_seed([4, 16], 16, 4, **{"seeds": range(5),
+                                                                                               **kw}),
     }
 
 

@@ -110,7 +110,7 @@ def test_effects_by_d_k_is_cached_read_only_and_common_random_numbers():
     (lambda: overview.effects_by_d_k((), "sqrt"), ValueError, "d_ks"),
     (lambda: overview.effects_by_d_k("64", "sqrt"), TypeError, "d_ks"),
     (lambda: overview.effects_by_d_k((4, -1), "sqrt"), ValueError, "d_ks"),
-    (lambda: overview.effects_by_d_k((4,), "sqrt", seed=-1), TypeError, "seed"),
+    (lambda: overview.effects_by_d_k((4,), "sqrt", seed=-1), ValueError, "seed"),
     (lambda: overview.effects_by_d_k((4,), "sqrt", seed=1.5), TypeError, "seed"),
     (lambda: overview.jacobian_norm_bands([]), TypeError, "rows"),
     (lambda: overview.jacobian_norm_bands([1, 2]), TypeError, "rows"),

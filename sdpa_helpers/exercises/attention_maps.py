@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from ..attention import causal_mask, softmax
-from . import Slip, function_checker, numeric_checker, register
+from . import Slip, function_checker, numeric_checker, register, with_attributes
 
 
 def _masked_softmax(logits, mask):
@@ -105,9 +105,7 @@ def _masked_softmax_checker():
         return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {shown} for that row; "
                        f"it should raise a ValueError naming the row.")
 
-    checker.reference = _masked_softmax
-    checker.cases = _CASES
-    return checker
+    return with_attributes(checker, reference=_masked_softmax, cases=_CASES)
 
 
 register(

@@ -203,7 +203,7 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onse
     """
     fig, axes = new_figure(1, 3, figsize=(12.0, 3.6))
     with style():
-        format_curve_axes(*axes, n_max=n_keys)
+        format_curve_axes(axes[0], axes[1], axes[2], n_max=n_keys)
         one_hot = (1.0, 0.0, 1.0)
         uniform = (1.0 / n_keys, np.log(n_keys), float(n_keys))
         for i, (ax, field) in enumerate(zip(axes, ("max_weight", "entropy", "effective_keys"))):

@@ -93,7 +93,8 @@ class SaturationExplorer(Explorer):
         grid = fig.add_gridspec(2, 6, height_ratios=(1.0, 0.9))
         self.ax_bars = (fig.add_subplot(grid[0, :3]), fig.add_subplot(grid[0, 3:]))
         self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
-        saturation_plots.format_curve_axes(*self.ax_curves, n_max=max(KEY_COUNTS))
+        saturation_plots.format_curve_axes(self.ax_curves[0], self.ax_curves[1], self.ax_curves[2],
+                                           n_max=max(KEY_COUNTS))
         self.bars, self.titles = [], []
         for ax, scale in zip(self.ax_bars, _SCALES):
             saturation_plots.format_weight_axes(ax, 16)
@@ -136,7 +137,7 @@ class SaturationExplorer(Explorer):
         logits = np.stack([scale_factor(s, d_k) * z for s in _SCALES])  # (2, n)
         weights, stats = softmax(logits), weight_stats(logits)
         for i in range(len(_SCALES)):
-            self.bars[i].set_verts(_bar_verts(weights[i], unit=True))
+            self.bars[i].set_verts(list(_bar_verts(weights[i], unit=True)))
             # plain text, no mathtext: parsing a new $...$ string on every move costs tens of ms
             self.titles[i].set_text(f"max {stats.max_weight[i]:.2f}\nH {stats.entropy[i]:.2f}\n"
                                     f"e^H {stats.effective_keys[i]:.1f}")
@@ -203,7 +204,7 @@ class TemperatureExplorer(Explorer):
     def _update(self, temperature):
         i = TEMPERATURES.index(temperature)
         p, top, eff = self.weights[i], self.stats.max_weight[i], self.stats.effective_keys[i]
-        self.bars.set_verts(_bar_verts(p))
+        self.bars.set_verts(list(_bar_verts(p)))
         name = f"{temperature:g}" if temperature >= 1 else f"1/{1 / temperature:g}"
         self.title.set_text(f"T = {name}: max {top:.2f}, e^H = {eff:.2f}")  # plain text: no mathtext per move
         self.markers[0].set_data([temperature], [top])
