@@ -311,6 +311,11 @@ class VarianceEstimate(NamedTuple):
     theory: float
 
 
+#: The documented range of the arrays :func:`walk_end_variance` and :func:`query_gradient_norm`
+#: take: entries within ±1e100, so squares and sums fit a float (the course's draws are of order 1-100).
+_MAX_ABS = 1e100
+
+
 def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
     """The sample variance of the walks' ends (``q . k``), its exact standard error and the theory ``d_k``.
 
@@ -325,6 +330,9 @@ def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
     n_walks, d_k = walks.shape[-2:]
     if n_walks < 2:
         raise ValueError(f"walks must hold at least 2 walks for a variance, got {n_walks}")
+    if np.abs(walks[..., -1]).max() > _MAX_ABS:
+        raise ValueError(f"walks must end within ±{_MAX_ABS:g} (their squares must fit a float); "
+                         f"got {np.abs(walks[..., -1]).max():g}")
     se = theory.sample_variance_moments(n_walks, d_k, theory.dot_product_excess_kurtosis(d_k)).std
     return VarianceEstimate(float(walks[..., -1].var(ddof=1)), float(se), float(d_k))
 
@@ -443,7 +451,15 @@ def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndar
         raise ValueError(f"keys must have rows of length d_k = {q.shape[-1]} (that of q), got {keys.shape[-1]}")
     if isinstance(factor, bool) or not np.isfinite(factor) or factor <= 0:
         raise ValueError(f"factor must be a positive finite number, got {factor!r}")
-    p = softmax(factor * np.einsum("...md,...d->...m", keys, q))  # (..., n_keys)
+    for name, arr in (("q", q), ("keys", keys)):
+        if np.abs(arr).max() > _MAX_ABS:
+            raise ValueError(f"{name} must hold entries within ±{_MAX_ABS:g} (the documented range), "
+                             f"got {np.abs(arr).max():g}")
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported just below
+        logits = factor * (keys @ q[..., None])[..., 0]  # (..., n_keys, d_k) @ (..., d_k, 1) -> (..., n_keys)
+    if not np.isfinite(logits).all():
+        raise ValueError("factor, q and keys give logits that overflow a float: use smaller values")
+    p = softmax(logits)  # (..., n_keys)
     kbar = np.einsum("...m,...md->...d", p, keys)  # (..., d_k): weighted mean key
     dist2 = ((keys - kbar[..., None, :]) ** 2).sum(axis=-1)  # (..., n_keys)
     return factor * np.sqrt((p**2 * dist2).sum(axis=-1))

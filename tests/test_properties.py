@@ -844,6 +844,14 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "training.steps_to_accuracy": "accuracies in [0, 1]",
     "training.compute_grid": "grids of d_k, learning rates and arm names",
     "training.write_grid": "a path",
+    "overview.walk_end_variance": "documented range ±1e100, a ValueError beyond (test_overview)",
+    "overview.query_gradient_norm": "documented range ±1e100 and finite logits, a ValueError beyond (test_overview)",
+    "overview.format_gradient_ratios": "formats ratios as text",
+    "small_samples.matmul_fourth_cumulant": "entries are index pairs; d an integer",
+    "variance.exact_mean": "exact fractions of integer outcomes: no rounding at any magnitude",
+    "variance.exact_var": "exact fractions of integer outcomes: no rounding at any magnitude",
+    "variance.exact_cov": "exact fractions of integer outcomes: no rounding at any magnitude",
+    "variance.all_dot_products": "integer products of a few small values",
 }
 
 
