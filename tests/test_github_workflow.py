@@ -79,12 +79,14 @@ def test_actions_are_pinned_to_a_version(workflow):
             assert ref, f"{name} has no version"
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_valid_against_the_github_workflow_schema():
     out = check_jsonschema(WORKFLOW)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ok" in out.stdout.lower()
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_the_schema_check_catches_a_broken_workflow(tmp_path):
     """The validator really validates: the same workflow with `runs-on` misspelt fails."""
     text = WORKFLOW.read_text(encoding="utf-8")

@@ -149,6 +149,7 @@ def test_mathjax_is_pinned_with_an_integrity_hash():
     assert all(v[0].isdigit() for v in wanted.values()), f"package.json pins exact versions: {wanted}"
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_pages_workflow_is_valid():
     from test_github_workflow import check_jsonschema
 

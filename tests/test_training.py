@@ -291,6 +291,7 @@ def test_runs_are_reproducible_and_share_data_and_initial_weights():
         assert h.loss[0, j, 0, 0] == pytest.approx(loss, rel=1e-12)
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_batches_are_made_as_training_goes_and_memory_does_not_grow_with_steps():
     """The old trainer kept every batch (74 kB a step); now a 10x longer run needs only its records."""
     import tracemalloc

@@ -169,6 +169,7 @@ def test_a_dropped_explorer_is_collected(cls):
 QUICK = [c for c in EXPLORERS if c.__name__ == "VarianceExplorer"] or EXPLORERS[:1]
 
 
+@pytest.mark.slow  # builds thirty explorers: in `make test`, not the edit-test loop
 @pytest.mark.parametrize("cls", QUICK, ids=lambda c: c.__name__)
 def test_thirty_explorers_built_and_dropped_leave_memory_flat(cls):
     """30 explorers (build, move the main control, display, rebuild as a re-run cell does): flat.
