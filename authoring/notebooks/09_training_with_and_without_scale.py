@@ -178,7 +178,7 @@ print("unscaled: share of examples carrying 90 % of the squared gradient,", trai
 # "Saturated, so the gradient vanishes" holds for the median example (about 3000 times smaller),
 # not the batch (10 times larger): unscaled, $\partial L/\partial q$ carries $s = 1$, not $1/32$.
 # The few examples whose top two logits nearly tie (the share above) are not saturated, and each
-# contributes 32 times more: together they outweigh the scaled batch.
+# keeps the factor 32 the scale would remove: together they outweigh the scaled batch.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: who carries the gradient
@@ -227,7 +227,7 @@ print("d_k = 1024, unscaled medians at η = 0.03, 0.1, 0.3:", *np.median(grid.st
 # %% [markdown]
 # Every run reaches 90 %; the gap opens with $d_k$. At $d_k = 1024$: medians 78 and 11, ratio 7.1
 # for this yardstick and grid. The scaled 11 is one step above the floor of 10, at the grid's
-# edge $\eta = 10$: the floor can only hide a larger gap; the unscaled $\eta$ grid is 3× coarse
+# edge $\eta = 10$: floor and edge can only hide a larger gap; the unscaled $\eta$ grid is 3× coarse
 # (printed): a rate between might shrink it. Unscaled runs are **chaotic** (a last-bit change
 # sends a run elsewhere; deep dive).
 
@@ -261,7 +261,7 @@ verify("the nudged runs' survival curves lie within 4 standard errors of the oth
 # %% [markdown]
 # ## 5. At one shared learning rate
 #
-# $\eta = 1$ for both: unfair to the unscaled model, but it shows how it fails. Lines: medians over
+# $\eta = 1$ for both: unfair to the unscaled model, but instructive. Lines: medians over
 # 25 seeds, bands: range; the jumpy gradient norm pools all seeds over 15 neighbouring steps
 # (median, 10–90 %). Entropy in nats (natural log; uniform: 2.08). Dotted: reparametrised
 # (section 6), the scaled run exactly, its weights $d_k^{1/4}$ times smaller, so its gradient $d_k^{1/4}$ larger.
@@ -433,7 +433,7 @@ verify("asymmetric split (W_Q × 1/8, rate η/64): same losses as the scaled mod
 # %% [markdown]
 # ## Explore every run
 #
-# Every run of the grid; first a static view at $\eta = 0.1$.
+# First a static view at $\eta = 0.1$.
 
 # %%
 training_plots.training_small_multiples({d: grid.runs(d, 0.1) for d in (16, 1024)}, (16, 1024), title="SGD, η = 0.1, 25 seeds")
