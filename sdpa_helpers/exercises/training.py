@@ -65,7 +65,7 @@ register(
 
 register(
     "09.median_with_never",
-    "Twenty runs: 5 reach 90 % accuracy within 300 steps (at steps 260–288), 15 never do. What is the "
+    "Twenty runs: 5 reach 90 % accuracy within 300 steps (at steps 260, 266, 274, 280, 288), 15 never do. What is the "
     "median number of steps to 90 %? (a) 274, the median of the 5 that got there; (b) more than 300: "
     "over half never got there within the run; (c) 288, the slowest run that got there. Answer with a letter.",
     "Sort all twenty runs, counting a run that never got there as slower than any that did; which run is in "
