@@ -233,7 +233,7 @@ def survival_curves(steps_by_arm: dict, max_steps: int, title: str = "", thresho
     error, ``sqrt(F (1 - F) / runs)``.
 
     >>> ax = survival_curves({"scaled": [10, 12, 30], "unscaled": [np.nan, 200, np.nan]}, max_steps=300)
-    >>> ax.get_ylim()
+    >>> tuple(float(v) for v in ax.get_ylim())
     (0.0, 1.02)
     """
     ax = get_axes(ax, figsize=(5.0, 3.4))
