@@ -287,6 +287,7 @@ def uses_of(target_layer: str, callers):
                 yield path, line, module, attr
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_plots_functions_other_layers_call_return_figures():
     """A notebook, an explorer or the math layer may call a plots function only to draw:
     numeric helpers (bin edges, densities, ranges, panel values) belong to the math layer."""
@@ -312,6 +313,7 @@ def test_widgets_define_no_public_numeric_function():
     assert not bad, f"numeric functions in the widgets layer (move them to the math layer): {bad}"
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_tests_take_no_numeric_function_from_widgets():
     """Tests check numbers where they are computed (the math layer), not through widgets."""
     callers = sorted((ROOT / "tests").glob("test_*.py"))

@@ -112,6 +112,7 @@ def test_rows_longer_than_a_chunk_match_naive_loop(monkeypatch):
     np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 @pytest.mark.parametrize("dist", DISTRIBUTIONS)
 def test_peak_memory_is_bounded_at_huge_d_k(dist):
     # d_k = 2**23 drawn in one piece would hold q and k of 64 MiB each (plus temporaries);

@@ -190,6 +190,7 @@ def test_query_logits_at_huge_d_k_is_right_or_names_d_k():
 
 
 # -- prefix_logits ----------------------------------------------------------------------------
+@pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
 def test_prefix_logits_have_the_law_of_cut_vectors():
     """Against full vectors cut to their first d components: variance d, and the increments'
     correlation: Cov(z(d1), z(d2)) = d1 for d1 < d2 (same keys)."""

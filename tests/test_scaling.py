@@ -25,7 +25,7 @@ def test_simulated_logit_stds_are_the_same_draws_scaled_three_ways():
         assert np.log2(s["unscaled"][i] / s["sqrt"][i]) == pytest.approx(0.5 * np.log2(d), abs=1e-12)
 
 
-@pytest.mark.parametrize("d_k", [1, 64, 4096])
+@pytest.mark.parametrize("d_k", [1, 64, pytest.param(4096, marks=pytest.mark.slow)])
 def test_simulated_logit_stds_agree_with_full_vectors(d_k):
     n = 20_000
     shortcut = sc.simulated_logit_stds([d_k], n=n, seed=1)["unscaled"][0] ** 2
