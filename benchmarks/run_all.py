@@ -18,6 +18,7 @@ CONTRIBUTING.md between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. Th
                              (runs tests/test_browser.py; median ≤ 100 ms, p95 ≤ 150 ms);
 - ``sampling_overhead.py`` -- ``sample_dot_products`` ÷ drawing its random numbers (≤ 1.5);
 - ``install_size.py``      -- a fresh venv with requirements.txt (≤ 500 MB);
+- ``suite_times.py``      -- `make test-fast` (≤ 60 s) and `make test`: time and test count;
 - ``site_budgets.py``      -- the static site (issue 22): `make site` afresh (≤ 10 min), its size
                              (≤ 50 MB), and per page over a throttled link (10 Mbit/s, 40 ms):
                              bytes and time until the explorers are usable (≤ 5 MB, ≤ 3 s), key
@@ -43,6 +44,7 @@ import install_size  # noqa: E402
 import notebook_time  # noqa: E402
 import sampling_overhead  # noqa: E402
 import site_budgets  # noqa: E402
+import suite_times  # noqa: E402
 
 RESULTS = HERE / "results.md"
 #: The contributors' document holds the latest full run (the README is for learners).
@@ -66,6 +68,8 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-browser", action="store_true", help="skip the browser latencies (several min)")
     parser.add_argument("--skip-notebooks", action="store_true", help="skip executing the notebooks")
     parser.add_argument("--skip-site", action="store_true", help="skip the static site (builds it afresh: minutes)")
+    parser.add_argument("--skip-tests", action="store_true",
+                        help="skip timing make test-fast and make test (the whole suite: many minutes)")
     parser.add_argument("--explorers", nargs="*", default=(), help="only these explorers (class names)")
     parser.add_argument("--repeats", type=int, default=controls_latency.REPEATS,
                         help="fresh processes per explorer for first visits")
@@ -87,11 +91,14 @@ def main(argv=None) -> int:
         steps.append(("fresh install size", install_size.run))
     if not args.skip_site:
         steps.append(("the static site", site_budgets.run))
+    if not args.skip_tests:
+        steps.append(("the edit-test loop and the whole suite", suite_times.run))
 
     rows, skipped = [], [name for flag, name in ((args.skip_browser and not args.browser_json, "browser"),
                                                  (args.skip_notebooks, "notebooks"),
                                                  (args.skip_install_size, "install size"),
-                                                 (args.skip_site, "static site")) if flag]
+                                                 (args.skip_site, "static site"),
+                                                 (args.skip_tests, "test suites")) if flag]
     start = time.perf_counter()
     for name, step in steps:
         t = time.perf_counter()
