@@ -140,6 +140,54 @@ def write_notebook(nb, path: Path, force: bool = False) -> None:
     nbformat.write(nb, path)
 
 
+_WIDGET_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
+
+
+def _widget_order(nb, states: dict) -> list[str]:
+    """Widget model ids in a deterministic order: those the outputs show, cell by cell, then the
+    models each one refers to (breadth first, attributes in name order), then any others by content."""
+    order: list[str] = []
+
+    def visit(text: str) -> None:
+        for found in _WIDGET_ID.findall(text):
+            if found in states and found not in order:
+                order.append(found)
+
+    for cell in nb.cells:
+        visit(json.dumps(cell.get("outputs", [])))
+    i = 0
+    while i < len(order):
+        state = states[order[i]].get("state", {})
+        for key in sorted(state):
+            visit(json.dumps(state[key], sort_keys=True))
+        i += 1
+    rest = [m for m in states if m not in order]
+    rest.sort(key=lambda m: (_WIDGET_ID.sub("", json.dumps(states[m], sort_keys=True)), m))
+    return order + rest
+
+
+def stable_widget_ids(nb, stem: str):
+    """The notebook with every widget model id (a random uuid4 per run) replaced by one derived from
+    the notebook's name and a deterministic order of the models: a rebuild with no source change
+    then writes the same bytes.
+
+    >>> import nbformat
+    >>> state = {"a" * 32: {"state": {"x": "IPY_MODEL_" + "b" * 32}}, "b" * 32: {"state": {}}}
+    >>> nb = nbformat.v4.new_notebook(metadata={"widgets": {"application/vnd.jupyter.widget-state+json":
+    ...                                                     {"state": state}}})
+    >>> once, twice = stable_widget_ids(nb, "00_x"), stable_widget_ids(nb, "00_x")
+    >>> new = once.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    >>> once == twice, "a" * 32 in new, all(v["state"].get("x", "IPY_MODEL_")[10:] in new or not v["state"]
+    ...                                        for v in new.values())
+    (True, False, True)
+    """
+    states = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    mapping = {old: hashlib.sha1(f"{stem}:widget:{i}".encode()).hexdigest()[:32]
+               for i, old in enumerate(_widget_order(nb, states))}
+    text = _WIDGET_ID.sub(lambda m: mapping.get(m.group(0), m.group(0)), json.dumps(nb))
+    return nbformat.from_dict(json.loads(text))
+
+
 def build(source: Path, force: bool = False) -> float:
     """Execute one source in a fresh kernel and write its notebook; return seconds taken."""
     nb = read_source(source)
@@ -154,6 +202,7 @@ def build(source: Path, force: bool = False) -> float:
     nb.metadata["language_info"] = LANGUAGE_INFO
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+    nb = stable_widget_ids(nb, source.stem)
     nbformat.validate(nb)
     write_notebook(nb, target(source), force)
     write_tagged_figure(nb, source)
