@@ -13,7 +13,7 @@
 # **Learning goals**
 # - Derive $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ at initialisation.
 # - Put numbers on three weight rules.
-# - See what aligned queries and keys do to the logits, and what models do about it.
+# - See what aligned $q$ and $k$ do, and what models do about it.
 #
 # **Prerequisites**
 # - Notebooks 02, 04 and 05.
@@ -72,16 +72,17 @@ verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, r
 # $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i) = d_k\,\mathrm{Var}(q_i)^2$.
 # The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three rules in use:
 #
-# | rule for the starting weights | $\mathrm{Var}(W)$ |
+# | rule | $\mathrm{Var}(W)$ |
 # |---|---|
 # | "$1/\text{fan\_in}$" | $1/\text{fan\_in}$ |
-# | Xavier's: average the inputs and outputs | $2/(\text{fan\_in} + \text{fan\_out})$ |
+# | Xavier's: 1 over the average of fan-in and fan-out | $2/(\text{fan\_in} + \text{fan\_out})$ |
 # | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) |
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks, 64 token pairs, each network one draw for the standard error.
+# The check: 32 random networks of 64 token pairs; the standard error uses one average per
+# network (its pairs share its weights).
 
 # %%
 RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
@@ -313,8 +314,10 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 #
 # the mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
 # At $d_k = 1024$ the matching key sits 16 above unrelated keys ($\approx N(0, 1)$): the softmax
-# saturates (05). With $1/d_k$ the mean stays $\rho$; **μP** (Yang et al. 2022) divides by $d_k$.
-# Live, with $d_k$ and $\rho$ to drag:
+# saturates (05): its gradient vanishes, and the head can no longer adjust (say, to a second
+# relevant key). **μP** (Yang et al. 2022) divides by $d_k$: the mean stays $\rho$, but attention
+# stays nearly uniform (of 12 keys the matching one gets $e^\rho/(e^\rho + 11) = 0.13$, uniform
+# $0.083$; deep dive). Live:
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
@@ -391,7 +394,7 @@ ax.figure
 # - **QK-norm**: divide $q$ and $k$ by their lengths, and multiply the dot product by a
 #   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
 # - **Soft-capping**: $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond
-#   $\pm c$ (Google's Gemma 2 models: $c = 50$).
+#   $\pm c$: a guard against logits blowing up in training (Gemma 2: $c = 50$).
 #
 # Section 3's correlated key ($\rho = 0.5$), mean over 200 pairs per $d_k$:
 
@@ -522,7 +525,7 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # $\sqrt{64}$, and draws $W_Q$ and $W_K$ (its `c_attn`) from $N(0, 0.02^2)$ at any width:
 # section 2 gives $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
 #
-# **T5**, Google's text-to-text model, has no scale. It normalises tokens
+# **T5** has no scale. It normalises tokens
 # with RMSNorm (LayerNorm without subtracting the mean: $\mathrm{E}[x^2] = 1$), draws $W_Q$ with
 # variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$ ($d_{kv}$ is its $d_k$),
 # and adds a small position bias to the logits, left out here.
@@ -539,8 +542,8 @@ var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model 
 verify_close("T5 base, arithmetic (not a simulation): d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# T5 moved $1/\sqrt{d_{kv}}$ into $W_Q$'s starting weights; GPT-2 starts at std 0.307. What does
-# its scale buy? 1000 rows of 1024 independent logits without $1/\sqrt{64}$, against 00's unit
+# What does GPT-2's scale buy (std 0.307)? 1000 rows of 1024 independent logits without
+# $1/\sqrt{64}$, against 00's unit
 # variance (05's measures, medians):
 
 # %%
@@ -551,14 +554,12 @@ for name, std in (("GPT-2 without 1/√64", 8 * spread), ("unit variance without
           f"top weight {np.median(w.max_weight):.2f}")
 
 # %% [markdown]
-# Unscaled, GPT-2 would still keep about 81 keys in play, not 2.4: its small $0.02$, not only
-# $1/\sqrt{d_k}$, keeps it from saturating at initialisation.
-#
-# **The answer.** *At initialisation, yes, up to a factor:* the scale removes the $d_k$ (T5's
-# inside $W_Q$), leaving variance 1 for T5 and $0.307^2$ for GPT-2. *After training,* the
-# independence fails by design, as $q$ and $k$ align; what that does to these models' logits is
-# not shown here (both trained stably without QK-norm or caps). Section 3 shows only that at
-# equal $\rho$ a larger $d_k$ gives a larger scaled mean, $\rho\sqrt{d_k}$.
+# **The answer.** 00's argument is a chain: variance $\propto d_k$ → nearly one-hot softmax →
+# vanishing gradient. *At initialisation* it holds exactly for T5, which moved $1/\sqrt{d_{kv}}$ into $W_Q$
+# (without it: the unit-variance row). For GPT-2 the variance part holds, the saturation part
+# does not: its $0.02$ weights keep it unsaturated at $d_k = 64$ even unscaled (81 keys in
+# play, top weight 0.14). *After training* $q$ and $k$ align; what that does to these logits is
+# not shown here.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published models, GPT-2's saturation at initialisation, and the sources
@@ -605,7 +606,7 @@ for t in models.TECHNIQUES:
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$, $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor ($1/9$ for PyTorch's default).
 # - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
-# - 00's argument holds at initialisation for T5 (std 1) and GPT-2 (std 0.307; unsaturated even unscaled, thanks to its 0.02 weights); after training, untested here.
+# - At initialisation 00's argument holds exactly for T5 (std 1); for GPT-2 (std 0.307) only its variance part (81 keys in play unscaled). After training: untested.
 #
 # ## Exercises
 #
