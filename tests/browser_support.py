@@ -432,6 +432,21 @@ def run_all_in_lab(page, timeout: float) -> float:
     return time.perf_counter() - start
 
 
+def unfold_all(page, timeout: float = 10.0) -> int:
+    """Open every folded deep dive, as a learner does to use an explorer inside one: click each
+    "N cells hidden" button (one click per heading); return how many were opened."""
+    buttons = page.locator(".jp-Notebook .jp-showHiddenCellsButton")
+    opened = 0
+    while buttons.count() and opened < 100:
+        buttons.first.scroll_into_view_if_needed()
+        before = buttons.count()
+        buttons.first.click()
+        page.wait_for_function(f"() => document.querySelectorAll('.jp-Notebook .jp-showHiddenCellsButton').length"
+                               f" < {before}", timeout=timeout * 1000)
+        opened += 1
+    return opened
+
+
 def execution_counts(page) -> list[str]:
     return page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))
                                   .map(e => e.textContent.trim())""")

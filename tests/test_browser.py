@@ -144,6 +144,7 @@ def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
             f"every code cell runs, in order, once: {counts}"
         print(f"{path.name}: ran all cells in JupyterLab in {seconds:.1f} s")
 
+        bs.unfold_all(page)  # explorers inside deep dives too: a learner opens the deep dive to use one
         # Every stored widget output is live again, and no other cell shows a widget.
         with_widgets = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
             .map((c, i) => c.querySelector('.jp-OutputArea-output .jupyter-widgets') ? i : -1).filter(i => i >= 0)""")
