@@ -115,7 +115,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # %% [markdown]
 # About 32: the spread is $\sqrt{d_k}$, the root of the variance (notebook 02; deep dive below).
 # Unscaled, the largest weight climbs towards 1
-# and $\|J\|$ falls, slowly, then by orders of magnitude; scaled, all stay put.
+# and $\|J\|$ falls, slowly, then by orders of magnitude; scaled, all stay nearly put.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $q\cdot k$ as a random walk
@@ -144,15 +144,15 @@ table = [overview.compare(d, n, rng=SEED) for n, ds in ((16, (64, 128)), (1024, 
 print(overview.comparison_table(table))
 grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 3000), (1024, (64, 128), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in grad.items()))
-verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Response of the weights to q, every seed: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys)", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all())
+verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Weights' response to q, every seed: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys)", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all())
 
 # %% [markdown] tags=["end-of-chain"]
-# Unscaled, the softmax is far sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
+# Unscaled, the softmax is sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
 # of 1024) against 0.22 (0.014) scaled. Yet at 64 to 128
 #
 # - $\|J\|$ is only 3× to 9× smaller with 16 keys, and *larger* with 1024 up to $d_k$ = 256: scaled,
 #   weight spreads thin, each $p_j$ tiny, so $J = \mathrm{diag}(p) - pp^\top$ is small;
-# - the weights respond *more* to $q$ unscaled (about 3× at 64 with 16 keys, 40–50× with 1024);
+# - the weights respond *more* to $q$ unscaled (about 3× at 64 with 16 keys, ≈ 45× with 1024);
 #   below 1 from $d_k \approx 256$ with 16 keys (0.34×), later with more: there gradients vanish (notebook 06).
 #
 # At 64 to 128 the scale keeps attention soft at initialisation. Near one-hot, each query commits
