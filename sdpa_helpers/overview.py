@@ -15,7 +15,7 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
   real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
 - :func:`walk_end_variance` -- the variance of the walks' ends and its standard error;
 - :func:`query_gradient_norm`, :func:`query_gradient_ratio`, :func:`query_gradient_ratios`,
-  :func:`format_gradient_ratios` -- the gradient reaching ``q``, ``||dp/dq||_F = factor ||J K||_F``,
+  :func:`format_gradient_ratios` -- how strongly the weights respond to ``q``, ``||dp/dq||_F = factor ||J K||_F``,
   unscaled against scaled (``||J||`` alone is the sensitivity to the logits);
 - :func:`scaled_drift` -- how far the scaled largest weight and ``||J||`` move over ``d_k``;
 - :func:`chain_holds` -- the check of notebook 00's figure: unscaled, the largest weight rises and
@@ -469,7 +469,7 @@ def query_gradient_ratio(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUER
     """Median ``||dp/dq||_F`` unscaled divided by the scaled median, on the same random ``q`` and keys.
 
     All components independent N(0, 1), drawn explicitly (cost ``n_queries * n_keys * d_k``, in
-    chunks). Above 1: unscaled, the gradient reaching ``q`` is larger, although ``||J||`` is smaller
+    chunks). Above 1: unscaled, the weights respond more strongly to ``q``, although ``||J||`` is smaller
     (unscaled logits move ``sqrt(d_k)`` times more when ``q`` moves).
 
     >>> round(query_gradient_ratio(1, n_queries=500), 2)  # d_k = 1: the two scalings are the same
@@ -519,7 +519,7 @@ def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) 
         return f"{x:#.2g}".rstrip(".")
 
     cells = ", ".join(f"d_k = {d}: {g(np.median(c))} ({g(c.min())}–{g(c.max())})" for d, c in zip(d_ks, r.T))
-    return f"{n_keys} keys, gradient to q unscaled ÷ scaled, median (range over {len(r)} seeds): {cells}"
+    return f"{n_keys} keys, weights' response to q, unscaled ÷ scaled, median (range over {len(r)} seeds): {cells}"
 
 
 def scaled_drift(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int = 0) -> float:

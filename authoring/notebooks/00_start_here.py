@@ -10,7 +10,7 @@
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
-# - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax → vanishing gradient, how $1/\sqrt{d_k}$ breaks it, and how strong each link is at $d_k$ = 64, 128.
+# - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax; why $1/\sqrt{d_k}$ keeps attention soft at $d_k$ = 64, 128, and from where unscaled gradients vanish.
 # - Say what $d_k$ is, and which notebook proves each step.
 #
 # **Prerequisites**
@@ -46,7 +46,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # it delivers. The **logit** $z_j = q\cdot k_j$ scores how well key $j$ answers; the softmax turns
 # logits into **weights** $p_j = e^{z_j}/\sum_i e^{z_i}$, positive, summing to 1; the output is
 # $\sum_j p_j v_j$. The model learns to make $q$, $k$, $v$ from the words; $q$ and $k$ have length
-# $d_k$. A toy with $d_k = 2$ (coordinates: noun?, can act?):
+# $d_k$. The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are: $\ln n$
+# when all $n$ are equal, 0 when one takes all. A toy with $d_k = 2$ (coordinates: noun?, can act?):
 
 # %%
 words = ["cat", "mat", "on"]
@@ -59,8 +60,7 @@ for c in (1, 8):
 
 # %% [markdown]
 # *cat* wins; *mat* still gets a quarter. Logits ×8 (same order, bigger gaps) make a hard lookup:
-# *cat* takes all, the weights are **one-hot** (one 1, the rest 0). The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are:
-# $\ln n$ when all $n$ are equal, 0 when one takes all. So how big do logits $q\cdot k$ get?
+# *cat* takes all, the weights are **one-hot** (one 1, the rest 0). So how big do logits $q\cdot k$ get?
 #
 # ## 2. What the paper says
 #
@@ -101,8 +101,8 @@ for c in (1, 8):
 # 2. **weights**: each query's 16, sorted, averaged over queries;
 # 3. **gradient**: training moves $q$ and $k$ along gradients, which pass through the softmax's
 #    **Jacobian** $J$, the 16×16 table of how much weight $p_i$ moves when logit $z_j$ moves
-#    ($J = \mathrm{diag}(p) - pp^\top$, notebook 06). Its size $\|J\|$ (root of the sum of
-#    squared entries) is the softmax's sensitivity to its *logits*; one-hot weights give $J = 0$.
+#    ($J = \mathrm{diag}(p) - pp^\top$, notebook 06). Its size $\|J\|$ is the root of the sum of
+#    squared entries; one-hot weights give $J = 0$.
 #
 # **Predict:** at $d_k = 1024$, is a typical unscaled logit about 32 or about 1024 in size?
 
@@ -114,8 +114,8 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
 # About 32: the spread is $\sqrt{d_k}$, the root of the variance (notebook 02; deep dive below).
-# Row by row $d_k$ grows 16×, the unscaled spread 4×. Unscaled, the largest weight climbs towards 1
-# and $\|J\|$ falls, slowly, then by orders of magnitude. Scaled, all stay nearly put.
+# Unscaled, the largest weight climbs towards 1
+# and $\|J\|$ falls, slowly, then by orders of magnitude; scaled, all stay nearly put.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $q\cdot k$ as a random walk
@@ -133,30 +133,31 @@ verify(f"Var(q·k) of the 4000 walks' ends is {end.var:.0f}: matches theory ({en
 overview_plots.random_walks(walks).figure
 
 # %% [markdown]
-# ## 4. At the head sizes real models use
+# ## 4. At the head dimensions real models use
 #
-# Common head sizes are $d_k$ = 64 and 128 (section 6's deep dive). There, with 16 and
-# 1024 keys (medians; the figure showed means), $\|J\|$, and the gradient reaching $q$,
-# $\|\partial p/\partial q\|$: $\|J\|$ times how fast the logits move with $q$, $\sqrt{d_k}$ times faster unscaled.
+# Common head dimensions are $d_k$ = 64 and 128 (section 6). The table gives medians
+# over queries; its last column is the unscaled median $\|J\|$ ÷ the scaled one. Below it, the same
+# ratio for how strongly the weights respond to $q$, $\|\partial p/\partial q\|$.
 
 # %%
 table = [overview.compare(d, n, rng=SEED) for n, ds in ((16, (64, 128)), (1024, (64, 128, 256, 512, 1024))) for d in ds]
 print(overview.comparison_table(table))
-grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 2000), (1024, (64, 128), 100))}
+grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 3000), (1024, (64, 128), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in grad.items()))
-verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Gradient to q, every seed: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys)", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all())
+verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Weights' response to q, every seed: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys)", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all())
 
 # %% [markdown] tags=["end-of-chain"]
-# Unscaled, the softmax is far sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
-# of 1024, a tenth of queries below 0.37) against 0.22 (0.014) scaled. Yet at 64 to 128
+# Unscaled, the softmax is sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
+# of 1024) against 0.22 (0.014) scaled. Yet at 64 to 128
 #
-# - $\|J\|$ is only 3× to 9× smaller with 16 keys (a tenth of queries below about 0.0005 and
-#   0.00001); with 1024 keys it is *larger* up to $d_k$ = 256 (weight on keys that respond
-#   strongly), smaller from 512;
-# - the gradient to $q$ is *larger* unscaled (about 3× at 64 with 16 keys, 46× with 1024). It falls
-#   below from about $d_k$ = 256 with 16 keys (0.33×), later with more (notebook 06).
+# - $\|J\|$ is only 3× to 9× smaller with 16 keys, and *larger* with 1024 up to $d_k$ = 256: scaled,
+#   weight spreads thin, each $p_j$ tiny, so $J = \mathrm{diag}(p) - pp^\top$ is small;
+# - the weights respond *more* to $q$ unscaled (about 3× at 64 with 16 keys, ≈ 45× with 1024);
+#   below 1 from $d_k \approx 256$ with 16 keys (0.34×), later with more: there gradients vanish (notebook 06).
 #
-# There the scale mainly keeps attention soft: every key gets weight and gradient.
+# At 64 to 128 the scale keeps attention soft at initialisation. Near one-hot, each query commits
+# to one random key before training has seen data; ignored keys get weights ≈ 0, so almost no
+# learning signal (the gradient to $k_j$ carries $p_j$).
 
 # %% [markdown]
 # ## 5. Drag $d_k$ yourself
@@ -205,9 +206,9 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # %% [markdown]
 # ## Summary
 #
-# - With independent mean-0 variance-1 components (initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, the softmax is far sharper already at $d_k$ = 64, 128; its Jacobian, and from
-#   $d_k \approx 256$ the gradient to $q$, collapse as $d_k$ grows, later with more keys.
+# - With independent mean-0 variance-1 components (as can hold at initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
+# - Unscaled, the softmax is near one-hot already at $d_k$ = 64, 128. Its Jacobian, and from
+#   $d_k \approx 256$ the weights' response to $q$, collapse as $d_k$ grows.
 # - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
 #
 # ## Exercises
