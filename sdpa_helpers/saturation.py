@@ -152,7 +152,7 @@ def curve_draws(d_ks, n_keys, n_queries, rng):
     return d_ks, n_queries, rng, a
 
 
-def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | None = None, rng=None) -> np.ndarray:
+def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | str | None = None, rng=None) -> np.ndarray:
     """Logits ``scale * (q . k_j)`` of ``n_queries`` random queries, each against its own ``n_keys`` keys.
 
     All components of ``q`` and ``k_j`` are independent N(0, 1). Drawn exactly through the
@@ -437,7 +437,7 @@ def measured_onset(d_ks, mean_entropy, n_keys: int, drop: float = 1.0) -> float:
 
 
 def onset_grid(n_keys: int) -> np.ndarray:
-    """The integer ``d_k`` grid on which the onset for ``n_keys`` keys is measured: 1 ... 32 below 16 keys, else 1 ... 8.
+    """The integer ``d_k`` grid of the onset for ``n_keys`` keys: 1 ... 32 below 16 keys, else 1 ... 8.
 
     Few keys saturate late (4 keys: near d_k = 21), many keys early (near 2).
 

@@ -6,7 +6,6 @@ import numpy as np
 
 from sdpa_helpers import saturation as S
 from sdpa_helpers.attention import softmax
-from sdpa_helpers.scales import D_K_CHOICES
 
 
 def test_saturation_explorer_shows_the_softmax_and_keeps_one_background():
