@@ -213,27 +213,8 @@ for n, c in law.items():
 saturation_plots.law_check_figure(sigma2, [c.entropy[:, :-1] for c in law.values()], counts)
 
 # %% [markdown]
-# **What happened:** too low, by 26 % for 16 keys and 13 % for 1024; close for small $\sigma^2$ (deep dive:
-# every point). The law needs $Z$ near its mean: its relative spread $\sqrt{(e^{\sigma^2} - 1)/n}$ small.
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the law's error at every variance
-#
-# The law minus the measured median, relative to the measured, at each $\sigma^2$ of the grid, and the
-# largest grid variance up to which it stays within 5 % (the true limit lies between that grid point
-# and the next: 1 and 1.5 for 16 keys, 4 and 6 for 1024). Last, what the onset's 1-nat drop means in keys:
-# $e^H$ down from $n$ to $n/e$, a small loss for few keys but a large one for many.
-
-# %% tags=["deep-dive"]
-med_h = {n: np.median(c.entropy, 0) for n, c in law.items()}  # median over seeds; last: sigma² = ln n
-holds = {n: saturation.law_holds_up_to(sigma2, med_h[n][:-1], n) for n in counts}
-for n, c in law.items():
-    print(f"n = {n}: " + ", ".join(f"σ² {v:.3g}: {np.round(o, 3) + 0.0:+.1%}" for v, o in zip(c.sigma2, c.error)))
-    print(f"   H = {med_h[n][-1]:.2f} nats at σ² = ln n; within 5 % up to σ² = {holds[n]:g} (grid)")
-verify("law within 5 % at least up to sigma² = 1 (16 keys) and 4 (1024 keys); > 10 % too low at ln n",
-       list(holds.values()) == [1.0, 4.0] and all(np.log(n) / 2 < 0.9 * med_h[n][-1] for n in counts))
-verify("law within 0.5 % at sigma² = 2 for 1024 keys", abs(law[1024].error[3]) < 0.005)
-print("a 1-nat drop: e^H = n/e = " + ", ".join(f"{n / np.e:.3g} of {n} keys" for n in (4, 1024)))
+# **What happened:** too low, by 26 % for 16 keys and 13 % for 1024; close for small $\sigma^2$ (deep dive
+# below: every point). The law needs $Z$ near its mean: its relative spread $\sqrt{(e^{\sigma^2} - 1)/n}$ small.
 
 # %% [markdown]
 # Call the **onset** of saturation the $d_k$ where the entropy of one query's unscaled softmax, averaged
@@ -278,6 +259,25 @@ print(f"d_k = 1: the law is {gap:.2f} nats ({gap / u_curves.entropy.mean[0]:.0%}
 
 # %% [markdown]
 # For 16 keys the law is already 0.15 nats (6 %) below the measured entropy at $d_k = 1$.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the law's error at every variance
+#
+# The law minus the measured median, relative to the measured, at each $\sigma^2$ of the grid, and the
+# largest grid variance up to which it stays within 5 % (the true limit lies between that grid point
+# and the next: 1 and 1.5 for 16 keys, 4 and 6 for 1024). Last, what the onset's 1-nat drop means in keys:
+# $e^H$ down from $n$ to $n/e$, a small loss for few keys but a large one for many.
+
+# %% tags=["deep-dive"]
+med_h = {n: np.median(c.entropy, 0) for n, c in law.items()}  # median over seeds; last: sigma² = ln n
+holds = {n: saturation.law_holds_up_to(sigma2, med_h[n][:-1], n) for n in counts}
+for n, c in law.items():
+    print(f"n = {n}: " + ", ".join(f"σ² {v:.3g}: {np.round(o, 3) + 0.0:+.1%}" for v, o in zip(c.sigma2, c.error)))
+    print(f"   H = {med_h[n][-1]:.2f} nats at σ² = ln n; within 5 % up to σ² = {holds[n]:g} (grid)")
+verify("law within 5 % at least up to sigma² = 1 (16 keys) and 4 (1024 keys); > 10 % too low at ln n",
+       list(holds.values()) == [1.0, 4.0] and all(np.log(n) / 2 < 0.9 * med_h[n][-1] for n in counts))
+verify("law within 0.5 % at sigma² = 2 for 1024 keys", abs(law[1024].error[3]) < 0.005)
+print("a 1-nat drop: e^H = n/e = " + ", ".join(f"{n / np.e:.3g} of {n} keys" for n in (4, 1024)))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: where the law comes from, why it needs $e^{\sigma^2} \ll n$, and what happens beyond
@@ -345,19 +345,19 @@ temps, curve_t = [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49)
 (bar_w, _), (_, curve_stats) = (saturation.temperature_curves(z5, t) for t in (temps, curve_t))
 saturation_plots.temperature_small_multiples(temps, bar_w, curve_t, curve_stats)
 
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the identity, checked on section 3's query
-
-# %% tags=["deep-dive"]
-z = z_by_d[-1]  # section 3's query at d_k = 4096
-verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 64), softmax(z, temperature=64.0)))
-
 # %% [markdown]
 # Karpathy's ×8 is $T = 1/8$. Above: his logits at $T = 1/8$, 1 and 8; the largest weight and $e^H$ against $T$:
 
 # %% tags=["nbval-ignore-output"]
 temperature_explorer = TemperatureExplorer()
 temperature_explorer
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the identity, checked on section 3's query
+
+# %% tags=["deep-dive"]
+z = z_by_d[-1]  # section 3's query at d_k = 4096
+verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 64), softmax(z, temperature=64.0)))
 
 # %% [markdown]
 # ## Summary
