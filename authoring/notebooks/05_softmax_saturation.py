@@ -235,7 +235,7 @@ verify("onset > 15 for 4 keys, > 5 for 8; 2 to 4.5 for n >= 16, falling; 1024: w
 # For many keys the law predicts the onset: 2.2 for 1024 keys, not exactly 2 because $\|q\|^2$ varies
 # from query to query around $d_k$ (at a fixed $\sigma^2 = 2$ the law is 0.2 % off, printed above). For few
 # keys it misses: 4.0 for 16 keys, about 21 for 4 (2 keys never lose 1 nat: $\ln 2 < 1$). Real heads,
-# $d_k = 64$ or 128, are far past the onset.
+# $d_k = 64$ or 128, are far past it.
 #
 # Past the onset is not one-hot: the weight left to the other keys shrinks like $e^{-\text{gap}}$, and the
 # top two logits' gap grows like $\sqrt{d_k}$. We also compare $\|J\|_F$, the overall size of the softmax's
