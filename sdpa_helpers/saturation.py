@@ -17,6 +17,7 @@ normal vector), and ``||q||^2`` is chi-square with ``d_k`` degrees of freedom. S
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -32,6 +33,7 @@ __all__ = [
     "query_logits", "prefix_logits",
     "WeightStats", "weight_stats", "SaturationCurves", "saturation_curves",
     "entropy_closed_form", "effective_keys_closed_form", "iid_entropy", "law_holds_up_to", "measured_onset",
+    "onset_grid", "onset_over_seeds", "onset_table", "law_error", "LawCheck", "law_check", "slide_medians",
     "temperature_curves",
 ]
 
@@ -150,7 +152,7 @@ def curve_draws(d_ks, n_keys, n_queries, rng):
     return d_ks, n_queries, rng, a
 
 
-def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | None = None, rng=None) -> np.ndarray:
+def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | str | None = None, rng=None) -> np.ndarray:
     """Logits ``scale * (q . k_j)`` of ``n_queries`` random queries, each against its own ``n_keys`` keys.
 
     All components of ``q`` and ``k_j`` are independent N(0, 1). Drawn exactly through the
@@ -432,6 +434,112 @@ def measured_onset(d_ks, mean_entropy, n_keys: int, drop: float = 1.0) -> float:
         return float(d_ks[0])
     t = (h[i - 1] - level) / (h[i - 1] - h[i])  # in (0, 1]
     return round(float(d_ks[i - 1] + t * (d_ks[i] - d_ks[i - 1])), 4)
+
+
+def onset_grid(n_keys: int) -> np.ndarray:
+    """The integer ``d_k`` grid of the onset for ``n_keys`` keys: 1 ... 32 below 16 keys, else 1 ... 8.
+
+    Few keys saturate late (4 keys: near d_k = 21), many keys early (near 2).
+
+    >>> onset_grid(4)[[0, -1]].tolist(), onset_grid(1024)[[0, -1]].tolist()
+    ([1, 32], [1, 8])
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    return np.arange(1, 33 if n_keys < 16 else 9)
+
+
+@lru_cache(maxsize=16)
+def onset_over_seeds(n_keys: int, n_seeds: int = 5) -> tuple:
+    """The measured onset (:func:`measured_onset`, 1 nat) for ``n_keys`` keys, one value per seed 0 ... n_seeds - 1.
+
+    Each seed runs :func:`saturation_curves` (unscaled) on :func:`onset_grid` with
+    ``max(1000, 80_000 // n_keys)`` queries. Cached: notebook 05's table and its explorer show the
+    same numbers.
+
+    >>> [round(x, 1) for x in onset_over_seeds(1024, 2)]
+    [2.1, 2.3]
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_seeds = _checks.positive_int("n_seeds", n_seeds)
+    d = onset_grid(n_keys)
+    n_queries = max(1000, 80_000 // n_keys)
+    return tuple(measured_onset(d, saturation_curves(d, n_keys, n_queries, scale="unscaled", rng=s).entropy.mean,
+                                n_keys) for s in range(n_seeds))
+
+
+def law_error(n_keys: int, sigma2, measured) -> np.ndarray:
+    """Relative error ``law / measured - 1`` of :func:`entropy_closed_form` against measured entropies.
+
+    >>> law_error(16, [2.0], [1.90]).round(3).tolist()  # law 1.77: 7 % too low
+    [-0.067]
+    """
+    h = _checks.real_array("measured", measured)
+    return entropy_closed_form(n_keys, sigma2) / h - 1
+
+
+def onset_table(onsets: dict) -> str:
+    """A small text table of measured onsets: one row per key count, the median and the range over seeds.
+
+    >>> print(onset_table({16: (3.9, 4.0, 4.1)}))
+     keys   onset d_k: median (range over 3 seeds)
+       16    4.00 (3.90–4.10)
+    """
+    if not onsets:
+        raise ValueError("onsets must map at least one key count to its onsets")
+    n_seeds = {len(o) for o in onsets.values()}
+    seeds = f"{n_seeds.pop()} seeds" if len(n_seeds) == 1 else "seeds"
+    rows = [f" keys   onset d_k: median (range over {seeds})"]
+    for n, o in onsets.items():
+        o = _checks.real_array("each entry of onsets", o, min_ndim=1)
+        rows.append(f"{n:5d}   {np.median(o):5.2f} ({o.min():.2f}–{o.max():.2f})")
+    return "\n".join(rows)
+
+
+class LawCheck(NamedTuple):
+    """The law against Monte Carlo for one key count: ``sigma2`` (the grid, then ``ln n``), the mean
+    entropy per seed ``entropy`` (seeds, m), and ``error``, the law's relative error against the median."""
+
+    sigma2: np.ndarray
+    entropy: np.ndarray
+    error: np.ndarray
+
+
+def law_check(n_keys: int, sigma2, n_seeds: int = 5, n_entries: int = 400_000) -> LawCheck:
+    """:func:`entropy_closed_form` against :func:`iid_entropy` at ``sigma2`` and at ``ln n``, ``n_seeds`` seeds.
+
+    Each seed averages ``n_entries // n_keys`` rows (the same number of logits for every key count).
+
+    >>> c = law_check(1024, [1.0], n_seeds=2, n_entries=100_000)
+    >>> c.sigma2.round(2).tolist(), c.entropy.shape, bool(abs(c.error[0]) < 0.01)
+    ([1.0, 6.93], (2, 2), True)
+    """
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    grid = np.append(_check_sigma2(sigma2), np.log(n_keys))
+    n_seeds = _checks.positive_int("n_seeds", n_seeds)
+    rows = max(1, _checks.positive_int("n_entries", n_entries) // n_keys)
+    h = iid_entropy(n_keys, grid, n_rows=rows, seeds=range(n_seeds))
+    return LawCheck(grid, h, law_error(n_keys, grid, np.median(h, axis=0)))
+
+
+def slide_medians(d_k: int, n_keys: int, n_queries: int, seeds) -> tuple:
+    """Past the onset, per seed: the median weight an unscaled query leaves to its other keys, and
+    the median Frobenius norm of the softmax Jacobian scaled over unscaled (notebook 06's measure).
+
+    Returns two lists, one entry per seed; seed ``s`` draws both scalings with ``rng=s``.
+
+    >>> left, ratio = slide_medians(4096, 16, 200, seeds=[0])
+    >>> left[0] < 1e-9, ratio[0] > 1e6
+    (True, True)
+    """
+    from . import gradients  # imported here: gradients imports this module
+
+    left, ratio = [], []
+    for s in seeds:
+        p_u, p_s = (softmax(query_logits(d_k, n_keys, n_queries, scale=sc, rng=_checks.seed("seeds", s)))
+                    for sc in ("unscaled", "sqrt"))
+        left.append(float(np.median(gradients.one_minus_max(p_u))))
+        ratio.append(float(np.median(gradients.jacobian_frobenius(p_s)) / np.median(gradients.jacobian_frobenius(p_u))))
+    return left, ratio
 
 
 def law_holds_up_to(sigma2, measured, n_keys: int, rtol: float = 0.05) -> float:

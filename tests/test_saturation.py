@@ -333,3 +333,46 @@ def test_mc_estimate_near_the_largest_float():
     est = S.mc_estimate(x)
     assert est.mean == pytest.approx(1.6e308, rel=1e-15)  # the old 1/2**1024 rescaling gave NaN here
     assert est.se == pytest.approx(1e307 / np.sqrt(3), rel=1e-12)  # sd 1e307
+
+
+def test_onset_over_seeds_is_the_measured_onset_on_its_grid():
+    """Independent reference: measured_onset on the same grid and draws, computed here by hand."""
+    d = S.onset_grid(64)
+    want = S.measured_onset(d, S.saturation_curves(d, 64, 80_000 // 64, scale="unscaled", rng=1).entropy.mean, 64)
+    assert S.onset_over_seeds(64, 2)[1] == want
+    assert S.onset_grid(8)[-1] == 32 and S.onset_grid(16)[-1] == 8
+    with pytest.raises(ValueError, match="n_seeds"):
+        S.onset_over_seeds(64, 0)
+
+
+def test_onset_table_rows_hold_median_and_range():
+    table = S.onset_table({4: (21.0, 22.0, 20.0), 1024: (2.1, 2.2, 2.3)})
+    rows = table.splitlines()
+    assert "3 seeds" in rows[0] and len(rows) == 3
+    assert rows[1].split() == ["4", "21.00", "(20.00–22.00)"]
+    assert rows[2].split() == ["1024", "2.20", "(2.10–2.30)"]
+    with pytest.raises(ValueError, match="onsets"):
+        S.onset_table({})
+
+
+def test_law_check_against_a_direct_monte_carlo():
+    c = S.law_check(64, [0.5, 2.0], n_seeds=3, n_entries=64_000)
+    assert np.allclose(c.sigma2, [0.5, 2.0, np.log(64)])
+    h = S.iid_entropy(64, c.sigma2, n_rows=1000, seeds=range(3))
+    assert np.array_equal(c.entropy, h)
+    law = np.log(64) - c.sigma2 / 2
+    assert np.allclose(c.error, law / np.median(h, axis=0) - 1)
+    assert np.allclose(S.law_error(64, c.sigma2, np.median(h, axis=0)), c.error)
+    assert c.error[-1] < -0.1 < c.error[0]  # close at small variance, > 10 % too low at ln n
+
+
+def test_slide_medians_against_the_softmax_directly():
+    left, ratio = S.slide_medians(64, 16, 300, seeds=[4, 5])
+    for i, s in enumerate((4, 5)):
+        p = softmax(S.query_logits(64, 16, 300, scale="unscaled", rng=s))
+        q = softmax(S.query_logits(64, 16, 300, scale="sqrt", rng=s))
+        assert np.isclose(left[i], np.median(1 - p.max(axis=1)))
+        def frob(w):  # the softmax Jacobian diag(p) - p p^T, row by row
+            return [np.linalg.norm(np.diag(row) - np.outer(row, row)) for row in w]
+
+        assert np.isclose(ratio[i], np.median(frob(q)) / np.median(frob(p)))

@@ -3,7 +3,8 @@
 - :class:`SaturationExplorer` -- drag d_k and the number of keys n: one query's weights,
   unscaled and scaled, and the Monte Carlo curves of the largest weight, the entropy and
   ``exp(entropy)`` with a marker, the measured onset of saturation (the first d_k where the
-  mean entropy is 1 nat below ``ln n``) and the entropy law ``ln n - d_k/2``;
+  mean entropy is 1 nat below ``ln n``: notebook 05's own measurement on integer d_k, median over
+  5 seeds, :func:`sdpa_helpers.saturation.onset_over_seeds`) and the entropy law ``ln n - d_k/2``;
 - :class:`TemperatureExplorer` -- drag the temperature ``T`` of ``softmax(z / T)`` on fixed logits.
 
 Every number comes from :mod:`sdpa_helpers.saturation`; the curves of every key count are
@@ -26,7 +27,7 @@ from ..saturation import (
     KEY_COUNTS,
     entropy_closed_form,
     explorer_queries,
-    measured_onset,
+    onset_over_seeds,
     prefix_logits,
     saturation_curves,
     temperature_curves,
@@ -90,6 +91,8 @@ class SaturationExplorer(Explorer):
 
     def _setup(self, fig):
         self.curves = _all_curves()
+        # the onset is section 5's measurement (integer d_k, 5 seeds), not read off the coarse curves
+        self.onset_at = {n: float(np.median(onset_over_seeds(n))) for n in KEY_COUNTS}
         grid = fig.add_gridspec(2, 6, height_ratios=(1.0, 0.9))
         self.ax_bars = (fig.add_subplot(grid[0, :3]), fig.add_subplot(grid[0, 3:]))
         self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
@@ -142,7 +145,7 @@ class SaturationExplorer(Explorer):
             self.titles[i].set_text(f"max {stats.max_weight[i]:.2f}\nH {stats.entropy[i]:.2f}\n"
                                     f"e^H {stats.effective_keys[i]:.1f}")
         edges = np.array([self._x[0] / 1.4, self._x[-1] * 1.4])
-        onset = measured_onset(D_K_CHOICES, self.curves[keys, "unscaled"].entropy.mean, keys)
+        onset = self.onset_at[keys]
         references = ((1.0, 1.0 / keys), (0.0, np.log(keys)), (1.0, float(keys)))
         for j, (ax, field) in enumerate(zip(self.ax_curves, ("max_weight", "entropy", "effective_keys"))):
             for r, level in enumerate(references[j]):
@@ -159,7 +162,8 @@ class SaturationExplorer(Explorer):
                 f"random queries: largest weight {u.max_weight.mean[at]:.2f} unscaled vs "
                 f"{s.max_weight.mean[at]:.2f} scaled; effective keys {u.effective_keys.mean[at]:.1f} vs "
                 f"{s.effective_keys.mean[at]:.1f} (uniform: {keys}, one-hot: 1). Onset of saturation (unscaled), "
-                f"the d_k where the mean entropy falls 1 nat below ln n (interpolated on the grid): d_k ≈ {onset:.1f}.")
+                f"the d_k where the mean entropy falls 1 nat below ln n (section 5's table: integer d_k, median "
+                f"over 5 seeds): d_k ≈ {onset:.1f}.")
 
 
 class TemperatureExplorer(Explorer):
