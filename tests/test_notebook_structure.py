@@ -383,3 +383,17 @@ def test_noise_patterns_catch_what_they_must():
             "error 0.012"]
     assert all(any(p.search(s) for p in NOISE_PATTERNS) for s in bad)
     assert not any(p.search(s) for s in good for p in NOISE_PATTERNS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_deep_dive_folds_something(path):
+    """A folded heading hides the cells under it, never its own text: a deep dive whose heading
+    cell is its only cell would show its whole text while "folded" (and JupyterLab offers no
+    "cells hidden" button to open it)."""
+    cells = load(path).cells
+    for i, cell in enumerate(cells):
+        if build.is_deep_dive_heading(cell):
+            nxt = cells[i + 1] if i + 1 < len(cells) else None
+            assert nxt is not None and "deep-dive" in nxt.metadata.get("tags", []) \
+                and not nxt.source.lstrip().startswith("#"), \
+                f"{path.name} cell {i}: the deep dive {cell.source.splitlines()[0]!r} has no cell under its heading"

@@ -376,3 +376,13 @@ def test_slide_medians_against_the_softmax_directly():
             return [np.linalg.norm(np.diag(row) - np.outer(row, row)) for row in w]
 
         assert np.isclose(ratio[i], np.median(frob(q)) / np.median(frob(p)))
+
+
+@pytest.mark.slow  # five Monte Carlo onsets, a few seconds
+def test_the_stored_onsets_are_what_the_measurement_gives():
+    from sdpa_helpers import saturation
+
+    for n, stored in saturation.MEASURED_ONSETS.items():
+        measured = float(np.median(saturation.onset_over_seeds(n)))
+        assert abs(measured - stored) < 1e-3, f"{n} keys: measured {measured:.4f}, stored {stored}"
+    assert set(saturation.MEASURED_ONSETS) == set(saturation.KEY_COUNTS)

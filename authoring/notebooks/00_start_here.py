@@ -82,7 +82,8 @@ for c in (1, 8):
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
-#
+
+# %% [markdown] tags=["deep-dive"]
 # The sentence before the quote is the paper's only evidence: for small $d_k$ dot-product
 # attention and *additive* attention (an older design that scores a key with a small neural
 # network, $w^\top \tanh(W_q q + W_k k)$, instead of a dot product) performed alike, while for

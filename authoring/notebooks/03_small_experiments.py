@@ -69,7 +69,8 @@ print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {tw
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: two slips in the thread's answer
-#
+
+# %% [markdown] tags=["deep-dive"]
 # Its sum for one entry runs from $i = 0$ to $d_k$, $d_k + 1$ terms (there are $d_k$), and it
 # writes $QK$ without the transpose. Attention's logits are $QK^\top$, $S_{ij} = q_i\cdot k_j$;
 # for i.i.d. (independent, identically distributed) normal entries $K$ and $K^\top$ have the

@@ -4,7 +4,7 @@
   unscaled and scaled, and the Monte Carlo curves of the largest weight, the entropy and
   ``exp(entropy)`` with a marker, the measured onset of saturation (the first d_k where the
   mean entropy is 1 nat below ``ln n``: notebook 05's own measurement on integer d_k, median over
-  5 seeds, :func:`sdpa_helpers.saturation.onset_over_seeds`) and the entropy law ``ln n - d_k/2``;
+  5 seeds, :data:`sdpa_helpers.saturation.MEASURED_ONSETS`) and the entropy law ``ln n - d_k/2``;
 - :class:`TemperatureExplorer` -- drag the temperature ``T`` of ``softmax(z / T)`` on fixed logits.
 
 Every number comes from :mod:`sdpa_helpers.saturation`; the curves of every key count are
@@ -25,9 +25,9 @@ from ..attention import softmax
 from ..plots import saturation as saturation_plots
 from ..saturation import (
     KEY_COUNTS,
+    MEASURED_ONSETS,
     entropy_closed_form,
     explorer_queries,
-    onset_over_seeds,
     prefix_logits,
     saturation_curves,
     temperature_curves,
@@ -92,7 +92,7 @@ class SaturationExplorer(Explorer):
     def _setup(self, fig):
         self.curves = _all_curves()
         # the onset is section 5's measurement (integer d_k, 5 seeds), not read off the coarse curves
-        self.onset_at = {n: float(np.median(onset_over_seeds(n))) for n in KEY_COUNTS}
+        self.onset_at = dict(MEASURED_ONSETS)
         grid = fig.add_gridspec(2, 6, height_ratios=(1.0, 0.9))
         self.ax_bars = (fig.add_subplot(grid[0, :3]), fig.add_subplot(grid[0, 3:]))
         self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
