@@ -181,6 +181,7 @@ def test_page(stem, server, chromium, manifest):
         assert "mybinder.org" in note.inner_html() and "make lab" in note.inner_text()
         folded(page)
         for ex in probe.explorers(page):
+            open_around(page, ex["id"])  # an explorer inside a deep dive: the learner opens it first
             move_every_control(page, ex)
         assert page.sdpa_errors == []
         assert page.sdpa_blocked == [], f"requests outside the site: {page.sdpa_blocked}"
@@ -200,6 +201,14 @@ def folded(page) -> None:
         opened = page.evaluate("() => Array.from(document.querySelectorAll('details.deep-dive')).map(d => d.open)")
         assert opened[0] and sum(opened) == 1
         dives.first.locator("summary").first.click()
+
+
+def open_around(page, explorer_id: str) -> None:
+    """Open every folded ``<details>`` (deep dive) that holds the explorer."""
+    page.evaluate("""(id) => {
+      let d = document.querySelector(`#explorer-${id}`).closest('details');
+      while (d) { d.open = true; d = d.parentElement ? d.parentElement.closest('details') : null; }
+    }""", explorer_id)
 
 
 def move_every_control(page, ex: dict) -> None:
