@@ -832,6 +832,8 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "saturation.curve_draws": "d_ks are integers",
     "saturation.measured_onset": "d_ks are integers; entropies are in nats, between 0 and ln n",
     "saturation.law_holds_up_to": "variances and entropies of the course's range (nats, between 0 and ln n)",
+    "saturation.law_error": "variances and entropies of the course's range (nats, between 0 and ln n)",
+    "saturation.law_check": "variances of the course's range; entropies measured by weight_stats (swept above)",
     "saturation.iid_entropy": "a Monte Carlo of weight_stats (swept above) at sigma2",
     "gradients.gradient_samples": "d_ks are integers",
     "gradients.gradient_curves": "d_ks are integers",

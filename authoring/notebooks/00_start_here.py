@@ -151,14 +151,14 @@ verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 key
 # Unscaled, the softmax is sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
 # of 1024) against 0.22 (0.014) scaled. Yet at 64 to 128
 #
-# - $\|J\|$ is only about 3× to 8× smaller with 16 keys, and *larger* with 1024 up to $d_k$ = 256: scaled,
+# - $\|J\|$ is about 3× to 8× smaller with 16 keys, and *larger* with 1024 up to $d_k$ = 256: scaled,
 #   weight spreads thin, each $p_j$ tiny, so $J = \mathrm{diag}(p) - pp^\top$ is small;
 # - the weights respond *more* to $q$ unscaled (about 3× at 64 with 16 keys, ≈ 45× with 1024);
 #   below 1 from $d_k \approx 256$ with 16 keys (0.34×), later with more: there gradients vanish (notebook 06).
 #
 # At 64 to 128 the scale keeps attention soft at initialisation. Near one-hot, each query commits
-# to one random key before training has seen data; the ignored keys get weights ≈ 0, so they get
-# almost no learning signal (the gradient to $k_j$ carries $p_j$).
+# to one random key before training; ignored keys get weights ≈ 0, so they get
+# almost no signal (the gradient to $k_j$ carries $p_j$).
 
 # %% [markdown]
 # ## 5. Drag $d_k$ yourself
@@ -208,7 +208,7 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # ## Summary
 #
 # - With independent mean-0 variance-1 components (as can hold at initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, with 16 keys the softmax is near one-hot already at $d_k$ = 64, 128. Its Jacobian, and from
+# - Unscaled, with 16 keys the softmax is near one-hot at $d_k$ = 64, 128. Its Jacobian, and from
 #   $d_k \approx 256$ the weights' response to $q$, collapse as $d_k$ grows.
 # - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
 #

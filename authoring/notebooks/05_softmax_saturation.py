@@ -146,7 +146,7 @@ saturation_plots.saturation_small_multiples(bars)
 #
 # Three numbers say how peaked a softmax is: the **largest weight**
 # $p_{\max}$ ($1/n$ uniform, 1 one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ to 0; measured in
-**nats**, the unit of the natural logarithm),
+# **nats**, the unit of the natural logarithm),
 # and the **effective number of keys** $e^{H}$ ($n$ to 1: a softmax spread evenly over $m$ keys has
 # $e^H = m$). We average them over 4000 random queries with 16 keys each, for $d_k$ = 1 … 4096.
 
