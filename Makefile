@@ -83,10 +83,11 @@ test: $(STAMP)
 	$(PYTEST) --nbval --nbval-current-env --nbval-cell-timeout=300
 	$(BIN)/python tests/second_numeric_config.py notebooks
 
-# The edit-test loop: no browser, no notebooks, no network, no lint (`make lint`); on two cores.
+# The edit-test loop: no browser, no notebooks, no network, no lint (`make lint`); on two cores, with
+# pytest's rewritten test modules cached in __pycache__ even where the environment says not to.
 # Every module keeps tests of its behaviour here; `make test` adds the slow and thorough ones.
 test-fast: $(STAMP)
-	$(PYTEST) -n 2 -q -m "not browser and not slow and not network and not lint" tests sdpa_helpers
+	env -u PYTHONDONTWRITEBYTECODE $(PYTEST) -p no:nbval -n 2 -q -m "not browser and not slow and not network and not lint" tests sdpa_helpers
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -128,7 +128,7 @@ def fd_relative_errors(w, batch, scale, h=FD_H):
     return errors
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [SEEDS[0]] + [pytest.param(s, marks=pytest.mark.slow) for s in SEEDS[1:]])
 @pytest.mark.parametrize("d_k", [3, 16])
 @pytest.mark.parametrize("scale", [None, "unscaled"], ids=["scaled", "unscaled"])
 def test_backward_matches_finite_differences(seed, d_k, scale):
@@ -242,7 +242,7 @@ def test_first_steps_sgd_and_adam():
     assert adam.loss[0] == pytest.approx(T.loss_and_gradients(w0, batch)[0])
 
 
-@pytest.mark.parametrize("d_k", [16, 64, 256, 1024])
+@pytest.mark.parametrize("d_k", [16] + [pytest.param(d, marks=pytest.mark.slow) for d in (64, 256, 1024)])
 def test_reparametrised_unscaled_model_follows_the_scaled_trajectory(d_k):
     """Initial W times d_k^(-1/4), SGD rate eta/sqrt(d_k), no scale == the scaled model: logits, losses, weights."""
     r = T.train_runs(d_k, seeds=(0, 1), lrs=(0.3, 3.0), arms=("scaled", "reparametrised"))

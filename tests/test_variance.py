@@ -249,7 +249,7 @@ def test_exact_helpers_reject_bad_input():
         law.layer_norm_covariance(1)
 
 
-@pytest.mark.parametrize("d", [2, 8, 16])
+@pytest.mark.parametrize("d", [2, 8, pytest.param(16, marks=pytest.mark.slow)])
 def test_layer_norm_covariance_by_monte_carlo(d):
     n = 200_000
     z = layer_norm(sample_components((n, d), rng=7), eps=0.0)

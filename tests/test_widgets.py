@@ -11,6 +11,7 @@ EXPLORERS = widgets.all_explorers()
 #: The same, with every explorer but the first two marked slow: a check of the shared base class
 #: runs on two explorers in the edit-test loop (`make test-fast`) and on all in `make test`.
 EXPLORERS_TWO_FAST = [c if i < 2 else pytest.param(c, marks=pytest.mark.slow) for i, c in enumerate(EXPLORERS)]
+EXPLORERS_ONE_FAST = [c if i < 1 else pytest.param(c, marks=pytest.mark.slow) for i, c in enumerate(EXPLORERS)]
 
 
 def test_explorers_are_found():
@@ -25,7 +26,7 @@ def test_d_k_slider_is_log_scale():
         widgets.d_k_slider(3)
 
 
-@pytest.fixture(params=EXPLORERS, ids=lambda c: c.__name__, scope="module")
+@pytest.fixture(params=EXPLORERS_TWO_FAST, ids=lambda c: c.__name__, scope="module")
 def explorer(request):
     return request.param()
 
@@ -135,7 +136,7 @@ def _live_figures() -> int:
     return sum(isinstance(o, Figure) for o in gc.get_objects())
 
 
-@pytest.mark.parametrize("cls", EXPLORERS_TWO_FAST, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", EXPLORERS_ONE_FAST, ids=lambda c: c.__name__)
 def test_close_releases_widgets_and_figure(cls):
     before = _live_widgets()
     e = cls()
@@ -150,7 +151,7 @@ def test_close_releases_widgets_and_figure(cls):
     e.close()  # idempotent
 
 
-@pytest.mark.parametrize("cls", EXPLORERS_TWO_FAST, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", EXPLORERS_ONE_FAST, ids=lambda c: c.__name__)
 def test_a_dropped_explorer_is_collected(cls):
     import gc
     import weakref
