@@ -2,6 +2,7 @@
 
 import matplotlib as mpl
 import numpy as np
+import pytest
 from matplotlib.figure import Figure
 
 from sdpa_helpers import gradients as G
@@ -37,15 +38,29 @@ def test_new_figure_is_opaque_white_and_not_pyplot():
 
 
 def test_rgba_to_png_round_trip():
+    """The hand-written PNG decodes, with Pillow's independent decoder, to exactly the pixels given."""
     from io import BytesIO
 
     from PIL import Image
 
-    rgba = np.zeros((5, 7, 4), dtype=np.uint8)
-    rgba[..., 0] = 200
-    rgba[..., 3] = 255
-    img = Image.open(BytesIO(plots.rgba_to_png(rgba)))
-    assert img.size == (7, 5) and np.asarray(img)[..., 0].max() == 200
+    rng = np.random.default_rng(0)
+    for shape in [(1, 1, 4), (5, 7, 4), (37, 61, 4)]:
+        rgba = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        img = Image.open(BytesIO(plots.rgba_to_png(rgba)))
+        img.load()  # checks every chunk's CRC and the zlib stream
+        assert img.mode == "RGBA" and img.size == (shape[1], shape[0])
+        np.testing.assert_array_equal(np.asarray(img), rgba)
+    fig, _ = plots.new_figure(figsize=(2, 1), dpi=50)
+    fig.canvas.draw()
+    frame = np.asarray(fig.canvas.buffer_rgba())
+    np.testing.assert_array_equal(np.asarray(Image.open(BytesIO(plots.rgba_to_png(fig.canvas.buffer_rgba())))), frame)
+
+
+@pytest.mark.parametrize("bad", [np.zeros((2, 3, 3), np.uint8), np.zeros((2, 3, 4), np.float64),
+                                 np.zeros((0, 3, 4), np.uint8), np.zeros((6, 4), np.uint8)])
+def test_rgba_to_png_refuses_other_arrays(bad):
+    with pytest.raises(ValueError, match="rgba must be"):
+        plots.rgba_to_png(bad)
 
 
 def test_d_k_axis():

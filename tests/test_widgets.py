@@ -77,6 +77,44 @@ def test_same_values_give_the_same_image(explorer):
     assert explorer.image.value == first, "an explorer's image depends on its control values only"
 
 
+def _pixels(png: bytes) -> np.ndarray:
+    from io import BytesIO
+
+    from PIL import Image
+
+    return np.asarray(Image.open(BytesIO(png))).astype(int)
+
+
+def test_cached_text_matches_matplotlibs_own_drawing(explorer):
+    """Text blended from cached coverage is what matplotlib draws, to within rounding, at every value.
+
+    The reference is matplotlib drawing every animated artist itself (``cache_text = False``),
+    on the same figure. Each value is rendered twice with the cache, so the second render comes
+    from the cache; both must match.
+    """
+    if not any(hasattr(a, "get_text") and a.get_text() for a in explorer._animated_artists()):
+        pytest.skip(f"{type(explorer).__name__} animates no text")
+    control = explorer.controls[explorer.main]
+    start = control.value
+    texts = 0
+    try:
+        for value in explorer.sweep_values():
+            control.value = value
+            explorer.cache_text = True
+            cached_once, cached_twice = explorer.render(), explorer.render()
+            explorer.cache_text = False
+            drawn = _pixels(explorer.render())
+            texts += sum(1 for a in explorer._animated_artists() if hasattr(a, "get_text") and a.get_text())
+            for cached in (cached_once, cached_twice):
+                diff = np.abs(_pixels(cached) - drawn)
+                assert diff.max() <= 1, f"{explorer.main}={value!r}: text off by {diff.max()} levels"
+            assert cached_once == cached_twice, "the cached path gives the same frame every time"
+    finally:
+        explorer.cache_text = True
+        control.value = start
+    assert texts > 0, "this explorer animates no text: the test checked nothing"
+
+
 def test_unknown_control_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown control"):
         EXPLORERS[0](no_such_control=1)
