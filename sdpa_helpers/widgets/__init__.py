@@ -261,6 +261,7 @@ class Explorer:
             return
         self._closed = True
         self._finalizer()
+        self.__dict__.pop("_text_cache", None)
         fig, self.fig = self.fig, None
         if fig is not None:
             fig.clear()
@@ -302,8 +303,8 @@ class Explorer:
 
     #: Draw animated text from cached glyph coverage (see :meth:`_blend_text`); False: matplotlib draws it.
     cache_text = True
-    #: At most this many cached text renderings per explorer (a few kB each).
-    TEXT_CACHE_SIZE = 1024
+    #: At most this many cached text renderings per explorer (one byte a pixel: a few kB each).
+    TEXT_CACHE_SIZE = 256
 
     def _blend_text(self, text, pixels) -> bool:
         """Draw ``text`` into ``pixels`` from its cached coverage; False if it must be drawn normally.
@@ -323,7 +324,8 @@ class Explorer:
         height, width = pixels.shape[:2]
         pad = 3
         x0, x1 = max(int(math.floor(extent.x0)) - pad, 0), min(int(math.ceil(extent.x1)) + pad, width)
-        r0, r1 = max(height - int(math.ceil(extent.y1)) - pad, 0), min(height - int(math.floor(extent.y0)) + pad, height)
+        r0 = max(height - int(math.ceil(extent.y1)) - pad, 0)  # rows count from the top
+        r1 = min(height - int(math.floor(extent.y0)) + pad, height)
         if x0 >= x1 or r0 >= r1:
             return True  # entirely outside the figure: nothing to draw
         clip = text.get_clip_box() if text.get_clip_on() else None
@@ -339,7 +341,7 @@ class Explorer:
                 text.set_color("black")
                 text.set_alpha(None)
                 self.fig.draw_artist(text)
-                coverage = (255.0 - pixels[r0:r1, x0:x1, 0].astype(np.float32))[..., None] / 255.0
+                coverage = 255 - pixels[r0:r1, x0:x1, 0]  # black on white: 255 - level is the coverage
             finally:
                 text.set_color(colour)
                 text.set_alpha(alpha)
@@ -348,7 +350,7 @@ class Explorer:
                 cache.clear()
             cache[key] = coverage
         rgba = matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())
-        weight = coverage * np.float32(rgba[3])
+        weight = coverage[..., None] * np.float32(rgba[3] / 255.0)
         under = pixels[r0:r1, x0:x1, :3].astype(np.float32)
         colour = np.array(rgba[:3], dtype=np.float32) * 255.0
         pixels[r0:r1, x0:x1, :3] = np.rint(under + (colour - under) * weight).astype(np.uint8)
