@@ -180,7 +180,7 @@ def rgba_to_png(rgba) -> bytes:
     rows[:, 1:] = arr.reshape(height, 4 * width)
     header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
     return b"".join((b"\x89PNG\r\n\x1a\n", _png_chunk(b"IHDR", header),
-                     _png_chunk(b"IDAT", zlib.compress(memoryview(rows), 1)), _png_chunk(b"IEND", b"")))
+                     _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), _png_chunk(b"IEND", b"")))
 
 
 def _png_chunk(tag: bytes, data: bytes) -> bytes:
