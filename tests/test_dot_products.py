@@ -84,7 +84,7 @@ def test_std_with_se_is_scale_safe(mag):
 
 
 def test_cosine_excess_kurtosis_exact_at_d_k_1_and_2():
-    """d_k = 1: cos = +-1 (excess kurtosis 1 - 3 = -2); d_k = 2: cos of a uniform angle, E[cos^4] = 3/8 on a fine grid."""
+    """d_k = 1: cos = +-1 (excess kurtosis 1 - 3 = -2); d_k = 2: cos of a uniform angle, E[cos^4] = 3/8."""
     assert cosine_excess_kurtosis(1) == -2.0
     angles = (np.arange(4096) + 0.5) * 2 * np.pi / 4096  # midpoint rule: exact for a trigonometric polynomial
     c = np.cos(angles)
