@@ -348,7 +348,7 @@ _ = check("01.rowwise_dot", rowwise_dot)
 #     return (np.asarray(A) * np.asarray(B)).sum(axis=1)   # Hadamard, then sum over columns
 # ```
 # `np.einsum("ij,ij->i", A, B)` is the same. `np.diag(A @ B.T)` gives the same numbers
-# but computes all $n^2$ entries to keep $n$ of them.
+# but computes all $n^2$ entries to keep $n$ of them (the checker notices the memory it takes).
 # </details>
 #
 # **Exercise 5 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
@@ -368,7 +368,7 @@ _ = check("01.cos_spread", None)  # replace None with your answer, then run the 
 #
 # **Exercise 6 (conceptual).** Explain: a friend picks three pairs of vectors with components from 1
 # to 10 in 2 dimensions and three in 5 dimensions, and finds the 5-d dot products larger
-# and more spread out. Name two reasons this does not show that the spread of $q\cdot k$
+# and more spread out. Name three reasons this does not show that the spread of $q\cdot k$
 # grows like $\sqrt{d_k}$, and design a test that would.
 #
 # <details><summary>Solution</summary>
