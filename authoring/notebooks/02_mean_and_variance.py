@@ -164,7 +164,7 @@ print(f"spread of {n_runs} repeated sample variances: {spread:.3f}; SE reported 
 verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1, f"ratio {reported / spread:.2f}")
 misses, ideal = int(np.sum(np.abs(var_runs - 9) > 4 * se_runs)), math.erfc(4 / math.sqrt(2))
 print(f"runs more than 4 SE from the true 9: {misses} of {n_runs} = {misses / n_runs:.3%} (a count of {misses} is "
-      f"itself uncertain by about ±{np.sqrt(misses):.0f}); for a normal estimate: {ideal:.4%}, {misses / n_runs / ideal:.0f} times fewer")
+      f"itself uncertain by about ±{np.sqrt(misses):.0f}); {misses / n_runs / ideal:.0f} times the {ideal:.4%} of a normal estimate")
 
 # %% [markdown] tags=["deep-dive"]
 # The reported SE is the real wobble (ratio 0.98). Misses beyond 4 SE stay rare, 0.085 % of runs,
