@@ -141,7 +141,7 @@ def rowwise_checker():
                            f"to keep {_PROBE_N} of its entries. Multiply entry by entry, then sum each row.")
         return ok, feedback
 
-    return with_attributes(checker, reference=cases_checker.reference, cases=cases_checker.cases)
+    return with_attributes(checker, reference=_rowwise_dot, cases=_CASES)
 
 
 register(
