@@ -44,6 +44,24 @@ def cosine_moments(d_k: int) -> Moments:
     return Moments(0.0, 1.0 / d_k)
 
 
+def cosine_excess_kurtosis(d_k: int) -> float:
+    """Excess kurtosis of ``cos(theta)`` (and of ``sqrt(d_k) cos(theta)``) for isotropic ``q``, ``k``.
+
+    ``cos(theta)`` is one coordinate ``u_1`` of a uniform unit vector. By symmetry
+    ``E[u_1^4] = 3 / (d_k (d_k + 2))`` (from ``E[(sum u_i^2)^2] = 1`` split into ``d_k`` fourth
+    powers and ``d_k (d_k - 1)`` cross terms ``E[u_1^2 u_2^2] = E[u_1^4] / 3``), so the excess
+    kurtosis ``E[u_1^4] / E[u_1^2]^2 - 3`` is ``-6 / (d_k + 2)``: ``-2`` at ``d_k = 1``
+    (``cos = +-1``), ``-1`` at ``d_k = 4`` (a semicircle on ``[-2, 2]`` after scaling), then
+    towards 0, the normal curve's value. Scaling by ``sqrt(d_k)`` does not change it.
+
+    Examples
+    --------
+    >>> [cosine_excess_kurtosis(d) for d in (1, 4, 16)]
+    [-2.0, -1.0, -0.3333333333333333]
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    return -6.0 / (d_k + 2)
+
 
 def std_with_se(samples: np.ndarray | Sequence[float]) -> tuple[float, float]:
     """The sample standard deviation ``s`` (ddof=1) of ``samples`` and its large-sample standard error.

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import mean_se, raises_naming
 
-from sdpa_helpers.dot_products import cosine_moments
+from sdpa_helpers.dot_products import cosine_excess_kurtosis, cosine_moments
 from sdpa_helpers.theory import Moments
 
 
@@ -81,3 +81,26 @@ def test_std_with_se_is_scale_safe(mag):
     std, se = std_with_se(mag * x)
     assert np.isfinite([std, se]).all()
     assert abs(std / (mag * ref_std) - 1) < 1e-9 and abs(se / (mag * ref_se) - 1) < 1e-9
+
+
+def test_cosine_excess_kurtosis_exact_at_d_k_1_and_2():
+    """d_k = 1: cos = +-1 (excess kurtosis 1 - 3 = -2); d_k = 2: cos of a uniform angle, E[cos^4] = 3/8."""
+    assert cosine_excess_kurtosis(1) == -2.0
+    angles = (np.arange(4096) + 0.5) * 2 * np.pi / 4096  # midpoint rule: exact for a trigonometric polynomial
+    c = np.cos(angles)
+    assert np.isclose(np.mean(c**4) / np.mean(c**2) ** 2 - 3, cosine_excess_kurtosis(2), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d_k", [4, 16])
+def test_cosine_excess_kurtosis_against_monte_carlo(d_k):
+    """Monte Carlo E[cos^4] against 3 / (d_k (d_k + 2)) = (kurtosis + 3) / d_k^2, within 4 SE."""
+    rng = np.random.default_rng(41)
+    q, k = rng.standard_normal((100_000, d_k)), rng.standard_normal((100_000, d_k))
+    cos = np.einsum("nd,nd->n", q, k) / (np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1))
+    m4, se = mean_se(cos**4)
+    assert abs(m4 - (cosine_excess_kurtosis(d_k) + 3) / d_k**2) < 4 * se
+    assert abs(cosine_excess_kurtosis(d_k) - (m4 / np.mean(cos**2) ** 2 - 3)) < 0.05  # the sample kurtosis too
+
+
+def test_cosine_excess_kurtosis_rejects_bad_d_k():
+    raises_naming(lambda: cosine_excess_kurtosis(0), ValueError, ["d_k"])

@@ -528,7 +528,8 @@ def test_numeric_exercises(key, right, wrongs, capsys):
 
 @pytest.mark.parametrize("answer,words", [
     (np.ones((5, 7)), "looks like a matrix"), ([[5, 7], [7, 5]], "looks like a matrix"),
-    (35, "one integer per axis"), ((5, 7, 64), "2 entries"), ((5.5, 7), "whole number"), ((7, 5), "off"),
+    (35, "one integer per axis"), ((5, 7, 64), "2 entries"), ((5.5, 7), "whole number"), ((7, 6), "off"),
+    ((7, 5), "K @ Q.T"), ((5, 64), "shape of Q itself"),
 ])
 def test_qk_shape_feedback_talks_about_shapes(answer, words, capsys):
     assert not check("01.qk_shape", answer)
@@ -557,6 +558,17 @@ def test_rowwise_dot_exercise_accepts_correct_functions_and_rejects_lookalikes()
         assert check("01.rowwise_dot", fn, quiet=True)
     for fn in wrong:
         assert not check("01.rowwise_dot", fn, quiet=True)
+
+
+def test_rowwise_dot_refuses_the_full_table_even_with_the_right_numbers():
+    """np.diag(A @ B.T) gives the right n numbers from n^2; the checker sees the n x n table in memory."""
+    table_ways = [lambda A, B: np.diag(np.asarray(A) @ np.asarray(B).T),
+                  lambda A, B: np.einsum("ij,kj->ik", A, B).diagonal().copy()]
+    for fn in table_ways:
+        ok, feedback = exercises.get("01.rowwise_dot").checker(fn)
+        assert not ok and "full 2000 x 2000 table" in feedback, feedback
+    ok, _ = exercises.get("01.rowwise_dot").checker(lambda A, B: np.einsum("ij,ij->i", A, B))
+    assert ok
 
 
 # -- notebooks 05 and 06 ------------------------------------------------------------------------------
@@ -654,6 +666,19 @@ def test_too_few_significant_figures_is_told_as_that():
     assert not ok and "2 significant figures" in feedback and "three" in feedback
     ok, feedback = c(0.01)
     assert not ok and "1 significant figure" in feedback
+
+
+def test_a_tie_rounded_half_up_is_told_as_too_few_figures_too():
+    """0.0625 to two figures: 0.062 (ties to even) and 0.063 (half up, as taught in school) both name the slip."""
+    from sdpa_helpers.exercises import numeric_checker
+    c = numeric_checker(0.0625, what="the spread")
+    for rounded in (0.062, 0.063):
+        ok, feedback = c(rounded)
+        assert not ok and "2 significant figures" in feedback, (rounded, feedback)
+    ok, feedback = numeric_checker(0.25, what="w")(0.3)  # 0.25 to one figure, half up
+    assert not ok and "1 significant figure" in feedback
+    ok, feedback = c(0.064)
+    assert not ok and "significant" not in feedback  # a neighbour that is no rounding of 0.0625
 
 
 def test_string_answer_hint_uses_the_answer_given():

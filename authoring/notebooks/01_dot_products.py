@@ -25,7 +25,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import dot_products, make_rng
+from sdpa_helpers import dot_products, make_rng, variance
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import dot_products as dot_products_plots
 from sdpa_helpers.sampling import sample_components, sample_dot_products
@@ -67,7 +67,7 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
 hand_3d = [([1, 2, 3], [3, 2, 1]), ([3, 4, 5], [6, 7, 8]), ([10, 9, 11], [8, 7, 6])]
 dots_2d, dots_3d = (np.array([np.dot(a, b) for a, b in hand]) for hand in (hand_2d, hand_3d))
-print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.tolist()}, std {dots_3d.std(ddof=1):.1f}")
+print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std():.1f} | 3-d: {dots_3d.tolist()}, std {dots_3d.std():.1f}")
 
 # %% [markdown]
 # The 3-d set spreads about twice as much. But three hand-picked, all-positive pairs are
@@ -81,10 +81,9 @@ print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std(ddof=1):.1f} | 3-d: {dots_3d.t
 
 # %%
 reps = 20_000
-std = {d: sample_dot_products(d, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1, ddof=1) for d in (2, 3)}
+std = {d: sample_dot_products(d, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1) for d in (2, 3)}  # (reps,) each
 wrong_way = np.mean(std[3] < std[2])  # share of tries where the 3-d set is less spread
-verify("with three pairs each, the comparison points the wrong way over a third of the time", wrong_way > 1 / 3,
-       f"3-d below 2-d in {wrong_way:.1%} of {reps} tries")
+verify("with three pairs each, the comparison points the wrong way over a third of the time", wrong_way > 1 / 3, f"3-d below 2-d in {wrong_way:.1%} of {reps} tries")
 
 # %% [markdown]
 # About two times in five. Sound evidence is a *distribution* of many random dot products:
@@ -225,8 +224,7 @@ for d_k, s in dots.items():
 # components. Measure each factor in units that would stay put if it just scaled with $d_k$:
 # the length $\lVert q\rVert/\sqrt{d_k}$ and the cosine $\sqrt{d_k}\cos\theta$.
 #
-# **Predict:** as $d_k$ grows, which changes shape: the lengths $\lVert q\rVert/\sqrt{d_k}$,
-# the scaled cosine $\sqrt{d_k}\cos\theta$, or neither?
+# **Predict:** as $d_k$ grows, does the spread of $\lVert q\rVert/\sqrt{d_k}$ shrink, stay or grow? And of $\sqrt{d_k}\cos\theta$?
 
 # %%
 parts = {}
@@ -235,19 +233,28 @@ for d_k in (4, 16, 256, 1024):
     norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)  # lengths ‖q‖, ‖k‖: (5000,)
     cos = (qs * ks).sum(axis=1) / (norm_q * norm_k)  # row-wise dots (section 4) over the lengths
     parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos, "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
-var_cos = np.var(parts[1024]["cos"], ddof=1)  # theory 1; its noise is about √(2/5000) = 0.02
-verify(f"Var(√d_k cos θ) at d_k = 1024: {var_cos:.2f}, matches 1 within simulation noise", abs(var_cos - 1) <= 4 * np.sqrt(2 / 5000))
+    st = variance.sample_summary(parts[d_k]["cos"])  # its variance with SE, and its excess kurtosis
+    verify_close(f"d_k = {d_k:4d}: Var(√d_k cos θ)", st["var"], 1, se=st["se_var"])
+    print(f"   excess kurtosis {st['kurt']:+.2f}, theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}; all values within ±√d_k = ±{np.sqrt(d_k):.0f}")
 dot_products_plots.geometric_picture(parts)
 
 # %% [markdown]
-# The lengths change shape: they concentrate around 1 (left), since $\lVert q\rVert^2 = \sum_i q_i^2$
-# has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The scaled cosine does not
-# (middle): $\mathrm{Var}(\cos\theta) = 1/d_k$ at every $d_k$. Why: turn the axes so $k$ lies along
-# the first one; then $\cos\theta = u_1$, the first coordinate of the unit vector $u = q/\lVert q\rVert$.
-# For normal components every direction of $u$ is equally likely, so by symmetry each coordinate has
-# the same mean square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
-# So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot N(0, 1/d_k)$: spread $\sqrt{d_k}$ (right).
-# Notebook 08's QK-norm keeps only $\cos\theta$.
+# The spread of the lengths shrinks: they concentrate around 1 (left), since $\lVert q\rVert^2 = \sum_i q_i^2$
+# has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The spread of the scaled cosine
+# stays: its variance is 1 at every $d_k$ (middle). Its *shape* does not stay. The **excess kurtosis**
+# measures shape: 0 for the normal curve, negative for a flatter top with shorter tails. At
+# $d_k = 4$ it is $-1$: the values are confined to $[-2, 2]$ (as $\lvert\cos\theta\rvert \le 1$) and
+# form a flat dome, not a bell. It approaches the normal curve's 0 only as $d_k$ grows ($-0.33$ at
+# $d_k = 16$). So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot\cos\theta$ has spread $\sqrt{d_k}$
+# at every $d_k$ (right).
+#
+# Why $\mathrm{Var}(\cos\theta) = 1/d_k$: turn the axes so $k$ lies along the first one; then
+# $\cos\theta = u_1$, the first coordinate of the unit vector $u = q/\lVert q\rVert$. Every direction of
+# $u$ is equally likely: the chance of $q$ landing near a point is proportional to
+# $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$ (one normal curve per component), which
+# depends on the length of $q$ only, not on its direction. So by symmetry each coordinate has the
+# same mean square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
+# Notebook 08's QK-norm, which rescales every query and key to a fixed length, keeps only $\cos\theta$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the angle over several seeds, and why the route is exact for normal components
@@ -268,7 +275,7 @@ for seed in range(5):
     g = make_rng(seed)
     u, v = sample_components((5000, 256), rng=g), sample_components((5000, 256), rng=g)
     cos = (u * v).sum(axis=1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
-    var_cos.append(256 * cos.var(ddof=1))
+    var_cos.append(256 * cos.var())
 print(f"d_k·Var(cos θ) over 5 seeds: median {np.median(var_cos):.3f}, range {min(var_cos):.3f} to {max(var_cos):.3f}")
 verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
              256 * dot_products.cosine_moments(256).var, se=np.sqrt(2 / 5000 / 5))
@@ -341,7 +348,7 @@ _ = check("01.rowwise_dot", rowwise_dot)
 #     return (np.asarray(A) * np.asarray(B)).sum(axis=1)   # Hadamard, then sum over columns
 # ```
 # `np.einsum("ij,ij->i", A, B)` is the same. `np.diag(A @ B.T)` gives the same numbers
-# but computes all $n^2$ entries to keep $n$ of them.
+# but computes all $n^2$ entries to keep $n$ of them (the checker notices the memory it takes).
 # </details>
 #
 # **Exercise 5 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
@@ -361,7 +368,7 @@ _ = check("01.cos_spread", None)  # replace None with your answer, then run the 
 #
 # **Exercise 6 (conceptual).** Explain: a friend picks three pairs of vectors with components from 1
 # to 10 in 2 dimensions and three in 5 dimensions, and finds the 5-d dot products larger
-# and more spread out. Name two reasons this does not show that the spread of $q\cdot k$
+# and more spread out. Name three reasons this does not show that the spread of $q\cdot k$
 # grows like $\sqrt{d_k}$, and design a test that would.
 #
 # <details><summary>Solution</summary>

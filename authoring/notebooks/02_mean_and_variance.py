@@ -104,15 +104,17 @@ for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
 # %% [markdown]
 # With $Y = X$, adding the variances would give $4/3$; the covariance term doubles it.
 #
-# **Simulation.** Now the same rule for *normal* components (the bell curve, mean 0, variance 1),
-# which we cannot list: we draw $n = 100\,000$ of them. A simulation's answer wobbles: draw again
-# and it comes out a little different. The **standard deviation** (SD) is $\sqrt{\mathrm{Var}}$, a
-# spread in the units of the values; the **standard error** (SE) is the SD of a simulated answer,
-# the typical size of its wobble. The average of $n$ independent values of SD $s$ has SE
-# $s/\sqrt{n}$, and a sample variance has an SE too (the deep dive below derives both). A check
-# passes when the simulation lands within 4 SE of the theory. A right theory rarely misses by more
-# (the deep dive counts how rarely); a wrong one is caught only when it is more than 4 SE off, so
-# section 4 also prints how far off the wrong rules are.
+# **Simulation.** Now *normal* components (the bell curve, mean 0, variance 1). They take every
+# value on a line, so each sum over values becomes an integral, $E[X] = \int x\,p(x)\,dx$, with $p$
+# the **density**: the curve whose area over an interval is the chance of landing in it. Every rule
+# here holds the same way, so the proof covers them. We cannot list the values, so we draw $n = 100\,000$.
+#
+# A simulated answer wobbles: draw again and it comes out a little different. Its typical wobble
+# is its **standard error** (SE). An average of $n$ values has SE $\sqrt{\mathrm{Var}/n}$; a sample
+# variance has one too (deep dive below).
+#
+# A check passes when the simulation lands within 4 SE of the theory. A right theory rarely misses
+# by more; a wrong one is caught only when more than 4 SE off (section 4 prints how far off).
 
 # %%
 n = 100_000
@@ -127,8 +129,9 @@ for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_
 # Why care: every simulated check in the course trusts "within 4 SE"; here is where the SE of a
 # variance comes from, and a test that it is right.
 #
-# **An average.** $n$ independent values $X_i$ of variance $s^2$: by section 3 their variances
-# add, so the sum has variance $ns^2$; and $\mathrm{Var}(cX) = c^2\mathrm{Var}(X)$ (from the
+# **An average.** $n$ independent values $X_i$ of variance $s^2$: independent values have
+# covariance 0 (proved in section 3, just below), so by section 2 their variances add and the sum
+# has variance $ns^2$; and $\mathrm{Var}(cX) = c^2\mathrm{Var}(X)$ (from the
 # definition, by linearity) with $c = 1/n$ gives the average the variance $s^2/n$, so SE $s/\sqrt n$.
 #
 # **A variance.** A sample variance is close to the average of the $n$ independent values
@@ -138,8 +141,8 @@ for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_
 # $$\mathrm{SE}(s^2) = \sqrt{(m_4 - \sigma^4)/n},$$
 #
 # estimated with the sample's own $m_4$ and $s^2$ (`variance.sample_summary`). The test: repeat
-# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(2, 1)$, 2000 times with $n = 1000$,
-# and compare the spread of the 2000 answers with the SE each run reports. For an estimate
+# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(2, 1)$, 40 000 times with $n = 1000$,
+# and compare the spread of the 40 000 answers with the SE each run reports. For an estimate
 # that is close to normal, missing by more than 4 SE has probability
 # $P(|Z| > 4) = \operatorname{erfc}(4/\sqrt2)$.
 
@@ -147,20 +150,26 @@ for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_
 import math  # the deep dive's own import
 
 g = make_rng(201)  # the deep dive's own stream: the main line never depends on it
-runs = [variance.sample_summary(sample_components(1000, mean=2.0, rng=g) * sample_components(1000, mean=2.0, rng=g))
-        for _ in range(2000)]
-spread = np.std([r["var"] for r in runs], ddof=1)
-reported = np.median([r["se_var"] for r in runs])
-print(f"spread of 2000 repeated sample variances: {spread:.3f}; SE reported by one run: median {reported:.3f}")
-verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1,
-       f"ratio {reported / spread:.2f}")
-outside = sum(abs(r["var"] - 9) > 4 * r["se_var"] for r in runs)
-print(f"runs more than 4 SE from the true 9: {outside} of 2000 (for a normal estimate: {math.erfc(4 / math.sqrt(2)):.4%})")
+n_runs, n_each = 40_000, 1000
+var_runs, se_runs = [], []
+for _ in range(n_runs // 2000):  # 2000 runs at a time, each a sample of n_each products XY
+    P = sample_components((2000, n_each), mean=2.0, rng=g) * sample_components((2000, n_each), mean=2.0, rng=g)
+    D = P - P.mean(axis=1, keepdims=True)  # (2000, n_each): deviations from each run's own mean
+    var_runs.append((D**2).sum(axis=1) / (n_each - 1))
+    se_runs.append(np.sqrt((np.mean(D**4, axis=1) - var_runs[-1] ** 2) / n_each))  # as in variance.sample_summary
+verify_close("one run's SE, against variance.sample_summary", se_runs[-1][-1], variance.sample_summary(P[-1])["se_var"], rtol=1e-9)
+var_runs, se_runs = np.concatenate(var_runs), np.concatenate(se_runs)
+spread, reported = np.std(var_runs, ddof=1), np.median(se_runs)
+print(f"spread of {n_runs} repeated sample variances: {spread:.3f}; SE reported by one run: median {reported:.3f}")
+verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1, f"ratio {reported / spread:.2f}")
+misses, ideal = int(np.sum(np.abs(var_runs - 9) > 4 * se_runs)), math.erfc(4 / math.sqrt(2))
+print(f"runs more than 4 SE from the true 9: {misses} of {n_runs} = {misses / n_runs:.3%} (a count of {misses} is "
+      f"itself uncertain by about ±{np.sqrt(misses):.0f}); {misses / n_runs / ideal:.0f} times the {ideal:.4%} of a normal estimate")
 
 # %% [markdown] tags=["deep-dive"]
-# The reported SE is the real wobble. A few more runs miss by 4 SE than the normal ideal
-# predicts: with $n = 1000$, the rare large values of $XY$ make each run's SE estimate wobble
-# too. The main line's samples are 100 times larger.
+# The reported SE is the real wobble (ratio 0.98). Misses beyond 4 SE stay rare, 0.085 % of runs,
+# but that is about 13 times the normal ideal of 0.0063 %: with $n = 1000$, the rare large values of
+# $XY$ make each run's SE estimate wobble too. The main line's samples are 100 times larger.
 
 # %% [markdown]
 # ## 3. Independence: $E[XY] = E[X]\,E[Y]$
@@ -171,10 +180,10 @@ print(f"runs more than 4 SE from the true 9: {outside} of 2000 (for a normal est
 # $$E[XY] = \sum_x\sum_y xy\,P(X = x)P(Y = y) = \Big(\sum_x x\,P(X = x)\Big)\Big(\sum_y y\,P(Y = y)\Big) = E[X]\,E[Y].$$
 #
 # The same steps work for $E[f(X)\,g(Y)] = E[f(X)]\,E[g(Y)]$, e.g. $E[X^2Y^2] = E[X^2]\,E[Y^2]$.
-# Several numbers are independent when the joint probability of any of their values is the
-# product of all the single probabilities. Split them into two groups: that product splits into
-# two blocks, one per group, so anything computed from one group is independent of anything
-# computed from the other.
+# Several numbers are independent when every joint probability is the product of all the single
+# ones. For $q_1, k_1, q_2, k_2$ that product regroups as $[P(q_1)P(k_1)]\,[P(q_2)P(k_2)]$, one
+# bracket per pair, so anything computed from one pair ($q_1k_1$) is independent of anything
+# computed from the other ($q_2k_2$).
 # Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
 # $\mathrm{Cov}(X, Y) = 0$ and, by section 2, $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y)$.
 #
@@ -259,10 +268,11 @@ for d_k in (8, 64):
 
 # %% [markdown]
 # Three kinds of evidence, three strengths. The proof covers every distribution with
-# independent mean-0, variance-1 components. The exact computation is the proof's arithmetic
-# done without error on one small case. The simulation covers a case too large to list, up to
-# its standard error. Dividing by $\sqrt{d_k}$ therefore brings the variance back to 1
-# (notebook 04).
+# independent mean-0, variance-1 components, listed or continuous. The exact computation uses none
+# of the proof's rules: it applies the definitions to every outcome of one small case, so it checks
+# them independently, without error. The simulation covers a case too large to list, up to its
+# standard error. Dividing by $\sqrt{d_k}$ therefore brings the variance back to 1, because
+# $\mathrm{Var}(cX) = E[(cX - c\mu)^2] = c^2\,\mathrm{Var}(X)$ (notebook 04).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: every term and every pair of terms at once

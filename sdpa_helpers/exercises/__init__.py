@@ -27,6 +27,7 @@ Checkers use the math layer only (numpy, :mod:`sdpa_helpers.attention`, ...).
 from __future__ import annotations
 
 import copy
+import decimal
 import difflib
 import dis
 import importlib
@@ -367,12 +368,26 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
     return bool(np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
 
 
+def _round_significant(x: float, n: int) -> set[float]:
+    """``x`` rounded to ``n`` significant figures both ways a learner may round a tie: as Python
+    formats it (ties to even, on the binary value) and half away from zero (school rounding, on
+    the decimal digits ``x`` prints with).
+
+    >>> sorted(_round_significant(0.0625, 2)), sorted(_round_significant(-2.5, 1))
+    ([0.062, 0.063], [-3.0, -2.0])
+    """
+    digits = decimal.Decimal(repr(float(x)))
+    step = decimal.Decimal(1).scaleb(digits.adjusted() - n + 1)
+    return {float(f"{x:.{n}g}"), float(digits.quantize(step, rounding=decimal.ROUND_HALF_UP))}
+
+
 def _significant_figures_slip(got: float, want: float) -> str | None:
-    """Feedback when ``got`` is ``want`` rounded to one or two significant figures."""
+    """Feedback when ``got`` is ``want`` rounded to one or two significant figures (a tie rounded
+    either to even or half up)."""
     if want == 0 or got == 0:
         return None
     for n in (1, 2):
-        if math.isclose(got, float(f"{want:.{n}g}"), rel_tol=1e-9):
+        if any(math.isclose(got, r, rel_tol=1e-9) for r in _round_significant(want, n)):
             return (f"{got:g} is the right value rounded to {n} significant figure{'s' if n > 1 else ''}; "
                     f"the question asks for three.")
     return None

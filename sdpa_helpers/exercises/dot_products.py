@@ -1,11 +1,12 @@
 """Exercises of notebook 01 (dot products)."""
 
 import numbers
+import tracemalloc
 
 import numpy as np
 
 from ..dot_products import cosine_moments
-from . import Slip, function_checker, numeric_checker, register
+from . import Slip, function_checker, numeric_checker, register, with_attributes
 
 
 def _rowwise_dot(A, B):
@@ -14,9 +15,11 @@ def _rowwise_dot(A, B):
     return np.einsum("ij,ij->i", A, B)  # (n, d), (n, d) -> (n,)
 
 
-def shape_checker(expected: tuple):
-    """A checker for an array shape given as a tuple of integers, with feedback about shapes only."""
+def shape_checker(expected: tuple, slips: dict[tuple, str] | None = None):
+    """A checker for an array shape given as a tuple of integers, with feedback about shapes only;
+    ``slips`` maps a wrong shape a known mistake gives to what that mistake is."""
     expected = tuple(int(n) for n in expected)
+    slips = {tuple(int(n) for n in shape): means for shape, means in (slips or {}).items()}
 
     def checker(answer):
         if isinstance(answer, np.ndarray) and answer.ndim > 1 or (
@@ -35,9 +38,12 @@ def shape_checker(expected: tuple):
             return False, f"this product has {len(expected)} axes, so its shape has {len(expected)} entries."
         if tuple(int(v) for v in values) == expected:
             return True, ""
+        if tuple(int(v) for v in values) in slips:
+            return False, f"that is {slips[tuple(int(v) for v in values)]}."
         return False, "the shape is off."
 
     checker.expected = expected  # type: ignore[attr-defined]
+    checker.shape_slips = slips  # type: ignore[attr-defined]
     return checker
 
 
@@ -74,7 +80,10 @@ register(
     "01.qk_shape",
     "Q has shape (5, 64) and K has shape (7, 64). What is the shape of Q @ K.T? Answer as a tuple of integers.",
     "Write out the shapes of the product: (n_q, d_k) @ (d_k, n_k). Which dimension disappears?",
-    shape_checker((5, 7)),
+    shape_checker((5, 7), slips={
+        (7, 5): "the shape of K @ Q.T, keys as rows; in Q @ K.T each row is one query (5 of them)",
+        (5, 64): "the shape of Q itself; the shared d_k = 64 is summed away by the product",
+    }),
 )
 
 register(
@@ -89,13 +98,59 @@ register(
     ]),
 )
 
+def _peak_bytes(fn, *args) -> int:
+    """The most memory (bytes, numpy's arrays included) allocated at once while ``fn(*args)`` runs."""
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn(*args)
+        return max(tracemalloc.get_traced_memory()[1] - base, 0)
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+
+
+_PROBE_N = 2000  # rows of the probe: the full table A @ B.T takes 32 MB, the n row-wise dots 16 kB
+_PROBE = (_rng.standard_normal((_PROBE_N, 3)), _rng.standard_normal((_PROBE_N, 3)))
+
+
+def rowwise_checker():
+    """The checker of ``01.rowwise_dot``: the right numbers on every case, and no full ``n x n`` table.
+
+    After the cases pass, the function runs once on ``n = 2000`` rows of length 3 while the
+    memory it allocates is traced: building ``A @ B.T`` (as ``np.diag(A @ B.T)`` does) needs
+    ``8 n^2`` bytes = 32 MB at once; the row-wise ways need a few ``8 n d`` bytes (48 kB).
+    """
+    cases_checker = function_checker(_rowwise_dot, _CASES, names=_NAMES)
+    table_bytes = 8 * _PROBE_N**2
+
+    def checker(fn):
+        ok, feedback = cases_checker(fn)
+        if not ok:
+            return ok, feedback
+        try:
+            peak = _peak_bytes(fn, *(a.copy() for a in _PROBE))
+        except Exception:  # the cases passed; a failure on the probe alone is not the learner's to read
+            return ok, feedback
+        if peak >= table_bytes / 2:
+            return False, (f"right numbers, but on {_PROBE_N} rows your function held {peak / 1e6:.0f} MB at once: "
+                           f"it builds the full {_PROBE_N} x {_PROBE_N} table A @ B.T ({table_bytes / 1e6:.0f} MB) "
+                           f"to keep {_PROBE_N} of its entries. Multiply entry by entry, then sum each row.")
+        return ok, feedback
+
+    return with_attributes(checker, reference=_rowwise_dot, cases=_CASES)
+
+
 register(
     "01.rowwise_dot",
     "Write rowwise_dot(A, B): for A and B of shape (n, d), return the shape-(n,) array of the dot "
     "products of row i of A with row i of B.",
     "Start from the Hadamard product A * B: which axis do you sum over? Do not compute the full "
     "table A @ B.T.",
-    function_checker(_rowwise_dot, _CASES, names=_NAMES),
+    rowwise_checker(),
 )
 
 register(
