@@ -527,7 +527,8 @@ def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) 
         return f"{x:#.2g}".rstrip(".")
 
     cells = ", ".join(f"d_k = {d}: {g(np.median(c))} ({g(c.min())}–{g(c.max())})" for d, c in zip(d_ks, r.T))
-    return f"{n_keys} keys, weights' response to q, unscaled ÷ scaled, median (range) over {len(r)} repeats with fresh random draws: {cells}"
+    return (f"{n_keys} keys, weights' response to q, unscaled ÷ scaled, median (range) over {len(r)} repeats "
+            f"with fresh random draws: {cells}")
 
 
 def scaled_drift(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int = 0) -> float:
