@@ -135,7 +135,7 @@ def relative_variance_se(d_k: int, n: int) -> float:
     ``q . k`` (:func:`sdpa_helpers.theory.dot_product_excess_kurtosis`): about ``sqrt(2 / n)`` for
     large ``d_k``.
 
-    >>> round(relative_variance_se(4096, 20_000) / np.sqrt(2 / 20_000), 3)
+    >>> round(relative_variance_se(4096, 20_000) / float(np.sqrt(2 / 20_000)), 3)
     1.0
     """
     d_k = _checks.positive_int("d_k", d_k)
