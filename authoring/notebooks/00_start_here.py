@@ -153,7 +153,7 @@ verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 key
 # at initialisation:
 #
 # - 16 keys: unscaled $\|J\|$ is only 2.7× to 8.7× smaller and the weights respond *more* to $q$
-#   (2.8×, 1.3×): gradients do not vanish yet. But each query commits to one random
+#   (2.8×, 1.3×): gradients do not vanish yet. But most queries commit to one random
 #   key; ignored keys get weights ≈ 0, so almost no signal (the gradient to $k_j$ carries $p_j$);
 # - 1024 keys: unscaled $\|J\|$ is *larger* (6.0×, 3.9×): scaled, weight spreads thin, so $J$'s
 #   products $p_ip_j$ are tiny.
@@ -209,7 +209,7 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # ## Summary
 #
 # - With independent mean-0 variance-1 components (as can hold at initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, with 16 keys at $d_k$ = 64, 128, each query commits to one random key; gradients
+# - Unscaled, with 16 keys at $d_k$ = 64, 128, most queries commit to one random key; gradients
 #   shrink from $d_k \approx 256$.
 # - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
 #
