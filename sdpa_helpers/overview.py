@@ -382,7 +382,8 @@ def _median_range(x: np.ndarray) -> str:
 
 
 def comparison_table(comparisons: Iterable[Comparison]) -> str:
-    """A text table of :class:`Comparison` rows: largest weight and ``||J||_F``, median (10–90 %).
+    """A text table of :class:`Comparison` rows: largest weight and ``||J||_F``, median (10–90 %), and
+    the ratio of the medians of ``||J||_F`` (below 1 also as ``1/x``).
 
     >>> print(comparison_table([compare(64, n_queries=500)]).splitlines()[1])
      d_k  keys  largest weight, unscaled vs scaled        size of J, unscaled vs scaled              unscaled ÷ scaled
@@ -398,8 +399,15 @@ def comparison_table(comparisons: Iterable[Comparison]) -> str:
     for c in rows:
         w = f"{_median_range(c.unscaled.sorted_weights[:, 0])} vs {_median_range(c.scaled.sorted_weights[:, 0])}"
         j = f"{_median_range(c.unscaled.jacobian_norm)} vs {_median_range(c.scaled.jacobian_norm)}"
-        lines.append(f"{c.d_k:4d}  {c.n_keys:4d}  {w:40}  {j:41}  {c.ratio:#.2g}")
+        lines.append(f"{c.d_k:4d}  {c.n_keys:4d}  {w:40}  {j:41}  {_ratio_text(c.ratio)}")
     return "\n".join(lines)
+
+
+def _ratio_text(ratio: float) -> str:
+    """A ratio to two significant figures and, below 1, also as ``1/x`` (``0.37 = 1/2.7``), so
+    "2.7 times smaller" can be read off."""
+    text = f"{ratio:#.2g}".rstrip(".")
+    return text if ratio >= 1 else f"{text} = 1/{f'{1 / ratio:#.2g}'.rstrip('.')}"
 
 
 def chain_holds(rows: Iterable[tuple[Effects, Effects]], tolerance: float = 0.1) -> bool:
@@ -519,7 +527,8 @@ def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) 
         return f"{x:#.2g}".rstrip(".")
 
     cells = ", ".join(f"d_k = {d}: {g(np.median(c))} ({g(c.min())}–{g(c.max())})" for d, c in zip(d_ks, r.T))
-    return f"{n_keys} keys, weights' response to q, unscaled ÷ scaled, median (range over {len(r)} seeds): {cells}"
+    return (f"{n_keys} keys, weights' response to q, unscaled ÷ scaled, median (range) over {len(r)} repeats "
+            f"with fresh random draws: {cells}")
 
 
 def scaled_drift(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int = 0) -> float:

@@ -9,8 +9,11 @@ This module offers (the scalings are named as in :data:`sdpa_helpers.scales.SCAL
   with its standard error;
 - :func:`attention_by_d_k` -- mean entropy and mean largest softmax weight of random queries
   against ``N_KEYS`` keys, at every d_k, for each scaling;
+- :func:`relative_variance_se` -- the standard error of a sample variance of dot products,
+  relative to the true variance (the tolerance of notebook 04's first check);
 - :func:`logit_std`, :func:`query_weights` -- cached numbers for notebook 04's explorer: the
-  spread of 1000 logits, and one query's weights over ``N_KEYS`` keys.
+  spread of 1000 logits, and one typical query's weights over ``N_KEYS`` keys
+  (:func:`typical_query`: the rule that picks it).
 
 numpy only. Independent mean-0, variance-1 components throughout: the setting of the
 paper's footnote, at initialisation.
@@ -30,8 +33,9 @@ from .sampling import make_rng
 from .saturation import prefix_logits, query_logits, weight_stats
 from .scales import D_K_CHOICES, SCALINGS, scale_factor
 
-__all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "simulated_logit_stds", "log_log_slopes",
-           "AttentionStats", "attention_by_d_k", "logit_std", "query_weights"]
+__all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "QUERY_SEEDS", "simulated_logit_stds",
+           "log_log_slopes", "relative_variance_se", "AttentionStats", "attention_by_d_k", "logit_std",
+           "TypicalQuery", "typical_query", "query_weights"]
 
 #: The d_k grid of notebook 04's figures and explorer: the course's grid, powers of two, 1 ... 4096.
 D_KS = D_K_CHOICES
@@ -41,6 +45,10 @@ N_KEYS = 16
 N_STD_SAMPLES = 1000
 #: Seed of the explorer's cached numbers.
 SEED = 4
+#: The d_k of notebook 04's small multiples of one query's weights.
+SHOWN_D_KS = (4, 64, 1024)
+#: The candidate queries (seeds) among which :func:`typical_query` picks the one shown.
+QUERY_SEEDS = range(100)
 
 
 def _d_ks(d_ks) -> list[int]:
@@ -119,9 +127,27 @@ def log_log_slopes(d_ks: ArrayLike, stds: dict, n: int) -> dict[str, tuple[float
     return out
 
 
+def relative_variance_se(d_k: int, n: int) -> float:
+    """Standard error of the sample variance of ``n`` independent dot products ``q . k`` (independent
+    N(0, 1) components), divided by their true variance ``d_k``.
+
+    From :func:`sdpa_helpers.theory.sample_variance_moments` with the excess kurtosis ``6 / d_k`` of
+    ``q . k`` (:func:`sdpa_helpers.theory.dot_product_excess_kurtosis`): about ``sqrt(2 / n)`` for
+    large ``d_k``.
+
+    >>> round(relative_variance_se(4096, 20_000) / float(np.sqrt(2 / 20_000)), 3)
+    1.0
+    """
+    d_k = _checks.positive_int("d_k", d_k)
+    n = _checks.positive_int("n", n)
+    if n < 2:
+        raise ValueError(f"n must be at least 2 (a sample variance needs two values), got {n}")
+    return float(theory.sample_variance_moments(n, 1.0, theory.dot_product_excess_kurtosis(d_k)).std)
+
+
 class AttentionStats(NamedTuple):
-    """Per scaling name, one value per d_k: mean entropy (nats) and mean largest weight over the
-    queries; and, per d_k, every query's ``log n - entropy`` under the 1/d_k scaling."""
+    """Per scaling name, one value per d_k: mean entropy (natural log) and mean largest weight over
+    the queries; and, per d_k, every query's ``ln n - entropy`` under the 1/d_k scaling."""
 
     entropy: dict
     max_weight: dict
@@ -177,14 +203,50 @@ def logit_std(d_k: int) -> float:
     return _logit_std(d_k)
 
 
+class TypicalQuery(NamedTuple):
+    """The query :func:`query_weights` shows: its seed, its largest weight under 1/sqrt(d_k) at each
+    d_k of :data:`SHOWN_D_KS`, and the median of the same over the candidates :data:`QUERY_SEEDS`."""
+
+    seed: int
+    largest: np.ndarray
+    median: np.ndarray
+
+
+def _largest_scaled_weights(seed: int) -> np.ndarray:
+    """One candidate query's largest weight under 1/sqrt(d_k) at each d_k of SHOWN_D_KS."""
+    z = prefix_logits(D_KS, N_KEYS, rng=make_rng(seed))  # (len(D_KS), N_KEYS)
+    return np.array([softmax(scale_factor("sqrt", d) * z[D_KS.index(d)]).max() for d in SHOWN_D_KS])
+
+
+@lru_cache(maxsize=1)
+def typical_query() -> TypicalQuery:
+    """The most typical of the candidate queries :data:`QUERY_SEEDS` (each drawn with its 16 keys as
+    :func:`sdpa_helpers.saturation.prefix_logits` does, from ``make_rng(seed)``).
+
+    The rule: at each d_k of :data:`SHOWN_D_KS`, rank the candidates by their largest weight under
+    1/sqrt(d_k) (percentile 0 to 100); pick the one whose percentiles are closest to 50, summed over
+    those d_k (the first on a tie). A picture of one query then shows the rule, not an outlier.
+
+    >>> t = typical_query()
+    >>> t.seed in QUERY_SEEDS, bool(np.all(np.abs(t.largest / t.median - 1) < 0.25))
+    (True, True)
+    """
+    seeds = list(QUERY_SEEDS)
+    w = np.array([_largest_scaled_weights(s) for s in seeds])  # (n_seeds, len(SHOWN_D_KS))
+    percentile = w.argsort(axis=0).argsort(axis=0) * 100 / (len(seeds) - 1)
+    best = int(np.argmin(np.abs(percentile - 50).sum(axis=1)))
+    return TypicalQuery(seeds[best], w[best], np.median(w, axis=0))
+
+
 @lru_cache(maxsize=1)
 def _prefix_logits() -> np.ndarray:
-    """One query's unscaled logits against ``N_KEYS`` keys at every d_k of :data:`D_KS`, (13, N_KEYS)."""
-    return prefix_logits(D_KS, N_KEYS, rng=make_rng(SEED))
+    """The typical query's unscaled logits against ``N_KEYS`` keys at every d_k of :data:`D_KS`, (13, N_KEYS)."""
+    return prefix_logits(D_KS, N_KEYS, rng=make_rng(typical_query().seed))
 
 
 def query_weights(d_k: int) -> dict[str, np.ndarray]:
-    """Softmax weights of one query over ``N_KEYS`` keys for each scaling, keys sorted by ``q . k``.
+    """Softmax weights of one query (:func:`typical_query`) over ``N_KEYS`` keys for each scaling,
+    keys sorted by ``q . k``.
 
     The same query and keys at every d_k, cut to their first d_k components (drawn exactly,
     :func:`sdpa_helpers.saturation.prefix_logits`). Returns a new dict name -> ndarray,

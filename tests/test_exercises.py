@@ -636,6 +636,25 @@ def test_numeric_exercises_of_notebook_00(capsys):
     capsys.readouterr()
 
 
+@pytest.mark.parametrize("key,two_figures,three_figures", [
+    ("00.scale_for_variance_4", 0.022, 0.0221),  # 0.022 lies within 0.5 % of 0.02210
+    ("04.wrong_d", 0.29, 0.289),  # 0.29 lies within 0.5 % of 0.2887
+    ("04.split_scale", 0.35, 0.354),  # 0.35 is 1 % off: told so by numeric_checker itself
+])
+def test_two_significant_figures_are_told_even_within_the_tolerance(key, two_figures, three_figures):
+    from sdpa_helpers import exercises as E
+    checker = E.get(key).checker
+    ok, feedback = checker(two_figures)
+    assert not ok and "2 significant figures" in feedback and "three" in feedback
+    assert checker(three_figures)[0] and checker(float(checker.expected))[0]
+
+
+def test_wrong_d_knows_section_5s_value_for_d_model_512():
+    from sdpa_helpers import exercises as E
+    ok, feedback = E.get("04.wrong_d").checker(0.354)
+    assert not ok and "d_model = 512" in feedback
+
+
 # --- slips: every numeric exercise names its classic wrong answers (issue 20 §5) ---------------
 
 def _numeric_keys():

@@ -219,7 +219,7 @@ def test_comparison_table_prints_medians_and_ranges():
     assert "400 random queries" in lines[0] and "10 %" in lines[0]
     lo, med, hi = np.quantile(c.unscaled.jacobian_norm, (0.1, 0.5, 0.9))
     assert f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})" in lines[2]
-    assert lines[2].split()[:2] == ["64", "16"] and lines[2].endswith(f"{c.ratio:#.2g}")
+    assert lines[2].split()[:2] == ["64", "16"] and lines[2].endswith(f"{c.ratio:#.2g} = 1/{1 / c.ratio:#.2g}")
     with pytest.raises(TypeError, match="comparisons"):
         overview.comparison_table([])
 

@@ -140,3 +140,26 @@ def test_logit_std_and_query_weights():
 def test_d_k_grid_is_the_course_grid():
     from sdpa_helpers.scales import D_K_CHOICES
     assert sc.D_KS is D_K_CHOICES
+
+
+def test_relative_variance_se_against_repeated_sample_variances():
+    rng = np.random.default_rng(3)
+    d_k, n, reps = 4, 200, 4000
+    q, k = rng.standard_normal((2, reps, n, d_k))
+    v = np.var((q * k).sum(-1), axis=1, ddof=1) / d_k  # (reps,): sample variance / true variance
+    se = sc.relative_variance_se(d_k, n)
+    # the spread of `reps` sample standard deviations is itself known to about 1/sqrt(2 reps)
+    assert abs(v.std(ddof=1) / se - 1) < 4 / np.sqrt(2 * reps)
+    with pytest.raises(ValueError, match="n"):
+        sc.relative_variance_se(4, 1)
+
+
+def test_typical_query_is_the_one_closest_to_the_median_ranks():
+    t = sc.typical_query()
+    w = np.array([[float(sc.softmax(z[sc.D_KS.index(d)] / np.sqrt(d)).max()) for d in sc.SHOWN_D_KS]
+                  for z in (sc.prefix_logits(sc.D_KS, sc.N_KEYS, rng=sc.make_rng(s)) for s in sc.QUERY_SEEDS)])
+    rank_gap = [sum(abs(int((w[:, j] < w[i, j]).sum()) - (len(w) - 1) / 2) for j in range(w.shape[1]))
+                for i in range(len(w))]
+    assert rank_gap[list(sc.QUERY_SEEDS).index(t.seed)] == min(rank_gap)
+    assert np.allclose(t.largest, w[list(sc.QUERY_SEEDS).index(t.seed)]) and np.allclose(t.median, np.median(w, 0))
+    assert np.allclose(sc.query_weights(64)["sqrt"][0], t.largest[sc.SHOWN_D_KS.index(64)])

@@ -6,11 +6,11 @@
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
 # The rows of $Q$, $K$, $V$ are queries, keys and values (section 1). Why divide by $\sqrt{d_k}$?
-# Here is the whole answer; notebooks 01–09 prove it.
+# Here is the answer; notebooks 01–09 prove it.
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
-# - Explain the chain: spread $\sqrt{d_k}$ → nearly one-hot softmax; why $1/\sqrt{d_k}$ keeps attention soft at $d_k$ = 64, 128, and from where unscaled gradients vanish.
+# - Explain the chain: logits grow with $d_k$ → nearly one-hot softmax; why $1/\sqrt{d_k}$ keeps attention soft at $d_k$ = 64, 128, and from where unscaled gradients vanish.
 # - Say what $d_k$ is, and which notebook proves each step.
 #
 # **Prerequisites**
@@ -40,14 +40,14 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. What attention is for
 #
-# In a Transformer each word gathers information from the others. In *the cat sat on the mat*,
+# In a Transformer each word gathers information from others. In *the cat sat on the mat*,
 # *sat* needs to know who sat. Attention is a soft lookup: the word's **query** $q$ asks ("a noun
 # that can act?"), each word's **key** $k_j$ advertises what it offers, its **value** $v_j$ is what
 # it delivers. The **logit** $z_j = q\cdot k_j$ scores how well key $j$ answers; the softmax turns
 # logits into **weights** $p_j = e^{z_j}/\sum_i e^{z_i}$, positive, summing to 1; the output is
 # $\sum_j p_j v_j$. The model learns to make $q$, $k$, $v$ from the words; $q$ and $k$ have length
 # $d_k$. The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are: $\ln n$
-# when all $n$ are equal, 0 when one takes all. A toy with $d_k = 2$ (coordinates: noun?, can act?):
+# when all $n$ are equal, 0 when one takes all. A toy with $d_k = 2$:
 
 # %%
 words = ["cat", "mat", "on"]
@@ -64,8 +64,7 @@ for c in (1, 8):
 #
 # ## 2. What the paper says
 #
-# Vaswani et al. (2017), *Attention Is All You Need*, §3.2.1
-# ([arXiv:1706.03762](https://arxiv.org/abs/1706.03762)):
+# Vaswani et al. (2017), [*Attention Is All You Need*](https://arxiv.org/abs/1706.03762), §3.2.1:
 #
 # > We suspect that for large values of $d_k$, the dot products grow large in magnitude, pushing
 # > the softmax function into regions where it has extremely small gradients. To counteract this
@@ -77,8 +76,9 @@ for c in (1, 8):
 # > independent random variables with mean $0$ and variance $1$. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
 #
-# The paper *suspects*; it measures no gradients. The assumption can hold at **initialisation**, the
-# start of training, when the numbers that make $q$ and $k$ are random (notebook 08 checks when).
+# A **gradient** measures how much a result changes when an input moves; training follows
+# gradients, so tiny ones slow it. The paper *suspects*; it measures no gradients. The
+# assumption can hold at **initialisation**, the start of training, when the numbers that make $q$ and $k$ are random (notebook 08 checks when).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
@@ -94,16 +94,16 @@ for c in (1, 8):
 # %% [markdown]
 # ## 3. The chain at initialisation
 #
-# Give each of 2000 random queries 16 keys (one row of $QK^\top$), all components independent,
-# mean 0, variance 1. At $d_k$ = 4, 64, 1024 compare logits $q\cdot k_j$ (unscaled) with
-# $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws):
+# Give each of 2000 random queries 16 keys (one row of $QK^\top$), every component drawn
+# independently from a normal distribution (bell curve), mean 0, variance 1. At $d_k$ = 4, 64,
+# 1024 compare logits $q\cdot k_j$ (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws):
 #
 # 1. **spread** (standard deviation) of the logits;
-# 2. **weights**: each query's 16, sorted, averaged over queries;
-# 3. **gradient**: training moves $q$ and $k$ along gradients, which pass through the softmax's
-#    **Jacobian** $J$, the 16×16 table of how much weight $p_i$ moves when logit $z_j$ moves
-#    ($J = \mathrm{diag}(p) - pp^\top$, notebook 06). Its size $\|J\|$ is the root of the sum of
-#    squared entries; one-hot weights give $J = 0$.
+# 2. **weights**: each query's 16, sorted, then averaged;
+# 3. **gradient**: gradients reach $q$ and $k$ through the softmax's **Jacobian** $J$, the 16×16
+#    table of how much weight $p_i$ moves when logit $z_j$ moves: $p_i(1-p_i)$ on the diagonal,
+#    $-p_ip_j$ off it (notebook 06). Its size $\|J\|$ is the root of the sum of squared entries;
+#    one-hot weights give $J = 0$.
 #
 # **Predict:** at $d_k = 1024$, is a typical unscaled logit about 32 or about 1024 in size?
 
@@ -115,8 +115,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
 # About 32: the spread is $\sqrt{d_k}$, the root of the variance (notebook 02; deep dive below).
-# Unscaled, the largest weight climbs towards 1
-# and $\|J\|$ falls, slowly, then by orders of magnitude; scaled, all stay nearly put.
+# Unscaled, the largest weight climbs towards 1 and $\|J\|$ collapses; scaled, all stay nearly put.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $q\cdot k$ as a random walk
@@ -134,31 +133,33 @@ verify(f"Var(q·k) of the 4000 walks' ends is {end.var:.0f}: matches theory ({en
 overview_plots.random_walks(walks).figure
 
 # %% [markdown]
-# ## 4. At the head dimensions real models use
+# ## 4. At the sizes real models use
 #
-# Common head dimensions are $d_k$ = 64 and 128 (section 6). The table gives medians
-# over queries; its last column is the unscaled median $\|J\|$ ÷ the scaled one. Below it, the same
-# ratio for how strongly the weights respond to $q$, $\|\partial p/\partial q\|$.
+# Models often use $d_k$ = 64 or 128 (section 6, deep dive). The table's last column is
+# unscaled ÷ scaled median $\|J\|$; the lines below, the same for $\|\partial p/\partial q\|$,
+# how much the weights move when the query moves: about $\sqrt{d_k}$ times the $\|J\|$ ratio, since
+# unscaled logits $q\cdot k_j$ move $\sqrt{d_k}$ times more.
 
 # %%
 table = [overview.compare(d, n, rng=SEED) for n, ds in ((16, (64, 128)), (1024, (64, 128, 256, 512, 1024))) for d in ds]
 print(overview.comparison_table(table))
 grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 3000), (1024, (64, 128), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in grad.items()))
-verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Weights' response to q, every seed: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys)", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all())
+verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Weights' response to q, every repeat: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys); within 25 % of √d_k × the J ratio", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all() and all(abs(np.median(grad[n][1][:, i]) / (c.ratio * c.d_k**0.5) - 1) < 0.25 for n, i, c in ((16, 0, table[0]), (16, 1, table[1]), (1024, 0, table[2]), (1024, 1, table[3]))))
 
 # %% [markdown] tags=["end-of-chain"]
-# Unscaled, the softmax is sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73
-# of 1024) against 0.22 (0.014) scaled. Yet at 64 to 128
+# Unscaled weights are sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73 of
+# 1024) against 0.22 (0.014) scaled (the figure shows the mean, 0.84). At $d_k$ = 64 and 128,
+# at initialisation:
 #
-# - $\|J\|$ is about 3× to 8× smaller with 16 keys, and *larger* with 1024 up to $d_k$ = 256: scaled,
-#   weight spreads thin, each $p_j$ tiny, so $J = \mathrm{diag}(p) - pp^\top$ is small;
-# - the weights respond *more* to $q$ unscaled (about 3× at 64 with 16 keys, ≈ 45× with 1024);
-#   below 1 from $d_k \approx 256$ with 16 keys (0.34×), later with more: there gradients vanish (notebook 06).
+# - 16 keys: unscaled $\|J\|$ is only 2.7× to 8.7× smaller and the weights respond *more* to $q$
+#   (2.8×, 1.3×): gradients do not vanish yet. But most queries commit to one random
+#   key; ignored keys get weights ≈ 0, so almost no signal (the gradient to $k_j$ carries $p_j$);
+# - 1024 keys: unscaled $\|J\|$ is *larger* (6.0×, 3.9×): scaled, weight spreads thin, so $J$'s
+#   products $p_ip_j$ are tiny.
 #
-# At 64 to 128 the scale keeps attention soft at initialisation. Near one-hot, each query commits
-# to one random key before training; ignored keys get weights ≈ 0, so they get
-# almost no signal (the gradient to $k_j$ carries $p_j$).
+# Gradients vanish later: with 16 keys the response to $q$ falls below 1 at $d_k = 256$
+# (0.34×); with 1024 keys $\|J\|$ does from 512 (notebook 06). The scale keeps attention soft.
 
 # %% [markdown]
 # ## 5. Drag $d_k$ yourself
@@ -173,7 +174,7 @@ ThreeEffectsExplorer(d_k=64)
 #
 # ![Bottom up: MatMul Q, K; Scale; Mask (optional); SoftMax; MatMul V.](figures/sdpa_diagram.png)
 #
-# *Mask* (optional) hides keys a word may not see (notebook 07). $d_k$ is
+# *Mask* hides keys a word may not see (notebook 07). $d_k$ is
 # the **head dimension**: a layer runs $h$ **heads**, independent attentions side by side, often
 # sharing the model's width, $d_k = d_\text{model}/h$: $512/8 = 64$ in the paper (not always: deep dive).
 
@@ -190,31 +191,31 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # T5 does not scale its logits; it folds $1/\sqrt{d_{kv}}$ into the initialisation of $W_Q$ instead.
 
 # %% [markdown]
-# ## 7. The map of the course
+# ## 7. Course map
 #
 # | # | notebook | what it proves |
 # |---|---|---|
 # | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$, $QK^\top$ |
 # | 02 | [Mean and variance](02_mean_and_variance.ipynb) | $\mathrm{Var}(q\cdot k) = d_k$, derived |
-# | 03 | [Small experiments](03_small_experiments.ipynb) | how noisy a simulation is |
+# | 03 | [Small experiments](03_small_experiments.ipynb) | simulation noise |
 # | 04 | [Why √d_k](04_why_sqrt_dk.ipynb) | why the square root |
 # | 05 | [Saturation](05_softmax_saturation.ipynb) | spread → one-hot |
 # | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | one-hot → $J \to 0$ |
 # | 07 | [End to end](07_attention_end_to_end.ipynb) | masks, heads |
-# | 08 | [Unit variance?](08_does_unit_variance_hold.ipynb) | the assumption in real models |
+# | 08 | [Unit variance?](08_does_unit_variance_hold.ipynb) | the assumption, measured |
 # | 09 | [Training](09_training_with_and_without_scale.ipynb) | training both ways |
 
 # %% [markdown]
 # ## Summary
 #
 # - With independent mean-0 variance-1 components (as can hold at initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, with 16 keys the softmax is near one-hot at $d_k$ = 64, 128. Its Jacobian, and from
-#   $d_k \approx 256$ the weights' response to $q$, collapse as $d_k$ grows.
+# - Unscaled, with 16 keys at $d_k$ = 64, 128, most queries commit to one random key; gradients
+#   shrink from $d_k \approx 256$.
 # - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
 #
 # ## Exercises
 #
-# `check(key, answer)` prints ✅ or ❌ with a hint.
+# `check` prints ✅ or ❌ with a hint.
 #
 # **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads of size $d_\text{model}/h$.
 # What is its $d_k$? (an integer)
@@ -243,9 +244,9 @@ _ = check("00.std_unscaled", answer)
 # the deep dive end about 16 from zero, not 256).
 # </details>
 #
-# **Exercise 3 (conceptual).** In the figure, from $d_k = 64$ to 1024, does the mean largest
-# weight rise by over 10 % (**"up"**), fall by over 10 % (**"down"**) or change less (**"same"**),
-# unscaled and scaled? Answer a pair, e.g. `("down", "up")`.
+# **Exercise 3 (conceptual).** From $d_k = 64$ to 1024 in the figure, does the mean largest
+# weight, unscaled and scaled, rise or fall by over 10 % (**"up"**, **"down"**) or not (**"same"**)?
+# Answer a pair, e.g. `("down", "up")`.
 
 # %%
 answer = None  # replace None with your pair of answers

@@ -32,8 +32,8 @@ from sdpa_helpers.attention import attention_scores
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import scaling as scaling_plots
 from sdpa_helpers.sampling import sample_dot_products
-from sdpa_helpers.scaling import (D_KS, N_KEYS, attention_by_d_k, log_log_slopes, query_weights,
-                                           simulated_logit_stds)
+from sdpa_helpers.scaling import (D_KS, N_KEYS, SHOWN_D_KS, attention_by_d_k, log_log_slopes, query_weights,
+                                  relative_variance_se, simulated_logit_stds, typical_query)
 from sdpa_helpers.scales import SCALINGS
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.scaling import ScalingExplorer
@@ -52,14 +52,17 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # so the standard deviation scales with $|c|$. For the logits, $X = q\cdot k$ with
 # $\mathrm{Var}(X) = d_k$. A check on 100 000 simulated dot products at $d_k = 64$, for
-# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors of a sample variance):
+# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors of a sample variance,
+# how much it wobbles from one simulation to the next; notebook 03):
 
 # %%
 d_k, n = 64, 100_000
 x = sample_dot_products(d_k, n, rng=SEED)  # (n,) unscaled q·k
-rel_se = theory.sample_variance_moments(n, 1.0, theory.dot_product_excess_kurtosis(d_k)).std  # SE of s² / σ²
+rel_se = relative_variance_se(d_k, n)  # standard error of a sample variance of n dot products ÷ the true variance
 for c in (1.0, 1 / 8, 1 / 64):
-    verify_close(f"Var(c·q·k) with c = {c:g}", np.var(c * x, ddof=1), c**2 * d_k, se=c**2 * d_k * rel_se)
+    v, want = np.var(c * x, ddof=1), c**2 * d_k
+    verify(f"Var(c·q·k) with c = {c:g}: {v:.4g}, theory {want:.4g}, {abs(v - want) / (want * rel_se):.1f} SE from theory (limit 4)",
+           abs(v - want) <= 4 * want * rel_se)
 verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.var(x), 1 / 64, rtol=1e-12)
 
 # %% [markdown]
@@ -135,23 +138,28 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
 fig = scaling_plots.attention_vs_d_k(D_KS, stats.entropy, stats.max_weight, N_KEYS)
 i = D_KS.index(4096)
-print("mean largest weight at d_k = 4096:", {name: round(float(w[i]), 3) for name, w in stats.max_weight.items()})
+print(f"mean largest weight at d_k = 4096: { {name: round(float(w[i]), 3) for name, w in stats.max_weight.items()} }")
 print(f"with 1/√d_k, over all d_k: {stats.max_weight['sqrt'].min():.3f} ... {stats.max_weight['sqrt'].max():.3f}")
-verify_close("mean entropy at d_k = 4096 with 1/d_k, vs log 16", stats.entropy["inv_d"][i], np.log(N_KEYS), rtol=1e-3)
+verify_close("mean entropy at d_k = 4096 with 1/d_k, vs ln 16", stats.entropy["inv_d"][i], np.log(N_KEYS), rtol=1e-3)
 fig
 
 # %% [markdown]
 # With $1/d_k$ (green, dotted) the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax
 # of nearly equal logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$
-# (0.064 at $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\log 16 = 2.77$:
+# (0.064 at $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\ln 16 = 2.77$:
 # attention can hardly tell keys apart. With $1/\sqrt{d_k}$ (blue, solid) the
 # largest weight stays between 0.205 and 0.249 at every $d_k$. Unscaled (red, dashed), the
 # largest logit takes nearly all the weight (0.981 at $d_k = 4096$; notebook 05).
-# The same for one query, its weights over 16 keys sorted from the largest $q\cdot k$ down
-# (the same query and keys at every $d_k$, cut to their first $d_k$ components):
+# The same for one typical query, its weights over 16 keys sorted from the largest $q\cdot k$ down
+# (the same query and keys at every $d_k$, cut to their first $d_k$ components). Typical: of 100
+# random queries, the one whose largest weight with $1/\sqrt{d_k}$ ranks closest to the middle at
+# $d_k$ = 4, 64 and 1024:
 
 # %%
-fig = scaling_plots.weights_small_multiples({d: query_weights(d) for d in (4, 64, 1024)})
+t = typical_query()  # that query: its largest weights with 1/√d_k, and the median of the 100
+print("largest weight with 1/√d_k, this query vs the median of 100:",
+      ", ".join(f"d_k = {d}: {a:.2f} vs {m:.2f}" for d, a, m in zip(SHOWN_D_KS, t.largest, t.median)))
+fig = scaling_plots.weights_small_multiples({d: query_weights(d) for d in SHOWN_D_KS})
 fig
 
 # %% [markdown]
@@ -165,15 +173,15 @@ explorer
 # ## Deep dive: how close to uniform?
 #
 # For small scaled logits $z_j$, a second-order expansion of the entropy around uniform
-# weights gives $\log n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$. The $n$
+# weights gives $\ln n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$. The $n$
 # logits of one query are uncorrelated with variance $\sigma_z^2$ (notebook 03), so, as for
 # `np.var`, its mean is $\tfrac{n-1}{2n}\,\sigma_z^2 = \tfrac{n-1}{2n\,d_k}$ for
 # $\sigma_z^2 = 1/d_k$:
 
 # %% tags=["deep-dive"]
 for d in (256, 4096):
-    deficit = stats.inv_d_entropy_gap[d]  # (2000,): log n - entropy of every query, scale 1/d_k
-    verify_close(f"d_k = {d}: log n - entropy with 1/d_k", deficit.mean(), (N_KEYS - 1) / (2 * N_KEYS * d),
+    deficit = stats.inv_d_entropy_gap[d]  # (2000,): ln n - entropy of every query, scale 1/d_k
+    verify_close(f"d_k = {d}: ln n - entropy with 1/d_k", deficit.mean(), (N_KEYS - 1) / (2 * N_KEYS * d),
                  se=deficit.std(ddof=1) / np.sqrt(deficit.size))
 
 # %% [markdown]
@@ -217,12 +225,14 @@ print(models.format_table([models.model(name) for name in rows]))
 # (the draws `x` of section 1 have $d_k = 64$):
 
 # %%
-verify_close("std of one head's logits scaled by 1/√512", np.std(x / np.sqrt(512)), np.sqrt(64 / 512),
-             se=np.sqrt(64 / 512) * rel_se / 2)
+sd, want, se = np.std(x / np.sqrt(512)), np.sqrt(64 / 512), np.sqrt(64 / 512) * rel_se / 2  # SE of a std ≈ std × (relative SE of the variance) / 2
+verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g}, {abs(sd - want) / se:.1f} SE from theory (limit 4)",
+       abs(sd - want) <= 4 * se)
 
 # %% [markdown]
-# Another factor in the paper is unrelated: section 3.4 multiplies the **embedding**
-# weights by $\sqrt{d_\text{model}}$, at the input, never the attention logits.
+# Another factor in the paper is unrelated: section 3.4 multiplies the **embedding** weights
+# (the learned vectors, one per input token, that the model starts from) by $\sqrt{d_\text{model}}$,
+# at the input, never the attention logits.
 #
 # ## Summary
 #

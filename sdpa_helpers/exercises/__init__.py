@@ -467,6 +467,30 @@ def numeric_checker(expected, *, what: str = "the value", rtol: float | None = N
     return with_attributes(checker, expected=expected_arr, slips=slips)
 
 
+def three_figures_told(checker: Any) -> Any:
+    """``checker`` (a one-number :func:`numeric_checker`) that also tells an answer rounded to one or
+    two significant figures as such when that rounding happens to lie within the 0.5 % tolerance
+    (0.022 for 0.02210, 0.29 for 0.2887): the question asks for three, as everywhere else. The
+    three-figure rounding and more precise answers pass as before.
+
+    >>> c = three_figures_told(numeric_checker(1 / 45.25, what="c", slips=[Slip(0.0442, "1/sqrt(512)")]))
+    >>> c(0.0221)[0], c(0.022)
+    (True, (False, '0.022 is the right value rounded to 2 significant figures; the question asks for three.'))
+    """
+    want = float(checker.expected)
+    three = float(f"{want:.3g}")
+
+    def strict(answer):
+        if (isinstance(answer, numbers.Real) and not isinstance(answer, bool)
+                and not math.isclose(float(answer), three, rel_tol=1e-9)):
+            told = _significant_figures_slip(float(answer), want)
+            if told:
+                return False, told
+        return checker(answer)
+
+    return with_attributes(strict, expected=checker.expected, slips=checker.slips)
+
+
 def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a multiple-choice question: the answer is one option's letter, e.g. ``"b"``.
 

@@ -123,7 +123,7 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
     entropy, max_weight : dict name -> ndarray, shape (len(d_ks),)
         Per scaling name (keys of :data:`sdpa_helpers.scales.SCALINGS`): the mean over queries.
     n_keys : int
-        Number of keys: marks ``log n`` (uniform attention) and ``1/n``.
+        Number of keys: marks ``ln n`` (uniform attention) and ``1/n``.
 
     Returns
     -------
@@ -132,7 +132,7 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
     >>> d = [1, 2]
     >>> fig = attention_vs_d_k(d, {"sqrt": np.ones(2)}, {"sqrt": np.full(2, 0.5)}, n_keys=4)
     >>> [ax.get_ylabel() for ax in fig.axes]
-    ['mean entropy (nats)', 'mean largest weight']
+    ['mean entropy (natural log)', 'mean largest weight']
     """
     n_keys = _checks.positive_int("n_keys", n_keys)
     _check_per_scaling("entropy", entropy, len(d_ks))
@@ -148,14 +148,14 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
         ref = dict(color=OKABE_ITO["black"], linewidth=1, linestyle=(0, (1, 3)))
         x_right = max(d_ks)
         ax_h.axhline(np.log(n_keys), **ref)
-        ax_h.annotate(f"uniform: log n = {np.log(n_keys):.2f}", (x_right, np.log(n_keys)), xytext=(0, 5),
+        ax_h.annotate(f"uniform: ln {n_keys} = {np.log(n_keys):.2f}", (x_right, np.log(n_keys)), xytext=(0, 5),
                       textcoords="offset points", fontsize=8, ha="right")
         ax_m.axhline(1.0 / n_keys, **ref)
         ax_m.annotate(f"uniform: 1/n = {1 / n_keys:.4g}", (x_right, 1.0 / n_keys), xytext=(0, -11),
                       textcoords="offset points", fontsize=8, ha="right")
         for ax in (ax_h, ax_m):
             set_d_k_axis(ax, d_max=max(max(d_ks), 4))
-        ax_h.set(ylabel="mean entropy (nats)", ylim=(0, 1.15 * np.log(n_keys)),
+        ax_h.set(ylabel="mean entropy (natural log)", ylim=(0, 1.15 * np.log(n_keys)),
                  title=f"entropy of the weights, {n_keys} keys")
         ax_m.set(ylabel="mean largest weight", ylim=(-0.02, 1.05), title=f"largest weight, {n_keys} keys")
         ax_m.legend(loc="center right")  # the curves are far from y = 0.5 at large d_k

@@ -61,4 +61,4 @@ class ScalingExplorer(Explorer):
                          f"largest weight {weights[name][0]:.2f}, entropy {float(entropy(weights[name])):.2f}")
         self.title.set_text(f"one query, {N_KEYS} keys, $d_k$ = {d_k}")
         return (f"d_k = {d_k} (uniform weights would be 1/{N_KEYS} = {1 / N_KEYS:.4f}; "
-                f"entropy at most log {N_KEYS} = {np.log(N_KEYS):.2f}).<br>" + "<br>".join(parts))
+                f"entropy at most ln {N_KEYS} = {np.log(N_KEYS):.2f}).<br>" + "<br>".join(parts))
