@@ -24,8 +24,9 @@ def _logit_grad_checker():
     """The numeric checker of 09.logit_grad_w_q; it also recognises two mistakes whose shape is not
     the answer's 2×3 (a :class:`Slip` of ``numeric_checker`` must have the answer's shape)."""
     x, y, k = LOGIT_GRAD_X, LOGIT_GRAD_Y, LOGIT_GRAD_W_K @ LOGIT_GRAD_Y
-    inner = numeric_checker(np.outer(k, x), what="the gradient", slips=[
-        Slip(np.outer(LOGIT_GRAD_W_K @ x, y), "x and y swapped: the key is k = W_K y, and the gradient is k xᵀ")])
+    expected = np.outer(k, x)
+    swapped = Slip(np.outer(LOGIT_GRAD_W_K @ x, y), "x and y swapped: the key is k = W_K y, and the gradient is k xᵀ")
+    inner = numeric_checker(expected, what="the gradient", slips=[swapped])
     other_shapes = (
         Slip(np.outer(y, x), "y xᵀ, with W_K left out: the factor is the key k = W_K y (2 numbers), not y itself"),
         Slip(np.outer(x, k), "x kᵀ, the transpose: the gradient has W_Q's shape, 2×3, so it is k xᵀ"),
@@ -42,7 +43,7 @@ def _logit_grad_checker():
                 return False, f"your answer is {slip.means}."
         return ok, feedback
 
-    return with_attributes(checker, expected=inner.expected, slips=(*inner.slips, *other_shapes))
+    return with_attributes(checker, expected=expected, slips=(swapped, *other_shapes))
 
 
 register(
