@@ -77,10 +77,11 @@ verify_close("loss of uniform attention vs log 8", m_uniform.loss, np.log(8), rt
 #
 # The chain rule walks the table backwards, one row at a time (for one example):
 #
-# 1. Loss: $L = -o_{c_t} + \log\sum_c e^{o_c}$, so $\partial L/\partial o = r - e_{c_t}$ (you derive it in Exercise 2).
+# 1. Loss: $L = -o_{c_t} + \log\sum_c e^{o_c}$, so $\partial L/\partial o_i = e^{o_i}/\sum_c e^{o_c} - [i = c_t]$
+#    ($[\cdot]$: 1 if true, else 0), that is $\partial L/\partial o = r - e_{c_t}$ (Exercise 2 codes it).
 # 2. Read-out: $o = \sum_j p_j v_j$ changes by $v_j$ per unit of $p_j$, so $\partial L/\partial p_j = v_j\cdot\partial L/\partial o$.
 # 3. Softmax: notebook 06's Jacobian, $\partial L/\partial z = \big(\mathrm{diag}(p) - pp^\top\big)\,\partial L/\partial p$.
-# 4. Logits: $z_j = s\,q\cdot k_j$, so $\partial L/\partial q = s\sum_j (\partial L/\partial z_j)\,k_j$.
+# 4. Logits: $z_j = s\,q\cdot k_j$ changes by $s\,k_j$ per unit of $q$, so $\partial L/\partial q = s\sum_j (\partial L/\partial z_j)\,k_j$.
 # 5. Query: $q = W_Q x$, so $\partial L/\partial W_Q = (\partial L/\partial q)\,x^\top$ (Exercise 1 does this step on numbers).
 #
 # The batch loss is the mean over $B$ examples: average their gradients. ($W_K$ likewise: deep
