@@ -408,6 +408,8 @@ BAD = [
     (lambda: T.finite_difference_gradient("f", np.ones(2)), TypeError, "f"),
     (lambda: T.finite_difference_gradient(np.sum, np.ones(2), h=0), ValueError, "h"),
     (lambda: T.init_statistics(W4, B4), ValueError, "batch"),
+    (lambda: T.training_grid().steps(8, "scaled"), ValueError, "d_k"),
+    (lambda: T.training_grid().steps(64, "sqrt"), ValueError, "arm"),
 ]
 
 
@@ -496,6 +498,25 @@ def test_exercise_logit_gradient():
     assert check("09.logit_grad_w_q", np.round(fd, 6), quiet=True)
     assert not check("09.logit_grad_w_q", np.round(fd, 6).T, quiet=True)
     assert not check("09.logit_grad_w_q", np.zeros((2, 3)), quiet=True)
+
+
+def test_exercise_logit_gradient_names_the_answer_that_leaves_w_k_out():
+    """A learner who leaves W_K out differentiates (W_Q x)·y: the 3×3 outer product y xᵀ."""
+    from sdpa_helpers.exercises import get
+    from sdpa_helpers.exercises.training import LOGIT_GRAD_X, LOGIT_GRAD_Y
+
+    fd = T.finite_difference_gradient(lambda W_Q: float((W_Q @ LOGIT_GRAD_X) @ LOGIT_GRAD_Y), np.ones((3, 3)))
+    ok, feedback = get("09.logit_grad_w_q").checker(np.round(fd, 6))
+    assert not ok and "W_K left out" in feedback
+
+
+def test_grid_nudged_arm_is_the_stored_twin():
+    grid = T.training_grid()
+    assert np.array_equal(grid.steps(1024, "nudged"), grid.nudged_steps_to_90[-1], equal_nan=True)
+    lr, steps = grid.best(1024, "nudged")
+    medians = [T.seed_summary(col).median for col in grid.steps(1024, "nudged").T]
+    assert np.array_equal(steps, grid.steps(1024, "nudged")[:, grid.lrs.index(lr)], equal_nan=True)
+    assert T.seed_summary(steps).median == np.nanmin(medians)
 
 
 def test_exercise_softmax_ce_backward():

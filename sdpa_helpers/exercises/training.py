@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..attention import softmax
-from . import Slip, choice_checker, function_checker, numeric_checker, register
+from . import Slip, choice_checker, function_checker, numeric_checker, register, with_attributes
 
 #: The small numbers of exercise 09.logit_grad_w_q (also printed in the notebook).
 LOGIT_GRAD_W_K = np.array([[1.0, 0.0, 2.0], [0.0, -1.0, 1.0]])  # (d_k, d_in) = (2, 3)
@@ -20,18 +20,39 @@ def _softmax_ce_backward(z, t):
     return g
 
 
+def _logit_grad_checker():
+    """The numeric checker of 09.logit_grad_w_q; it also recognises two mistakes whose shape is not
+    the answer's 2×3 (a :class:`Slip` of ``numeric_checker`` must have the answer's shape)."""
+    x, y, k = LOGIT_GRAD_X, LOGIT_GRAD_Y, LOGIT_GRAD_W_K @ LOGIT_GRAD_Y
+    expected = np.outer(k, x)
+    swapped = Slip(np.outer(LOGIT_GRAD_W_K @ x, y), "x and y swapped: the key is k = W_K y, and the gradient is k xᵀ")
+    inner = numeric_checker(expected, what="the gradient", slips=[swapped])
+    other_shapes = (
+        Slip(np.outer(y, x), "y xᵀ, with W_K left out: the factor is the key k = W_K y (2 numbers), not y itself"),
+        Slip(np.outer(x, k), "x kᵀ, the transpose: the gradient has W_Q's shape, 2×3, so it is k xᵀ"),
+    )
+
+    def checker(answer):
+        ok, feedback = inner(answer)
+        try:
+            arr = np.asarray(answer, dtype=float)
+        except (TypeError, ValueError):
+            return ok, feedback
+        for slip in other_shapes:
+            if not ok and arr.shape == slip.value.shape and np.allclose(arr, slip.value, rtol=0, atol=1e-9):
+                return False, f"your answer is {slip.means}."
+        return ok, feedback
+
+    return with_attributes(checker, expected=expected, slips=(swapped, *other_shapes))
+
+
 register(
     "09.logit_grad_w_q",
     "For q = W_Q x and k = W_K y, the logit is q·k. With the W_K, x and y given in the notebook, "
     "what is the gradient of q·k with respect to W_Q (a 2×3 array of integers)?",
     "Hold k = W_K y fixed and write q·k = sum_i k_i (W_Q x)_i as a sum over the entries of W_Q: "
     "which terms contain the entry (W_Q)_ia, and with what factor?",
-    numeric_checker(np.outer(LOGIT_GRAD_W_K @ LOGIT_GRAD_Y, LOGIT_GRAD_X), what="the gradient", slips=[
-        Slip(np.outer(LOGIT_GRAD_W_K @ LOGIT_GRAD_X, LOGIT_GRAD_Y),
-             "x and y swapped: the key is k = W_K y, and the gradient is k xᵀ"),
-        Slip(np.outer(LOGIT_GRAD_Y[:2], LOGIT_GRAD_X),
-             "W_K left out: the factor is the key k = W_K y, not y itself"),
-    ]),
+    _logit_grad_checker(),
 )
 
 register(

@@ -58,11 +58,19 @@ class Grid(NamedTuple):
     nudged_steps_to_90: np.ndarray
 
     def steps(self, d_k: int, arm: str) -> np.ndarray:
-        """Steps to 90 % of one arm at ``d_k``: shape (seeds, learning rates), NaN = never."""
+        """Steps to 90 % of one arm at ``d_k``: shape (seeds, learning rates), NaN = never. ``arm`` is
+        one of :attr:`arms` or ``"nudged"`` (the unscaled arm's twin, initial ``W_Q`` times ``1 + 1e-12``)."""
+        if d_k not in self.d_ks:
+            raise ValueError(f"d_k must be one of the grid's {self.d_ks}, got {d_k!r}")
+        if arm == "nudged":
+            return self.nudged_steps_to_90[self.d_ks.index(d_k)]
+        if arm not in self.arms:
+            raise ValueError(f"arm must be one of {self.arms} or 'nudged', got {arm!r}")
         return self.steps_to_90[self.d_ks.index(d_k), :, self.arms.index(arm)]
 
     def best(self, d_k: int, arm: str) -> tuple[float, np.ndarray]:
-        """The arm's best learning rate at ``d_k`` (:func:`best_learning_rate`) and its runs' steps to 90 %."""
+        """The arm's best learning rate at ``d_k`` (:func:`best_learning_rate`: the smallest median steps
+        to 90 %) and its runs' steps to 90 % (``arm`` as in :meth:`steps`)."""
         lr = best_learning_rate(self.steps(d_k, arm), self.lrs)
         return lr, self.steps(d_k, arm)[:, self.lrs.index(lr)]
 
