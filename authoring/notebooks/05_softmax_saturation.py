@@ -54,7 +54,7 @@ for z in ([4.0, 5.0], [1.0, 10.0]):
 # %% [markdown]
 # ## 2. Multiplying the logits makes the softmax peaky
 #
-# Multiply every logit by $c$ and every gap is multiplied by $c$ (notebook 00 did this with its toy lookup, ×1 and ×8).
+# Multiply every logit by $c$ and every gap is multiplied by $c$ (notebook 00's toy lookup, ×1 and ×8).
 # Five logits from Andrej Karpathy's lecture ["Let's build GPT: from scratch, in code, spelled out."](https://www.youtube.com/watch?v=kCc8FmEb1nY)
 # (YouTube, 2023), times 1, 8 and 64: the largest, 0.5, beats the runner-up, 0.3, by 0.2.
 #
@@ -223,9 +223,10 @@ saturation_plots.law_check_figure(sigma2, [c.entropy[:, :-1] for c in law.values
 # over the sum later (deep dives).
 #
 # Call the **onset** of saturation the $d_k$ where the entropy of one query's unscaled softmax, averaged
-# over many queries, first falls **1 nat below $\ln n$**. For a fixed $q$ the
-# logits $q\cdot k_j$ have variance $\|q\|^2$, on average $d_k$, so the law puts the onset at
-# $\sigma^2 = 2$: $d_k \approx 2$ for every $n$. Measured on integer $d_k$ (interpolated between them):
+# over many queries, first falls **1 nat below $\ln n$**. For a fixed $q$ the logits
+# $q\cdot k_j = \sum_i q_i k_{ji}$ are sums of independent terms of variance $q_i^2$: variance $\|q\|^2$,
+# on average $d_k$. So the law puts the onset at $\sigma^2 = 2$: $d_k \approx 2$ for every $n$. Measured
+# (interpolated between integer $d_k$):
 
 # %%
 onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 8, 16, 64, 256, 1024)}
@@ -248,7 +249,7 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 
 # %% [markdown]
 # Past the onset is not one-hot: the weight left to the other keys shrinks like $e^{-\text{gap}}$, and the
-# top two logits' gap grows like $\sqrt{d_k}$. We also compare $\|J\|_F$, the overall size of the softmax's
+# top two logits' gap grows like $\sqrt{d_k}$. We also compare $\|J\|_F$, the size of the softmax's
 # Jacobian: how strongly the weights respond to small changes of the logits (notebook 06).
 
 # %%
