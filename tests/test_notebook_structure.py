@@ -397,3 +397,43 @@ def test_every_deep_dive_folds_something(path):
             assert nxt is not None and "deep-dive" in nxt.metadata.get("tags", []) \
                 and not nxt.source.lstrip().startswith("#"), \
                 f"{path.name} cell {i}: the deep dive {cell.source.splitlines()[0]!r} has no cell under its heading"
+
+
+# -- a cell that draws shows its drawing --------------------------------------------------------
+
+#: A call that draws: a function of a plots module under the notebooks' import name
+#: (``from sdpa_helpers.plots import <topic> as <topic>_plots``), or any ``*_figure(`` function
+#: (``new_figure``, ``saturation_curves_figure``, ...). The plots functions make figures without
+#: pyplot, so a figure shows only when the cell ends with it (or its Axes' ``.figure``).
+DRAWING_CALL = re.compile(r"\b(?:\w+_plots\.\w+|\w+_figure)\s*\(")
+
+
+def cells_that_draw_without_a_picture(nb) -> list[int]:
+    """Indices of code cells that call a drawing function but store no PNG."""
+    return [k for k, cell in enumerate(nb.cells)
+            if cell.cell_type == "code" and DRAWING_CALL.search(cell.source)
+            and not any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_every_cell_that_draws_stores_its_picture(path):
+    """Main line and deep dives: a cell that draws and ends with a print (or an assignment) stores
+    no image, while the prose around it describes the figure."""
+    missing = cells_that_draw_without_a_picture(load(path))
+    assert not missing, (f"{path.name}: cell(s) {missing} call a plotting function but store no image: "
+                         "end the cell with the figure (`fig`, `ax.figure`)")
+
+
+def test_drawing_rule_catches_a_figure_followed_by_a_print():
+    png = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
+    printed = nbformat.v4.new_output("stream", name="stdout", text="gap 0.15\n")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("saturation_plots.saturation_curves_figure(u, s, 16)\nprint(gap)",
+                                  outputs=[printed]),
+        nbformat.v4.new_code_cell("fig, ax = new_figure()\nax.plot(x)\nfig", outputs=[png]),
+        nbformat.v4.new_code_cell("ax = small_samples_plots.spread_vs_n(n, sd)", outputs=[]),
+        nbformat.v4.new_code_cell("fig = saturation_plots.law_check_figure(s, h, n)\nprint(1)\nfig",
+                                  outputs=[printed, png]),
+        nbformat.v4.new_code_cell("print(saturation.law_check(16, [1.0]))", outputs=[printed]),
+    ])
+    assert cells_that_draw_without_a_picture(nb) == [0, 2]

@@ -8,7 +8,7 @@
 # - Reproduce a 2×2 experiment from a Q&A thread and judge its result.
 # - Know what `np.var` computes (`ddof=0`) and what each estimator gives on average.
 # - Predict how fast the spread of a sample variance shrinks with the matrix size.
-# - Judge a big experiment (1111×111 @ 111×1111) by how far it lies from theory, in standard deviations.
+# - Judge a big experiment (1111×111 @ 111×1111) in standard deviations from theory.
 #
 # **Prerequisites**
 # - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): $\mathrm{Var}(q\cdot k) = d_k$.
@@ -47,7 +47,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # ([question 21237](https://ai.stackexchange.com/questions/21237)). To check, they multiplied
 # two 2×2 random matrices (standard normal, we assume) and took the variance of the four
 # entries of the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
-# Their code was a screenshot; here is the most natural version, with numpy's `np.var`.
+# Their code was a screenshot; ours uses numpy's `np.var`.
 #
 # **Predict:** run it with ten different seeds. How close to 2 will the ten answers be?
 
@@ -105,11 +105,12 @@ for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):
 print(f"np.var runs at or below 1.6: {np.mean(s2_ddof0 <= 1.6):.0%}; median {np.median(s2_ddof0):.2f}")
 
 # %% [markdown]
-# `ddof=1` averages 2, `np.var` averages 1.5. Why: take $m$ values of mean 0 and variance
-# $\sigma^2$ that are *uncorrelated* ($\mathbb{E}[x_a x_b] = 0$ for $a \ne b$). Then
-# $\sum_a (x_a - \bar x)^2 = \sum_a x_a^2 - m\bar x^2$ has mean $m\sigma^2 - \sigma^2$, since
-# $\mathrm{Var}(\bar x) = \sigma^2/m$ (the cross terms drop out). Dividing $(m-1)\sigma^2$ by $m$
-# gives $\frac34\cdot 2 = 1.5$. (The entries of $AB$ are uncorrelated: second deep dive.)
+# `ddof=1` averages 2, `np.var` averages 1.5. Why: take $m$ *uncorrelated* values
+# ($\mathbb{E}[x_a x_b] = 0$ for $a \ne b$) of mean 0 and variance $\sigma^2$. Then
+# $\sum_a (x_a - \bar x)^2 = \sum_a x_a^2 - m\bar x^2$ has mean $m\sigma^2 - \sigma^2$: the sum $\sum_a x_a$
+# has variance $m\sigma^2$ (notebook 02: cross terms have mean 0), and dividing it by $m$ divides every
+# squared deviation, so its variance, by $m^2$: $\mathbb{E}[\bar x^2] = \mathrm{Var}(\bar x) = \sigma^2/m$.
+# Dividing $(m-1)\sigma^2$ by $m$ gives $\frac34\cdot 2 = 1.5$ (the entries of $AB$ are uncorrelated: second deep dive).
 #
 # Is the thread's 1.6 then "close to 1.5"? Measure closeness in standard deviations of one `np.var` run:
 
@@ -120,7 +121,7 @@ print(f"SD of one np.var on a 2x2 product: exact {sd_one_run:.2f}, simulated {s2
 print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1.6, 2.0, sd_one_run):+.2f} SD from 2")
 
 # %% [markdown]
-# The exact SD, 2.18 (formula derived in the first deep dive), matches the 100 000 runs. 1.6
+# The exact SD, 2.18 (formula in the first deep dive), matches the 100 000 runs. 1.6
 # lies within a fifth of an SD of both 1.5 and 2, and only 3.7% of runs land that near 1.5: a
 # coincidence. One 2×2 run cannot tell the estimators apart, let alone test the theory.
 #
@@ -138,23 +139,23 @@ print("repetitions per n:", {n: reps_for(n) for n in SIZES})
 small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 4, 16, 64)}, n_bins=30)
 
 # %% [markdown]
-# Each panel spans 1 ± 4 of its exact standard deviations (from 0 up), so read the narrowing
-# off the x axes and the titles. As a curve, with exact theory as the line:
+# Each panel's x axis spans 1 ± 4 exact SDs, cut at 0 (a variance is never negative), so compare
+# the axes' numbers and titles. As a curve, with exact theory as the line:
 
 # %%
-sim = np.array([relative_sd_with_se(n) for n in SIZES])  # (len(SIZES), 2): simulated SD of s²/n, its SE
-z = (sim[:, 0] - exact_relative_sd(SIZES)) / sim[:, 1]  # each dot's distance from the line, in its own SEs
+sim, exact_sd = np.array([relative_sd_with_se(n) for n in SIZES]), exact_relative_sd(SIZES)  # sim: SD, SE per n
+z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the line, in its own SEs
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
 verify(f"every dot within 4 SE of the line (within 2 SE: {np.sum(np.abs(z) <= 2)} of {len(SIZES)})", np.all(np.abs(z) < 4))
 print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
-      f"(exact {exact_relative_sd([2])[0] / exact_relative_sd([64])[0]:.0f}-fold)")
+      f"(exact {exact_sd[0] / exact_sd[-1]:.0f}-fold); ±2 SE bars at most ±{np.max(2 * sim[:, 1] / sim[:, 0]):.1%}")
 ax.figure
 
 # %% [markdown]
 # About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For
 # larger $n$ the spread falls like $1/n$, one over the *square root* of the number of entries.
 # A standard error (SE) says how much a simulated number would wobble from seed to seed; the
-# ±2 SE bars are shorter than the markers on these log axes. Five of the six dots lie within
+# ±2 SE bars (at most ±6.3 % of a dot) barely show on these log axes. Five of the six dots lie within
 # 2 SE of the exact line (first deep dive); with 95% bars, one miss in six is ordinary.
 #
 # Live: drag $n$; the histogram narrows around 1, the dot walks down the line.
@@ -258,20 +259,20 @@ ax.figure
 # %% [markdown]
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
 #
-# The thread also multiplies a $1111\times 111$ matrix by a $111\times 1111$ one. With standard
-# normal entries every entry sums $d = 111$ products: variance 111. The thread got
+# The thread also multiplies $1111\times 111$ by $111\times 1111$ standard normal matrices: every
+# entry sums $d = 111$ products, variance 111. The thread got
 # **110.56**, and after dividing the product by $\sqrt{111}$, **0.99604**.
 #
 # **Predict:** is 110.56 evidence that the variance is not 111?
 
 # %%
-exact_big = theory.matmul_sample_variance_moments(1111, 111, 1111)  # the exact formula of section 3's line
+exact_big = theory.matmul_sample_variance_moments(1111, 111, 1111)  # the exact formula of section 3's deep dive
 print(f"SD of s² for this shape: {exact_big.std:.3f}. 110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} SDs "
       f"from 111")
 verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THREAD_BIG / 111, rtol=1e-5)
 
 # %% [markdown]
-# No: one run's $s^2$ wobbles by 0.65 around 111 (section 3's exact formula), and 110.56 is an
+# No: one run's $s^2$ wobbles by 0.65 around 111 (exact formula: section 3's deep dive), and 110.56 is an
 # ordinary draw, 0.68 SD below. And 0.99604 is no second confirmation: it is $110.56/111$, the
 # same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
 # ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 04). Forty runs of our own, their SD beside the exact one:
@@ -287,12 +288,17 @@ verify_close("SD of s² over the runs", s2_big.std(ddof=1), exact_big.std, se=ex
 # ## Deep dive: entries of $QK^\top$ share rows and columns
 #
 # The i.i.d. formula, which ignores the shared rows and columns, would judge 110.56 quite
-# differently:
+# differently. For large shapes the exact spread is about $\sqrt{(1 + (n+p)/d)\,/\,(1 + 3/d)}$ times the
+# i.i.d. one (keep the leading terms of the deep dive of section 3: $K \approx 2d(n+p)\,m$): $\sqrt 3$ for
+# square products, more when $d$ is small next to $n$ and $p$, as here:
 
 # %% tags=["deep-dive"]
 iid_big = theory.sample_variance_moments(1111**2, var=111.0, excess_kurtosis=theory.dot_product_excess_kurtosis(111))
-print(f"SD of s²: exact {exact_big.std:.3f}, i.i.d. formula {iid_big.std:.3f}; 110.56 lies "
-      f"{z_score(THREAD_BIG, 111, exact_big.std):+.2f} exact SDs from 111, {z_score(THREAD_BIG, 111, iid_big.std):+.2f} i.i.d.")
+print(f"SD of s²: exact {exact_big.std:.3f}, i.i.d. formula {iid_big.std:.3f} (exact/i.i.d. = {exact_big.std / iid_big.std:.1f}); "
+      f"110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} exact SDs from 111, "
+      f"{z_score(THREAD_BIG, 111, iid_big.std):+.2f} i.i.d.")
+verify_close("exact/i.i.d. spread for this shape against the large-size rule sqrt(1 + (n + p)/d) / sqrt(1 + 3/d)",
+             exact_big.std / iid_big.std, np.sqrt((1 + 2222 / 111) / (1 + 3 / 111)), rtol=0.01)
 
 # %% [markdown] tags=["deep-dive"]
 # A three-sigma surprise that is not one. Why the sharing matters: in attention $S = QK^\top$
@@ -349,13 +355,13 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # ## Summary
 #
 # - A sample variance is a random number: for a 2×2 product ten seeds gave 0.05 to 10.55,
-#   and 1.6 is an ordinary draw. It averages 2 with `ddof=1` and 1.5 with `np.var`; 1.6 lying near 1.5 is a coincidence.
+#   and 1.6 is an ordinary draw. It averages 2 with `ddof=1`, 1.5 with `np.var`.
 # - The spread of $s^2/n$ falls like $1/n$, one over the square root of the number of entries:
 #   from $n = 2$ to 64, 1 024 times the entries, 38 times less spread (exact theory).
-# - The thread's 110.56 is 0.68 standard deviations from 111; its 0.99604 is the same run
-#   divided by 111. Judge an experiment by how far it lies from theory in standard deviations,
-#   computed for the experiment actually run: the entries of one product share rows and
-#   columns, which makes the spread about $\sqrt 3$ times what independent entries would give (deep dives).
+# - The thread's 110.56 is 0.68 SDs from 111; its 0.99604 is the same run divided by 111. Judge an
+#   experiment in SDs computed for the experiment run: entries of one product share rows and columns,
+#   which makes the spread $\sqrt 3$ times that of independent entries for large square products, more
+#   when $d$ is small next to $n$ and $p$ (4.5 for the thread's shape; deep dives).
 #
 # ## Exercises
 #

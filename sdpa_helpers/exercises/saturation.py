@@ -39,8 +39,8 @@ _N, _SIGMA2 = 1024, 2.0
 
 register(
     "05.effective_keys_law",
-    "1024 keys get i.i.d. N(0, σ²) logits with σ² = 2, where notebook 05 measured the law H ≈ ln n − σ²/2 "
-    "to within 5 %. What effective number of keys e^H does the law give? (three significant figures)",
+    "1024 keys get i.i.d. N(0, σ²) logits with σ² = 2, where notebook 05 found the law H ≈ ln n − σ²/2 "
+    "within 5 %. What effective number of keys e^H does the law give? (three significant figures)",
     "Compute H from the law first, then exponentiate: e^H = n e^(−σ²/2).",
     numeric_checker(_N * np.exp(-_SIGMA2 / 2), what="the effective number of keys", slips=[
         Slip(np.log(_N) - _SIGMA2 / 2, "the entropy H itself; the question asks for e^H"),
@@ -53,7 +53,7 @@ register(
     "05.onset_moves",
     "Notebook 05 measured the onset of saturation (the d_k where one query's mean unscaled entropy first "
     "falls 1 nat below ln n) for 16 and for 1024 keys. Going from 16 to 1024 keys, the onset "
-    "(a) grows like ln n, by 2.5×; (b) stays at a few units of d_k (it comes a little earlier, toward the law's 2); "
+    "(a) grows like ln n, by 2.5×; (b) stays at a few units of d_k; "
     "(c) grows like n, by 64×. Answer with a letter.",
     "Read the measured onsets printed in section 5 for 16 and for 1024 keys.",
     choice_checker("b", {"a": "grows like ln n, by 2.5×: the measured onsets are about 4 (16 keys) and 2.2 (1024 keys)",
