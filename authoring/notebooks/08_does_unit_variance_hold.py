@@ -48,8 +48,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # ## 1. Before attention: LayerNorm
 #
 # A token reaches attention as a vector $x$ of $d_\text{model}$ numbers. Most models since GPT-2
-# put a LayerNorm right before attention (*pre-LN*; T5 and Llama use RMSNorm, which skips the mean): it subtracts the token's mean and divides
-# by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
+# put a LayerNorm right before attention (*pre-LN*; T5 and Llama use RMSNorm, which skips the mean):
+# it subtracts the token's mean and divides by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
 # (before its learned gain and bias, which start at 1 and 0). It normalises $x$, not $q$ or $k$.
 
 # %%
@@ -307,16 +307,17 @@ for d in (4, 64, 1024):
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
-# Like $\sqrt{d_k}$: 1, 4, 16. (Solid curves: a normal approximation, too flat at $d_k = 4$.) With pencil and paper:
+# Like $\sqrt{d_k}$: 1, 4, 16. (Solid curves: a normal approximation, too flat at $d_k = 4$.)
+# With pencil and paper:
 # $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho$, so
 #
 # $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2):$$
 #
-# for normal components ($\mathrm{E}[q_i^4] = 3$) each term has $\mathrm{E}[q_i^2k_i^2] = 3\rho^2 + (1-\rho^2)$, minus its
-# squared mean $\rho^2$. The mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
+# for normal components ($\mathrm{E}[q_i^4] = 3$) each term has $\mathrm{E}[q_i^2k_i^2] = 3\rho^2 + (1-\rho^2)$,
+# minus its squared mean $\rho^2$. The mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
 # At $d_k = 1024$ the matching key sits 16 above unrelated keys ($\approx N(0, 1)$): the softmax
-# saturates (05): its gradient vanishes, and the head can no longer adjust. **μP** (Yang et al. 2022) divides by $d_k$: the mean stays $\rho$, but attention
-# stays nearly uniform (of 12 keys the matching one gets $e^\rho/(e^\rho + 11) = 0.13$, uniform
+# saturates (05): its gradient vanishes, and the head can no longer adjust. **μP** (Yang et al.
+# 2022) divides by $d_k$: the mean stays $\rho$, but attention stays nearly uniform (of 12 keys the matching one gets $e^\rho/(e^\rho + 11) = 0.13$, uniform
 # $0.083$; deep dive). Live:
 
 # %% tags=["nbval-ignore-output"]
@@ -606,7 +607,7 @@ for t in models.TECHNIQUES:
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$, $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor ($1/9$ for PyTorch's default).
 # - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
-# - At initialisation T5 meets the footnote's premise but for the $1/\sqrt{d_{kv}}$ folded into $W_Q$ (std 1);
+# - At initialisation T5 meets the footnote's premise but for the $1/\sqrt{d_{kv}}$ folded into $W_Q$ (its logits: std 1);
 #   GPT-2's $\mathrm{Var}(q\cdot k)$ is only proportional to $d_k$ (6.0 at $d_k = 64$). Neither saturates. After training: untested.
 #
 # ## Exercises
