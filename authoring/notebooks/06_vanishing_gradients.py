@@ -217,7 +217,6 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # to 4096 the fraction times $\sqrt{d_k}$ stays near 3.5–4 and the kick over $\sqrt{d_k}$ near 0.2: a
 # fraction of about $1/\sqrt{d_k}$ (deep dive below) times a kick of about $\sqrt{d_k}$, so the mean stays
 # roughly constant. The median, the typical query, is essentially zero: a poor learning signal.
-# Notebook 09 trains both.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -299,7 +298,7 @@ gradients_plots.jacobian_small_multiples(gradients.jacobian_panels(panel_d, satu
 
 # %% [markdown]
 # Unscaled, this query's heatmap fades to flat ($\|J\|_F$ from 0.36 to $7\times10^{-12}$); scaled, it keeps
-# its contrast (about 0.35). The explorer opens on it at $d_k = 64$. Drag $d_k$ and the seed (seed 0
+# its contrast (about 0.35). Drag $d_k$ and the seed (seed 0
 # is a near tie, unscaled above scaled at $d_k = 64$); the star marks the query's $\|J\|_F$ against the mean and median curves.
 
 # %% tags=["nbval-ignore-output"]

@@ -288,8 +288,7 @@ verify("scaled, d_k ≥ 16: within 0.02 (≥ 4 SE of a difference)", np.ptp(sc[:
 # Scaled rows stay near 0.29 from $d_k \approx 16$ up (0.24 and 0.27 at $d_k$ = 1 and 4). For a
 # fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$ (the
 # terms $q_i k_{ji}$ have variances $q_i^2$, and they add), which averages 1 over queries and, as $d_k$
-# grows, varies less from query to query. Live:
-# drag $d_k$, change the length, toggle the mask.
+# grows, varies less from query to query. Live (drag $d_k$):
 
 # %% tags=["nbval-ignore-output"]
 explorer = AttentionMapExplorer(d_k=64)

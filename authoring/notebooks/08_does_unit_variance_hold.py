@@ -50,7 +50,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # A token reaches attention as a vector $x$ of $d_\text{model}$ numbers. Most models since GPT-2
 # put a LayerNorm right before attention (*pre-LN*; T5 and Llama use RMSNorm, which skips the mean):
 # it subtracts the token's mean and divides by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
-# (before its learned gain and bias, which start at 1 and 0). It normalises $x$, not $q$ or $k$.
+# (before its learned gain and bias). It normalises $x$, not $q$ or $k$.
 
 # %%
 d_model, d_k = 512, 64
@@ -543,9 +543,8 @@ var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model 
 verify_close("T5 base, arithmetic (not a simulation): d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# What does GPT-2's scale buy (std 0.307)? 1000 rows of 1024 independent logits without
-# $1/\sqrt{64}$, against 00's unit
-# variance (05's measures, medians):
+# What does GPT-2's scale buy (std 0.307)? Without $1/\sqrt{64}$, 1000 rows of 1024 independent
+# logits against 00's unit variance (05's measures, medians):
 
 # %%
 z = rng.standard_normal((1000, 1024))  # 1000 rows of 1024 independent N(0, 1) logits
@@ -560,7 +559,7 @@ for name, std in (("GPT-2 without 1/√64", 8 * spread), ("unit variance without
 # into $W_Q$'s initialisation: without it, $q_i$ and $k_i$ would have variance 1 (section 2's
 # $1/\text{fan\_in}$) and the chain would run (the unit-variance row); with it, the logits have std 1.
 # GPT-2 meets only the proportionality: $\mathrm{Var}(q\cdot k) = 64\cdot 0.307^2 \approx 6.0$, not 64,
-# unsaturated even unscaled (81 keys in play, top weight 0.14). *After training*: not tested here.
+# unsaturated even unscaled (81 keys in play, top weight 0.14).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published models, GPT-2's saturation at initialisation, and the sources
