@@ -497,6 +497,38 @@ def test_exercises_07():
         assert not check("07.masked_softmax", wrong, quiet=True), wrong.__name__
 
 
+def test_masked_softmax_nan_row_gets_the_raise_hint(capsys):
+    """The likely slip on 07.masked_softmax -- the model solution without the raise, a NaN row on the
+    all-False row -- is told to raise, not that its result is not real numbers; the NaN guard still
+    answers a NaN on a row that has keys, and a message naming another row with a stray 2 fails."""
+    from sdpa_helpers.exercises.attention_maps import _ROW_2
+
+    def nan_on_empty_row(logits, mask):
+        z = np.where(mask, logits, -np.inf)
+        with np.errstate(invalid="ignore"):
+            e = np.exp(z - z.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+
+    assert not check("07.masked_softmax", nan_on_empty_row)
+    out = capsys.readouterr().out
+    assert "should raise a ValueError naming the row" in out and "[nan nan nan nan]" in out
+    assert "not real numbers" not in out
+    assert not check("07.masked_softmax", lambda logits, mask: np.full(np.shape(logits), np.nan))
+    assert "not real numbers" in capsys.readouterr().out
+    for named in ("row 2 of mask has no True entry", "row (2,) is empty", "rows [[2]]", "Row 2", "row index 2"):
+        assert _ROW_2.search(named), named
+    for unnamed in ("row 0 is bad; 2 keys", "this 2-D mask has an empty row", "row 12 is empty"):
+        assert not _ROW_2.search(unnamed), unnamed
+
+    def names_another_row(logits, mask):
+        if not np.broadcast_to(mask, np.shape(logits)).any(axis=-1).all():
+            raise ValueError("row 0 is bad; 2 keys")
+        return nan_on_empty_row(logits, mask)
+
+    assert not check("07.masked_softmax", names_another_row)
+    assert "name the row (2)" in capsys.readouterr().out
+
+
 def test_exercises_08():
     assert check("08.xavier_head_var", 1536 / 832, quiet=True) and not check("08.xavier_head_var", 1.0, quiet=True)
     assert check("08.default_logit_var", 128 / 9, quiet=True)

@@ -43,3 +43,14 @@ def test_init_figures_keep_the_reserved_scaling_colours_free():
     fig = AP.init_small_multiples({k: (rng.standard_normal(50), 1.0) for k in "abcde"})
     assert len(fig.axes) == 6 and not fig.axes[5].axison and fig.axes[5].get_legend() is not None
     assert all(labelled(a) for a in (fig.axes[0], fig.axes[3]))
+
+
+def test_correlated_histograms_name_their_solid_curves():
+    """The solid curves are a normal approximation; the legend says so (single panel and grid)."""
+    rng = np.random.default_rng(4)
+    ax = AP.correlated_histograms(rng.standard_normal(50) + 1, rng.standard_normal(50), 0.5, 4)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("normal approximation" in t for t in labels) and len(labels) == 3
+    fig = AP.correlated_small_multiples({4: (rng.standard_normal(50) + 1, rng.standard_normal(50))}, 0.5)
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert len(labels) == 4 and "normal approximation" in labels[-1]

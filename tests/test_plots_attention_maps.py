@@ -16,6 +16,9 @@ def test_attention_map_plots_are_labelled():
     assert ax.images[-1].get_cmap().name == "cividis"
     fig = MP.weights_small_multiples({4: (w, w), 64: (w, w), 1024: (w, w)})
     assert isinstance(fig, Figure) and all(labelled(a) for a in fig.axes[:6])
+    # titles name the scale and d_k only: one draw's mean largest weight is noise, not a trend
+    titles = [a.get_title() for a in fig.axes[:6]]
+    assert all("$d_k$ = " in t and "mean" not in t for t in titles), titles
     fig = MP.mask_and_weights(causal_mask(6), w * causal_mask(6))
     assert all(labelled(a) for a in fig.axes[:2])
     ax = MP.head_scale_histograms(np.random.default_rng(1).normal(0, 8, 500), 64, 512)

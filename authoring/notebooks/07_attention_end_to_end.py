@@ -167,7 +167,7 @@ verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_re
 # %% [markdown]
 # (c) blocks nothing: adding one number to a whole row leaves its softmax unchanged. (b) erases
 # the logits: equal logits, a uniform row. Only (a) notices, with a NaN that spreads into all
-# that follows. The arithmetic decides, not whether the mask holds booleans or floats. None of
+# that follows. None of
 # these rows means anything (models discard padding positions); this package raises an error,
 # as in a small example such a row is likely a mistake:
 
@@ -206,14 +206,18 @@ verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) tur
 # - **PyTorch `torch.nn.functional.scaled_dot_product_attention`.** Its docstring says a boolean
 #   mask marks the keys that may be attended and "a float mask ... is added to the attention
 #   score" (`torch/nn/functional.py`, line 6466); its reference code turns `False` into $-\infty$
-#   (line 6365) and adds a float mask (line 6367). The math backend then calls `_safe_softmax`
+#   (line 6365) and adds a float mask (line 6367). Which backend runs depends on the inputs and the
+#   device (on CPU a 4-D float32 call usually goes to the fused flash kernel), and every backend gives
+#   **zeros** for a row whose entries are all $-\infty$: the math backend through `_safe_softmax`
 #   (`aten/src/ATen/native/transformers/attention.cpp`, since pull request
 #   [#133882](https://github.com/pytorch/pytorch/pull/133882), August 2024; before it such rows
 #   gave NaN, [#103963](https://github.com/pytorch/pytorch/issues/103963)), which puts 0 wherever
-#   *every* entry of a row is $-\infty$. So a fully masked row gives **zeros** with a boolean mask
-#   *and* with a float mask of $-\infty$; a float mask of `finfo.min` gives the **uniform** row (b)
-#   (adding it to small logits rounds every entry to `finfo.min`); a float mask of $-10^4$ gives
-#   the **unmasked** row (c). The documentation's reference code itself uses a plain softmax (NaN).
+#   *every* entry of a row is $-\infty$, the fused kernels by their own rule. So a fully masked row
+#   gives **zeros** with a boolean mask *and* with a float mask of $-\infty$; a float mask of
+#   `finfo.min` gives the **uniform** row (b) (adding it to small logits rounds every entry to
+#   `finfo.min`); a float mask of $-10^4$ gives the **unmasked** row (c), up to rounding in float32
+#   (in float16 the uniform row (b), as the cell above shows). The documentation's reference code
+#   itself uses a plain softmax (NaN).
 # - **PyTorch `nn.MultiheadAttention`**, same version, `torch/nn/modules/activation.py`: `forward`
 #   first checks the conditions of its inference *fast path* (lines 1326–1425: `eval()` mode,
 #   `batch_first=True`, self-attention with query, key and value the same tensor, an even number
@@ -249,7 +253,7 @@ verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all(
 # %% [markdown]
 # ## 5. Unscaled vs scaled: the weights as heatmaps
 #
-# Random queries and keys with unit-variance components, 12 tokens, a causal mask:
+# One draw of random queries and keys with unit-variance components, 12 tokens, a causal mask:
 # $\mathrm{softmax}(QK^\top)$ above, $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ below. A row
 # with one yellow cell looks at a single key.
 #
@@ -282,9 +286,9 @@ verify("scaled, d_k ≥ 16: within 0.02 (≥ 4 SE of a difference)", np.ptp(sc[:
 # %% [markdown]
 # Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient.
 # Scaled rows stay near 0.29 from $d_k \approx 16$ up (0.24 and 0.27 at $d_k$ = 1 and 4). For a
-# fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$,
-# which averages 1 over queries and, as $d_k$ grows, varies less from query to query. Live:
-# drag $d_k$, change the length, toggle the mask.
+# fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$ (the
+# terms $q_i k_{ji}$ have variances $q_i^2$, and they add), which averages 1 over queries and, as $d_k$
+# grows, varies less from query to query. Live (drag $d_k$):
 
 # %% tags=["nbval-ignore-output"]
 explorer = AttentionMapExplorer(d_k=64)
@@ -303,7 +307,8 @@ print(models.format_table([models.model(name) for name in ("Transformer base (20
 print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_examples()[:3]))
 
 # %% [markdown]
-# So $d_\text{model}/h$ is common, not a rule (the second table). A head's logit sums $d_k$
+# So $d_\text{model}/h$ is common, not a rule (the second table; T5's "none (1)": no division, its
+# $W_Q$ starts $\sqrt{d_{kv}}$ times smaller instead, $d_{kv}$ its head_dim; notebook 08). A head's logit sums $d_k$
 # products, not $d_\text{model}$: its variance is $d_k$, and the scale $1/\sqrt{d_k}$ (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
@@ -348,9 +353,8 @@ print(f"uniform rows: {1 / length:.3f}")
 #   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$.
 # - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
 # - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
-#   uniform row from a replacement, the unmasked row from an added constant. What PyTorch
-#   returns also depends on which internal code path runs and on the version (deep dive, for
-#   PyTorch 2.13). This package raises.
+#   uniform row from a replacement, the unmasked row from an added constant. PyTorch's answer
+#   depends on its code path and version (deep dive). This package raises.
 # - Under a causal mask early rows have few keys, so they look peaked at any scale. With random
 #   unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows; scaled rows
 #   keep the same spread from $d_k \approx 16$ up.

@@ -48,9 +48,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # ## 1. Before attention: LayerNorm
 #
 # A token reaches attention as a vector $x$ of $d_\text{model}$ numbers. Most models since GPT-2
-# put a LayerNorm right before attention (*pre-LN*): it subtracts the token's mean and divides
-# by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
-# (before its learned gain and bias, which start at 1 and 0). It normalises $x$, not $q$ or $k$.
+# put a LayerNorm right before attention (*pre-LN*; T5 and Llama use RMSNorm, which skips the mean):
+# it subtracts the token's mean and divides by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
+# (before its learned gain and bias). It normalises $x$, not $q$ or $k$.
 
 # %%
 d_model, d_k = 512, 64
@@ -81,8 +81,8 @@ verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, r
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks of 64 token pairs; the standard error uses one average per
-# network (its pairs share its weights).
+# The check: 32 random networks of 64 token pairs. A network's pairs share its weights, so the
+# standard error counts each network's average as one independent draw.
 
 # %%
 RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
@@ -97,8 +97,8 @@ for scheme, name in RULES.items():
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
 # Xavier's is above it. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
-# variance $d_k\,\mathrm{Var}(q_i)^2/d_k$ (04), so standard deviation $\mathrm{Var}(q_i)$, not 1.
-# Against the footnote's $N(0, 1)$ (dotted):
+# variance $d_k\,\mathrm{Var}(q_i)^2/d_k = \mathrm{Var}(q_i)^2$ (04), not 1 (PyTorch's default:
+# variance 1/9, std 1/3). Against the footnote's $N(0, 1)$ (dotted):
 
 # %%
 panels = {RULES[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in RULES}
@@ -307,16 +307,17 @@ for d in (4, 64, 1024):
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
-# Like $\sqrt{d_k}$: 1, 4, 16. With pencil and paper:
+# Like $\sqrt{d_k}$: 1, 4, 16. (Solid curves: a normal approximation, too flat at $d_k = 4$.)
+# With pencil and paper:
 # $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho$, so
 #
-# $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2)\ \text{(normal components, deep dive)}:$$
+# $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2):$$
 #
-# the mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
+# for normal components ($\mathrm{E}[q_i^4] = 3$) each term has $\mathrm{E}[q_i^2k_i^2] = 3\rho^2 + (1-\rho^2)$,
+# minus its squared mean $\rho^2$. The mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
 # At $d_k = 1024$ the matching key sits 16 above unrelated keys ($\approx N(0, 1)$): the softmax
-# saturates (05): its gradient vanishes, and the head can no longer adjust (say, to a second
-# relevant key). **μP** (Yang et al. 2022) divides by $d_k$: the mean stays $\rho$, but attention
-# stays nearly uniform (of 12 keys the matching one gets $e^\rho/(e^\rho + 11) = 0.13$, uniform
+# saturates (05): its gradient vanishes, and the head can no longer adjust. **μP** (Yang et al.
+# 2022) divides by $d_k$: the mean stays $\rho$, but attention stays nearly uniform (of 12 keys the matching one gets $e^\rho/(e^\rho + 11) = 0.13$, uniform
 # $0.083$; deep dive). Live:
 
 # %% tags=["nbval-ignore-output"]
@@ -525,8 +526,8 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # $\sqrt{64}$, and draws $W_Q$ and $W_K$ (its `c_attn`) from $N(0, 0.02^2)$ at any width:
 # section 2 gives $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
 #
-# **T5** has no scale. It normalises tokens
-# with RMSNorm (LayerNorm without subtracting the mean: $\mathrm{E}[x^2] = 1$), draws $W_Q$ with
+# **T5** (Google's text-to-text Transformer, 2020) has no scale. It normalises tokens
+# with RMSNorm (section 1; $\mathrm{E}[x^2] = 1$), draws $W_Q$ with
 # variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$ ($d_{kv}$ is its $d_k$),
 # and adds a small position bias to the logits, left out here.
 #
@@ -542,24 +543,23 @@ var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model 
 verify_close("T5 base, arithmetic (not a simulation): d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# What does GPT-2's scale buy (std 0.307)? 1000 rows of 1024 independent logits without
-# $1/\sqrt{64}$, against 00's unit
-# variance (05's measures, medians):
+# What does GPT-2's scale buy (std 0.307)? Without $1/\sqrt{64}$, 1000 rows of 1024 independent
+# logits against 00's unit variance (05's measures, medians):
 
 # %%
 z = rng.standard_normal((1000, 1024))  # 1000 rows of 1024 independent N(0, 1) logits
 for name, std in (("GPT-2 without 1/√64", 8 * spread), ("unit variance without 1/√64 (00)", 8.0)):
     w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H
-    print(f"{name:33s}: std {std:.2f} | e^H {np.median(w.effective_keys):5.1f} of 1024 | "
+    print(f"{name:33s}: Var(q·k) {std**2:4.1f} | e^H {np.median(w.effective_keys):5.1f} of 1024 | "
           f"top weight {np.median(w.max_weight):.2f}")
 
 # %% [markdown]
-# **The answer.** 00's argument is a chain: variance $\propto d_k$ → nearly one-hot softmax →
-# vanishing gradient. *At initialisation* it holds exactly for T5, which moved $1/\sqrt{d_{kv}}$ into $W_Q$
-# (without it: the unit-variance row). For GPT-2 the variance part holds, the saturation part
-# does not: its $0.02$ weights keep it unsaturated at $d_k = 64$ even unscaled (81 keys in
-# play, top weight 0.14). *After training* $q$ and $k$ align; what that does to these logits is
-# not shown here.
+# **The answer.** 00's argument is a chain: $\mathrm{Var}(q\cdot k) = d_k$ → nearly one-hot softmax →
+# vanishing gradient. *At initialisation* T5 meets its premise but for the $1/\sqrt{d_{kv}}$ folded
+# into $W_Q$'s initialisation: without it, $q_i$ and $k_i$ would have variance 1 (section 2's
+# $1/\text{fan\_in}$) and the chain would run (the unit-variance row); with it, the logits have std 1.
+# GPT-2 meets only the proportionality: $\mathrm{Var}(q\cdot k) = 64\cdot 0.307^2 \approx 6.0$, not 64,
+# unsaturated even unscaled (81 keys in play, top weight 0.14).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published models, GPT-2's saturation at initialisation, and the sources
@@ -602,11 +602,12 @@ for t in models.TECHNIQUES:
 # %% [markdown]
 # ## Summary
 #
-# - LayerNorm normalises $x$ ($|x|^2 = d_\text{model}$ before its learned gain and bias), not $q$ or $k$.
+# - LayerNorm normalises $x$ ($|x|^2 = d_\text{model}$), not $q$ or $k$.
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$, $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor ($1/9$ for PyTorch's default).
 # - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
-# - At initialisation 00's argument holds exactly for T5 (std 1); for GPT-2 (std 0.307) only its variance part (81 keys in play unscaled). After training: untested.
+# - At initialisation T5 meets the footnote's premise but for the $1/\sqrt{d_{kv}}$ folded into $W_Q$ (its logits: std 1);
+#   GPT-2's $\mathrm{Var}(q\cdot k)$ is only proportional to $d_k$ (6.0 at $d_k = 64$). Neither saturates. After training: untested.
 #
 # ## Exercises
 #

@@ -287,11 +287,17 @@ class _CleanedFunction:
         self.fn = fn
         self.__name__ = getattr(fn, "__name__", "your function")
 
-    def __call__(self, *args, **kwargs):
+    def unchecked(self, *args, **kwargs):
+        """The learner's raw result, with only the ``sys.exit`` guard: for a checker whose likely
+        wrong answer is itself not real numbers (a NaN row where a ValueError was asked for), so
+        that it can say what the result means. Every other call goes through the cleaning."""
         try:
-            result = self.fn(*args, **kwargs)
+            return self.fn(*args, **kwargs)
         except SystemExit:
             raise _AnswerProblem("your function called sys.exit() (or exit()): return a value instead.") from None
+
+    def __call__(self, *args, **kwargs):
+        result = self.unchecked(*args, **kwargs)
         if result is None:
             raise _AnswerProblem("your function returned None: did you forget `return`?")
         unordered = _unordered_kind(result)

@@ -76,7 +76,19 @@ _EMPTY_ROW_CASE = (np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.0, -1.0, 2.0], [3.0, 
                    np.array([[True, False, True, True], [True, True, False, False], [False, False, False, False]]))
 
 
-_ROW_2 = re.compile(r"\brow\b.*\b2\b", re.IGNORECASE | re.DOTALL)  # "row 2", "row (2,)", "Row 2 of mask"
+# The index right after the word: "row 2", "row (2,)", "rows [[2]]", "row(s) [2]", "Row index 2";
+# not "row 0 is bad; 2 keys" nor "a 2-D mask has an empty row".
+_ROW_2 = re.compile(r"\brow(?:s|\(s\))?\W{0,4}(?:(?:index|number)\W{0,3})?2\b", re.IGNORECASE)
+
+
+def _last_row(result) -> str:
+    """What a function returned for the all-False row, in words ("[nan nan nan nan] for that row: 0/0")."""
+    try:
+        row = np.asarray(result, dtype=float)[-1]
+    except Exception:  # None, text, a ragged list: say what it was
+        return f"{result!r:.60}"
+    why = ": every exp(-inf) is 0, and 0/0 is NaN" if np.isnan(row).any() else ""
+    return f"{np.array2string(row, precision=3)} for that row{why}"
 
 
 def _masked_softmax_checker():
@@ -90,9 +102,10 @@ def _masked_softmax_checker():
         if not ok:
             return ok, feedback
         logits, mask = (a.copy() for a in _EMPTY_ROW_CASE)
+        call = getattr(fn, "unchecked", fn)  # the raw result: a NaN row here is the slip to explain
         try:
             with np.errstate(all="ignore"):
-                result = fn(logits, mask)
+                result = call(logits, mask)
         except ValueError as exc:
             if not _ROW_2.search(str(exc)):
                 return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; "
@@ -101,9 +114,8 @@ def _masked_softmax_checker():
         except Exception as exc:
             return False, (f"on a 3 x 4 mask whose row 2 is all False your function raised {type(exc).__name__}, "
                            f"not ValueError: {exc}")
-        shown = np.array2string(np.asarray(result, dtype=float)[-1], precision=3)
-        return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {shown} for that row; "
-                       f"it should raise a ValueError naming the row.")
+        return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {_last_row(result)}; "
+                       f"it should raise a ValueError naming the row (2), e.g. \"row 2 of mask has no True entry\".")
 
     return with_attributes(checker, reference=_masked_softmax, cases=_CASES)
 

@@ -14,6 +14,7 @@ This module offers:
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
 
 from ..scales import scale_factor
 from ..theory import normal_pdf
@@ -228,8 +229,16 @@ def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sq
         what = r"$q\cdot k/\sqrt{d_k}$" if scaling == "sqrt" else r"$q\cdot k/d_k$"
         ax.set(xlabel=what, ylabel="density", title=f"{spec['label']}, $d_k$ = {d_k}")
         if legend:
-            ax.legend(loc="upper right", fontsize=8)
+            handles = [*ax.get_legend_handles_labels()[0], _normal_curve_handle()]
+            ax.legend(handles=handles, loc="upper right", fontsize=8)
     return ax
+
+
+def _normal_curve_handle() -> Line2D:
+    """A legend entry for the solid curves of :func:`correlated_histograms`: the normal
+    approximation with the exact mean and variance (poor at small d_k, where a sum of few
+    products is peaked and skewed)."""
+    return Line2D([], [], color="0.3", linewidth=1.4, label="solid curves: normal approximation")
 
 
 def correlated_small_multiples(logits_by_d_k: dict, rho: float):
@@ -265,9 +274,11 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
             ax.set_title(ax.get_title(), fontsize=9)
     (h_top, h_match), (l_top, l_match) = axes[0, 0].get_legend_handles_labels()
     h_bottom = axes[1, 0].get_legend_handles_labels()[0][0]
+    curve = _normal_curve_handle()
     with style():
-        fig.legend([h_top, h_bottom, h_match], [l_top + " × 1/√d_k", l_top + " × 1/d_k", l_match],
-                   loc="outside lower center", ncol=3, fontsize=9, frameon=False)
+        labels = [l_top + " × 1/√d_k", l_top + " × 1/d_k", l_match, curve.get_label()]
+        fig.legend([h_top, h_bottom, h_match, curve], labels, loc="outside lower center", ncol=2, fontsize=9,
+                   frameon=False)
     return fig
 
 
