@@ -98,8 +98,8 @@ for d, s in wide.items():
 dot_products_plots.distribution_comparison(wide).figure
 
 # %% [markdown]
-# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$). *How* it
-# grows needs more $d_k$ (section 5).
+# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$); section 5
+# measures how it grows.
 #
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
@@ -249,9 +249,9 @@ dot_products_plots.geometric_picture(parts)
 # Why $\mathrm{Var}(\cos\theta) = 1/d_k$: turn the axes so $k$ lies along the first one; then
 # $\cos\theta = u_1$, the first coordinate of the unit vector $u = q/\lVert q\rVert$. Every direction of
 # $u$ is equally likely: the chance of $q$ landing near a point is proportional to
-# $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$ (one normal curve per component), which
-# depends on the length of $q$ only, not on its direction. So by symmetry each coordinate has the
-# same mean square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
+# $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$ (one normal curve per component), a
+# function of its length, not its direction. So by symmetry each coordinate has the same mean
+# square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the angle over several seeds, and why the route is exact for normal components

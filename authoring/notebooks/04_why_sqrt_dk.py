@@ -51,8 +51,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # so the standard deviation scales with $|c|$. For the logits, $X = q\cdot k$ with
 # $\mathrm{Var}(X) = d_k$. A check on 100 000 simulated dot products at $d_k = 64$, for
-# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors of a sample variance,
-# how much it wobbles from one simulation to the next; notebook 03):
+# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors, the typical wobble of a
+# sample variance between simulations; notebook 03):
 
 # %%
 d_k, n = 64, 100_000
@@ -187,8 +187,7 @@ for d in (256, 4096):
 #
 # Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`,
 # `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq),
-# $d_k^{-1/4}$ on both $Q$ and $K$ (Whisper), or this course's `attention_scores` (the
-# libraries' lines: deep dive below).
+# $d_k^{-1/4}$ on both $Q$ and $K$ (Whisper), or this course's `attention_scores`.
 
 # %%
 Q, K = rng.standard_normal((5, 64)), rng.standard_normal((7, 64))  # (n_q, d_k), (n_k, d_k)
@@ -239,11 +238,15 @@ sd, want, se = np.std(x / np.sqrt(512)), np.sqrt(64 / 512), np.sqrt(64 / 512) * 
 verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g}, {abs(sd - want) / se:.1f} SE from theory (limit 4)",
        abs(sd - want) <= 4 * se)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the paper's other factor, $\sqrt{d_\text{model}}$ on the embeddings
+
+# %% [markdown] tags=["deep-dive"]
 # Another factor in the paper is unrelated: section 3.4 multiplies the **embedding** weights
 # (the learned vectors, one per input token, that the model starts from) by $\sqrt{d_\text{model}}$,
 # at the input, never the attention logits.
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$. With $\mathrm{Var}(q\cdot k) = d_k$ the logits'
