@@ -1,8 +1,7 @@
 # %% [markdown]
 # # Dot products and notation
 #
-# Attention starts with $QK^\top$: every query dotted with every key. This notebook fixes
-# the notation, then measures how big the dot products of random vectors get.
+# Attention starts with $QK^\top$: every query dotted with every key.
 #
 # **Learning goals**
 # - Compute $q\cdot k$ as a sum of products, by hand and with numpy (`@`).
@@ -60,8 +59,8 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 #
 # ## 2. How to see that the spread grows with the dimension
 #
-# A first attempt works dot products by hand, three pairs in 2 dimensions and three in 3, and
-# compares the spreads of the two sets of results:
+# A first attempt: three pairs worked by hand in 2 dimensions and three in 3, and the spreads
+# of the two sets compared:
 
 # %%
 hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
@@ -71,9 +70,9 @@ print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std():.1f} | 3-d: {dots_3d.tolist(
 
 # %% [markdown]
 # The 3-d set spreads about twice as much. But three hand-picked, all-positive pairs are
-# poor evidence: the spread reflects which numbers were picked; with positive components
-# the *mean* grows too (real queries and keys have both signs); and the standard deviation
-# of three numbers is very noisy.
+# poor evidence: the spread reflects the picks; positive components make the *mean* grow
+# too (real queries and keys have both signs); and the standard deviation of three numbers
+# is very noisy.
 #
 # **Predict:** draw three random pairs (standard normal components) in 2-d and three in 3-d,
 # many times over. How often does the 3-d set come out *less* spread: almost never, about 1 time
@@ -87,8 +86,8 @@ verify("with three pairs each, the comparison points the wrong way over a third 
 
 # %% [markdown]
 # About two times in five. Sound evidence is a *distribution* of many random dot products:
-# 5000 pairs each at 2 and 100 dimensions. Each check line below allows for the simulation's
-# own noise (how: deep dive after section 5).
+# 5000 pairs each at 2 and 100 dimensions. Each check allows for the simulation's own noise
+# (deep dive after section 5).
 
 # %%
 wide = {d: sample_dot_products(d, 5000, rng=rng) for d in (2, 100)}  # (5000,) each
@@ -99,8 +98,8 @@ for d, s in wide.items():
 dot_products_plots.distribution_comparison(wide).figure
 
 # %% [markdown]
-# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$). *How* it
-# grows needs more $d_k$ (section 5).
+# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$); section 5
+# measures how it grows.
 #
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
@@ -184,8 +183,7 @@ dot_products_plots.frobenius_nesting(A, B, decimals=0)
 # ## 5. Random vectors: the spread grows with $d_k$
 #
 # Think of the components of $q$ and $k$ as independent random numbers with mean 0 and
-# variance 1 (notebook 08 asks when that is true).
-# Notebook 00 showed the spread growing like $\sqrt{d_k}$; here it is measured, 1000 standard
+# variance 1 (notebook 08 asks when that is true). The spread, measured over 1000 standard
 # normal pairs per $d_k$:
 
 # %%
@@ -239,22 +237,21 @@ for d_k in (4, 16, 256, 1024):
 dot_products_plots.geometric_picture(parts)
 
 # %% [markdown]
-# The spread of the lengths shrinks: they concentrate around 1 (left), since $\lVert q\rVert^2 = \sum_i q_i^2$
-# has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The spread of the scaled cosine
-# stays: its variance is 1 at every $d_k$ (middle). Its *shape* does not stay. The **excess kurtosis**
+# The spread of the lengths shrinks: they concentrate around 1 (left), as $\lVert q\rVert^2 = \sum_i q_i^2$
+# has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The scaled cosine's spread
+# stays (variance 1 at every $d_k$, middle); its *shape* does not. The **excess kurtosis**
 # measures shape: 0 for the normal curve, negative for a flatter top with shorter tails. At
-# $d_k = 4$ it is $-1$: the values are confined to $[-2, 2]$ (as $\lvert\cos\theta\rvert \le 1$) and
-# form a flat dome, not a bell. It approaches the normal curve's 0 only as $d_k$ grows ($-0.33$ at
+# $d_k = 4$ it is $-1$: the values, confined to $[-2, 2]$ (as $\lvert\cos\theta\rvert \le 1$),
+# form a flat dome, not a bell; it nears the normal curve's 0 only as $d_k$ grows ($-0.33$ at
 # $d_k = 16$). So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot\cos\theta$ has spread $\sqrt{d_k}$
 # at every $d_k$ (right).
 #
 # Why $\mathrm{Var}(\cos\theta) = 1/d_k$: turn the axes so $k$ lies along the first one; then
 # $\cos\theta = u_1$, the first coordinate of the unit vector $u = q/\lVert q\rVert$. Every direction of
 # $u$ is equally likely: the chance of $q$ landing near a point is proportional to
-# $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$ (one normal curve per component), which
-# depends on the length of $q$ only, not on its direction. So by symmetry each coordinate has the
-# same mean square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
-# Notebook 08's QK-norm, which rescales every query and key to a fixed length, keeps only $\cos\theta$.
+# $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$ (one normal curve per component), a
+# function of its length, not its direction. So by symmetry each coordinate has the same mean
+# square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the angle over several seeds, and why the route is exact for normal components
@@ -266,7 +263,8 @@ dot_products_plots.geometric_picture(parts)
 # = d_k\cdot d_k\cdot \tfrac1{d_k} = d_k$ exactly, the same answer as notebook 02's sum of
 # products. For other component distributions the length and the direction are not
 # independent, and this route is an approximation for large $d_k$; the sum of products
-# (notebook 02) still gives $d_k$ exactly. The variance of $\sqrt{d_k}\cos\theta$ at
+# (notebook 02) still gives $d_k$ exactly. Notebook 08's QK-norm, which rescales every query and
+# key to a fixed length, keeps only $\cos\theta$. The variance of $\sqrt{d_k}\cos\theta$ at
 # $d_k = 256$, over five seeds:
 
 # %% tags=["deep-dive"]
@@ -291,8 +289,8 @@ verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`. Numbers are checked to three
-# significant figures (within 0.5 %), integers exactly.
+# Check each answer with `check(key, answer)`: numbers to three significant figures (within
+# 0.5 %), integers exactly.
 #
 # **Exercise 1.** Compute $[2, -1, 3]\cdot[4, 0, -2]$ by hand (an integer).
 

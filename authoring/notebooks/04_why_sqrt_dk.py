@@ -1,10 +1,9 @@
 # %% [markdown]
 # # Why √d_k and not d_k
 #
-# The logits $q\cdot k$ have variance $d_k$ (notebook 02). Attention multiplies them by a
-# constant $c$ before the softmax. Why $1/\sqrt{d_k}$ and not $1/d_k$, which looks just as
-# natural? This notebook shows which power of $d_k$ keeps the spread fixed, what is
-# convention, and what the other choices do at initialisation.
+# The logits $q\cdot k$ have variance $d_k$ (notebook 02); attention multiplies them by a
+# constant $c$ before the softmax. Why $c = 1/\sqrt{d_k}$ and not $1/d_k$, which looks just as
+# natural?
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and check it by simulation.
@@ -52,8 +51,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # so the standard deviation scales with $|c|$. For the logits, $X = q\cdot k$ with
 # $\mathrm{Var}(X) = d_k$. A check on 100 000 simulated dot products at $d_k = 64$, for
-# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors of a sample variance,
-# how much it wobbles from one simulation to the next; notebook 03):
+# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors, the typical wobble of a
+# sample variance between simulations; notebook 03):
 
 # %%
 d_k, n = 64, 100_000
@@ -97,11 +96,10 @@ ax.figure
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
 # $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
 # **the exponent is forced**.
-# The constant $a$ is not: any $a/\sqrt{d_k}$ keeps the spread fixed (at $a$); $a = 1$,
-# the paper's choice, makes it 1. And "$1/d_k$ over-corrects" holds here, *at
-# initialisation with independent components*. Notebook 08 shows that once training
-# correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the scale of
-# μP, a recipe for widening networks) keeps the logits from growing.
+# The constant $a$ is not: any $a/\sqrt{d_k}$ fixes the spread at $a$; the paper picks $a = 1$.
+# And "$1/d_k$ over-corrects" holds *at initialisation, with independent components*: once
+# training correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the
+# scale of μP, a recipe for widening networks) keeps the logits from growing (notebook 08).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the closed forms, and why one standard error serves all three slopes
@@ -188,12 +186,8 @@ for d in (256, 4096):
 # ## 4. The same logits, spelled five ways
 #
 # Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`,
-# `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq's
-# own attention path: [`q *= self.scaling`](https://github.com/facebookresearch/fairseq/blob/3d262bb/fairseq/modules/multihead_attention.py#L602)
-# right after the query projection, with `self.scaling = self.head_dim**-0.5`),
-# $d_k^{-1/4}$ on both $Q$ and $K$ (OpenAI's Whisper, [`(q * scale) @ (k * scale).transpose(-1, -2)`](https://github.com/openai/whisper/blob/c0d2f62/whisper/model.py#L130)
-# with `scale = (n_state // self.n_head) ** -0.25`, when it does not call PyTorch's `scaled_dot_product_attention`,
-# which applies $1/\sqrt{d_k}$ itself), or this course's `attention_scores`.
+# `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq),
+# $d_k^{-1/4}$ on both $Q$ and $K$ (Whisper), or this course's `attention_scores`.
 
 # %%
 Q, K = rng.standard_normal((5, 64)), rng.standard_normal((7, 64))  # (n_q, d_k), (n_k, d_k)
@@ -203,6 +197,21 @@ for name, logits in {"scores * d_k**-0.5": (Q @ K.T) * d_k**-0.5, "(Q / √d_k) 
                      "(Q d_k^-¼) @ (K d_k^-¼).T": (Q * d_k**-0.25) @ (K * d_k**-0.25).T,
                      "attention_scores(Q, K)": attention_scores(Q, K)}.items():
     verify(f"{name} = Q @ K.T / np.sqrt(d_k)", np.allclose(logits, reference, rtol=1e-12, atol=1e-12))
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: where fairseq, Whisper and T5 put the scale
+
+# %% [markdown] tags=["deep-dive"]
+# - fairseq's own attention path scales the queries,
+#   [`q *= self.scaling`](https://github.com/facebookresearch/fairseq/blob/3d262bb/fairseq/modules/multihead_attention.py#L602),
+#   right after the query projection, with `self.scaling = self.head_dim**-0.5`.
+# - OpenAI's Whisper splits it over both sides,
+#   [`(q * scale) @ (k * scale).transpose(-1, -2)`](https://github.com/openai/whisper/blob/c0d2f62/whisper/model.py#L130)
+#   with `scale = (n_state // self.n_head) ** -0.25`, when it does not call PyTorch's
+#   `scaled_dot_product_attention`, which applies $1/\sqrt{d_k}$ itself.
+# - T5 (section 5's table, scale "none") folds $1/\sqrt{d_k}$ into the initialisation of $W_Q$,
+#   the matrix that turns a token's vector into its query: the same spread at initialisation,
+#   not necessarily the same training (notebook 09's deep dive on T5).
 
 # %% [markdown]
 # ## 5. Which $d$? The dimension of one head
@@ -216,9 +225,9 @@ rows = ("Transformer base (2017)", "BERT-base", "T5 base", "T5 3B", "T5 11B", "G
 print(models.format_table([models.model(name) for name in rows]))
 
 # %% [markdown]
-# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5 folds
-# $1/\sqrt{d_k}$ into the initialisation of $W_Q$, the matrix that turns a token's vector into
-# its query: the same spread at initialisation, not necessarily the same training.) The value dimension $d_v$ never enters $q\cdot k$: it plays no role in the scale.
+# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5's scale
+# "none": deep dive after section 4.) The value dimension $d_v$ never enters $q\cdot k$: it
+# plays no role in the scale.
 #
 # Scaling by $1/\sqrt{d_\text{model}}$ instead would shrink the spread to
 # $\sqrt{d_k/d_\text{model}}$, $\sqrt{64/512} \approx 0.354$ in the original Transformer
@@ -229,11 +238,15 @@ sd, want, se = np.std(x / np.sqrt(512)), np.sqrt(64 / 512), np.sqrt(64 / 512) * 
 verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g}, {abs(sd - want) / se:.1f} SE from theory (limit 4)",
        abs(sd - want) <= 4 * se)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the paper's other factor, $\sqrt{d_\text{model}}$ on the embeddings
+
+# %% [markdown] tags=["deep-dive"]
 # Another factor in the paper is unrelated: section 3.4 multiplies the **embedding** weights
 # (the learned vectors, one per input token, that the model starts from) by $\sqrt{d_\text{model}}$,
 # at the input, never the attention logits.
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$. With $\mathrm{Var}(q\cdot k) = d_k$ the logits'

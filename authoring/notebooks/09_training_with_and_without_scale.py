@@ -212,9 +212,9 @@ training_plots.gradient_histogram(init[SEED, "sqrt"]["norms"], init[SEED, "unsca
 # ## 4. Training, each model at its best learning rate
 #
 # **SGD** (stochastic gradient descent): 300 steps, each on a fresh random **minibatch** of 64
-# examples; per seed (25), both models share start and batches. **Steps to 90 %**: how many steps
-# a run needs until it answers 90 % of its minibatches right (accuracy averaged over the last 10
-# steps, so at least 10). We draw the fraction of runs there by step $t$ (a **survival curve**;
+# examples; per seed (25), both models share start and batches. **Steps to 90 %**: the first step
+# at which a run answers 90 % of its minibatches right (accuracy averaged over the last 10 steps,
+# so at least 10). We draw the fraction of runs there by step $t$ (a **survival curve**;
 # band: one standard error). We try $\eta$ = 0.01, 0.03, …, 10; a model's **best $\eta$** is the
 # one with the smallest median steps to 90 %.
 #
@@ -285,9 +285,9 @@ verify("at every η and step the two survival curves differ by at most 2.5 SE of
 # %% [markdown]
 # ## 5. At one shared learning rate
 #
-# $\eta = 1$ for both. Lines: medians over 25 seeds, bands: range; the jumpy gradient norm: all
-# seeds pooled over 15 steps (median, 10–90 %). Entropy in nats (uniform: 2.08). Dotted: a third
-# model (section 6) that follows the scaled run exactly; its gradient is $d_k^{1/4}$ times larger.
+# $\eta = 1$ for both. Lines: medians over 25 seeds, bands: range (gradient norm: 10–90 %, all
+# seeds pooled over 15 steps). Entropy in nats (uniform: 2.08). Dotted: a third model
+# (section 6) that follows the scaled run exactly, with a gradient $d_k^{1/4}$ times larger.
 
 # %%
 runs = {d: grid.runs(d, 1.0) for d in (4, 64, 256, 1024)}
@@ -467,8 +467,11 @@ verify("under Adam, on all 20 seeds, the Adam rule follows the scaled model (los
 # the default) multiplies $W_Q$'s initial standard deviation by `key_dim.size ** -0.5`; Hugging Face's
 # `modeling_t5.py` (`_init_weights`) has
 # `module.q.weight.data.normal_(mean=0.0, std=factor * ((d_model * key_value_proj_dim) ** -0.5))` and
-# `std=factor * (d_model**-0.5)` for `k`. T5 trains with Adafactor (T5 paper, §3.1.2). Adafactor's
-# relative step (Shazeer & Stern 2018, Algorithm 4) is $\rho_t \max(\varepsilon_2, \mathrm{RMS}(W))$ times
+# `std=factor * (d_model**-0.5)` for `k`. T5 trains with Adafactor (C. Raffel et al., *Exploring the
+# Limits of Transfer Learning with a Unified Text-to-Text Transformer*, JMLR 2020,
+# [arXiv:1910.10683](https://arxiv.org/abs/1910.10683), §3.1.2). Adafactor's relative step (N. Shazeer,
+# M. Stern, *Adafactor: Adaptive Learning Rates with Sublinear Memory Cost*, ICML 2018,
+# [arXiv:1804.04235](https://arxiv.org/abs/1804.04235), Algorithm 4) is $\rho_t \max(\varepsilon_2, \mathrm{RMS}(W))$ times
 # an update normalised by the gradient's running root-mean-square and clipped; in Mesh TensorFlow
 # this is `multiply_by_parameter_scale=True`, the default, with $\varepsilon_2 = 10^{-3}$, below T5's
 # initial $\mathrm{RMS}(W_Q)$ (printed below). We did not check which options each T5 run overrode.
@@ -598,10 +601,6 @@ _ = check("09.read_out_lr", answer)
 # ## Further reading
 #
 # - A. Vaswani et al., *Attention Is All You Need*, NeurIPS 2017 ([arXiv:1706.03762](https://arxiv.org/abs/1706.03762)), §3.2.1 and footnote 4.
-# - C. Raffel et al., *Exploring the Limits of Transfer Learning with a Unified Text-to-Text
-#   Transformer* (T5), JMLR 2020 ([arXiv:1910.10683](https://arxiv.org/abs/1910.10683)), §3.1.2.
-# - N. Shazeer, M. Stern, *Adafactor: Adaptive Learning Rates with Sublinear Memory Cost*, ICML 2018
-#   ([arXiv:1804.04235](https://arxiv.org/abs/1804.04235)), Algorithm 4.
 #
 # ---
 # **Back to the start:** [00 — Start here](00_start_here.ipynb)
