@@ -20,6 +20,8 @@ def test_assumption_plots_are_labelled():
     assert all(labelled(a) for a in fig.axes)
     ax = AP.match_weight_vs_d_k([1, 4], [0.2, 0.3], [0.2, 0.2], limit=0.2)
     assert labelled(ax)
+    # the 1/d_k curve holds only for components of variance 1 (the matching logit tends to rho <= 1)
+    assert any("variance 1" in t.get_text() for t in ax.get_legend().get_texts())
     fig = AP.cosine_small_multiples({4: rng.standard_normal(50)}, {4: rng.standard_normal(50)})
     assert labelled(fig.axes[0])
 

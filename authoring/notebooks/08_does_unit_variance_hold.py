@@ -81,8 +81,8 @@ verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, r
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks of 64 token pairs. A network's pairs share its weights, so the
-# standard error counts each network's average as one independent draw.
+# The check: 32 random networks of 64 token pairs; the standard error counts each network (its
+# pairs share its weights) as one draw.
 
 # %%
 RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
@@ -205,8 +205,12 @@ for pairing, partner in (("two tokens", X2), ("a token with itself", None)):
     verify_close(f"Var(q·k), PyTorch default, {pairing}: d_k/9", estimate, A.init_logit_moments("pytorch_default", d_model, d_k).var, se=se)
 
 # %% [markdown] tags=["deep-dive"]
-# *Side note — where sharing $x$ does matter: tokens of different lengths.* The formula above has
-# $|x|^2|x'|^2$ in it. Averaged over token pairs, a token with itself gives
+# *Side note — where sharing $x$ does matter: tokens of different lengths.* For fixed tokens $x$, $x'$,
+# section 2's sum gives $\mathrm{Var}(q_i) = \mathrm{Var}(W)\,|x|^2$ and $\mathrm{Var}(k_i) = \mathrm{Var}(W)\,|x'|^2$, so
+#
+# $$\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(W)^2\,|x|^2\,|x'|^2,$$
+#
+# which is $d_k\,\mathrm{Var}(q_i)^2$ once LayerNorm makes $|x|^2 = |x'|^2 = d_\text{model}$. Averaged over token pairs, a token with itself gives
 # $\mathrm{E}[|x|^4]$, two independent tokens give $\mathrm{E}[|x|^2]^2$, and
 # $\mathrm{E}[|x|^4] \ge \mathrm{E}[|x|^2]^2$ with equality only when every token has the same
 # length. Without LayerNorm the raw tokens' lengths vary a lot, and the diagonal of $QK^\top$
@@ -259,6 +263,9 @@ for scheme, projection in cases:
 #
 # Then $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = \mathrm{Var}(q_i)^2$ against $d_\text{model}$, theory
 # as lines and simulation as markers (± 2 SE, networks simulated up to $d_\text{model} = 1024$). Every marker is checked against its line at 4 SE.
+# The five checks are not independent: $q\cdot k$ scales with $\mathrm{Var}(W)$, so `A.init_scaled_logits` simulates
+# one normal sample (rescaled for LeCun, He and GPT-2) and one uniform sample (Xavier, PyTorch's default) per width —
+# hence the equal largest gaps.
 
 # %% tags=["deep-dive"]
 theory_curves, simulated = {}, {}
@@ -308,17 +315,25 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
 # Like $\sqrt{d_k}$: 1, 4, 16. (Solid curves: a normal approximation, too flat at $d_k = 4$.)
-# With pencil and paper:
-# $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho$, so
+# With pencil and paper, one term $q_i k_i$ at a time; $z_i$ is independent of $q_i$, so
+# $\mathrm{E}[q_i^m z_i^n] = \mathrm{E}[q_i^m]\,\mathrm{E}[z_i^n]$, with $\mathrm{E}[z_i] = 0$, $\mathrm{E}[z_i^2] = 1$:
 #
-# $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2):$$
+# $$\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho,$$
+# $$q_i^2 k_i^2 = q_i^2\,(\rho q_i + \sqrt{1-\rho^2}\,z_i)^2 = \rho^2 q_i^4 + 2\rho\sqrt{1-\rho^2}\,q_i^3 z_i + (1-\rho^2)\,q_i^2 z_i^2,$$
+# $$\mathrm{E}[q_i^2 k_i^2] = 3\rho^2 + 0 + (1-\rho^2) \quad\Rightarrow\quad \mathrm{Var}(q_i k_i) = 3\rho^2 + 1 - \rho^2 - \rho^2 = 1 + \rho^2,$$
 #
-# for normal components ($\mathrm{E}[q_i^4] = 3$) each term has $\mathrm{E}[q_i^2k_i^2] = 3\rho^2 + (1-\rho^2)$,
-# minus its squared mean $\rho^2$. The mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
+# using $\mathrm{E}[q_i^4] = 3$ for a standard normal. Adding $d_k$ independent terms (02):
+#
+# $$\mathrm{E}[q\cdot k] = \rho\, d_k, \qquad \mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2).$$
+#
+# The mean grows like $d_k$, the spread like $\sqrt{d_k}$; $1/\sqrt{d_k}$ leaves $\rho\sqrt{d_k}$.
 # At $d_k = 1024$ the matching key sits 16 above unrelated keys ($\approx N(0, 1)$): the softmax
-# saturates (05): its gradient vanishes, and the head can no longer adjust. **μP** (Yang et al.
-# 2022) divides by $d_k$: the mean stays $\rho$, but attention stays nearly uniform (of 12 keys the matching one gets $e^\rho/(e^\rho + 11) = 0.13$, uniform
-# $0.083$; deep dive). Live:
+# saturates (05): its gradient vanishes, and the head can no longer adjust. **μP** (*maximal
+# update parametrisation*, Yang et al. 2022) divides by $d_k$: the mean stays $\rho$, in this model
+# (components of variance 1) at most 1. Among 12 keys, one matching ($\approx\rho$) and 11 unrelated
+# ($\approx 0$), the match then gets only $e^\rho/(e^\rho + 11) = 0.13$ at $\rho = 0.5$ (uniform: 0.083; deep dive).
+# In general the mean is $\rho\,\sigma_q\sigma_k$ ($\sigma$: a component's std); μP networks sharpen
+# attention by growing $\sigma_q\sigma_k$ in training. Live:
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
@@ -327,10 +342,18 @@ correlation_explorer
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the moments checked, other kurtoses, and the softmax weight
 #
-# The derivation in full. **Mean.** $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\mathrm{E}[z_i] = \rho$.
-# **Variance.** For Gaussian components $\mathrm{E}[q_i^4] = 3$ and
-# $\mathrm{E}[q_i^2 k_i^2] = 3\rho^2 + 1 - \rho^2$, so $\mathrm{Var}(q_i k_i) = 1 + \rho^2$. For components with
-# kurtosis $\kappa = \mathrm{E}[q_i^4]$, $\mathrm{Var}(q_i k_i) = \rho^2(\kappa - 1) + 1 - \rho^2$.
+# The derivation in full, for components of mean 0 and variance 1 with $z_i$ independent of $q_i$
+# (so a mean of $q_i^m z_i^n$ factors into $\mathrm{E}[q_i^m]\,\mathrm{E}[z_i^n]$). **Mean.**
+# $\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\mathrm{E}[z_i] = \rho$.
+# **Variance.** Expand the square:
+#
+# $$q_i^2 k_i^2 = \rho^2 q_i^4 + 2\rho\sqrt{1-\rho^2}\,q_i^3 z_i + (1-\rho^2)\,q_i^2 z_i^2.$$
+#
+# The middle term has mean $\propto \mathrm{E}[q_i^3]\,\mathrm{E}[z_i] = 0$, the last $(1-\rho^2)\,\mathrm{E}[q_i^2]\,\mathrm{E}[z_i^2] = 1 - \rho^2$.
+# With kurtosis $\kappa = \mathrm{E}[q_i^4]$ ($\kappa = 3$ for Gaussian components),
+# $\mathrm{E}[q_i^2 k_i^2] = \kappa\rho^2 + 1 - \rho^2$, and subtracting the squared mean $\rho^2$:
+# $\mathrm{Var}(q_i k_i) = \rho^2(\kappa - 1) + 1 - \rho^2$, which is $1 + \rho^2$ for $\kappa = 3$.
+# Over $d_k$ independent terms the mean and the variance add.
 # The check, with $\rho = 0.5$ and 20 000 pairs per $d_k$; the SE of a variance is $\sqrt{(m_4 - s^4)/N}$:
 
 # %% tags=["deep-dive"]
@@ -359,7 +382,13 @@ verify_close(f"uniform q, d_k = {d}: Var(q·k) = {d}·(0.8ρ² + 1 − ρ²)", s
 # %% [markdown] tags=["deep-dive"]
 # And what the softmax makes of it: one correlated key among $n = 12$ keys, the mean weight
 # it gets, for 2000 queries per $d_k$. With $1/d_k$, the logits tend to $(\rho, 0, \dots, 0)$
-# and the weight to $e^\rho/(e^\rho + n - 1)$.
+# (their spread $\sqrt{(1+\rho^2)/d_k}$ shrinks to 0) and the weight to $e^\rho/(e^\rho + n - 1)$.
+#
+# This holds *in this model, where every component keeps variance 1*: there the matching logit
+# under $1/d_k$ tends to $\rho \le 1$, so no $\rho$ makes the weight sharp — at most
+# $e/(e + 11) = 0.198$ (printed below). In general the mean logit under $1/d_k$ is
+# $\rho\,\sigma_q\sigma_k$, with $\sigma_q, \sigma_k$ the components' standard deviations;
+# training sets $\sigma_q\sigma_k$ (and $\rho$), and that is how a μP network attends sharply.
 
 # %% tags=["deep-dive"]
 n_keys, n_queries = 12, 2000
@@ -379,6 +408,7 @@ print(" d_k | mean weight on the correlated key: ×1/√d_k   ×1/d_k (SE)")
 for d, ws, wi in zip(d_ks, weight_sqrt, weight_inv):
     print(f"{d:4d} | {ws.mean():38.3f}  {wi.mean():7.3f} ({wi.std(ddof=1) / np.sqrt(n_queries):.1e})")
 print(f"limit of the 1/d_k column: e^ρ/(e^ρ + {n_keys - 1}) = {limit:.3f}; uniform: 1/{n_keys} = {1 / n_keys:.3f}")
+print(f"largest possible limit in this model (ρ = 1): e/(e + {n_keys - 1}) = {np.e / (np.e + n_keys - 1):.3f}")
 verify(f"×1/√d_k at d_k = {d_ks[-1]}: the correlated key takes > 99 % of the weight", weight_sqrt[-1].mean() > 0.99)
 verify_close(f"×1/d_k at d_k = {d_ks[-1]}: mean weight → e^ρ/(e^ρ + {n_keys - 1})", weight_inv[-1].mean(), limit,
              se=weight_inv[-1].std(ddof=1) / np.sqrt(n_queries))
@@ -405,7 +435,7 @@ for d in (64, 1024, 4096):
     scaled = np.einsum("nd,nd->n", q, k) / np.sqrt(d)  # row-wise dot: (200,)
     normed, capped = A.qk_norm_scores(q[:, None, :], k[:, None, :], gain=5.0)[:, 0, 0], A.softcap(scaled, 50.0)
     print(f"d_k = {d:5d}: scaled {scaled.mean():6.1f} | QK-norm, g = 5: {normed.mean():.2f} | soft-capped at 50: {capped.mean():5.1f}")
-verify("QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(normed).max() <= 5.0 and np.abs(capped).max() <= 50.0)
+    verify(f"d_k = {d}: QK-norm logits stay within ±g, soft-capped ones within ±50", np.abs(normed).max() <= 5.0 and np.abs(capped).max() <= 50.0)
 
 # %% [markdown]
 # The scaled mean $\rho\sqrt{d_k}$ keeps growing; QK-norm settles near $g\rho = 2.5$
@@ -497,7 +527,8 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 #   mitigates it there too.
 #
 # The common thread: the $1/\sqrt{d_k}$ scale is right for the random vectors of the
-# footnote, and it is what a network starts from. Training is free to grow $|q|$, $|k|$ and
+# footnote, and with LeCun's $1/\text{fan\_in}$ it is what a network starts from (section 2: with
+# PyTorch's default the scaled logits start smaller, at variance $1/9$). Training is free to grow $|q|$, $|k|$ and
 # their alignment, and nothing in $1/\sqrt{d_k}$ stops the logits from following. μP's $1/d_k$
 # and QK-norm's bounded $g\cos\theta$ are two ways to keep them in check.
 
@@ -523,7 +554,7 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # ## 5. Does 00's argument apply to GPT-2 and T5?
 #
 # **GPT-2 small** has $d_\text{model} = 768$ and 12 heads of $d_k = 64$, divides by
-# $\sqrt{64}$, and draws $W_Q$ and $W_K$ (its `c_attn`) from $N(0, 0.02^2)$ at any width:
+# $\sqrt{64}$, and draws $W_Q$ and $W_K$ from $N(0, 0.02^2)$ at any width:
 # section 2 gives $\mathrm{Var}(q_i) = 768 \cdot 0.0004$.
 #
 # **T5** (Google's text-to-text Transformer, 2020) has no scale. It normalises tokens
@@ -543,23 +574,26 @@ var_q, var_k = t5.d_model / (t5.d_model * t5.head_dim), t5.d_model / t5.d_model 
 verify_close("T5 base, arithmetic (not a simulation): d_kv · Var(q_i) · Var(k_i)", t5.head_dim * var_q * var_k, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# What does GPT-2's scale buy (std 0.307)? Without $1/\sqrt{64}$, 1000 rows of 1024 independent
-# logits against 00's unit variance (05's measures, medians):
+# What does GPT-2's scale buy? Model one attention row as 1024 independent logits: GPT-2's (std 0.307),
+# the same without $1/\sqrt{64}$ (8 times wider), and 00's unit variance without it. 05's measures:
+# the top weight, and $e^H$, the effective number of keys in play (1: one-hot, 1024: uniform).
+# Medians of 1000 rows, range over 5 seeds:
 
 # %%
-z = rng.standard_normal((1000, 1024))  # 1000 rows of 1024 independent N(0, 1) logits
-for name, std in (("GPT-2 without 1/√64", 8 * spread), ("unit variance without 1/√64 (00)", 8.0)):
-    w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H
-    print(f"{name:33s}: Var(q·k) {std**2:4.1f} | e^H {np.median(w.effective_keys):5.1f} of 1024 | "
-          f"top weight {np.median(w.max_weight):.2f}")
+z = np.stack([make_rng(SEED + 10 + s).standard_normal((1000, 1024)) for s in range(5)])  # (5 seeds, 1000 rows, 1024)
+for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread), ("unit variance without (00)", 8.0)):
+    w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H; shape (5, 1000)
+    keys, top = np.median(w.effective_keys, axis=1), np.median(w.max_weight, axis=1)  # one median per seed
+    print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} "
+          f"of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
 
 # %% [markdown]
 # **The answer.** 00's argument is a chain: $\mathrm{Var}(q\cdot k) = d_k$ → nearly one-hot softmax →
-# vanishing gradient. *At initialisation* T5 meets its premise but for the $1/\sqrt{d_{kv}}$ folded
-# into $W_Q$'s initialisation: without it, $q_i$ and $k_i$ would have variance 1 (section 2's
-# $1/\text{fan\_in}$) and the chain would run (the unit-variance row); with it, the logits have std 1.
-# GPT-2 meets only the proportionality: $\mathrm{Var}(q\cdot k) = 64\cdot 0.307^2 \approx 6.0$, not 64,
-# unsaturated even unscaled (81 keys in play, top weight 0.14).
+# vanishing gradient. *At initialisation*, T5's $k_i$ has variance 1, as the footnote assumes, but its
+# $q_i$ has variance $1/d_{kv}$: T5 moved the $1/\sqrt{d_{kv}}$ from the logits into $W_Q$'s starting weights,
+# so its logits have std 1; without that, they would be the unit-variance row and the chain would run.
+# GPT-2's $\mathrm{Var}(q\cdot k) = 64\cdot 0.307^2 \approx 6.0$ grows with $d_k$ but is far below 64: even
+# unscaled, 78–84 keys stay in play (top weight 0.137–0.145); scaled, 977 of 1024.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published models, GPT-2's saturation at initialisation, and the sources
@@ -570,9 +604,10 @@ for name, std in (("GPT-2 without 1/√64", 8 * spread), ("unit variance without
 print(models.format_table())
 
 # %% [markdown] tags=["deep-dive"]
-# Is GPT-2's attention saturated at initialisation? A model of one row: 1,024 independent logits
-# with GPT-2 small's spread (std 0.307, section 5), over 5 seeds. The effective number of keys
-# $e^H$ ($H$ the row's entropy, notebook 05) counts how many keys stay in play:
+# Is GPT-2's attention saturated at initialisation? Section 5's model of one row (1,024 independent
+# logits with GPT-2 small's spread, std 0.307) once more, with 05's own helper over 5 seeds of 100 rows
+# and against 05's closed form. The effective number of keys $e^H$ ($H$ the row's entropy) counts
+# how many keys stay in play:
 
 # %% tags=["deep-dive"]
 H = saturation.iid_entropy(1024, [spread**2], n_rows=100, seeds=range(5))[:, 0]  # model: a row = 1024 i.i.d. logits
@@ -605,8 +640,8 @@ for t in models.TECHNIQUES:
 # - LayerNorm normalises $x$ ($|x|^2 = d_\text{model}$), not $q$ or $k$.
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$, $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor ($1/9$ for PyTorch's default).
-# - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
-# - At initialisation T5 meets the footnote's premise but for the $1/\sqrt{d_{kv}}$ folded into $W_Q$ (its logits: std 1);
+# - Aligned $q$ and $k$: at fixed $\rho$ the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$. $1/d_k$ keeps it at $\rho\,\sigma_q\sigma_k$, QK-norm within $\pm g$; a soft-cap bounds the logit, not saturation.
+# - At initialisation T5's logits have std 1 (its $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights);
 #   GPT-2's $\mathrm{Var}(q\cdot k)$ is only proportional to $d_k$ (6.0 at $d_k = 64$). Neither saturates. After training: untested.
 #
 # ## Exercises

@@ -64,6 +64,8 @@ register(
              "the variance Var(q_i)^2 of the scaled logits; take its square root"),
         Slip(init_logit_moments("gpt2", 1024, 64).std, "the unscaled standard deviation; divide by sqrt(64)"),
         Slip(init_weight_variance("gpt2", 1024), "Var(W), one weight's variance; multiply by d_model = 1024"),
+        Slip(np.sqrt(query_variance("gpt2", 1024)), "sqrt(Var(q_i)), the standard deviation of one component q_i; "
+                                                    "the scaled logit's standard deviation is Var(q_i) itself"),
         Slip(init_logit_moments("gpt2", 768, 64, scale="sqrt").std, "GPT-2 small's value (d_model = 768); "
                                                                     "medium has d_model = 1024"),
     ]),

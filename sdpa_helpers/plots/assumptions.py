@@ -285,6 +285,9 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
 def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = None, ax=None):
     """Mean softmax weight on the correlated key against d_k, for the two scales.
 
+    The model behind it keeps every component of ``q`` and ``k`` at variance 1, so under ``1/d_k``
+    the correlated key's logit tends to ``rho <= 1``: the figure says so in its title and legend.
+
     Parameters
     ----------
     d_ks : array_like, shape (m,)
@@ -308,13 +311,13 @@ def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = Non
         ax.plot(d_ks, weight_sqrt, color=SCALED["color"], linestyle=SCALED["linestyle"], marker=SCALED["marker"],
                 label=SCALED["label"])
         ax.plot(d_ks, weight_inv, color=INV_D["color"], linestyle=INV_D["linestyle"], marker=INV_D["marker"],
-                label=INV_D["label"] + " (μP)")
+                label=INV_D["label"] + " (μP), components of variance 1")
         if limit is not None:
             ax.axhline(limit, color=INV_D["color"], linewidth=0.8, alpha=0.7,
                        label=rf"$e^\rho/(e^\rho + n - 1)$ = {limit:.3f}")
         set_d_k_axis(ax, d_max=int(d_ks.max()))
         ax.set(ylim=(0.0, 1.05), ylabel="mean weight on the correlated key",
-               title="one correlated key among unrelated ones")
+               title="one correlated key among unrelated ones\n(every component of q and k has variance 1)")
         ax.legend(loc="center right")
     return ax
 
