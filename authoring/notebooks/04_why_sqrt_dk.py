@@ -146,7 +146,7 @@ fig
 # of nearly equal logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$
 # (0.064 at $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\ln 16 = 2.77$:
 # attention can hardly tell keys apart. With $1/\sqrt{d_k}$ (blue, solid) the
-# largest weight stays between 0.205 and 0.249 at every $d_k$. Unscaled (red, dashed), the
+# largest weight stays between 0.205 and 0.249 at every $d_k$. Unscaled (orange, dashed), the
 # largest logit takes nearly all the weight (0.981 at $d_k = 4096$; notebook 05).
 # The same for one typical query, its weights over 16 keys sorted from the largest $q\cdot k$ down
 # (the same query and keys at every $d_k$, cut to their first $d_k$ components). Typical: of 100

@@ -213,8 +213,8 @@ training_plots.gradient_histogram(init[SEED, "sqrt"]["norms"], init[SEED, "unsca
 #
 # **SGD** (stochastic gradient descent): 300 steps, each on a fresh random **minibatch** of 64
 # examples; per seed (25), both models share start and batches. **Steps to 90 %**: the first step
-# at which a run answers 90 % of its minibatches right (accuracy averaged over the last 10 steps,
-# so at least 10). We draw the fraction of runs there by step $t$ (a **survival curve**;
+# at which a run's accuracy (the share of examples it answers right, averaged over the last 10
+# minibatches, so at least 10 steps) reaches 90 %. We draw the fraction of runs there by step $t$ (a **survival curve**;
 # band: one standard error). We try $\eta$ = 0.01, 0.03, …, 10; a model's **best $\eta$** is the
 # one with the smallest median steps to 90 %.
 #
