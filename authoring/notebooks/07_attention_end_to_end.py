@@ -291,8 +291,8 @@ verify("scaled, d_k ≥ 16: all within 0.02 of each other, and 0.02 is ≥ 4 SE 
 # Scaled rows stay near 0.29 from $d_k \approx 16$ up. For a
 # fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$ (the
 # terms $q_i k_{ji}$ have variances $q_i^2$, and they add), which averages 1 over queries and, as $d_k$
-# grows, varies less from query to query. At $d_k$ = 1 and 4 it varies a lot: short queries give
-# flat rows, hence 0.24 and 0.27, below the 0.29 of logits with variance exactly 1 (deep dive below). Live (drag $d_k$):
+# grows, varies less from query to query. At $d_k$ = 1 and 4 it varies a lot, and short queries
+# give flat rows (0.24, 0.27; deep dive below). Live (drag $d_k$):
 
 # %% tags=["nbval-ignore-output"]
 explorer = AttentionMapExplorer(d_k=64)
@@ -377,7 +377,7 @@ print(f"uniform rows: {1 / length:.3f}")
 # - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
 # - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
 #   uniform row from a replacement, the unmasked row from an added constant. PyTorch's answer
-#   depends on its code path and version (deep dive). This package raises.
+#   depends on code path and version (deep dive). This package raises.
 # - Under a causal mask early rows have few keys, so they look peaked at any scale. With random
 #   unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows; scaled rows
 #   keep the same spread from $d_k \approx 16$ up.
@@ -418,7 +418,7 @@ _ = check("07.causal_zeros", None)  # replace None with your answer, then run th
 # </details>
 #
 # **Exercise 3 (apply).** Eight positions, the first 3 padding, under a causal mask: the padding query at
-# position 2 has every key masked, and the library *replaces* masked logits by a large finite
+# position 2 has every key masked, and the library *replaces* masked logits by one large
 # negative number. What weight goes to key 7, a later token (three significant figures)?
 
 # %%

@@ -55,7 +55,7 @@ register(
 register(
     "07.fully_masked_weight",
     "Eight positions, the first 3 padding, under a causal mask: the padding query at position 2 has every key "
-    "masked, and the library replaces masked logits by a large finite negative number. What weight goes to key 7, "
+    "masked, and the library replaces masked logits by one large negative number. What weight goes to key 7, "
     "a later token (three significant figures)?",
     "After the replacement every logit of the row is the same number. What is the softmax of n equal logits?",
     numeric_checker(1 / 8, what="the weight of key 7",
