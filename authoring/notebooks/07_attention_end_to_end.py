@@ -314,7 +314,8 @@ for label, v in (("variance exactly 1", unit), ("standard deviation |q_1|", spre
     print(f"{label:25s}: mean largest weight {v.mean():.4f} ± {v.std(ddof=1) / np.sqrt(n_rows):.4f}")
 verify_close("sd |q_1| rows vs section 5's scaled d_k = 1", spread.mean(), mean_max[1][1][0],
              se=np.hypot(spread.std(ddof=1) / np.sqrt(n_rows), mean_max[1][1][1]))
-print(f"rows with |q_1| < 0.5 (nearly flat): {np.mean(sd_q1 < 0.5):.0%}")
+short_rows = sd_q1[:, 0] < 0.5  # short queries
+print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weight {spread[short_rows].mean():.3f} (uniform {1 / length:.3f})")
 
 # %% [markdown]
 # ## 6. Multi-head attention: $d_k$ is the head dimension
