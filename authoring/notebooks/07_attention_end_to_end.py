@@ -198,7 +198,8 @@ verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) tur
 # %% [markdown] tags=["deep-dive"]
 # At logits of size about 1 (what $1/\sqrt{d_k}$ gives at initialisation) $-10^4$ is ample in
 # float64 and float32; at logits of size $10^4$ the "masked" key ties with the best allowed one;
-# and in float16, $-10\,000 + 2$ rounds to $-10\,000$, so a fully masked row comes out uniform.
+# and where a model's own code adds the mask in float16, $-10\,000 + 2$ rounds to $-10\,000$, so a
+# fully masked row comes out uniform.
 #
 # What libraries do, read in their sources (PyTorch at version **2.13.0**; the PyTorch claims
 # were also run on 2.13.0+cpu):
@@ -215,9 +216,10 @@ verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) tur
 #   *every* entry of a row is $-\infty$, the fused kernels by their own rule. So a fully masked row
 #   gives **zeros** with a boolean mask *and* with a float mask of $-\infty$; a float mask of
 #   `finfo.min` gives the **uniform** row (b) (adding it to small logits rounds every entry to
-#   `finfo.min`); a float mask of $-10^4$ gives the **unmasked** row (c), up to rounding in float32
-#   (in float16 the uniform row (b), as the cell above shows). The documentation's reference code
-#   itself uses a plain softmax (NaN).
+#   `finfo.min`); a float mask of $-10^4$ gives the **unmasked** row (c), up to output rounding, with
+#   float16 inputs too (PyTorch 2.13; the math path upcasts half precision to float32 by default,
+#   unless `torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True)` is set, and adds the mask
+#   to float32 scores). The documentation's reference code itself uses a plain softmax (NaN).
 # - **PyTorch `nn.MultiheadAttention`**, same version, `torch/nn/modules/activation.py`: `forward`
 #   first checks the conditions of its inference *fast path* (lines 1326–1425: `eval()` mode,
 #   `batch_first=True`, self-attention with query, key and value the same tensor, an even number
@@ -238,7 +240,8 @@ verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) tur
 #   *replaces* masked logits (by $-10^{10}$). Its mask is causal only, so no row is ever empty there.
 # - **BERT.** google-research/bert `modeling.py`, `attention_layer`:
 #   `adder = (1.0 - mask) * -10000.0` is *added* to the scores: a fully masked row (a sequence
-#   that is all padding) is the unmasked softmax (c), up to rounding.
+#   that is all padding) is the unmasked softmax (c), up to rounding. Code like this run in half
+#   precision adds in float16, and the row turns uniform (b), as the cell above shows.
 #
 # The "zeros" convention, `_safe_softmax`'s rule written in numpy:
 
@@ -281,18 +284,38 @@ for d in d_ks:
     print(f"d_k = {d:4d}: mean largest weight unscaled {mean_max[d][0][0]:.3f}, scaled {mean_max[d][1][0]:.3f}")
 verify("unscaled: it rises with every step of d_k, past 0.95", all(mean_max[a][0][0] < mean_max[b][0][0] for a, b in zip(d_ks, d_ks[1:])) and mean_max[4096][0][0] > 0.95)
 sc = np.array([mean_max[d][1] for d in d_ks[2:]])  # (5, 2): scaled (mean, SE), d_k = 16 ... 4096
-verify("scaled, d_k ≥ 16: within 0.02 (≥ 4 SE of a difference)", np.ptp(sc[:, 0]) < 0.02 >= 4 * 2**0.5 * sc[:, 1].max())
+verify("scaled, d_k ≥ 16: all within 0.02 of each other, and 0.02 is ≥ 4 SE of a difference", np.ptp(sc[:, 0]) < 0.02 >= 4 * 2**0.5 * sc[:, 1].max())
 
 # %% [markdown]
 # Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient.
-# Scaled rows stay near 0.29 from $d_k \approx 16$ up (0.24 and 0.27 at $d_k$ = 1 and 4). For a
+# Scaled rows stay near 0.29 from $d_k \approx 16$ up. For a
 # fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$ (the
 # terms $q_i k_{ji}$ have variances $q_i^2$, and they add), which averages 1 over queries and, as $d_k$
-# grows, varies less from query to query. Live (drag $d_k$):
+# grows, varies less from query to query. At $d_k$ = 1 and 4 it varies a lot, and short queries
+# give flat rows (0.24, 0.27; deep dive below). Live (drag $d_k$):
 
 # %% tags=["nbval-ignore-output"]
 explorer = AttentionMapExplorer(d_k=64)
 explorer
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: why 0.24 at $d_k = 1$ and 0.29 later
+#
+# At $d_k = 1$ a row's logits are $q_1 k_{j1}$: given the query, normal with standard deviation
+# $|q_1|$, which differs a lot from row to row. Rows of 12 logits with variance exactly 1 (the limit
+# of large $d_k$) against rows whose standard deviation is drawn like $|q_1|$, 100 000 rows each:
+
+# %% tags=["deep-dive"]
+g_rows, n_rows = make_rng(SEED + 1), 100_000
+unit = softmax(g_rows.standard_normal((n_rows, length))).max(axis=-1)  # logits N(0, 1)
+sd_q1 = np.abs(g_rows.standard_normal((n_rows, 1)))  # |q_1|: the standard deviation of a d_k = 1 row
+spread = softmax(sd_q1 * g_rows.standard_normal((n_rows, length))).max(axis=-1)
+for label, v in (("variance exactly 1", unit), ("standard deviation |q_1|", spread)):
+    print(f"{label:25s}: mean largest weight {v.mean():.4f} ± {v.std(ddof=1) / np.sqrt(n_rows):.4f}")
+verify_close("sd |q_1| rows vs section 5's scaled d_k = 1", spread.mean(), mean_max[1][1][0],
+             se=np.hypot(spread.std(ddof=1) / np.sqrt(n_rows), mean_max[1][1][1]))
+short_rows = sd_q1[:, 0] < 0.5  # short queries
+print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weight {spread[short_rows].mean():.3f} (uniform {1 / length:.3f})")
 
 # %% [markdown]
 # ## 6. Multi-head attention: $d_k$ is the head dimension
@@ -328,7 +351,8 @@ verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var
 # $1/\sqrt{d_\text{model}}$, std $\sqrt{64/512} \approx 0.354$ — too small, which flattens every
 # head's softmax towards uniform. (The SE of a variance is $\sqrt{(m_4 - s^4)/N}$, $m_4$ the
 # fourth central moment.) Then the mean largest weight of one head's rows with 12 keys, for the
-# three scalings (1/12 ≈ 0.083 would be perfectly uniform).
+# three scalings (1/12 ≈ 0.083 would be perfectly uniform), on section 5's 100 draws at $d_k = 64$
+# (same seed, same stream): the first two rows repeat its numbers.
 
 # %% tags=["deep-dive"]
 for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)), ("× 1/√d_k", 1 / np.sqrt(head_dim), 1.0),
@@ -354,7 +378,7 @@ print(f"uniform rows: {1 / length:.3f}")
 # - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
 # - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
 #   uniform row from a replacement, the unmasked row from an added constant. PyTorch's answer
-#   depends on its code path and version (deep dive). This package raises.
+#   depends on code path and version (deep dive). This package raises.
 # - Under a causal mask early rows have few keys, so they look peaked at any scale. With random
 #   unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows; scaled rows
 #   keep the same spread from $d_k \approx 16$ up.
@@ -394,9 +418,9 @@ _ = check("07.causal_zeros", None)  # replace None with your answer, then run th
 # Check: `(~causal_mask(10)).sum()`.
 # </details>
 #
-# **Exercise 3 (conceptual).** Predict: a padding query attends to 8 keys, all masked, in a library that
-# *replaces* masked logits by a large finite negative number. What weight does each key get
-# (three significant figures)?
+# **Exercise 3 (apply).** Eight positions, the first 3 padding, under a causal mask: the padding query at
+# position 2 has every key masked, and the library *replaces* masked logits by one large
+# negative number. What weight goes to key 7, a later token (three significant figures)?
 
 # %%
 _ = check("07.fully_masked_weight", None)  # replace None with your answer, then run the cell
@@ -405,7 +429,9 @@ _ = check("07.fully_masked_weight", None)  # replace None with your answer, then
 # <details><summary>Solution</summary>
 #
 # Every logit of the row is the same number, and the softmax of $n$ equal logits is uniform:
-# $1/8 = 0.125$ for each key, whatever the logits were before the mask.
+# $1/8 = 0.125$ for each of the 8 keys, whatever the logits were before the mask. Key 7 too: once
+# the row is flattened, the causal mask no longer hides later tokens. (Not $1/3$, uniform over the
+# keys 0–2 the causal mask allows, and not 0.)
 # </details>
 #
 # **Exercise 4 (conceptual).** Explain: a layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$

@@ -54,12 +54,15 @@ register(
 
 register(
     "07.fully_masked_weight",
-    "A padding query attends to 8 keys, all masked, in a library that replaces masked logits by a large finite "
-    "negative number. What weight does each key get (three significant figures)?",
+    "Eight positions, the first 3 padding, under a causal mask: the padding query at position 2 has every key "
+    "masked, and the library replaces masked logits by one large negative number. What weight goes to key 7, "
+    "a later token (three significant figures)?",
     "After the replacement every logit of the row is the same number. What is the softmax of n equal logits?",
-    numeric_checker(1 / 8, what="the weight of each key",
-                    slips=[Slip(0.0, "what a -inf mask with a zeroing rule (PyTorch's _safe_softmax) gives; a finite "
-                                     "replacement leaves 8 equal logits"),
+    numeric_checker(1 / 8, what="the weight of key 7",
+                    slips=[Slip(0.0, "what the causal mask was meant to give (or a -inf mask with a zeroing rule); a "
+                                     "finite replacement leaves 8 equal logits, the later keys included"),
+                           Slip(1 / 3, "uniform over keys 0-2, the ones the causal mask allows; the replacement "
+                                       "flattens the whole row of 8"),
                            Slip(1 / 4, "the uniform weight of section 4's row of four keys; this row has 8 keys")]),
 )
 
