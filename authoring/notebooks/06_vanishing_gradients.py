@@ -213,8 +213,9 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 
 # %% [markdown]
 # Each time $d_k$ grows 4× ($\sqrt{d_k}$ 2×), the share of near ties roughly halves (44, 23, 12, 6 %) and
-# their kick roughly doubles (1.6, 3.0, 5.8, 11.5): about $1/\sqrt{d_k}$ of the queries, each with a kick
-# about $\sqrt{d_k}$ times larger, so the mean holds steady (ratios in the deep dive). At $d_k = 4096$
+# their kick roughly doubles (1.6, 3.0, 5.8, 11.5): a share that falls like $1/\sqrt{d_k}$ (about
+# $4/\sqrt{d_k}$), each with a kick that grows like $\sqrt{d_k}$ (about $0.2\sqrt{d_k}$), so the mean
+# holds steady (ratios in the deep dive). At $d_k = 4096$
 # the median kick is 37× the scaled median, yet the median query gets essentially nothing: a poor learning signal.
 
 # %% [markdown] tags=["deep-dive"]
@@ -246,7 +247,10 @@ for scale in ("unscaled", "sqrt"):
 # ### Section 5's near ties, as ratios
 #
 # A fraction like $1/\sqrt{d_k}$ and a kick like $\sqrt{d_k}$: then the fraction times $\sqrt{d_k}$ and
-# the median kick over $\sqrt{d_k}$ level off.
+# the median kick over $\sqrt{d_k}$ change slowly. They do not level off yet: the first climbs toward the
+# limit 4.11 of the next deep dive (about 12 % from $d_k$ = 64 to 4096), the second falls about 10 %,
+# and their product stays near 0.7. The bands below allow for that drift and for the noise of
+# 20,000 queries (about ±0.1 on the fraction × √d_k at $d_k$ = 4096).
 
 # %% tags=["deep-dive"]
 ratios = []
@@ -255,8 +259,8 @@ for i, d in enumerate(tail["unscaled"].d_k):
     ratios.append((tie.mean() * np.sqrt(d), np.median(u_q[tie]) / np.sqrt(d)))
     print(f"d_k = {d:4d}: fraction × √d_k = {ratios[-1][0]:.2f} | median kick / √d_k = {ratios[-1][1]:.2f}")
 f_r, k_r = np.array(ratios).T
-verify("d_k = 64 ... 4096: fraction × √d_k within 3.5-4, median kick / √d_k within 0.17-0.21",
-       np.all((3.5 < f_r) & (f_r < 4)) and np.all((0.17 < k_r) & (k_r < 0.21)))
+verify("d_k = 64 ... 4096: fraction × √d_k within 3.3-4.3, median kick / √d_k within 0.15-0.22",
+       np.all((3.3 < f_r) & (f_r < 4.3)) and np.all((0.15 < k_r) & (k_r < 0.22)))
 
 # %% [markdown] tags=["deep-dive"]
 # ### Near-ties get rarer like $1/\sqrt{d_k}$
@@ -329,8 +333,9 @@ explorer
 #   gradient, as in attention, a nearly one-hot softmax passes back almost nothing. An unbounded one
 #   (cross-entropy directly on $p$) escapes the bound.
 # - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$,
-#   8 keys). The unscaled *mean* to $q$ rises above the scaled one: about $1/\sqrt{d_k}$ of queries, near
-#   ties, get kicks of about $\sqrt{d_k}$ (37× the scaled median at $d_k = 4096$).
+#   8 keys). The unscaled *mean* to $q$ rises above the scaled one: a share of queries falling like
+#   $1/\sqrt{d_k}$ (near ties: 6 % at $d_k = 4096$) get kicks growing like $\sqrt{d_k}$ (37× the scaled
+#   median at $d_k = 4096$).
 # - Scaled, each size's smallest mean over $d_k = 1 \dots 4096$ is over two-thirds of its largest.
 #
 # ## Exercises

@@ -198,8 +198,9 @@ verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) tur
 # %% [markdown] tags=["deep-dive"]
 # At logits of size about 1 (what $1/\sqrt{d_k}$ gives at initialisation) $-10^4$ is ample in
 # float64 and float32; at logits of size $10^4$ the "masked" key ties with the best allowed one;
-# and where a model's own code adds the mask in float16, $-10\,000 + 2$ rounds to $-10\,000$, so a
-# fully masked row comes out uniform.
+# and where a model's own code adds the mask in float16, $-10\,000 + 2$ rounds to $-10\,000$ (float16
+# numbers near $10^4$ are 8 apart), so a fully masked row of logits smaller than 4 in size comes out
+# uniform.
 #
 # What libraries do, read in their sources (PyTorch at version **2.13.0**; the PyTorch claims
 # were also run on 2.13.0+cpu):

@@ -332,8 +332,8 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # update parametrisation*, Yang et al. 2022) divides by $d_k$: the mean stays $\rho$, in this model
 # (components of variance 1) at most 1. Among 12 keys, one matching ($\approx\rho$) and 11 unrelated
 # ($\approx 0$), the match then gets only $e^\rho/(e^\rho + 11) = 0.13$ at $\rho = 0.5$ (uniform: 0.083; deep dive).
-# In general the mean is $\rho\,\sigma_q\sigma_k$ ($\sigma$: a component's std); μP networks sharpen
-# attention by growing $\sigma_q\sigma_k$ in training. Live:
+# In general the mean is $\rho\,\sigma_q\sigma_k$ ($\sigma$: a component's std); as $\rho \le 1$, a μP
+# network can sharpen its attention only through training growing $\sigma_q\sigma_k$. Live:
 
 # %% tags=["nbval-ignore-output"]
 correlation_explorer = CorrelationExplorer(rho=0.5, d_k=64)
