@@ -548,7 +548,8 @@ def test_exercises_08():
     ("01.qk_shape", (5, 7), [(7, 5), (5, 64), 35]),
     ("01.frobenius", -3, [3, 5, [[2, -2], [-3, 0]]]),
     ("02.var_components_3", 64 * 3 * 3, [64 * (3 + 3), 64 * 3, 64, 9, 24]),  # variances add? no: they multiply
-    ("02.general", (32 * 1 * -1, 32 * ((2 + 1) * (1 + 1) - 1)), [(32, 160), (-32, 192), (-32, 96), 160, (-1, 5)]),
+    ("02.general", (32 * 1 * -1, 32 * ((2 + 1) * (1 + 1) - 1)),
+     [(32, 160), (-32, 192), (-32, 224), (-32, 96), 160, (-1, 5)]),
     # 33: forgot to divide by d_k; 36/8: forgot the -3; 3/8: the component's (m4 - 3)/d_k, not the product's
     ("02.kurtosis_laplace", (6**2 - 3) / 8, [33, 36 / 8, 3 / 8, -33 / 8]),
 ])
@@ -572,6 +573,7 @@ def test_qk_shape_feedback_talks_about_shapes(answer, words, capsys):
 @pytest.mark.parametrize("answer,words", [
     ((-32, 100), "the mean is right; the variance is off"), ((7, 160), "the variance is right; the mean is off"),
     ((7, 100), "(mean, variance) is off"), ((-1, 5), "ONE term"), ((32, 160), "wrong sign"),
+    ((-32, 224), "the missing square"),  # section 4's wrong rule: 32 * (3 * 2 - (1 * -1))
 ])
 def test_general_pair_feedback_says_which_half_is_wrong(answer, words):
     ok, feedback = exercises.get("02.general").checker(answer)

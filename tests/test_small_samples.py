@@ -48,6 +48,19 @@ def test_exact_relative_sd_is_the_theory_formula():
         assert ss.exact_relative_sd([n])[0] == pytest.approx(theory.matmul_sample_variance_moments(n, n).std / n)
 
 
+def test_halve_spread_feedback_matches_the_exact_spread():
+    """Exercise 2's feedback: x4 in n quarters the spread, x2 in entries (n -> ~sqrt(2) n) divides it by ~1.41."""
+    from sdpa_helpers import exercises
+
+    sd = ss.exact_relative_sd([45, 64, 128, 256])
+    assert sd[1] / sd[3] == pytest.approx(4, rel=0.01)  # n x 4: quartered
+    assert sd[1] / sd[2] == pytest.approx(2, rel=0.01)  # n x 2: halved (the right answer)
+    assert 45**2 * 2 == pytest.approx(64**2, rel=0.02) and sd[0] / sd[1] == pytest.approx(2**0.5, rel=0.02)
+    checker = exercises.get("03.halve_spread").checker
+    assert checker("a")[0]
+    assert "quarters" in checker("b")[1] and "1.41" in checker("c")[1]
+
+
 def test_variance_with_se_against_a_naive_computation_and_its_own_calibration():
     x = make_rng(1).standard_normal(1000) * 3 + 2
     v, se = ss.variance_with_se(x)

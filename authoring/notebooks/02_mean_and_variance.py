@@ -118,7 +118,7 @@ for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
 
 # %%
 n = 100_000
-x_sim, y_sim = sample_components(n, rng=rng), sample_components(n, rng=rng)  # independent N(0, 1)
+x_sim, y_sim = sample_components(n, rng=rng), sample_components(n, rng=rng)  # independent normals, mean 0, variance 1
 for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_sim + x_sim, 4)):
     st = variance.sample_summary(s)  # sample mean and variance, with their SEs
     verify_close(f"simulated, {name}: Var(X + Y)", st["var"], var_theory, se=st["se_var"])
@@ -182,8 +182,9 @@ print(f"runs more than 4 SE from the true 9: {misses} of {n_runs} = {misses / n_
 # The same steps work for $E[f(X)\,g(Y)] = E[f(X)]\,E[g(Y)]$, e.g. $E[X^2Y^2] = E[X^2]\,E[Y^2]$.
 # Several numbers are independent when every joint probability is the product of all the single
 # ones. For $q_1, k_1, q_2, k_2$ that product regroups as $[P(q_1)P(k_1)]\,[P(q_2)P(k_2)]$, one
-# bracket per pair, so anything computed from one pair ($q_1k_1$) is independent of anything
-# computed from the other ($q_2k_2$).
+# bracket per pair: the joint probability of the two pairs factorises, and the same double-sum split
+# gives $E[f(q_1, k_1)\,g(q_2, k_2)] = E[f]\,E[g]$ for anything computed from each pair
+# ($q_1k_1$, $q_2k_2$): they are independent.
 # Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
 # $\mathrm{Cov}(X, Y) = 0$ and, by section 2, $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y)$.
 #
@@ -201,7 +202,7 @@ verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st[
 # ## 4. The variance of a product
 #
 # **Predict:** $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
-# What is $\mathrm{Var}(XY)$? Write your guess down before reading on.
+# What is $\mathrm{Var}(XY)$?
 #
 # Apply the shortcut of section 1 to $XY$, then section 3 twice:
 #
@@ -455,7 +456,7 @@ verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(
 #
 # The derivation never used the shape of the distribution. Four shapes, each with mean 0
 # and variance 1: normal, uniform on $[-\sqrt3, \sqrt3]$, Rademacher ($\pm1$) and Laplace
-# (density $\propto e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
+# (density proportional to $e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
 # product and the shapes differ wildly; a sum of many independent terms drifts towards a
 # normal curve (the central limit theorem), here $N(0, d_k)$.
 #
@@ -474,8 +475,8 @@ variance_plots.histogram_grid(grid)
 # %% [markdown]
 # The variance is $d_k$ in every row, as the proof says. The shape is another matter: at
 # $d_k = 16$ normal, uniform and Rademacher already hug the curve, but Laplace is still visibly
-# sharper at the peak; by $d_k = 256$ all four look alike. Heavy tails take longer to wash out (a
-# deep dive below measures how much longer).
+# sharper at the peak; by $d_k = 256$ all four look alike. Heavy tails take longer to wash out
+# (deep dive below).
 #
 # Live: drag $d_k$ from 1 to 4096 and switch the components; the table compares sample
 # mean, variance and the shape's peakedness (excess kurtosis) with the theory.

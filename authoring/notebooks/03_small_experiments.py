@@ -11,7 +11,7 @@
 # - Judge a big experiment (1111×111 @ 111×1111) in standard deviations from theory.
 #
 # **Prerequisites**
-# - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): $\mathrm{Var}(q\cdot k) = d_k$.
+# - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): $\mathrm{Var}(q\cdot k) = d_k$; the standard error (SE).
 # - The sample mean and sample variance of a list of numbers.
 
 # %% [markdown]
@@ -108,8 +108,8 @@ print(f"np.var runs at or below 1.6: {np.mean(s2_ddof0 <= 1.6):.0%}; median {np.
 # `ddof=1` averages 2, `np.var` averages 1.5. Why: take $m$ *uncorrelated* values
 # ($\mathbb{E}[x_a x_b] = 0$ for $a \ne b$) of mean 0 and variance $\sigma^2$. Then
 # $\sum_a (x_a - \bar x)^2 = \sum_a x_a^2 - m\bar x^2$ has mean $m\sigma^2 - \sigma^2$: the sum $\sum_a x_a$
-# has variance $m\sigma^2$ (notebook 02: cross terms have mean 0), and dividing it by $m$ divides every
-# squared deviation, so its variance, by $m^2$: $\mathbb{E}[\bar x^2] = \mathrm{Var}(\bar x) = \sigma^2/m$.
+# has variance $m\sigma^2$ (notebook 02: cross terms have mean 0), and $\bar x$ is that sum divided by $m$,
+# so $\mathbb{E}[\bar x^2] = \mathrm{Var}(\bar x) = m\sigma^2/m^2 = \sigma^2/m$ ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02).
 # Dividing $(m-1)\sigma^2$ by $m$ gives $\frac34\cdot 2 = 1.5$ (the entries of $AB$ are uncorrelated: second deep dive).
 #
 # Is the thread's 1.6 then "close to 1.5"? Measure closeness in standard deviations of one `np.var` run:
@@ -121,7 +121,7 @@ print(f"SD of one np.var on a 2x2 product: exact {sd_one_run:.2f}, simulated {s2
 print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1.6, 2.0, sd_one_run):+.2f} SD from 2")
 
 # %% [markdown]
-# The exact SD, 2.18 (formula in the first deep dive), matches the 100 000 runs. 1.6
+# The exact SD, 2.18 (first deep dive), matches the 100 000 runs. 1.6
 # lies within a fifth of an SD of both 1.5 and 2, and only 3.7% of runs land that near 1.5: a
 # coincidence. One 2×2 run cannot tell the estimators apart, let alone test the theory.
 #
@@ -154,9 +154,10 @@ ax.figure
 # %% [markdown]
 # About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For
 # larger $n$ the spread falls like $1/n$, one over the *square root* of the number of entries.
-# A standard error (SE) says how much a simulated number would wobble from seed to seed; the
-# ±2 SE bars (at most ±6.3 % of a dot) barely show on these log axes. Five of the six dots lie within
-# 2 SE of the exact line (first deep dive); with 95% bars, one miss in six is ordinary.
+# The ±2 SE bars (at most ±6.3 % of a dot) barely show. Five of the six dots lie
+# within 2 SE of the exact line (first deep dive). A roughly normal estimate lands within 2 SE of the
+# truth 95 % of the time, so all six land inside only $0.95^6 \approx 74\,\%$ of the time:
+# one miss in six is ordinary.
 #
 # Live: drag $n$; the histogram narrows around 1, the dot walks down the line.
 

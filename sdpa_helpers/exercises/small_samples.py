@@ -76,5 +76,8 @@ register(
     "computes s^2 / n. For large n, which change halves the standard deviation of s^2 / n? "
     "(a) double n; (b) multiply n by 4; (c) double the number of entries n^2. Answer with a letter.",
     "Section 3 shows how the spread of s^2 / n falls with n on log-log axes: what is the slope?",
-    choice_checker("a", {"a": "double n", "b": "multiply n by 4", "c": "double the number of entries n^2"}),
+    choice_checker("a", {"a": "double n",
+                         "b": "multiply n by 4: the spread falls like 1/n, so that quarters it rather than halving it",
+                         "c": "double the number of entries n^2: that multiplies n by sqrt(2) only, so the spread "
+                              "falls by sqrt(2), about 1.41, not 2"}),
 )

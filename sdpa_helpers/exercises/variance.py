@@ -84,6 +84,9 @@ register(
                                                "only when the means are 0; use E[X^2]E[Y^2] - (E[X]E[Y])^2"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _MQ**2) * (_VK + _MK**2)],
              "E[X^2]E[Y^2] without subtracting (E[X]E[Y])^2"),
+        Slip([_GENERAL.mean, _D3 * ((_VQ + _MQ**2) * (_VK + _MK**2) - _MQ * _MK)],
+             "the missing square: E[X^2]E[Y^2] - E[X]E[Y] subtracts E[X]E[Y] = -1; the rule subtracts "
+             "(E[X]E[Y])^2 = 1"),
         Slip([-_GENERAL.mean, _GENERAL.var], "the mean with the wrong sign: E[q_i k_i] = E[q_i]E[k_i] = 1 * (-1)"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _VK)], "a variance from adding the two variances; a product's variance "
                                                  "multiplies second moments"),
