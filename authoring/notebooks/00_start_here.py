@@ -148,17 +148,17 @@ verify("unscaled: most queries above 0.9, J 2 to 13 times smaller with 16 keys, 
 # Unscaled, most queries commit to one key the random draws picked (56 % and 67 % put over 0.9
 # on it), yet $\|J\|$ is only 2.7× and 8.7× smaller (one seed of 2,000 queries): shrinking,
 # not yet vanished; it heads to 0 as $d_k$ grows (section 3's figure). With 1024 keys at
-# $d_k = 64$ the unscaled $\|J\|$ is even larger (6.0×): scaled weights spread so thin that
-# $J$'s entries are tiny. So at real head sizes the scale's first job is to keep the weights
-# spread; $\|J\|$ shrinks at larger $d_k$, sooner with fewer keys (deep dive).
+# $d_k = 64$ the unscaled $\|J\|$ is even larger than the scaled (6.0×): scaled weights spread
+# so thin that $J$'s entries are tiny. So at real head sizes the scale's first job is to keep the
+# weights spread; the shrinking of $\|J\|$ sets in at larger $d_k$, later with more keys (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, and how the weights respond to $q$
 #
 # **Ignored keys learn little.** The gradient reaching logit $z_j$ (and through it key $k_j$,
-# since $z_j = q\cdot k_j$) is column $j$ of $J$ times how the loss depends on the weights. That
-# column is $p_j(e_j - p)$: every entry carries $p_j$, so a key with weight ≈ 0 gets almost no
-# signal, however wrong it is.
+# since $z_j = q\cdot k_j$) is column $j$ of $J$ dotted with how the loss depends on the weights.
+# That column is $p_j(e_j - p)$ ($e_j$: 1 at place $j$, 0 elsewhere): every entry carries $p_j$, so
+# a key with weight ≈ 0 gets almost no signal, even when attending to it would lower the loss.
 #
 # **More keys.** With 1024 keys the unscaled median $\|J\|$ stays above the scaled one up to
 # $d_k = 256$ and falls below it from 512 (one seed of 2,000 queries):
@@ -187,7 +187,8 @@ verify("medians within 25 % of √d_k × the J ratio", all(abs(np.median(grad[n]
 # By this measure the unscaled weights respond *more* to $q$ at $d_k$ = 64 and 128 (16 keys:
 # 2.8×, 1.3×) and less from 256 (0.34×). With 1024 keys they respond far more (47×, 43×), and the
 # rule gives 9.8× at $d_k$ = 512 and 2.0× at 1024 (a rough guide: it is checked above only at 64
-# and 128). So with many keys, by this measure too, the shrinking comes at larger $d_k$.
+# and 128). So by this measure too, the unscaled side falls behind only at larger $d_k$, later
+# with more keys.
 
 # %% [markdown]
 # ## 5. Drag $d_k$ yourself
