@@ -11,8 +11,9 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
 - :func:`effects_by_d_k` -- the same for every ``d_k`` of a grid, from one seed (cached);
 - :func:`jacobian_norm_bands` -- quantiles of the Jacobian norm against ``d_k``;
 - :class:`Comparison`, :func:`compare`, :func:`comparison_table` -- unscaled against scaled at one
-  ``d_k`` and one number of keys, in medians and 10-90 % ranges over queries (the head sizes
-  real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
+  ``d_k`` and one number of keys: largest weights in medians and 10-90 % ranges over queries, the
+  share of queries committed to one key (:data:`COMMITTED`), the ratio of the median Jacobian norms
+  (the head sizes real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
 - :func:`walk_end_variance` -- the variance of the walks' ends and its standard error;
 - :func:`query_gradient_norm`, :func:`query_gradient_ratio`, :func:`query_gradient_ratios`,
   :func:`format_gradient_ratios` -- how strongly the weights respond to ``q``, ``||dp/dq||_F = factor ||J K||_F``,
@@ -47,7 +48,7 @@ from .sampling import make_rng, sample_components
 from .saturation import MCEstimate, mc_estimate, query_logits, weight_stats
 from .scales import SCALINGS, scale_factor
 
-__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
+__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED", "COMMITTED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
            "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table", "density_histogram",
            "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
@@ -63,6 +64,8 @@ N_KEYS = 16
 MANY_KEYS = 1024
 #: The head dimensions most real models use (notebook 00, section 4).
 HEAD_D_KS = (64, 128)
+#: A query whose largest weight is above this has committed to one key (:attr:`Comparison.committed`).
+COMMITTED = 0.9
 #: Independent queries per d_k: standard errors of about 0.005 on the mean largest weight.
 N_QUERIES = 2000
 #: The two scalings notebook 00 compares (names of :data:`sdpa_helpers.scales.SCALINGS`).
@@ -356,6 +359,11 @@ class Comparison(NamedTuple):
         """Median ``||J||_F`` unscaled divided by median ``||J||_F`` scaled (< 1: unscaled is smaller)."""
         return float(np.median(self.unscaled.jacobian_norm) / np.median(self.scaled.jacobian_norm))
 
+    @property
+    def committed(self) -> float:
+        """The share of queries whose unscaled largest weight is above :data:`COMMITTED` (0.9)."""
+        return float(np.mean(self.unscaled.sorted_weights[:, 0] > COMMITTED))
+
 
 def compare(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> Comparison:
     """:func:`effects` unscaled and scaled at ``d_k`` with ``n_keys`` keys, from the same draws.
@@ -382,24 +390,30 @@ def _median_range(x: np.ndarray) -> str:
 
 
 def comparison_table(comparisons: Iterable[Comparison]) -> str:
-    """A text table of :class:`Comparison` rows: largest weight and ``||J||_F``, median (10–90 %), and
-    the ratio of the medians of ``||J||_F`` (below 1 also as ``1/x``).
+    """A text table of :class:`Comparison` rows: the largest weight unscaled and scaled, median (10-90 %
+    range over queries); the share of queries whose unscaled largest weight is above 0.9; and the ratio
+    of the medians of ``||J||_F``, unscaled / scaled (below 1 also as ``1/x``). Rows that all share one
+    number of keys say it in the title; otherwise a column says it.
 
-    >>> print(comparison_table([compare(64, n_queries=500)]).splitlines()[1])
-     d_k  keys  largest weight, unscaled vs scaled        size of J, unscaled vs scaled              unscaled ÷ scaled
+    >>> print(comparison_table([compare(64, n_queries=500)]).splitlines()[2])
+     d_k  unscaled              scaled                above 0.9          unscaled ÷ scaled
     """
     rows = tuple(comparisons)
     if not rows or not all(isinstance(c, Comparison) for c in rows):
         raise TypeError("comparisons must be a non-empty sequence of Comparison (from compare)")
-    n_queries = {len(c.unscaled.jacobian_norm) for c in rows}
-    lines = [f"median over {'/'.join(map(str, sorted(n_queries)))} random queries, and in brackets the range "
-             f"of the middle 80 % of them (10 % below, 10 % above)",
-             f" d_k  keys  {'largest weight, unscaled vs scaled':40}  {'size of J, unscaled vs scaled':41}  "
-             f"unscaled ÷ scaled"]
+    n_queries = "/".join(f"{n:,}" for n in sorted({len(c.unscaled.jacobian_norm) for c in rows}))
+    n_keys = {c.n_keys for c in rows}
+    keys = "" if len(n_keys) == 1 else "keys  "
+    title = f"{n_keys.pop()} keys, " if len(n_keys) == 1 else ""
+    lines = [f"{title}one seed of {n_queries} random queries",
+             f"      {'':{len(keys)}}{'largest weight, median (10–90 % range)':42}  {'unscaled: queries':17}  "
+             f"median size of J:",
+             f" d_k  {keys}{'unscaled':20}  {'scaled':20}  {f'above {COMMITTED:g}':17}  unscaled ÷ scaled"]
     for c in rows:
-        w = f"{_median_range(c.unscaled.sorted_weights[:, 0])} vs {_median_range(c.scaled.sorted_weights[:, 0])}"
-        j = f"{_median_range(c.unscaled.jacobian_norm)} vs {_median_range(c.scaled.jacobian_norm)}"
-        lines.append(f"{c.d_k:4d}  {c.n_keys:4d}  {w:40}  {j:41}  {_ratio_text(c.ratio)}")
+        n = f"{c.n_keys:4d}  " if keys else ""
+        lines.append(f"{c.d_k:4d}  {n}{_median_range(c.unscaled.sorted_weights[:, 0]):20}  "
+                     f"{_median_range(c.scaled.sorted_weights[:, 0]):20}  {f'{100 * c.committed:.0f} %':>9}{'':8}  "
+                     f"{_ratio_text(c.ratio)}")
     return "\n".join(lines)
 
 

@@ -186,10 +186,12 @@ def test_chain_holds_fails_when_the_scaled_side_moves():
 @pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 4)])
 def test_head_size_claims_hold_for_other_seeds(seed):
     """Section 4's claims: with 16 keys at d_k = 64 the unscaled median ||J|| is 2-4x smaller than the
-    scaled one, about 9x at 128; with 1024 keys it is larger at 64 and 128; the unscaled median
-    largest weight is > 0.9 (16 keys) and > 0.6 (1024 keys), the scaled one < 0.3 and < 0.03."""
+    scaled one, about 9x at 128, while most queries put over 0.9 on one key; with 1024 keys it is
+    larger at 64 and 128; the unscaled median largest weight is > 0.9 (16 keys) and > 0.6 (1024 keys),
+    the scaled one < 0.3 and < 0.03."""
     c64, c128 = (overview.compare(d, rng=300 + seed) for d in overview.HEAD_D_KS)
     assert 2 < 1 / c64.ratio < 4 and 6 < 1 / c128.ratio < 13
+    assert c64.committed > 0.5 and c128.committed > 0.5  # most queries put over 0.9 on one key
     many = [overview.compare(d, overview.MANY_KEYS, n_queries=1000, rng=300 + seed) for d in overview.HEAD_D_KS]
     assert min(c.ratio for c in many) > 1
     for c, (lo_u, hi_s) in ((c64, (0.9, 0.3)), (many[0], (0.6, 0.03))):
@@ -213,15 +215,28 @@ def test_compare_uses_the_same_draws_and_the_ratio_of_medians():
         overview.compare(0)
 
 
-def test_comparison_table_prints_medians_and_ranges():
+def test_comparison_table_prints_medians_ranges_share_committed_and_ratio():
     c = overview.compare(64, n_queries=400, rng=0)
     lines = overview.comparison_table([c]).splitlines()
-    assert "400 random queries" in lines[0] and "10 %" in lines[0]
-    lo, med, hi = np.quantile(c.unscaled.jacobian_norm, (0.1, 0.5, 0.9))
-    assert f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})" in lines[2]
-    assert lines[2].split()[:2] == ["64", "16"] and lines[2].endswith(f"{c.ratio:#.2g} = 1/{1 / c.ratio:#.2g}")
+    assert lines[0] == "16 keys, one seed of 400 random queries" and "10–90 %" in lines[1]
+    w = c.unscaled.sorted_weights[:, 0]
+    lo, med, hi = np.quantile(w, (0.1, 0.5, 0.9))
+    assert lines[3].startswith(f"  64  {med:#.2g} ({lo:#.2g}–{hi:#.2g})")
+    assert f" {100 * np.mean(w > 0.9):.0f} % " in lines[3]
+    assert lines[3].endswith(f"{c.ratio:#.2g} = 1/{1 / c.ratio:#.2g}")
+    mixed = overview.comparison_table([c, overview.compare(64, 32, n_queries=400, rng=0)]).splitlines()
+    assert "keys" in mixed[2] and mixed[3].split()[:2] == ["64", "16"] and mixed[4].split()[:2] == ["64", "32"]
     with pytest.raises(TypeError, match="comparisons"):
         overview.comparison_table([])
+
+
+def test_committed_is_the_share_of_unscaled_largest_weights_above_0_9():
+    """Against its definition, and two limits: d_k = 1 rarely commits (logits of spread 1 over 16 keys),
+    d_k = 4096 nearly always does."""
+    c = overview.compare(64, n_queries=500, rng=4)
+    assert c.committed == pytest.approx(np.mean(softmax(c.unscaled.logits).max(axis=1) > 0.9))
+    assert overview.compare(1, n_queries=500, rng=4).committed < 0.05
+    assert overview.compare(4096, n_queries=500, rng=4).committed > 0.8
 
 
 def test_walk_end_variance_against_its_definition():

@@ -10,7 +10,7 @@
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
-# - Explain the chain: logits grow with $d_k$ → nearly one-hot softmax; why $1/\sqrt{d_k}$ keeps attention soft at $d_k$ = 64, 128, and from where unscaled gradients vanish.
+# - Explain the chain: logits grow with $d_k$ → nearly one-hot weights → a Jacobian that shrinks toward 0; and what $1/\sqrt{d_k}$ changes at $d_k$ = 64, 128.
 # - Say what $d_k$ is, and which notebook proves each step.
 #
 # **Prerequisites**
@@ -135,36 +135,65 @@ overview_plots.random_walks(walks).figure
 # %% [markdown]
 # ## 4. At the sizes real models use
 #
-# Models often use $d_k$ = 64 or 128 (section 6, deep dive). The table's last column is
-# unscaled ÷ scaled median $\|J\|$; the lines below, the same for $\|\partial p/\partial q\|$,
-# how much the weights move when the query moves: about $\sqrt{d_k}$ times the $\|J\|$ ratio, since
-# unscaled logits $q\cdot k_j$ move $\sqrt{d_k}$ times more.
+# Models often use $d_k$ = 64 or 128 (section 6, deep dive). The same comparison in numbers;
+# the last column is section 3's gradient measure, median $\|J\|$ unscaled ÷ scaled:
 
 # %%
-table = [overview.compare(d, n, rng=SEED) for n, ds in ((16, (64, 128)), (1024, (64, 128, 256, 512, 1024))) for d in ds]
-print(overview.comparison_table(table))
-grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 3000), (1024, (64, 128), 300))}
-print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in grad.items()))
-verify("unscaled ÷ scaled, size of J: 1/4 to 1/2 at d_k = 64, 16 keys; 1024 keys: above 1 up to d_k = 256, below from 512. Weights' response to q, every repeat: above 1 at d_k = 64 (over 10 with 1024 keys), below 1 at 256 (16 keys); within 25 % of √d_k × the J ratio", 0.25 < table[0].ratio < 0.5 and min(c.ratio for c in table[2:5]) > 1 > max(c.ratio for c in table[5:]) and (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all() and (grad[1024][1] > 10).all() and all(abs(np.median(grad[n][1][:, i]) / (c.ratio * c.d_k**0.5) - 1) < 0.25 for n, i, c in ((16, 0, table[0]), (16, 1, table[1]), (1024, 0, table[2]), (1024, 1, table[3]))))
+heads = [overview.compare(d, rng=SEED) for d in overview.HEAD_D_KS]  # 16 keys, unscaled and scaled on the same draws
+many = overview.compare(64, overview.MANY_KEYS, rng=SEED)  # 1024 keys
+print(overview.comparison_table(heads), f"1024 keys, d_k = 64: median size of J, unscaled ÷ scaled = {many.ratio:.1f}", sep="\n")
+verify("unscaled: most queries above 0.9, J 2 to 13 times smaller with 16 keys, larger with 1024", all(c.committed > 0.5 for c in heads) and 2 < 1 / heads[0].ratio < 4 and 6 < 1 / heads[1].ratio < 13 and many.ratio > 1)
 
 # %% [markdown] tags=["end-of-chain"]
-# Unscaled weights are sharper: median largest weight 0.93 of 16 keys at $d_k = 64$ (0.73 of
-# 1024) against 0.22 (0.014) scaled (the figure shows the mean, 0.84). At $d_k$ = 64 and 128,
-# at initialisation:
+# Unscaled, most queries commit to one key the random draws picked (56 % and 67 % put over 0.9
+# on it), yet $\|J\|$ is only 2.7× and 8.7× smaller (one seed of 2,000 queries): shrinking,
+# not yet vanished; it heads to 0 as $d_k$ grows (section 3's figure). With 1024 keys at
+# $d_k = 64$ the unscaled $\|J\|$ is even larger than the scaled (6.0×): scaled weights spread
+# so thin that $J$'s entries are tiny. So at real head sizes the scale's first job is to keep the
+# weights spread; the shrinking of $\|J\|$ sets in at larger $d_k$, later with more keys (deep dive).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: more keys, and how the weights respond to $q$
 #
-# - 16 keys: unscaled $\|J\|$ is only 2.7× to 8.7× smaller and the weights respond *more* to $q$
-#   (2.8×, 1.3×): gradients do not vanish yet. But most queries commit to one random
-#   key; ignored keys get weights ≈ 0, so almost no signal (the gradient to $k_j$ carries $p_j$);
-# - 1024 keys: unscaled $\|J\|$ is *larger* (6.0×, 3.9×): scaled, weight spreads thin, so $J$'s
-#   products $p_ip_j$ are tiny.
+# **Ignored keys learn little.** The gradient reaching logit $z_j$ (and through it key $k_j$,
+# since $z_j = q\cdot k_j$) is column $j$ of $J$ dotted with how the loss depends on the weights.
+# That column is $p_j(e_j - p)$ ($e_j$: 1 at place $j$, 0 elsewhere): every entry carries $p_j$, so
+# a key with weight ≈ 0 gets almost no signal, even when attending to it would lower the loss.
 #
-# Gradients vanish later: with 16 keys the response to $q$ falls below 1 at $d_k = 256$
-# (0.34×); with 1024 keys $\|J\|$ does from 512 (notebook 06). The scale keeps attention soft.
+# **More keys.** With 1024 keys the unscaled median $\|J\|$ stays above the scaled one up to
+# $d_k = 256$ and falls below it from 512 (one seed of 2,000 queries):
+
+# %% tags=["deep-dive"]
+many_keys = [overview.compare(d, overview.MANY_KEYS, rng=SEED) for d in (64, 128, 256, 512, 1024)]
+print(overview.comparison_table(many_keys))
+verify("1024 keys: unscaled J above scaled up to d_k = 256, below from 512", min(c.ratio for c in many_keys[:3]) > 1 > max(c.ratio for c in many_keys[3:]))
+
+# %% [markdown] tags=["deep-dive"]
+# **A second measure.** $\|J\|$ is how much the weights move when the *logits* move. How much
+# they move when the *query* moves, $\|\partial p/\partial q\|$, also counts that unscaled logits
+# $q\cdot k_j$ move $\sqrt{d_k}$ times more when $q$ moves: so its ratio, unscaled ÷ scaled, is
+# about $\sqrt{d_k}$ times the $\|J\|$ ratio. Three repeats with fresh draws each:
+
+# %% tags=["deep-dive"]
+grad = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 128, 256), 3000), (1024, (64, 128), 300))}
+print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in grad.items()))
+rule = {(n, c.d_k): c.ratio * c.d_k**0.5 for n, cs in ((16, heads), (1024, many_keys)) for c in cs}
+print("√d_k × the J ratio, 1024 keys:", ", ".join(f"d_k = {d}: {rule[1024, d]:#.2g}" for d in (512, 1024)))
+verify("16 keys: ratio above 1 at d_k = 64, below at 256, in every repeat", (grad[16][1][:, 0] > 1).all() and (grad[16][1][:, 2] < 1).all())
+verify("1024 keys: above 10 at d_k = 64 and 128, in every repeat", (grad[1024][1] > 10).all())
+verify("medians within 25 % of √d_k × the J ratio", all(abs(np.median(grad[n][1][:, i]) / rule[n, d] - 1) < 0.25 for n in (16, 1024) for i, d in enumerate((64, 128))))
+
+# %% [markdown] tags=["deep-dive"]
+# By this measure the unscaled weights respond *more* to $q$ at $d_k$ = 64 and 128 (16 keys:
+# 2.8×, 1.3×) and less from 256 (0.34×). With 1024 keys they respond far more (47×, 43×), and the
+# rule gives 9.8× at $d_k$ = 512 and 2.0× at 1024 (a rough guide: it is checked above only at 64
+# and 128). So by this measure too, the unscaled side falls behind only at larger $d_k$, later
+# with more keys.
 
 # %% [markdown]
 # ## 5. Drag $d_k$ yourself
 #
-# The figure above, for any $d_k$ from 1 to 4096.
+# The figure above, for $d_k$ = 1, 2, 4, …, 4096 (the powers of two).
 
 # %% tags=["nbval-ignore-output"]
 ThreeEffectsExplorer(d_k=64)
@@ -209,9 +238,9 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # ## Summary
 #
 # - With independent mean-0 variance-1 components (as can hold at initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, with 16 keys at $d_k$ = 64, 128, most queries commit to one random key; gradients
-#   shrink from $d_k \approx 256$.
-# - Dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
+# - Unscaled, with 16 keys at $d_k$ = 64, 128, most queries commit to one random key, and
+#   $\|J\|$ is already a few times smaller; it shrinks toward 0 as $d_k$ grows.
+# - With 16 keys, dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
 #
 # ## Exercises
 #
