@@ -266,7 +266,7 @@ print(f"d_k = 64, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}â€
 #
 # The law minus the measured median, relative to the measured, at each $\sigma^2$ of the grid; the
 # 5 % limits above interpolate linearly between grid points, which needs the error to grow steadily
-# (the error curve bends, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
+# (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
 # Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (4000 rows a
 # seed for 1024 keys, 25 000 for 16). Both errors are below 0.05, so the printed decimal holds.
 # Last, what the onset's 1-nat drop means in keys: $e^H$ down from $n$ to $n/e$. For 1024 keys that
