@@ -173,6 +173,7 @@ class Explorer:
         self.readout = W.HTML()
         self.renders = 0
         self._backgrounds: dict = {}
+        self._text_cache: dict = {}  # see _blend_text
         self.last_update_seconds = 0.0
         self._closed = False
         self._observer = _WeakObserver(self)
@@ -261,7 +262,7 @@ class Explorer:
             return
         self._closed = True
         self._finalizer()
-        self.__dict__.pop("_text_cache", None)
+        self._text_cache.clear()
         fig, self.fig = self.fig, None
         if fig is not None:
             fig.clear()
@@ -331,7 +332,7 @@ class Explorer:
         clip = text.get_clip_box() if text.get_clip_on() else None
         key = (id(text), text.get_text(), x0, x1, r0, r1, hash(text.get_fontproperties()), text.get_rotation(),
                text.get_usetex(), tuple(clip.bounds) if clip is not None else None)
-        cache = self.__dict__.setdefault("_text_cache", {})
+        cache = self._text_cache
         coverage = cache.get(key)
         if coverage is None:
             region = pixels[r0:r1, x0:x1].copy()
