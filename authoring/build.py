@@ -80,6 +80,10 @@ def cell_id(stem: str, cell, seen: dict[str, int]) -> str:
     return hashlib.sha1(f"{key}:{seen[key]}".encode()).hexdigest()[:8]
 
 
+#: Cell metadata jupytext writes for its own layout: not the author's, not stored in the notebook.
+JUPYTEXT_LAYOUT_KEYS = frozenset({"lines_to_next_cell", "lines_to_end_of_cell_marker", "cell_marker", "title"})
+
+
 def read_source(source: Path) -> nbformat.NotebookNode:
     """The notebook a source describes, with clean metadata and no outputs.
 
@@ -91,8 +95,9 @@ def read_source(source: Path) -> nbformat.NotebookNode:
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
     for cell in nb.cells:
         cell.id = cell_id(source.stem, cell, seen)
-        tags = cell.metadata.get("tags")
-        cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
+        # The author's metadata (tags, the figure's ``alt`` text, ...) is kept; jupytext's layout keys are not.
+        cell.metadata = nbformat.from_dict({k: v for k, v in cell.metadata.items()
+                                            if v not in (None, [], "") and k not in JUPYTEXT_LAYOUT_KEYS})
         if is_deep_dive_heading(cell):
             cell.metadata[COLLAPSED] = True
         if cell.cell_type == "code":
@@ -101,9 +106,9 @@ def read_source(source: Path) -> nbformat.NotebookNode:
 
 
 def cell_signature(nb) -> list[tuple]:
-    """What must agree between a source and its notebook: type, text, tags and folding of every cell."""
+    """What must agree between a source and its notebook: type, text, tags, folding and alt text of every cell."""
     return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ())),
-             bool(c.metadata.get(COLLAPSED, False))) for c in nb.cells]
+             bool(c.metadata.get(COLLAPSED, False)), c.metadata.get("alt")) for c in nb.cells]
 
 
 # -- never overwrite a notebook someone changed --------------------------------------------
