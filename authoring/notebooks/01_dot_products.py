@@ -89,8 +89,7 @@ print(f"the 3-d set is less spread than the 2-d set in {np.mean(std[3] < std[2])
 # (deep dive after section 5).
 
 # %% alt="Two histograms of 5000 random dot products each, both centred on 0: at d_k = 2 a narrow spike (std 1.45, sqrt 2 = 1.41), at d_k = 100 a wide flat curve (std 9.82, sqrt 100 = 10) about 7 times wider, reaching past plus and minus 30."
-verify("three random pairs each: the 3-d set came out less spread about 2 times in 5 (0.35 to 0.45)",
-       0.35 < np.mean(std[3] < std[2]) < 0.45)
+verify("three random pairs each: the 3-d set came out less spread about 2 times in 5 (0.35 to 0.45)", 0.35 < np.mean(std[3] < std[2]) < 0.45)
 wide = {d: sample_dot_products(d, 5000, rng=rng) for d in (2, 100)}  # (5000,) each
 for d, s in wide.items():
     spread, noise = dot_products.std_with_se(s)  # the measured std, and how much it wobbles run to run

@@ -50,6 +50,8 @@ class ScalingExplorer(Explorer):
                       xlim=(0.5, N_KEYS + 0.5))
         self.ax_w.legend(loc="upper right")
         self.title = self.ax_w.set_title(" ", animated=True)
+        for d_k in D_KS:  # about 15 ms each: computed once here, so no first visit of a d_k pays for it
+            weight_bands(d_k)
 
     def _update(self, d_k):
         sd = logit_std(d_k)
