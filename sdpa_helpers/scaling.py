@@ -231,13 +231,16 @@ def weight_bands(d_k: int) -> dict[str, np.ndarray]:
     return {name: band.copy() for name, band in _weight_bands(d_k).items()}
 
 
-def band_polygon(low, high) -> np.ndarray:
+def band_polygon(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     """The outline, shape (2 n, 2), of the band between ``low`` and ``high`` over ranks 1 ... n
     (drawn by :func:`sdpa_helpers.plots.scaling.sorted_weights` and moved by notebook 04's explorer).
 
     >>> band_polygon([0.1, 0.2], [0.3, 0.4]).tolist()
     [[1.0, 0.1], [2.0, 0.2], [2.0, 0.4], [1.0, 0.3]]
     """
-    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    low = _checks.real_array("low", low, min_ndim=1, shape_hint="(n,)")
+    high = _checks.real_array("high", high, min_ndim=1, shape_hint="(n,)")
+    if low.ndim != 1 or high.shape != low.shape:
+        raise ValueError(f"low and high must be 1-D of the same length, got shapes {low.shape} and {high.shape}")
     ranks = np.arange(1, low.size + 1, dtype=float)
     return np.column_stack([np.r_[ranks, ranks[::-1]], np.r_[low, high[::-1]]])

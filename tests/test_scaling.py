@@ -103,6 +103,8 @@ def test_explorer_numbers_cached_exact_and_bounded():
     (lambda: sc.attention_by_d_k([4], n_keys=0), ValueError, "n_keys"),
     (lambda: sc.logit_std(8192), ValueError, "d_k"),
     (lambda: sc.weight_bands(3), ValueError, "d_k"),
+    (lambda: sc.band_polygon([0.1, 0.2], [0.3]), ValueError, "low and high"),
+    (lambda: sc.band_polygon([0.1, np.nan], [0.3, 0.4]), ValueError, "low"),
     (lambda: sc.weight_bands(8192), ValueError, "d_k"),
     (lambda: sc.logit_std(-1), ValueError, "d_k"),
 ])
