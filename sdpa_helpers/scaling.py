@@ -11,9 +11,9 @@ This module offers (the scalings are named as in :data:`sdpa_helpers.scales.SCAL
   against ``N_KEYS`` keys, at every d_k, for each scaling;
 - :func:`relative_variance_se` -- the standard error of a sample variance of dot products,
   relative to the true variance (the tolerance of notebook 04's first check);
-- :func:`logit_std`, :func:`query_weights` -- cached numbers for notebook 04's explorer: the
-  spread of 1000 logits, and one typical query's weights over ``N_KEYS`` keys
-  (:func:`typical_query`: the rule that picks it).
+- :func:`logit_std`, :func:`weight_bands` -- cached numbers for notebook 04's figure and explorer:
+  the spread of 1000 logits, and the median and 10-90 % band of each rank's weight over 2000
+  queries with ``N_KEYS`` keys each.
 
 numpy only. Independent mean-0, variance-1 components throughout: the setting of the
 paper's footnote, at initialisation.
@@ -29,13 +29,13 @@ from numpy.typing import ArrayLike
 
 from . import _checks, theory
 from .attention import softmax
-from .sampling import make_rng
-from .saturation import prefix_logits, query_logits, weight_stats
+from .saturation import query_logits, weight_stats
 from .scales import D_K_CHOICES, SCALINGS, scale_factor
 
-__all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "QUERY_SEEDS", "simulated_logit_stds",
+__all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "N_BAND_QUERIES", "BAND_PERCENTILES",
+           "simulated_logit_stds",
            "log_log_slopes", "relative_variance_se", "AttentionStats", "attention_by_d_k", "logit_std",
-           "TypicalQuery", "typical_query", "query_weights"]
+           "weight_bands", "band_polygon"]
 
 #: The d_k grid of notebook 04's figures and explorer: the course's grid, powers of two, 1 ... 4096.
 D_KS = D_K_CHOICES
@@ -45,10 +45,11 @@ N_KEYS = 16
 N_STD_SAMPLES = 1000
 #: Seed of the explorer's cached numbers.
 SEED = 4
-#: The d_k of notebook 04's small multiples of one query's weights.
+#: The d_k of notebook 04's small multiples of the weights (:func:`weight_bands`).
 SHOWN_D_KS = (4, 64, 1024)
-#: The candidate queries (seeds) among which :func:`typical_query` picks the one shown.
-QUERY_SEEDS = range(100)
+#: Queries behind :func:`weight_bands` (per d_k), and the percentiles of each rank's weight it returns.
+N_BAND_QUERIES = 2000
+BAND_PERCENTILES = (10, 50, 90)
 
 
 def _d_ks(d_ks) -> list[int]:
@@ -203,61 +204,43 @@ def logit_std(d_k: int) -> float:
     return _logit_std(d_k)
 
 
-class TypicalQuery(NamedTuple):
-    """The query :func:`query_weights` shows: its seed, its largest weight under 1/sqrt(d_k) at each
-    d_k of :data:`SHOWN_D_KS`, and the median of the same over the candidates :data:`QUERY_SEEDS`."""
-
-    seed: int
-    largest: np.ndarray
-    median: np.ndarray
+@lru_cache(maxsize=len(D_KS))
+def _weight_bands(d_k: int) -> dict:
+    z = -np.sort(-query_logits(d_k, N_KEYS, N_BAND_QUERIES, scale=1.0, rng=d_k), axis=1)  # each row largest first
+    return {name: np.percentile(softmax(scale_factor(name, d_k) * z), BAND_PERCENTILES, axis=0) for name in SCALINGS}
 
 
-def _largest_scaled_weights(seed: int) -> np.ndarray:
-    """One candidate query's largest weight under 1/sqrt(d_k) at each d_k of SHOWN_D_KS."""
-    z = prefix_logits(D_KS, N_KEYS, rng=make_rng(seed))  # (len(D_KS), N_KEYS)
-    return np.array([softmax(scale_factor("sqrt", d) * z[D_KS.index(d)]).max() for d in SHOWN_D_KS])
+def weight_bands(d_k: int) -> dict[str, np.ndarray]:
+    """The softmax weights of :data:`N_BAND_QUERIES` random queries over ``N_KEYS`` keys, each
+    query's keys sorted from the largest ``q . k`` down: for every rank, the 10th, 50th and 90th
+    percentile of its weight over the queries (:data:`BAND_PERCENTILES`), for each scaling.
 
+    The queries are those of ``attention_by_d_k(seed=0)`` at this d_k (the same draws, scaled three
+    ways), so a band shows the spread behind that function's means: no single query stands in for
+    all. Cached per d_k; returns a new dict name -> ndarray, shape (3, N_KEYS).
 
-@lru_cache(maxsize=1)
-def typical_query() -> TypicalQuery:
-    """The most typical of the candidate queries :data:`QUERY_SEEDS` (each drawn with its 16 keys as
-    :func:`sdpa_helpers.saturation.prefix_logits` does, from ``make_rng(seed)``).
-
-    The rule: at each d_k of :data:`SHOWN_D_KS`, rank the candidates by their largest weight under
-    1/sqrt(d_k) (percentile 0 to 100); pick the one whose percentiles are closest to 50, summed over
-    those d_k (the first on a tie). A picture of one query then shows the rule, not an outlier.
-
-    >>> t = typical_query()
-    >>> t.seed in QUERY_SEEDS, bool(np.all(np.abs(t.largest / t.median - 1) < 0.25))
-    (True, True)
-    """
-    seeds = list(QUERY_SEEDS)
-    w = np.array([_largest_scaled_weights(s) for s in seeds])  # (n_seeds, len(SHOWN_D_KS))
-    percentile = w.argsort(axis=0).argsort(axis=0) * 100 / (len(seeds) - 1)
-    best = int(np.argmin(np.abs(percentile - 50).sum(axis=1)))
-    return TypicalQuery(seeds[best], w[best], np.median(w, axis=0))
-
-
-@lru_cache(maxsize=1)
-def _prefix_logits() -> np.ndarray:
-    """The typical query's unscaled logits against ``N_KEYS`` keys at every d_k of :data:`D_KS`, (13, N_KEYS)."""
-    return prefix_logits(D_KS, N_KEYS, rng=make_rng(typical_query().seed))
-
-
-def query_weights(d_k: int) -> dict[str, np.ndarray]:
-    """Softmax weights of one query (:func:`typical_query`) over ``N_KEYS`` keys for each scaling,
-    keys sorted by ``q . k``.
-
-    The same query and keys at every d_k, cut to their first d_k components (drawn exactly,
-    :func:`sdpa_helpers.saturation.prefix_logits`). Returns a new dict name -> ndarray,
-    shape (N_KEYS,), largest weight first.
-
-    >>> w = query_weights(64)
-    >>> sorted(w), w["sqrt"].shape, bool(np.isclose(w["sqrt"].sum(), 1.0))
-    (['inv_d', 'sqrt', 'unscaled'], (16,), True)
+    >>> b = weight_bands(1024)
+    >>> sorted(b), b["sqrt"].shape
+    (['inv_d', 'sqrt', 'unscaled'], (3, 16))
+    >>> float(b["unscaled"][1, 0]) > 0.999  # the median query puts all its weight on one key
+    True
     """
     d_k = _checks.positive_int("d_k", d_k)
     if d_k not in D_KS:
         raise ValueError(f"d_k must be one of {D_KS}, got {d_k}")
-    z = np.sort(_prefix_logits()[D_KS.index(d_k)])[::-1]  # (N_KEYS,), largest first
-    return {name: softmax(scale_factor(name, d_k) * z) for name in SCALINGS}
+    return {name: band.copy() for name, band in _weight_bands(d_k).items()}
+
+
+def band_polygon(low: ArrayLike, high: ArrayLike) -> np.ndarray:
+    """The outline, shape (2 n, 2), of the band between ``low`` and ``high`` over ranks 1 ... n
+    (drawn by :func:`sdpa_helpers.plots.scaling.sorted_weights` and moved by notebook 04's explorer).
+
+    >>> band_polygon([0.1, 0.2], [0.3, 0.4]).tolist()
+    [[1.0, 0.1], [2.0, 0.2], [2.0, 0.4], [1.0, 0.3]]
+    """
+    low = _checks.real_array("low", low, min_ndim=1, shape_hint="(n,)")
+    high = _checks.real_array("high", high, min_ndim=1, shape_hint="(n,)")
+    if low.ndim != 1 or high.shape != low.shape:
+        raise ValueError(f"low and high must be 1-D of the same length, got shapes {low.shape} and {high.shape}")
+    ranks = np.arange(1, low.size + 1, dtype=float)
+    return np.column_stack([np.r_[ranks, ranks[::-1]], np.r_[low, high[::-1]]])

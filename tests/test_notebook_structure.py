@@ -244,7 +244,8 @@ def test_main_line_budget(path):
     assert not problems, f"{path.name}: " + "; ".join(problems)
 
 
-# -- the reading-time model (issue 20 §1): 150 words a minute + 1 minute per main-line code cell --
+# -- the reading-time models: the budgets' (issue 20 §1: 150 words a minute + 1 minute per main-line
+# code cell) and the honest one beside it (issue 29 §3: math and running the cells counted) --------
 
 def _tiny_notebook(tmp_path, cells):
     nb = nbformat.v4.new_notebook()
@@ -275,6 +276,31 @@ def test_reading_time_model_counts_what_a_learner_reads(tmp_path):
     assert r["chain_minutes"] == pytest.approx((142 + 7) / 150 + 1)
     assert r["minutes"] == pytest.approx((142 + 7 + 150) / 150 + 2)
     assert build.minutes(150, 3) == pytest.approx(4.0)
+    # the honest model: math symbols $d_\text{model}/h$ -> d, /, h (3) and $x^2$ -> x, 2 (2); no display
+    assert (r["symbols"], r["displayed"]) == (5, 0)
+    assert r["honest_minutes"] == pytest.approx((142 + 7 + 150 + 2.5 * 5) / 150 + 1.5 * 2)
+
+
+def test_math_load_counts_symbols_and_displayed_equations():
+    math_load = build.math_load
+    assert math_load("no math, 3 numbers and x = y in prose") == (0, 0)
+    assert math_load(r"$q\cdot k$") == (3, 0)  # q, \cdot, k
+    assert math_load(r"$\mathrm{Var}(q\cdot k) = d_k$") == (7, 0)  # Var, q, \cdot, k, =, d, k
+    assert math_load(r"$0.0625 = 1/16$") == (5, 0)  # a number is one symbol
+    assert math_load(r"$\left(\tfrac{1}{2}\right)$ and $a\,b$") == (4, 0)  # layout is no symbol: 1, 2, a, b
+    assert math_load("$$\n\\sum_{i=1}^{d_k} q_i k_i\n$$\n\ntext $$x$$") == (11, 2)
+    assert math_load("<details>$$\\sqrt{d_k}$$ $x$</details>") == (0, 0)  # folded solutions are not read
+    assert build.honest_minutes(150, 2, math_symbols=60, displayed=1) == pytest.approx(1 + 3 + 1 + 1)
+
+
+def test_course_honest_minutes():
+    """The whole main line in the honest model (authoring/build.py's honest_minutes) <= 300 minutes."""
+    rows = {path.name[:2]: main_line(path)["honest_minutes"] for path in NOTEBOOKS}
+    total = sum(rows.values())
+    print("\n" + ", ".join(f"{k}: {v:.1f}" for k, v in rows.items()) + f"; course {total:.0f}")
+    assert total <= build.COURSE_HONEST_MINUTES, (
+        f"the course's main line takes {total:.0f} honest minutes (budget {build.COURSE_HONEST_MINUTES}): "
+        + ", ".join(f"{k} {v:.0f}" for k, v in rows.items()))
 
 
 @pytest.mark.parametrize("prefix", sorted(build.MINUTES_BUDGET))
@@ -437,3 +463,94 @@ def test_drawing_rule_catches_a_figure_followed_by_a_print():
         nbformat.v4.new_code_cell("print(saturation.law_check(16, [1.0]))", outputs=[printed]),
     ])
     assert cells_that_draw_without_a_picture(nb) == [0, 2]
+
+
+# -- a Predict prompt is not answered before the learner runs the cell below it (issue 29 §4) ----
+
+#: A Predict prompt: a main-line markdown cell holding ``**Predict:**``.
+PREDICT = re.compile(r"\*\*Predict:?\*\*")
+#: The cell metadata in which a Predict prompt's source declares its answer: a JSON list of the
+#: forms the answer may take in text (``# %% [markdown] predict_answer=["1/16", "uniform"]``).
+ANSWER_KEY = "predict_answer"
+
+
+def answer_pattern(answers) -> re.Pattern:
+    """One pattern for the declared forms of an answer: case-insensitive, whole words (a form is
+    not found inside a longer word or number), any run of spaces matching any other.
+
+    >>> p = answer_pattern(["2 in 5", "1/16", "shrinks"])
+    >>> [bool(p.search(t)) for t in ("about 2  in 5", "tends to 1/16.", "it Shrinks", "12 in 50", "1/160")]
+    [True, True, True, False, False]
+    """
+    forms = [r"\s+".join(re.escape(word) for word in form.split()) for form in answers]
+    return re.compile(r"(?<![\w.])(?:" + "|".join(forms) + r")(?![\w])", re.IGNORECASE)
+
+
+def predict_giveaways(cells) -> list[str]:
+    """What is wrong with a source's Predict prompts (``cells``: a jupytext-read source's cells).
+
+    For each main-line markdown cell with ``**Predict:**``: its ``predict_answer`` metadata is a
+    non-empty list of strings; none of them occurs in what a learner reads between the prompt and
+    the first output after it -- the rest of the prompt's cell after its Predict paragraph, every
+    cell after it up to and including the first code cell (its code, comments and check texts);
+    and one of them is stated later, in the markdown of the same section (so the declared answer is
+    the answer the notebook gives)."""
+    problems = []
+    for k, cell in enumerate(cells):
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type != "markdown" or DEEP in tags or not PREDICT.search(cell.source):
+            continue
+        where = f"cell {k} ({PREDICT.split(cell.source, 1)[1].strip()[:50]!r}...)"
+        answers = cell.metadata.get(ANSWER_KEY)
+        if isinstance(answers, str):
+            answers = [answers]
+        if not (isinstance(answers, list) and answers and all(isinstance(a, str) and a.strip() for a in answers)):
+            problems.append(f"{where}: declare the answer, e.g. `# %% [markdown] {ANSWER_KEY}=[\"larger\", \"grows\"]`")
+            continue
+        pattern = answer_pattern(answers)
+        after_prompt = PREDICT.split(cell.source, 1)[1].split("\n\n", 1)
+        read_before = [("the prompt's cell, after the prompt", after_prompt[1] if len(after_prompt) > 1 else "")]
+        j = k + 1
+        while j < len(cells):
+            read_before.append((f"cell {j} ({cells[j].cell_type})", cells[j].source))
+            if cells[j].cell_type == "code":
+                break
+            j += 1
+        for place, text in read_before:
+            found = pattern.search(text)
+            if found:
+                problems.append(f"{where}: its answer {found.group(0)!r} is in {place}, read before running")
+        later = []
+        for c in cells[j + 1:]:
+            if c.cell_type == "markdown" and re.match(r"^#{1,2} ", c.source.lstrip()):
+                break
+            if c.cell_type == "markdown":
+                later.append(c.source)
+        if not pattern.search("\n".join(later)):
+            problems.append(f"{where}: none of {answers} is stated in the section's prose after the run")
+    return problems
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
+def test_predict_prompts_are_not_answered_before_the_run(source):
+    """A **Predict:** prompt is never answered by the code, comments or check texts of the cell below
+    it: the answer may appear in an output, and in the prose after it (AUTHORING.md)."""
+    import jupytext
+    problems = predict_giveaways(jupytext.read(source, fmt="py:percent").cells)
+    assert not problems, f"{source.name}:\n" + "\n".join(problems)
+
+
+def test_predict_rule_catches_a_giveaway():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    prompt = md("## 2. Spread\n\n**Predict:** does it shrink or grow?\n\nSimulate it:",
+                metadata={ANSWER_KEY: ["shrinks", "slope -1/2"]})
+    reveal = md("It shrinks, slope -1/2.")
+    assert predict_giveaways([prompt, code("x = f()  # it shrinks"), reveal]) != []
+    assert predict_giveaways([prompt, code('verify("slope -1/2", ok)'), reveal]) != []
+    assert predict_giveaways([prompt, md("Note: it Shrinks."), code("x = f()"), reveal]) != []
+    assert predict_giveaways([prompt, code("x = f()"), reveal]) == []
+    assert predict_giveaways([prompt, code("x = f()"), md("It grows.")]) != []  # never stated: a wrong declaration
+    undeclared = md("**Predict:** larger or smaller?")
+    assert "declare the answer" in predict_giveaways([undeclared, code("x = 1"), reveal])[0]
+    folded = md("**Predict:** x?", metadata={"tags": [DEEP]})
+    assert predict_giveaways([folded, code("x = 1  # shrinks")]) == []  # deep dives are not checked

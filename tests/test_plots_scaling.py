@@ -27,8 +27,12 @@ def test_logit_std_vs_d_k_lines_follow_the_theory():
 def test_attention_figures():
     fig = scaling_plots.attention_vs_d_k([1, 4, 16], {"sqrt": np.ones(3)}, {"sqrt": np.full(3, 0.3)}, n_keys=8)
     assert isinstance(fig, Figure) and all(labelled(ax) for ax in fig.axes)
-    fig = scaling_plots.weights_small_multiples({d: scmp.query_weights(d) for d in (4, 64)})
+    fig = scaling_plots.weights_small_multiples({d: scmp.weight_bands(d) for d in (4, 64)})
     assert len(fig.axes) == 2 and all(labelled(ax) for ax in fig.axes)
+    assert np.allclose(fig.axes[1].lines[0].get_ydata(), scmp.weight_bands(64)["unscaled"][1])  # the median
+    assert len(fig.axes[1].patches) == len(SCALINGS)  # one band per scaling
+    with pytest.raises(ValueError, match="weights"):
+        scaling_plots.sorted_weights({"sqrt": np.ones((2, 4))})
     ax = scaling_plots.sorted_weights({"unscaled": np.array([0.1, 0.7, 0.2]), "inv_d": np.array([0.3, 0.35, 0.35])})
     assert ax.lines[0].get_ydata().tolist() == [0.7, 0.2, 0.1]
     assert ax.lines[1].get_ydata().tolist() == [0.35, 0.35, 0.3]  # in the first scaling's key order

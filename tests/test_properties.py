@@ -841,6 +841,7 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "gradients.finite_difference_jacobian": "a numerical derivative: its step h is checked against z's spacing",
     "scaling.simulated_logit_stds": "d_ks are integers",
     "scaling.attention_by_d_k": "d_ks are integers",
+    "scaling.band_polygon": "rearranges weights in [0, 1]: no arithmetic on them",
     "training.finite_difference_gradient": "a numerical derivative of a loss at weights of order 1",
     "training.train_runs": "grids of learning rates and arm names",
     "training.steps_to_accuracy": "accuracies in [0, 1]",

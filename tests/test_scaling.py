@@ -87,15 +87,6 @@ def test_explorer_numbers_cached_exact_and_bounded():
     for d_k in (1, 16, 1024):
         rel_se = theory.sample_variance_moments(sc.N_STD_SAMPLES, 1.0, theory.dot_product_excess_kurtosis(d_k)).std / 2
         assert abs(sc.logit_std(d_k) / np.sqrt(d_k) - 1) < 4 * rel_se
-    w64 = sc.query_weights(64)
-    assert w64 is not sc.query_weights(64)  # a fresh dict: callers cannot corrupt the cache
-    assert all(np.all(np.diff(w) <= 1e-15) and np.isclose(w.sum(), 1) for w in w64.values())
-    # one query and its keys throughout: unscaled weights at d_k = 1 are the softmax of 16 logits with
-    # the first component only; the scalings order the sharpness
-    for d_k in sc.D_KS:
-        w = sc.query_weights(d_k)
-        h = [float(entropy(w[name])) for name in ("unscaled", "sqrt", "inv_d")]
-        assert h[0] <= h[1] + 1e-12 <= h[2] + 2e-12
     assert sc._logit_std.cache_info().maxsize == len(sc.D_KS)
 
 
@@ -111,8 +102,10 @@ def test_explorer_numbers_cached_exact_and_bounded():
     (lambda: sc.log_log_slopes([1, 2], [1.0, 1.0], n=10), TypeError, "stds"),
     (lambda: sc.attention_by_d_k([4], n_keys=0), ValueError, "n_keys"),
     (lambda: sc.logit_std(8192), ValueError, "d_k"),
-    (lambda: sc.query_weights(3), ValueError, "d_k"),
-    (lambda: sc.query_weights(8192), ValueError, "d_k"),
+    (lambda: sc.weight_bands(3), ValueError, "d_k"),
+    (lambda: sc.band_polygon([0.1, 0.2], [0.3]), ValueError, "low and high"),
+    (lambda: sc.band_polygon([0.1, np.nan], [0.3, 0.4]), ValueError, "low"),
+    (lambda: sc.weight_bands(8192), ValueError, "d_k"),
     (lambda: sc.logit_std(-1), ValueError, "d_k"),
 ])
 def test_bad_input_names_the_parameter(call, exc, name):
@@ -120,21 +113,29 @@ def test_bad_input_names_the_parameter(call, exc, name):
         call()
 
 
-def test_logit_std_and_query_weights():
+def test_logit_std():
     for d_k in (1, 16, 1024):
         sd = sc.logit_std(d_k)
         # SE of a std: half the relative SE of the variance
         rel_se = theory.sample_variance_moments(sc.N_STD_SAMPLES, 1.0,
                                                 theory.dot_product_excess_kurtosis(d_k)).std / 2
         assert abs(sd / math.sqrt(d_k) - 1) < 4 * rel_se
-        w = sc.query_weights(d_k)
-        for weights in w.values():
-            assert weights.shape == (sc.N_KEYS,) and np.isclose(weights.sum(), 1.0)
-            assert np.all(np.diff(weights) <= 1e-15), "sorted, largest first"
-        # the scalings order the sharpness: unscaled >= 1/sqrt(d_k) >= 1/d_k (equal at d_k = 1)
-        h = [float(entropy(w[name])) for name in ("unscaled", "sqrt", "inv_d")]
-        assert h[0] <= h[1] + 1e-12 <= h[2] + 2e-12
 
+
+def test_weight_bands_are_percentiles_of_attention_by_d_k_queries():
+    """Recomputed with a plain loop over the same queries: sort each query's logits, softmax, percentile."""
+    for d_k in (4, 1024):
+        bands = sc.weight_bands(d_k)
+        assert bands is not sc.weight_bands(d_k) and bands["sqrt"] is not sc.weight_bands(d_k)["sqrt"]
+        z = query_logits(d_k, sc.N_KEYS, sc.N_BAND_QUERIES, scale=1.0, rng=d_k)  # attention_by_d_k(seed=0)'s draws
+        for name, e in SCALINGS.items():
+            w = np.array([softmax(d_k ** e * np.sort(row)[::-1]) for row in z])  # (queries, keys), largest first
+            assert np.allclose(bands[name], np.percentile(w, sc.BAND_PERCENTILES, axis=0))
+            assert np.all(bands[name][0] <= bands[name][1]) and np.all(bands[name][1] <= bands[name][2])
+            # the mean of attention_by_d_k lies inside the band of the largest weight
+            mean = sc.attention_by_d_k([d_k], n_keys=sc.N_KEYS, n_queries=sc.N_BAND_QUERIES).max_weight[name][0]
+            assert bands[name][0, 0] <= mean <= bands[name][2, 0]
+    assert sc._weight_bands.cache_info().maxsize == len(sc.D_KS)
 
 
 def test_d_k_grid_is_the_course_grid():
@@ -154,12 +155,3 @@ def test_relative_variance_se_against_repeated_sample_variances():
         sc.relative_variance_se(4, 1)
 
 
-def test_typical_query_is_the_one_closest_to_the_median_ranks():
-    t = sc.typical_query()
-    w = np.array([[float(sc.softmax(z[sc.D_KS.index(d)] / np.sqrt(d)).max()) for d in sc.SHOWN_D_KS]
-                  for z in (sc.prefix_logits(sc.D_KS, sc.N_KEYS, rng=sc.make_rng(s)) for s in sc.QUERY_SEEDS)])
-    rank_gap = [sum(abs(int((w[:, j] < w[i, j]).sum()) - (len(w) - 1) / 2) for j in range(w.shape[1]))
-                for i in range(len(w))]
-    assert rank_gap[list(sc.QUERY_SEEDS).index(t.seed)] == min(rank_gap)
-    assert np.allclose(t.largest, w[list(sc.QUERY_SEEDS).index(t.seed)]) and np.allclose(t.median, np.median(w, 0))
-    assert np.allclose(sc.query_weights(64)["sqrt"][0], t.largest[sc.SHOWN_D_KS.index(64)])

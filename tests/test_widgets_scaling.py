@@ -17,7 +17,7 @@ def test_scaling_explorer_every_d_k_reuses_one_figure_and_bounded_caches():
     assert e.fig is fig and len(e._backgrounds) == 1
     assert e.renders == renders + len(scmp.D_KS)  # one render per move, none extra
     assert scmp._logit_std.cache_info().currsize <= len(scmp.D_KS)
-    assert scmp._prefix_logits.cache_info().currsize == 1  # one (13, N_KEYS) array serves every d_k
+    assert scmp._weight_bands.cache_info().currsize <= len(scmp.D_KS)
 
 
 def test_scaling_explorer_markers_sit_on_the_lines():
@@ -26,5 +26,7 @@ def test_scaling_explorer_markers_sit_on_the_lines():
     for name in SCALINGS:
         x, y = e.markers[name].get_data()
         assert x[0] == 256 and y[0] == pytest.approx(scale_factor(name, 256) * sd)
-        assert np.allclose(e.lines[name].get_ydata(), scmp.query_weights(256)[name])
+        band = scmp.weight_bands(256)[name]
+        assert np.allclose(e.lines[name].get_ydata(), band[1])
+        assert np.allclose(e.bands[name].get_xy()[:-1], scmp.band_polygon(band[0], band[2]))
 

@@ -3,7 +3,8 @@
 #
 # The logits $q\cdot k$ have variance $d_k$ (notebook 02); attention multiplies them by a
 # constant $c$ before the softmax. Why $c = 1/\sqrt{d_k}$ and not $1/d_k$, which looks just as
-# natural?
+# natural? This notebook proves part 1 of the course's answer (**spread**): multiplying by
+# $1/\sqrt{d_k}$, and by no other power of $d_k$, brings the spread back to 1 for every $d_k$.
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and check it by simulation.
@@ -31,8 +32,8 @@ from sdpa_helpers.attention import attention_scores
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import scaling as scaling_plots
 from sdpa_helpers.sampling import sample_dot_products
-from sdpa_helpers.scaling import (D_KS, N_KEYS, SHOWN_D_KS, attention_by_d_k, log_log_slopes, query_weights,
-                                  relative_variance_se, simulated_logit_stds, typical_query)
+from sdpa_helpers.scaling import (D_KS, N_KEYS, SHOWN_D_KS, attention_by_d_k, log_log_slopes, relative_variance_se,
+                                  simulated_logit_stds, weight_bands)
 from sdpa_helpers.scales import SCALINGS
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.scaling import ScalingExplorer
@@ -64,7 +65,7 @@ for c in (1.0, 1 / 8, 1 / 64):
            abs(v - want) <= 4 * want * rel_se)
 verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.var(x), 1 / 64, rtol=1e-12)
 
-# %% [markdown]
+# %% [markdown] predict_answer=["shrinks", "shrink", "over-corrects", "-0.5", "−½", "-1/2", "slope −½", "cancel"]
 # ## 2. Three choices of scale
 #
 # **Predict:** $1/d_k$ turns the sum $q\cdot k$ into the *average* of its $d_k$ products. As $d_k$
@@ -73,7 +74,7 @@ verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.v
 # On log-log axes a power law $d_k^{a}$ is a straight line of slope $a$. Simulate 2 000 dot
 # products at every $d_k$, scale them three ways, and fit the slopes:
 
-# %%
+# %% alt="Log-log plot of the standard deviation of the logits c q·k against d_k from 1 to 4096, markers from 2000 simulated dot products on three lines: unscaled rises with slope 1/2 from 1 to 64; scaled by 1/sqrt(d_k) stays at 1; scaled by 1/d_k falls with slope -1/2 from 1 to 1/64."
 stds = simulated_logit_stds(D_KS, n=2000, seed=SEED)  # name -> (13,): std of the scaled logits per d_k
 ax = scaling_plots.logit_std_vs_d_k(D_KS, stds)
 for name, (slope, se) in log_log_slopes(D_KS, stds, n=2000).items():
@@ -126,7 +127,7 @@ verify("log2(std) unscaled minus scaled = ½ log2 d_k at every d_k (largest devi
 slopes = {name: s for name, (s, _) in log_log_slopes(D_KS, stds, n=2000).items()}
 verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["sqrt"], 0.5, rtol=1e-9)
 
-# %% [markdown]
+# %% [markdown] predict_answer=["1/16", "1 / 16", "0.0625", "0.06", "uniform", "ln 16", "equal weights", "1/N_KEYS", "1 / N_KEYS"]
 # ## 3. What $1/d_k$ does to attention
 #
 # **Predict:** 2 000 random queries, 16 keys each, scale $1/d_k$. What number does the mean
@@ -134,42 +135,55 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 
 # %%
 stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
-fig = scaling_plots.attention_vs_d_k(D_KS, stats.entropy, stats.max_weight, N_KEYS)
+print("mean largest weight    d_k:" + "".join(f"{d:>7d}" for d in D_KS[::2]))
+for name, label in (("unscaled", "unscaled"), ("sqrt", "1/√d_k"), ("inv_d", "1/d_k")):
+    print(f"{label:>26s}:" + "".join(f"{w:7.3f}" for w in stats.max_weight[name][::2]))
+
+# %% [markdown]
+# With $1/d_k$ the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax of nearly equal
+# logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$ (0.064 at
+# $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\ln 16 = 2.77$: attention
+# can hardly tell keys apart. With $1/\sqrt{d_k}$ the largest weight stays between 0.205 and
+# 0.249; unscaled, the largest logit takes nearly all the weight (0.981 at $d_k = 4096$), the
+# curve notebook 05 draws and explains.
+#
+# Means hide how queries differ. The same 2 000 queries' weights, keys sorted from the largest
+# $q\cdot k$ down: per rank the median (line) and the middle 80 % of the queries (band):
+
+# %% alt="Three panels of softmax weights against the key's rank (1 to 16, sorted by q·k), at d_k = 4, 64 and 1024; per rank the median over 2000 queries as a line and the middle 80 % as a shaded band. Scaled by 1/sqrt(d_k) (blue) nearly the same at every d_k: median largest weight 0.20 at d_k = 4 and 0.22 to 0.23 from 64 on, band about 0.15 to 0.37. Scaled by 1/d_k (green) flattening onto the uniform 1/16: largest weight 0.065 to 0.067 at d_k = 1024. Unscaled (orange) the median largest weight rises from 0.37 at d_k = 4 to 0.93 at 64 and 1.00 at 1024, where 90 % of queries put at least 0.86 on their top key and the other ranks are near 0."
 i = D_KS.index(4096)
-print(f"mean largest weight at d_k = 4096: { {name: round(float(w[i]), 3) for name, w in stats.max_weight.items()} }")
-print(f"with 1/√d_k, over all d_k: {stats.max_weight['sqrt'].min():.3f} ... {stats.max_weight['sqrt'].max():.3f}")
-verify_close("mean entropy at d_k = 4096 with 1/d_k, vs ln 16", stats.entropy["inv_d"][i], np.log(N_KEYS), rtol=1e-3)
+verify(f"1/d_k, d_k = 4096: mean largest weight {stats.max_weight['inv_d'][i]:.3f}, within 0.01 of 1/16",
+       abs(stats.max_weight["inv_d"][i] - 1 / N_KEYS) < 0.01)
+verify_close("1/d_k, d_k = 4096: mean entropy, vs ln 16", stats.entropy["inv_d"][i], np.log(N_KEYS), rtol=1e-3)
+bands = {d: weight_bands(d) for d in SHOWN_D_KS}  # d_k -> name -> (3, 16): 10th, 50th, 90th percentile per rank
+print("unscaled, largest weight: " + ", ".join(f"d_k = {d}: median {b['unscaled'][1, 0]:.2f}, "
+                                             f"10th percentile {b['unscaled'][0, 0]:.2f}" for d, b in bands.items()))
+fig = scaling_plots.weights_small_multiples(bands)
 fig
 
 # %% [markdown]
-# With $1/d_k$ (green, dotted) the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax
-# of nearly equal logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$
-# (0.064 at $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\ln 16 = 2.77$:
-# attention can hardly tell keys apart. With $1/\sqrt{d_k}$ (blue, solid) the
-# largest weight stays between 0.205 and 0.249 at every $d_k$. Unscaled (orange, dashed), the
-# largest logit takes nearly all the weight (0.981 at $d_k = 4096$; notebook 05).
-# The same for one typical query, its weights over 16 keys sorted from the largest $q\cdot k$ down
-# (the same query and keys at every $d_k$, cut to their first $d_k$ components). Typical: of 100
-# random queries, the one whose largest weight with $1/\sqrt{d_k}$ ranks closest to the middle at
-# $d_k$ = 4, 64 and 1024:
-
-# %%
-t = typical_query()  # that query: its largest weights with 1/√d_k, and the median of the 100
-print("largest weight with 1/√d_k, this query vs the median of 100:",
-      ", ".join(f"d_k = {d}: {a:.2f} vs {m:.2f}" for d, a, m in zip(SHOWN_D_KS, t.largest, t.median)))
-fig = scaling_plots.weights_small_multiples({d: query_weights(d) for d in SHOWN_D_KS})
-fig
+# With $1/\sqrt{d_k}$ (blue) the bands hardly move with $d_k$; with $1/d_k$ (green) they flatten
+# onto $1/16$. Unscaled (orange), the median query's largest weight goes from 0.93 at
+# $d_k = 64$ to 1.00 at 1024, and the band shrinks up toward 1: more and more queries start
+# committed to a single key.
 
 # %% [markdown]
-# Live: drag $d_k$; the markers slide along their lines, that query's weights follow.
+# Live: drag $d_k$; the markers slide along their lines, the medians and bands follow.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"] alt="Explorer with a d_k slider from 1 to 4096. Left: the log-log lines of the logits' standard deviation (unscaled slope 1/2, scaled by 1/sqrt(d_k) flat at 1, scaled by 1/d_k slope -1/2) with a marker on each at the chosen d_k. Right: the softmax weights of 16 keys by rank, median over 2000 queries and 10-90 % band, for the three scalings; as d_k grows the unscaled band climbs to a single key at weight 1, the 1/d_k band flattens onto 1/16, the 1/sqrt(d_k) band stays put."
 explorer = ScalingExplorer(d_k=64)
 explorer
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how close to uniform?
 #
+# Section 3's means at every $d_k$, with the entropy beside the largest weight (notebook 05
+# draws the unscaled and scaled curves on its main line; here the third, $1/d_k$, joins them):
+
+# %% tags=["deep-dive"] alt="Two panels against d_k from 1 to 4096, 2000 queries with 16 keys. Left, mean entropy: all three 2.45 at d_k = 1; scaled by 1/sqrt(d_k) flat between 2.35 and 2.40; scaled by 1/d_k rising to the uniform ln 16 = 2.77 by d_k = 64; unscaled falling to 0.04 at 4096. Right, mean largest weight: all three 0.205 at d_k = 1; 1/sqrt(d_k) flat between 0.23 and 0.25 from d_k = 4 on; 1/d_k falling to the uniform 1/16 = 0.0625; unscaled rising to 0.98."
+scaling_plots.attention_vs_d_k(D_KS, stats.entropy, stats.max_weight, N_KEYS)
+
+# %% [markdown] tags=["deep-dive"]
 # For small scaled logits $z_j$, a second-order expansion of the entropy around uniform
 # weights gives $\ln n - H \approx \tfrac12 \cdot \tfrac1n\sum_j (z_j - \bar z)^2$. The $n$
 # logits of one query are uncorrelated with variance $\sigma_z^2$ (notebook 03), so, as for

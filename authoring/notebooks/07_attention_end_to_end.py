@@ -122,7 +122,7 @@ verify("attention_scores(Q, K) = steps 1 and 2", np.allclose(scaled, attention_s
 # forbidden logit becomes $-\infty$ before the softmax; since $e^{-\infty} = 0$, those keys get
 # weight *exactly* 0, and each row's allowed weights still sum to 1.
 
-# %%
+# %% alt="Left: the causal mask for 5 queries and 5 keys, 0 (may attend, green) on and below the diagonal and minus infinity (blocked, grey) above it. Right: the attention weights after the softmax, exactly 0 above the diagonal; query 0 puts weight 1 on key 0, later rows spread their weight over the keys up to their own position."
 n, mask = 5, causal_mask(5)  # (n, n) bool: True = may attend
 Qc, Kc, Vc = (rng.standard_normal((n, dim)) for dim in (d_k, d_k, d_v))
 out_before, causal_weights = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)
@@ -143,7 +143,7 @@ verify("earlier outputs unchanged when the last value changes", np.array_equal(o
 loop_masked = attention_loop(Qc[None], Kc[None], Vc[None], mask=mask)[0]
 verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 
-# %% [markdown]
+# %% [markdown] predict_answer=["NaN", "0/0", "uniform", "0.25", "all logits equal", "unchanged", "unmasked", "softmax(row)", "blocks nothing", "one shift"]
 # ## 4. A query with no key left
 #
 # Short sequences in a batch are filled up with *padding* tokens that no query may look at. Pad
@@ -157,12 +157,11 @@ verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 # %%
 row, allowed = np.array([2.0, -1.0, 0.5, 3.0]), np.zeros(4, dtype=bool)  # one query's logits; no key allowed
 with np.errstate(invalid="ignore"):
-    e = np.exp(np.where(allowed, row, -np.inf))                    # (a) −∞: every exp is 0 ...
-    as_neg_inf = e / e.sum()                                       #     ... and 0/0 is NaN
-as_replaced = softmax(np.where(allowed, row, np.finfo(float).min))  # (b) replace: all logits equal
-as_added = softmax(row + np.where(allowed, 0.0, -10_000.0))         # (c) add: one shift for the whole row
-print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)} = softmax(row)")
-verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
+    e = np.exp(np.where(allowed, row, -np.inf))                    # (a) −∞ in every masked entry,
+    as_neg_inf = e / e.sum()                                       #     then the softmax written out
+as_replaced = softmax(np.where(allowed, row, np.finfo(float).min))  # (b) replace by the most negative float
+as_added = softmax(row + np.where(allowed, 0.0, -10_000.0))         # (c) add −10 000
+print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)}")
 
 # %% [markdown]
 # (c) blocks nothing: adding one number to a whole row leaves its softmax unchanged. (b) erases
@@ -172,6 +171,7 @@ verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_re
 # as in a small example such a row is likely a mistake:
 
 # %%
+verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 try:
     scaled_dot_product_attention(Qc, Kc, Vc, mask=mask & (np.arange(n) != 2)[:, None])  # query 2 may look at nothing
 except ValueError as error:
@@ -254,7 +254,7 @@ safe = np.where(np.isneginf(masked_logits).all(), 0.0, plain)  # what _safe_soft
 print(f"plain softmax {plain}, safe softmax {safe}")
 verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all() and (safe == 0).all())
 
-# %% [markdown]
+# %% [markdown] predict_answer=["first row", "row 0", "one key", "a single key", "only key"]
 # ## 5. Unscaled vs scaled: the weights as heatmaps
 #
 # One draw of random queries and keys with unit-variance components, 12 tokens, a causal mask:
@@ -263,7 +263,7 @@ verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all(
 #
 # **Predict:** in the *scaled* panels, which rows will show one bright cell at every $d_k$, and why?
 
-# %%
+# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; only row 0, with one key, has a single bright cell at every d_k and scale."
 length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
     Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
@@ -288,14 +288,15 @@ sc = np.array([mean_max[d][1] for d in d_ks[2:]])  # (5, 2): scaled (mean, SE), 
 verify("scaled, d_k ≥ 16: all within 0.02 of each other, and 0.02 is ≥ 4 SE of a difference", np.ptp(sc[:, 0]) < 0.02 >= 4 * 2**0.5 * sc[:, 1].max())
 
 # %% [markdown]
-# Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient.
+# Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient:
+# part 2 of the course's answer (**commitment**), in a whole attention layer.
 # Scaled rows stay near 0.29 from $d_k \approx 16$ up. For a
 # fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$ (the
 # terms $q_i k_{ji}$ have variances $q_i^2$, and they add), which averages 1 over queries and, as $d_k$
 # grows, varies less from query to query. At $d_k$ = 1 and 4 it varies a lot, and short queries
 # give flat rows (0.24, 0.27; deep dive below). Live (drag $d_k$):
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"] alt="Explorer with a d_k slider: two 12 by 12 heatmaps of attention weights without a mask, softmax(Q K-transpose) unscaled on the left and scaled by 1/sqrt(d_k) on the right. At d_k = 64 most unscaled rows hold one bright cell of weight near 1; the scaled rows are spread out, no cell near 1. Dragging d_k up makes the unscaled rows one-hot while the scaled ones stay alike."
 explorer = AttentionMapExplorer(d_k=64)
 explorer
 
@@ -355,7 +356,7 @@ verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var
 # three scalings (1/12 ≈ 0.083 would be perfectly uniform), on section 5's 100 draws at $d_k = 64$
 # (same seed, same stream): the first two rows repeat its numbers.
 
-# %% tags=["deep-dive"]
+# %% tags=["deep-dive"] alt="Histograms of one head's logits, d_k = 64 inside d_model = 512, 20000 pairs: unscaled a wide flat curve (std 7.99); times 1/sqrt(d_k) = 1/sqrt(64) a bell of std 1.00; times 1/sqrt(d_model) = 1/sqrt(512) a narrow spike of std 0.35."
 for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)), ("× 1/√d_k", 1 / np.sqrt(head_dim), 1.0),
                              ("× 1/√d_model", 1 / np.sqrt(d_model), np.sqrt(head_dim / d_model))):
     print(f"{label:13s}: std theory {theory_std:.3f}, simulation {c * head_logits.std():.3f}")

@@ -6,7 +6,8 @@ The scalings are named as in :data:`sdpa_helpers.scales.SCALINGS` and drawn in t
 - :func:`logit_std_vs_d_k` -- log-log: the logits' standard deviation against d_k, theory lines
   (slopes 1/2, 0, -1/2) and simulation dots;
 - :func:`attention_vs_d_k` -- mean entropy and mean largest weight of the softmax against d_k;
-- :func:`sorted_weights` and :func:`weights_small_multiples` -- one query's softmax weights.
+- :func:`sorted_weights` and :func:`weights_small_multiples` -- softmax weights by rank: one
+  query's, or the median and a band over many (:func:`sdpa_helpers.scaling.band_polygon`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from .. import _checks
+from .. import _checks, scaling
 from ..scales import SCALINGS, check_scaling
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
@@ -163,12 +164,14 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
 
 
 def sorted_weights(weights: dict, ax=None, title: str = ""):
-    """One query's softmax weights per scaling, keys sorted from the largest ``q . k`` down.
+    """Softmax weights per scaling, keys sorted from the largest ``q . k`` down.
 
     Parameters
     ----------
-    weights : dict name -> ndarray, shape (n_keys,)
-        Per scaling name, the weights of the same keys (sorted here by the first entry's order).
+    weights : dict name -> ndarray, shape (n_keys,) or (3, n_keys)
+        Per scaling name: one query's weights of the same keys (sorted here by the first entry's
+        order), or per rank the (low, median, high) of many queries' weights
+        (:func:`sdpa_helpers.scaling.weight_bands`): the median drawn as a line, a band between.
     ax : Axes, optional
     title : str
 
@@ -179,20 +182,30 @@ def sorted_weights(weights: dict, ax=None, title: str = ""):
     >>> ax = sorted_weights({"sqrt": np.array([0.2, 0.5, 0.3])})
     >>> ax.lines[0].get_ydata().tolist()
     [0.5, 0.3, 0.2]
+    >>> ax = sorted_weights({"sqrt": np.array([[0.4, 0.1], [0.5, 0.2], [0.6, 0.3]])})
+    >>> ax.lines[0].get_ydata().tolist(), len(ax.patches)
+    ([0.5, 0.2], 1)
     """
     if not isinstance(weights, dict) or not weights:
         raise TypeError(f"weights must be a non-empty dict scaling name -> weights, got {weights!r}")
     for name in weights:
         _check_name("the keys of weights", name)
     ax = get_axes(ax)
-    first = _checks.real_array("weights", next(iter(weights.values())), min_ndim=1, shape_hint="(n_keys,)")
-    order = np.argsort(-first, kind="stable")
-    ranks = np.arange(1, first.size + 1)
+    first = _checks.real_array("weights", next(iter(weights.values())), min_ndim=1,
+                               shape_hint="(n_keys,) or (3, n_keys)")
+    banded = first.ndim == 2
+    if banded and first.shape[0] != 3 or first.ndim > 2:
+        raise ValueError(f"weights must hold arrays of shape (n_keys,) or (3, n_keys), got {first.shape}")
+    order = np.arange(first.shape[-1]) if banded else np.argsort(-first, kind="stable")
+    ranks = np.arange(1, first.shape[-1] + 1)
     with style():
         for name, w in weights.items():
             spec = SCALING_STYLES[name]
-            ax.plot(ranks, np.asarray(w, dtype=float)[order], color=spec["color"], linestyle=spec["linestyle"],
+            w = np.asarray(w, dtype=float)
+            ax.plot(ranks, (w[1] if banded else w)[order], color=spec["color"], linestyle=spec["linestyle"],
                     marker=spec["marker"], markersize=4, label=spec["label"])
+            if banded:
+                ax.fill(*scaling.band_polygon(w[0], w[2]).T, color=spec["color"], alpha=0.2, linewidth=0)
         ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02), title=title)
         ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
     return ax
@@ -203,7 +216,7 @@ def weights_small_multiples(weights_by_d_k: dict):
 
     Parameters
     ----------
-    weights_by_d_k : dict int -> dict name -> ndarray, shape (n_keys,)
+    weights_by_d_k : dict int -> dict name -> ndarray, shape (n_keys,) or (3, n_keys) (see :func:`sorted_weights`)
 
     Returns
     -------
