@@ -1,8 +1,8 @@
 # %% [markdown]
 # # Small experiments mislead
 #
-# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. A learner who checked it
-# got 1.6 instead of 2. The lesson: **one small run misleads; judge a simulation by its standard error.**
+# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. A learner who checked it by
+# simulation got 1.6 instead of 2. Is the theory wrong, or the experiment? How do we tell?
 #
 # **Learning goals**
 # - See why one run of a small experiment proves nothing.
@@ -339,7 +339,7 @@ for d_k in (1, 4, 16):
 # at 1; it rises, and the effect fades as $d_k$ grows (the relative spread of $|q_i|^2$ is
 # $\sqrt{2/d_k}$).
 
-# %% tags=["deep-dive"] alt="Root mean square of one logit against the size of the other logit of the same query, |S_ij|/sqrt(d_k) from 0 to about 3, for d_k = 1, 4 and 16: independent logits would give a flat line at 1; the curves rise, steeply for d_k = 1, barely for d_k = 16."
+# %% tags=["deep-dive"] alt="Root mean square of one logit against the size of the other logit of the same query, |S_ij|/sqrt(d_k) from 0 to about 3.4, for d_k = 1, 4 and 16: independent logits would give a flat dashed line at 1; the curves rise, from 0.6 to about 2 for d_k = 1, from 0.9 to 1.4 for d_k = 4, from 1.0 to 1.2 for d_k = 16."
 fig, ax = new_figure(figsize=(6.0, 3.8))
 for d_k, colour in zip(pairs, (OKABE_ITO["orange"], OKABE_ITO["sky_blue"], OKABE_ITO["reddish_purple"])):
     small_samples_plots.conditional_spread(*pairs[d_k], d_k, ax=ax, color=colour)

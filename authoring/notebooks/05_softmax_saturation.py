@@ -40,8 +40,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__}",
 # $$\mathrm{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j=1}^{n} e^{z_j}} .$$
 #
 # Every weight is positive and they sum to 1. The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$:
-# only the **gap** matters. $\mathrm{softmax}([1, 10])$ gives the first logit 0.01 %: a gap of 9 gives
-# odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing, so the softmax
+# only the **gap** matters: a gap of 9 gives odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing, so the softmax
 # is computed safely by subtracting the largest logit first (exercise 5; checks: deep dive after section 2).
 
 # %% [markdown]
@@ -190,7 +189,7 @@ print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_CHOICES)
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
-# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from about 2.3 nats toward 0 and the effective keys from about 10 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
+# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the effective keys from about 11 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
 onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 16, 1024)}  # one onset per seed
 med = {n: np.median(o) for n, o in onsets.items()}
 print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, m in med.items()))
@@ -265,7 +264,7 @@ verify_close("relative spread of Z at sigma² = ln n", np.sqrt(np.expm1(np.log(1
 # 1024 keys, up to $\sigma^2 = 8$ and at $\sigma^2 = \ln n$ (2.77 and 6.93), where $Z$'s relative
 # spread reaches 1 (previous deep dive). The 5 % limit interpolates between grid points:
 
-# %% tags=["deep-dive"] alt="Two panels, 16 and 1024 keys: measured entropy (blue dots, median with range over 5 seeds) against the logit variance sigma² from 0.5 to 8, the law ln n - sigma²/2 as a thin black line, dotted lines at sigma² = ln n and at H = ln n (uniform). For 16 keys the law drops below the measured curve from sigma² about 1 and hits 0 at 5.5 while the measured entropy stays above 0.3; for 1024 keys the law follows the dots up to about 5 and falls below them beyond."
+# %% tags=["deep-dive"] alt="Two panels, 16 and 1024 keys: measured entropy (blue dots, median with range over 5 seeds) against the logit variance sigma² from 0.5 to 8, the law ln n - sigma²/2 as a thin black line, dotted lines at sigma² = ln n and at H = ln n (uniform). For 16 keys the law drops below the measured curve from sigma² about 1 and hits 0 at 5.5 while the measured entropy stays above 1.2; for 1024 keys the law follows the dots up to about 5 and falls below them beyond."
 law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(400_000, 4000 * n)) for n in counts}  # last: ln n
 holds = {n: np.interp(0.05, -c.error[:-1], sigma2) for n, c in law.items()}  # where the law is first 5 % low
 print(" keys   law within 5 % up to σ² ≈   law's error at σ² = ln n")
@@ -273,7 +272,7 @@ for n, c in law.items():
     print(f"{n:5d}   {holds[n]:25.1f}   {c.error[-1]:+24.0%}")
 fig = saturation_plots.law_check_figure(sigma2, [c.entropy[:, :-1] for c in law.values()], counts)
 for ax, n in zip(fig.axes, counts):  # label the dotted horizontal line
-    ax.text(ax.get_xlim()[1], np.log(n), r"$H = \ln n$ (uniform) ", fontsize=8, ha="right", va="top")
+    ax.text(np.log(n) / 2, np.log(n), r"$H = \ln n$ (uniform)", fontsize=8, ha="center", va="top")
 fig
 
 # %% [markdown] tags=["deep-dive"]
@@ -438,7 +437,7 @@ _ = check("05.temperature", answer)
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
 # </details>
 #
-# **Exercise 3.** 1024 keys get i.i.d. $N(0, \sigma^2)$ logits with $\sigma^2 = 2$, where the law holds
+# **Exercise 3.** 1024 keys get logits drawn independently from $N(0, \sigma^2)$ with $\sigma^2 = 2$, where the law holds
 # within 5 % (section 5's deep dive). What effective number of keys $e^H$ does the law give?
 # (three significant figures)
 
