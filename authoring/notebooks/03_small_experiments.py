@@ -359,7 +359,7 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # %% [markdown]
 # ## Summary
 #
-# - One run is one draw of a random number. Judge it by its **standard error**, its standard
+# - One small run misleads: it is one draw of a random number. Judge it by its **standard error**, its standard
 #   deviation over repeated runs: within 2 SE is ordinary, beyond 4 SE is news.
 # - One 2×2 run has SE 2.18, so the thread's 1.6 is ordinary (`np.var` averages 1.5, `ddof=1` 2).
 # - The SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.

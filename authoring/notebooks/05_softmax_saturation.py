@@ -202,11 +202,13 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derivation and precision: deep dives).
 # Unscaled, one query's logits are such draws with $\sigma^2$ about $d_k$ (deep dive after section 2),
-# so $H$ is 1 nat down at $d_k \approx 2$, whatever $n$: right for many keys, early for few (21 for 4 keys).
+# so $H$ is 1 nat down at $d_k \approx 2$ whatever $n$: right for many keys (2.2 for 1024), too early for
+# few (21 for 4 keys).
 #
 # This refines part 2 of the answer (**commitment**): unscaled, already at the head sizes real models
-# use, each query starts committed to one key the random draws picked. How far, and $\|J\|_F$, the size
-# of the softmax's Jacobian (how strongly the weights respond to the logits, notebook 06):
+# use, each query starts committed to one key the random draws picked. How committed: the weight left
+# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian (how strongly the weights respond
+# to the logits; notebook 06):
 
 # %%
 for d in (64, 128):
@@ -216,7 +218,8 @@ for d in (64, 128):
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128 (below $10^{-9}$ at 4096: deep dive), and its $\|J\|_F$ is 3× and 9× below scaled.
+# 128 (below $10^{-9}$ at 4096: deep dive), and its $\|J\|_F$ is 3× and 9× below scaled: little learning
+# signal reaches the keys it ignores.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the law $H \approx \ln n - \sigma^2/2$, why it needs $e^{\sigma^2} \ll n$, and what happens beyond
