@@ -1,17 +1,16 @@
 # %% [markdown]
 # # Small experiments mislead
 #
-# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. How large must an
-# experiment be before it can confirm that?
+# Notebook 02 derived that each entry of $QK^\top$ has variance $d_k$. A learner who checked it by
+# simulation got 1.6 instead of 2. Is the theory wrong, or the experiment? How do we tell?
 #
 # **Learning goals**
-# - Reproduce a 2×2 experiment from a Q&A thread and judge its result.
-# - Know what `np.var` computes (`ddof=0`) and what each estimator gives on average.
-# - Predict how fast the spread of a sample variance shrinks with the matrix size.
-# - Judge a big experiment (1111×111 @ 111×1111) in standard deviations from theory.
+# - See why one run of a small experiment proves nothing.
+# - Measure a simulated result in standard errors (SE).
+# - Predict how fast the SE of a sample variance shrinks as the matrices grow.
 #
 # **Prerequisites**
-# - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): $\mathrm{Var}(q\cdot k) = d_k$; the standard error (SE).
+# - [02 — Mean and variance of q·k](02_mean_and_variance.ipynb): an entry of $QK^\top$ sums $d_k$ products of variance 1, so its variance is $d_k$.
 # - The sample mean and sample variance of a list of numbers.
 
 # %% [markdown]
@@ -30,7 +29,7 @@ from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import OKABE_ITO, new_figure, small_samples as small_samples_plots
 from sdpa_helpers.small_samples import (SIZES, THREAD_2X2, THREAD_BIG, THREAD_BIG_SCALED, exact_relative_sd,
                                         iid_relative_sd, matmul_cumulant_sum, relative_sample_variances,
-                                        relative_sd_with_se, reps_for, variance_with_se, z_score)
+                                        relative_sd_with_se, variance_with_se, z_score)
 from sdpa_helpers.sampling import sample_matmul_variances
 from sdpa_helpers.verify import verify, verify_close
 from sdpa_helpers.widgets.small_samples import VarianceSpreadExplorer
@@ -43,11 +42,10 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. The experiment that gave 1.6
 #
-# A learner asked on AI Stack Exchange why $QK^\top$ should have variance $d_k$
-# ([question 21237](https://ai.stackexchange.com/questions/21237)). To check, they multiplied
-# two 2×2 random matrices (standard normal, we assume) and took the variance of the four
-# entries of the product. Each entry sums $d_k = 2$ products of variance 1, so theory says 2. They got **1.6**.
-# Their code was a screenshot; ours uses numpy's `np.var`.
+# On AI Stack Exchange ([question 21237](https://ai.stackexchange.com/questions/21237)) a learner
+# multiplied two 2×2 random matrices (standard normal, we assume) and took the variance of the
+# product's four entries. Each entry sums $d_k = 2$ products of variance 1, so theory says 2.
+# They got **1.6**. Ours uses numpy's `np.var`.
 #
 # **Predict:** run it with ten different seeds. How close to 2 will the ten answers be?
 
@@ -63,9 +61,8 @@ seed_16 = next(s for s in range(1000) if round(two_by_two(s), 1) == THREAD_2X2)
 print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {two_by_two(seed_16):.3f}")
 
 # %% [markdown]
-# Not close at all: the ten answers run from 0.05 to 10.55, and none lies within 20% of 2.
-# One run gives *one draw* of a random quantity, the sample variance of four random numbers;
-# 1.6 is no bug, and 2 is not wrong.
+# Not close at all: from 0.05 to 10.55, none within 20 % of 2. One run gives *one draw* of a
+# random number: 1.6 is no bug, and 2 is not wrong. What matters is how much that number wobbles.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: two slips in the thread's answer
@@ -77,14 +74,13 @@ print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {tw
 # same distribution, so the variance is unaffected.
 
 # %% [markdown]
-# ## 2. A sample variance is a random variable
+# ## 2. The standard error: how much one run wobbles
 #
-# For $m$ numbers with mean $\bar x$, the sample variance is
-# $s^2 = \frac{1}{m - \text{ddof}} \sum_{a} (x_a - \bar x)^2$.
-# `np.var` divides by $m$ (`ddof=0`) unless told otherwise; `torch.var` divides by $m-1$
-# (`ddof=1`), so check your library's default. Now repeat the 2×2 experiment 100 000 times:
+# Repeat the 2×2 experiment 100 000 times. For $m$ numbers with mean $\bar x$, the sample variance
+# is $s^2 = \frac{1}{m - \text{ddof}} \sum_{a} (x_a - \bar x)^2$: `np.var` divides by $m$
+# (`ddof=0`), `torch.var` by $m-1$ (`ddof=1`). Both, from the same runs:
 
-# %%
+# %% alt="Two histograms of the sample variance of the 4 entries of 100 000 random 2x2 products, true value 2 marked: np.var (divide by 4) piles up near 0 with a long tail past 10, its mean 1.50, the thread's 1.6 marked nearby; ddof=1 (divide by 3) has the same shape stretched by 4/3, its mean 2.00."
 n_reps = 100_000
 s2_ddof0 = sample_matmul_variances(2, n_reps, ddof=0, rng=SEED)  # (n_reps,): np.var of each 2x2 product
 s2_ddof1 = s2_ddof0 * 4 / 3  # the same products, divided by m - 1 = 3 instead of m = 4
@@ -95,73 +91,71 @@ small_samples_plots.variance_histogram(s2_ddof1, 2.0, ax=axes[1], label="ddof=1 
 fig
 
 # %% [markdown]
-# Wide and lopsided: the most common outcome is near 0, and a long tail reaches far past
-# the true value 2. The averages:
+# Wide and lopsided, with a long tail past 10. On average `ddof=1` gives 2, as theory says;
+# `np.var` gives $\frac{m-1}{m} = \frac34$ of it, 1.5 (deep dive below: why).
+#
+# The **standard error** (SE) of a simulated result is its standard deviation over repeated runs:
+# how far one run typically lands from the average of all runs. Judge a result by how many SEs it
+# lies from theory. For a roughly normal result, 95 % of runs land within 2 SE and almost none
+# beyond 4: the course's checks accept up to 4 SE. An average of $N$ runs has an SE $\sqrt N$
+# times smaller (notebook 02).
 
 # %%
-for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):
-    expected = theory.matmul_sample_variance_moments(2, 2, ddof=ddof).mean
-    verify_close(f"mean of s² with ddof={ddof}", s2.mean(), expected, se=s2.std(ddof=1) / np.sqrt(n_reps))
-print(f"np.var runs at or below 1.6: {np.mean(s2_ddof0 <= 1.6):.0%}; median {np.median(s2_ddof0):.2f}")
+se_one_run = theory.matmul_sample_variance_moments(2, 2, ddof=0).std  # exact SD of one run's np.var
+print(f"SE of one np.var run: exact {se_one_run:.2f}; SD of the {n_reps} runs {s2_ddof0.std(ddof=1):.2f}")
+print(f"1.6 lies {z_score(1.6, 1.5, se_one_run):+.2f} SE from np.var's average 1.5, "
+      f"{z_score(1.6, 2.0, se_one_run):+.2f} SE from 2")
+for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):  # the SE of an average of N runs: SD / √N
+    verify_close(f"average of the {n_reps} runs, ddof={ddof}", s2.mean(),
+                 theory.matmul_sample_variance_moments(2, 2, ddof=ddof).mean, se=s2.std(ddof=1) / np.sqrt(n_reps))
 
 # %% [markdown]
-# `ddof=1` averages 2, `np.var` averages 1.5. Why: take $m$ *uncorrelated* values
-# ($\mathbb{E}[x_a x_b] = 0$ for $a \ne b$) of mean 0 and variance $\sigma^2$. Then
-# $\sum_a (x_a - \bar x)^2 = \sum_a x_a^2 - m\bar x^2$ has mean $m\sigma^2 - \sigma^2$: the sum $\sum_a x_a$
-# has variance $m\sigma^2$ (notebook 02: cross terms have mean 0), and $\bar x$ is that sum divided by $m$,
-# so $\mathbb{E}[\bar x^2] = \mathrm{Var}(\bar x) = m\sigma^2/m^2 = \sigma^2/m$ ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02).
-# Dividing $(m-1)\sigma^2$ by $m$ gives $\frac34\cdot 2 = 1.5$ (the entries of $AB$ are uncorrelated: second deep dive).
-#
-# Is the thread's 1.6 then "close to 1.5"? Measure closeness in standard deviations of one `np.var` run:
+# One run's SE, 2.18, exceeds the value it estimates: 1.6 lies within a fifth of an SE of both 1.5
+# and 2. One 2×2 run can tell neither theory nor estimator apart; the average of 100 000 runs can.
 
-# %%
-sd_one_run = theory.matmul_sample_variance_moments(2, 2, ddof=0).std
-print(f"SD of one np.var on a 2x2 product: exact {sd_one_run:.2f}, simulated {s2_ddof0.std(ddof=1):.2f}; "
-      f"runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1):.1%}")
-print(f"1.6 lies {z_score(1.6, 1.5, sd_one_run):+.2f} SD from 1.5 and {z_score(1.6, 2.0, sd_one_run):+.2f} SD from 2")
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: why `np.var` averages $\frac{m-1}{m}\sigma^2$
+
+# %% [markdown] tags=["deep-dive"]
+# Take $m$ *uncorrelated* values ($\mathbb{E}[x_a x_b] = 0$ for $a \ne b$) of mean 0 and variance
+# $\sigma^2$. Then $\sum_a (x_a - \bar x)^2 = \sum_a x_a^2 - m\bar x^2$ has mean $m\sigma^2 - \sigma^2$:
+# the sum $\sum_a x_a$ has variance $m\sigma^2$ (notebook 02: cross terms have mean 0), and $\bar x$ is
+# that sum divided by $m$, so $\mathbb{E}[\bar x^2] = \mathrm{Var}(\bar x) = m\sigma^2/m^2 = \sigma^2/m$
+# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). Dividing $(m-1)\sigma^2$ by $m$ gives
+# $\frac34\cdot 2 = 1.5$; dividing by $m - 1$ gives $\sigma^2 = 2$. The entries of $AB$ are
+# uncorrelated (deep dive after section 4). Is the thread's 1.6 then "close to 1.5"? Only 3.7 % of
+# runs land that near:
+
+# %% tags=["deep-dive"]
+print(f"np.var runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1):.1%}; "
+      f"at or below 1.6: {np.mean(s2_ddof0 <= 1.6):.0%}; median {np.median(s2_ddof0):.2f}")
 
 # %% [markdown]
-# The exact SD, 2.18 (first deep dive), matches the 100 000 runs. 1.6
-# lies within a fifth of an SD of both 1.5 and 2, and only 3.7% of runs land that near 1.5: a
-# coincidence. One 2×2 run cannot tell the estimators apart, let alone test the theory.
+# ## 3. Bigger matrices, smaller standard error
 #
-# ## 3. Bigger matrices, smaller spread
-#
-# Let both matrices be $n\times n$. Each entry sums $n$ products, so its variance is $n$;
-# look at $s^2/n$ (`ddof=1`), whose true value is 1. Repeat the experiment at each $n$, at
-# least 500 times.
+# Let both matrices be $n\times n$: each entry has variance $n$, so $s^2/n$ (`ddof=1`) estimates 1.
+# Repeat the experiment at least 500 times at each $n$.
 #
 # **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
-# the spread of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
+# the SE of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
 
-# %%
-print("repetitions per n:", {n: reps_for(n) for n in SIZES})
-small_samples_plots.relative_spread_histograms({n: relative_sample_variances(n) for n in (2, 4, 16, 64)}, n_bins=30)
-
-# %% [markdown]
-# Each panel's x axis spans 1 ± 4 exact SDs, cut at 0 (a variance is never negative), so compare
-# the axes' numbers and titles. As a curve, with exact theory as the line:
-
-# %%
-sim, exact_sd = np.array([relative_sd_with_se(n) for n in SIZES]), exact_relative_sd(SIZES)  # sim: SD, SE per n
-z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the line, in its own SEs
+# %% alt="Log-log plot of the standard deviation of s²/n over repeated runs against the matrix size n from 2 to 256: the exact line falls from 1.45 at n = 2 to 0.038 at n = 64 and keeps falling with slope -1; six simulated dots (n = 2 to 64) with ±2 SE bars sit on the line."
+sim, exact_sd = np.array([relative_sd_with_se(n) for n in SIZES]), exact_relative_sd(SIZES)  # sim: SD over the runs, its SE
+z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the exact line, in its own SEs
+print(f"the SE of s²/n shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
+      f"(exact {exact_sd[0] / exact_sd[-1]:.0f}-fold)")
+verify("every dot within 4 SE of the exact line", np.all(np.abs(z) < 4), f"largest {np.max(np.abs(z)):.1f} SE")
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
-verify(f"every dot within 4 SE of the line (within 2 SE: {np.sum(np.abs(z) <= 2)} of {len(SIZES)})", np.all(np.abs(z) < 4))
-print(f"the spread shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
-      f"(exact {exact_sd[0] / exact_sd[-1]:.0f}-fold); ±2 SE bars at most ±{np.max(2 * sim[:, 1] / sim[:, 0]):.1%}")
 ax.figure
 
 # %% [markdown]
-# About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For
-# larger $n$ the spread falls like $1/n$, one over the *square root* of the number of entries.
-# The ±2 SE bars (at most ±6.3 % of a dot) barely show. Five of the six dots lie
-# within 2 SE of the exact line (first deep dive). A roughly normal estimate lands within 2 SE of the
-# truth 95 % of the time, so all six land inside only $0.95^6 \approx 74\,\%$ of the time:
-# one miss in six is ordinary.
+# About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For larger
+# $n$ the SE falls like $1/n$ (slope −1), one over the *square root* of the number of entries.
+# Each dot is a simulation with its own SE (bars: ±2 SE), within 4 SE of the exact line (deep dive).
 #
-# Live: drag $n$; the histogram narrows around 1, the dot walks down the line.
+# Live: drag $n$; the histogram of the runs narrows around 1, the dot walks down the line.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"] alt="Explorer with a slider for n from 2 to 64: left, the histogram of s²/n over repeated runs around the true value 1, wide and lopsided at n = 2, a narrow spike at n = 64; right, the log-log line of its standard deviation against n with a dot at the chosen n."
 explorer = VarianceSpreadExplorer(n=2)
 explorer
 
@@ -252,7 +246,14 @@ for n in SIZES:
     verify("simulated SD within 4 SE of the exact one", abs(sd - exact_relative_sd([n])[0]) < 4 * se_sd)
 verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
 
-# %% tags=["deep-dive"]
+# %% [markdown] tags=["deep-dive"]
+# Section 3's dots against the exact line, in their own SEs. A roughly normal estimate lands within
+# 2 SE of the truth 95 % of the time, so all six land inside only $0.95^6 \approx 74\,\%$ of the
+# time: one miss in six is ordinary. And the i.i.d. formula (dashed) against them:
+
+# %% tags=["deep-dive"] alt="Log-log plot of the standard deviation of s²/n against n from 2 to 256: the simulated dots with ±2 SE bars sit on the exact line; the dashed i.i.d. formula runs below it, about 1.7 times lower for large n."
+print(f"dots within 2 SE of the exact line: {np.sum(np.abs(z) <= 2)} of {len(SIZES)}; "
+      f"z = {np.array2string(z, precision=1)}")
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
 ax.set_title("the i.i.d. formula (dashed) ignores the shared rows and columns")
 ax.figure
@@ -260,25 +261,28 @@ ax.figure
 # %% [markdown]
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
 #
-# The thread also multiplies $1111\times 111$ by $111\times 1111$ standard normal matrices: every
-# entry sums $d = 111$ products, variance 111. The thread got
-# **110.56**, and after dividing the product by $\sqrt{111}$, **0.99604**.
+# The thread also multiplied $1111\times 111$ by $111\times 1111$ standard normal matrices: every
+# entry has variance 111. It got **110.56**, and after dividing the product by $\sqrt{111}$, **0.99604**.
 #
 # **Predict:** is 110.56 evidence that the variance is not 111?
 
 # %%
-exact_big = theory.matmul_sample_variance_moments(1111, 111, 1111)  # the exact formula of section 3's deep dive
-print(f"SD of s² for this shape: {exact_big.std:.3f}. 110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} SDs "
+exact_big = theory.matmul_sample_variance_moments(1111, 111, 1111)  # exact mean and SD of s² for this shape
+print(f"SE of one run's s²: {exact_big.std:.3f}. 110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} SE "
       f"from 111")
 verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THREAD_BIG / 111, rtol=1e-5)
 
 # %% [markdown]
-# No: one run's $s^2$ wobbles by 0.65 around 111 (exact formula: section 3's deep dive), and 110.56 is an
-# ordinary draw, 0.68 SD below. And 0.99604 is no second confirmation: it is $110.56/111$, the
-# same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
-# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 04). Forty runs of our own, their SD beside the exact one:
+# No: 110.56 is an ordinary draw, 0.68 SE below 111. And 0.99604 is no second confirmation: it is
+# $110.56/111$, the same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
+# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). Forty runs of our own confirm the SE
+# (deep dive). Compute the SE for the experiment you ran: the entries of one product share rows and
+# columns, and treating them as independent gives an SE 4.5 times too small (deep dive).
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: forty runs of our own
+
+# %% tags=["deep-dive"]
 g, n_big = make_rng(SEED), 40
 s2_big = np.array([(g.standard_normal((1111, 111)) @ g.standard_normal((111, 1111))).var(ddof=1) for _ in range(n_big)])
 print(f"run 1: s²/111 = {s2_big[0] / 111:.4f}; SD of s² over {n_big} runs {s2_big.std(ddof=1):.2f}, exact {exact_big.std:.2f}")
@@ -288,15 +292,15 @@ verify_close("SD of s² over the runs", s2_big.std(ddof=1), exact_big.std, se=ex
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: entries of $QK^\top$ share rows and columns
 #
-# The i.i.d. formula, which ignores the shared rows and columns, would judge 110.56 quite
-# differently. For large shapes the exact spread is about $\sqrt{(1 + (n+p)/d)\,/\,(1 + 3/d)}$ times the
+# The i.i.d. formula (the deep dive of section 3), which ignores the shared rows and columns,
+# would judge 110.56 quite differently. For large shapes the exact spread is about $\sqrt{(1 + (n+p)/d)\,/\,(1 + 3/d)}$ times the
 # i.i.d. one (keep the leading terms of the deep dive of section 3: $K \approx 2d(n+p)\,m$): $\sqrt 3$ for
 # square products, more when $d$ is small next to $n$ and $p$, as here:
 
 # %% tags=["deep-dive"]
 iid_big = theory.sample_variance_moments(1111**2, var=111.0, excess_kurtosis=theory.dot_product_excess_kurtosis(111))
-print(f"SD of s²: exact {exact_big.std:.3f}, i.i.d. formula {iid_big.std:.3f} (exact/i.i.d. = {exact_big.std / iid_big.std:.1f}); "
-      f"110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} exact SDs from 111, "
+print(f"SE of s²: exact {exact_big.std:.3f}, i.i.d. formula {iid_big.std:.3f} (exact/i.i.d. = {exact_big.std / iid_big.std:.1f}); "
+      f"110.56 lies {z_score(THREAD_BIG, 111, exact_big.std):+.2f} exact SEs from 111, "
       f"{z_score(THREAD_BIG, 111, iid_big.std):+.2f} i.i.d.")
 verify_close("exact/i.i.d. spread for this shape against the large-size rule sqrt(1 + (n + p)/d) / sqrt(1 + 3/d)",
              exact_big.std / iid_big.std, np.sqrt((1 + 2222 / 111) / (1 + 3 / 111)), rtol=0.01)
@@ -335,7 +339,7 @@ for d_k in (1, 4, 16):
 # at 1; it rises, and the effect fades as $d_k$ grows (the relative spread of $|q_i|^2$ is
 # $\sqrt{2/d_k}$).
 
-# %% tags=["deep-dive"]
+# %% tags=["deep-dive"] alt="Root mean square of one logit against the size of the other logit of the same query, |S_ij|/sqrt(d_k) from 0 to about 3.4, for d_k = 1, 4 and 16: independent logits would give a flat dashed line at 1; the curves rise, from 0.6 to about 2 for d_k = 1, from 0.9 to 1.4 for d_k = 4, from 1.0 to 1.2 for d_k = 16."
 fig, ax = new_figure(figsize=(6.0, 3.8))
 for d_k, colour in zip(pairs, (OKABE_ITO["orange"], OKABE_ITO["sky_blue"], OKABE_ITO["reddish_purple"])):
     small_samples_plots.conditional_spread(*pairs[d_k], d_k, ax=ax, color=colour)
@@ -355,14 +359,11 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # %% [markdown]
 # ## Summary
 #
-# - A sample variance is a random number: for a 2×2 product ten seeds gave 0.05 to 10.55,
-#   and 1.6 is an ordinary draw. It averages 2 with `ddof=1`, 1.5 with `np.var`.
-# - The spread of $s^2/n$ falls like $1/n$, one over the square root of the number of entries:
-#   from $n = 2$ to 64, 1 024 times the entries, 38 times less spread (exact theory).
-# - The thread's 110.56 is 0.68 SDs from 111; its 0.99604 is the same run divided by 111. Judge an
-#   experiment in SDs computed for the experiment run: entries of one product share rows and columns,
-#   which makes the spread $\sqrt 3$ times that of independent entries for large square products, more
-#   when $d$ is small next to $n$ and $p$ (4.5 for the thread's shape; deep dives).
+# - One small run misleads: it is one draw of a random number. Judge it by its **standard error**, its standard
+#   deviation over repeated runs: within 2 SE is ordinary, beyond 4 SE is news.
+# - One 2×2 run has SE 2.18, so the thread's 1.6 is ordinary (`np.var` averages 1.5, `ddof=1` 2).
+# - The SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
+# - The thread's 110.56 lies 0.68 SE from 111.
 #
 # ## Exercises
 #
@@ -385,8 +386,8 @@ _ = check("03.np_var_mean", answer)
 #
 # **Exercise 2 (conceptual).** Predict: one experiment pools the $n^2$ entries of an $n\times n$ @
 # $n\times n$ product and computes $s^2/n$. For large $n$, which change halves the standard
-# deviation of $s^2/n$? (a) double $n$; (b) multiply $n$ by 4; (c) double the number of
-# entries $n^2$. Answer with a letter, e.g. `answer = "a"`.
+# error of $s^2/n$ (its standard deviation over repeated runs)? (a) double $n$; (b) multiply $n$
+# by 4; (c) double the number of entries $n^2$. Answer with a letter, e.g. `answer = "a"`.
 
 # %%
 answer = None  # replace None with a letter, then run the cell
@@ -395,8 +396,8 @@ _ = check("03.halve_spread", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# (a). The spread falls like $1/n$ (slope −1 on section 3's log-log plot), that is like
-# $1/\sqrt{\text{entries}}$: doubling $n$ quadruples the entries and halves the spread.
+# (a). The SE falls like $1/n$ (slope −1 on section 3's log-log plot), that is like
+# $1/\sqrt{\text{entries}}$: doubling $n$ quadruples the entries and halves the SE.
 # Doubling the entries only divides it by $\sqrt2$.
 # </details>
 #
@@ -420,10 +421,10 @@ _ = check("03.sample_variance", sample_variance)
 # ```
 # </details>
 #
-# **Exercise 4.** Section 4 printed the standard deviation of $s^2$ for the thread's
-# 1111×111 @ 111×1111 product. The thread's scaled result 0.99604 is the $s^2$ of the same
-# product divided by $\sqrt{111}$. How many standard deviations from its true value 1 does
-# 0.99604 lie (three significant figures; negative if below)?
+# **Exercise 4.** Section 4 printed the SE of $s^2$ for the thread's 1111×111 @ 111×1111 product
+# $AB$. The thread's scaled result 0.99604 is the $s^2$ of the scaled product $AB/\sqrt{111}$ (every
+# entry of $AB$ divided by $\sqrt{111}$). How many of *its* SEs from its true value 1 does 0.99604
+# lie (three significant figures; negative if below)?
 
 # %%
 answer = None  # replace None with your answer, then run the cell
@@ -432,9 +433,9 @@ _ = check("03.scaled_z", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Dividing every entry by $\sqrt{111}$ divides $s^2$, its true value *and* its standard
-# deviation by 111 ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ applied to $s^2$ itself: the
-# SD scales with $c^2 = 1/111$). So $z = (0.99604 - 1)/(\text{SD}/111) = -0.678$, the same
+# Dividing every entry by $\sqrt{111}$ divides $s^2$, its true value *and* its SE by 111
+# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ applied to the entries: $s^2$ scales with
+# $c^2 = 1/111$, and so does its SE). So $z = (0.99604 - 1)/(\text{SE}/111) = -0.678$, the same
 # as for 110.56: scaling changes the units, not the evidence.
 # </details>
 #

@@ -4,9 +4,9 @@
 # Unscaled logits $q\cdot k$ spread like $\sqrt{d_k}$ (notebook 02). What does that do to the softmax, and *when*?
 #
 # **Learning goals**
-# - See that only the *gaps* between logits matter.
+# - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Test the law $H \approx \ln n - \sigma^2/2$; measure where saturation sets in.
+# - Find where saturation sets in, and see that real heads ($d_k$ = 64, 128) are far past it.
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -39,24 +39,16 @@ print(f"Python {platform.python_version()} | numpy {np.__version__}",
 #
 # $$\mathrm{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j=1}^{n} e^{z_j}} .$$
 #
-# Every weight is positive and they sum to 1. Two examples:
-
-# %%
-for z in ([4.0, 5.0], [1.0, 10.0]):
-    print(f"softmax({z}) = " + " / ".join(f"{100 * w:.2f}%" for w in softmax(z)))
-
-# %% [markdown]
-# The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$: only the **gap** matters. A gap of 9 gives
-# odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing — so the softmax is
-# computed safely by subtracting the largest logit first (exercise 5; the deep dive after section 2
-# checks these statements).
+# Every weight is positive and they sum to 1. The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$:
+# only the **gap** matters: a gap of 9 gives odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing, so the softmax
+# is computed safely by subtracting the largest logit first (exercise 5; checks: deep dive after section 2).
 
 # %% [markdown]
 # ## 2. Multiplying the logits makes the softmax peaky
 #
-# Multiply every logit by $c$ and every gap is multiplied by $c$ (notebook 00's toy lookup, ×1 and ×8).
-# Five logits from Andrej Karpathy's lecture ["Let's build GPT: from scratch, in code, spelled out."](https://www.youtube.com/watch?v=kCc8FmEb1nY)
-# (YouTube, 2023), times 1, 8 and 64: the largest, 0.5, beats the runner-up, 0.3, by 0.2.
+# Multiply every logit by $c$ and every gap is multiplied by $c$. Five logits from Andrej Karpathy's
+# lecture ["Let's build GPT"](https://www.youtube.com/watch?v=kCc8FmEb1nY) (2023), times 1, 8 and 64:
+# the largest, 0.5, beats the runner-up, 0.3, by 0.2.
 #
 # **Predict:** times 64, how much weight is left for the four smaller logits together: about 10 %, 1 %, or below 0.01 %?
 
@@ -130,7 +122,7 @@ verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np
 #
 # **Predict:** with 16 keys, at which of these four $d_k$ will the unscaled top key first hold more than 90 % of the weight?
 
-# %%
+# %% alt="Bar charts of one query's softmax weights over 16 keys at d_k = 1, 16, 256 and 4096: unscaled (top row) the largest weight grows 0.24, 0.70, 1.00, 1.00 until one bar holds everything; scaled (bottom row) it stays 0.24, 0.21, 0.27, 0.18 with several keys in play."
 z_by_d = saturation.prefix_logits(D_K_CHOICES[::4], 16, rng=rng)  # (4, 16): d_k = 1, 16, 256, 4096
 bars = {d: (softmax(z), softmax(z / np.sqrt(d))) for d, z in zip(D_K_CHOICES[::4], z_by_d)}
 for d, (u, s) in bars.items():
@@ -138,17 +130,15 @@ for d, (u, s) in bars.items():
 saturation_plots.saturation_small_multiples(bars)
 
 # %% [markdown]
-# **What happened:** for this query the unscaled top key holds 70 % at $d_k = 16$ and passes 90 % at 256;
-# by 4096 the softmax **saturates** to one-hot. The bottom row keeps several keys in play at
-# every $d_k$. One query is one draw; section 4 averages.
+# **What happened:** unscaled, the top key holds 70 % at $d_k = 16$ and passes 90 % at 256: the softmax
+# **saturates** toward one-hot. Scaled keeps several keys in play. One query is one draw; section 4 averages.
 #
 # ## 4. Averaging over many queries
 #
-# Three numbers say how peaked a softmax is: the **largest weight**
-# $p_{\max}$ ($1/n$ uniform, 1 one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ to 0; measured in
-# **nats**, the unit of the natural logarithm),
-# and the **effective number of keys** $e^{H}$ ($n$ to 1: a softmax spread evenly over $m$ keys has
-# $e^H = m$). We average them over 4000 random queries with 16 keys each, for $d_k$ = 1 … 4096.
+# Three numbers say how peaked a softmax is: the **largest weight** $p_{\max}$ ($1/n$ uniform, 1
+# one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ to 0, in **nats**, the unit of the
+# natural logarithm) and the **effective number of keys** $e^{H}$ ($n$ to 1: weight spread evenly over
+# $m$ keys gives $e^H = m$). Averages over 4000 random queries with 16 keys each, $d_k$ = 1 … 4096:
 
 # %%
 n_keys, n_queries = 16, 4000
@@ -158,9 +148,8 @@ for d, u, s in zip(D_K_CHOICES[::4], u_curves.max_weight.mean[::4], s_curves.max
     print(f"d_k = {d:4d}: mean p_max {u:.3f} unscaled, {s:.3f} scaled")
 
 # %% [markdown]
-# Scaled, the logits have
-# variance 1 at every $d_k$ (notebook 04) and the curves move little:
-# scaled $p_{\max}$ goes from 0.210 to 0.247 (+18 %), unscaled from 0.210 to 0.982.
+# Scaled, the logits have variance 1 at every $d_k$ (notebook 04): $p_{\max}$ moves from 0.210 to 0.247;
+# unscaled it climbs to 0.982. Section 5 draws all three numbers against $d_k$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why the scaled curves are not perfectly flat
@@ -193,79 +182,111 @@ for d in D_K_CHOICES:
 print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_CHOICES)
 
 # %% [markdown]
-# ## 5. When does the softmax saturate? A law, and where it holds
+# ## 5. Where saturation sets in: real heads are far past it
 #
-# Take $n$ logits drawn **i.i.d.** (independently, from one distribution) from $N(0, \sigma^2)$, the
-# normal distribution with mean 0 and variance $\sigma^2$. Since $\ln p_j = z_j - \ln Z$ with
-# $Z = \sum_j e^{z_j}$, the entropy is $H = \ln Z - \sum_j p_j z_j$. The one step: replace each random
-# sum by $n$ times the mean of one term. The means are $E\,e^{z} = e^{\sigma^2/2}$ and
-# $E[z\,e^{z}] = \sigma^2 e^{\sigma^2/2}$ (deep dive for the proof), so $\ln Z \approx \ln n + \sigma^2/2$,
-# $\sum_j p_j z_j = \sum_j z_j e^{z_j}/Z \approx \sigma^2$, and
+# Call the **onset** of saturation the $d_k$ where the mean unscaled entropy first falls 1 nat below
+# its maximum $\ln n$ ($e^H$ from $n$ keys down to $n/e$). Real heads use $d_k = 64$ or 128.
 #
-# $$H \approx \ln n - \frac{\sigma^2}{2}, \qquad e^{H} \approx n\,e^{-\sigma^2/2}.$$
+# **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
+
+# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the effective keys from about 11 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
+onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 16, 1024)}  # one onset per seed
+med = {n: np.median(o) for n, o in onsets.items()}
+print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, m in med.items()))
+saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[n_keys])
+
+# %% [markdown]
+# **What happened:** for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for 1024
+# keys at 2.2. Real heads are far past it.
 #
-# Each unit of variance costs half a nat. The step is safe while no single $e^{z_j}$ dominates the sum $Z$.
+# Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
+# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derivation and precision: deep dives).
+# Unscaled, one query's logits are such draws with $\sigma^2$ about $d_k$ (deep dive after section 2),
+# so $H$ is 1 nat down at $d_k \approx 2$ whatever $n$: right for many keys (2.2 for 1024), too early for
+# few (21 for 4 keys).
 #
-# **Predict:** at $\sigma^2 = \ln n$ (2.77 for 16 keys, 6.93 for 1024), will the law be too high, too low, or about right?
+# This refines part 2 of the answer (**commitment**): unscaled, already at the head sizes real models
+# use, each query starts committed to one key the random draws picked. How committed: the weight left
+# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian (how strongly the weights respond
+# to the logits; notebook 06):
 
 # %%
-sigma2, counts = np.arange(0.5, 8.1, 0.5), (16, 1024)
+for d in (64, 128):
+    left, j_ratio = saturation.slide_medians(d, n_keys, n_queries, seeds=range(10))  # per seed: medians over queries
+    print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left",
+          f"to the 15 other keys; ||J||_F {np.median(j_ratio):.1f}× below scaled")
+
+# %% [markdown]
+# Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
+# 128 (below $10^{-9}$ at 4096: deep dive), and its $\|J\|_F$ is 3× and 9× below scaled: little learning
+# signal reaches the keys it ignores.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the law $H \approx \ln n - \sigma^2/2$, why it needs $e^{\sigma^2} \ll n$, and what happens beyond
+#
+# Take $n$ logits $z_j$ drawn i.i.d. (independently, from one distribution) from $N(0, \sigma^2)$.
+# Since $\ln p_j = z_j - \ln Z$, the entropy is $H = -\sum_j p_j(z_j - \ln Z) = \ln Z - \sum_j p_j z_j$.
+# For a normal $z$ with variance $\sigma^2$,
+#
+# $$E\,e^{z} = \int e^{x}\,\frac{e^{-x^2/2\sigma^2}}{\sqrt{2\pi}\,\sigma}\,dx = e^{\sigma^2/2},
+# \qquad\text{because}\quad x - \frac{x^2}{2\sigma^2} = \frac{\sigma^2}{2} - \frac{(x - \sigma^2)^2}{2\sigma^2}$$
+#
+# (complete the square): the integrand is $e^{\sigma^2/2}$ times a normal density centred at $\sigma^2$,
+# which integrates to 1. The same square gives $E[z\,e^{z}] = \sigma^2 e^{\sigma^2/2}$ (the mean of that
+# shifted normal is $\sigma^2$; also Stein's lemma, $E[z f(z)] = \sigma^2 E f'(z)$). By the law of large numbers
+# $Z/n \to e^{\sigma^2/2}$ and $\frac1n\sum_j z_j e^{z_j} \to \sigma^2 e^{\sigma^2/2}$, so $\ln Z \approx \ln n + \sigma^2/2$,
+# $\sum_j p_j z_j = \sum_j z_j e^{z_j}/Z \approx \sigma^2$, and $H \approx \ln n - \sigma^2/2$.
+# Replacing $Z$ by its mean is good when its relative spread (standard deviation over mean) is small;
+# its square is
+#
+# $$\frac{\mathrm{Var}(Z)}{(E Z)^2} = \frac{n\,(e^{2\sigma^2} - e^{\sigma^2})}{n^2 e^{\sigma^2}} = \frac{e^{\sigma^2} - 1}{n},$$
+#
+# small only when $e^{\sigma^2} \ll n$, i.e. $\sigma^2$ well below $\ln n$. At $\sigma^2 = \ln n$ it is
+# about 1: $Z$ is as uncertain as it is large, and the law is off by 13–26 % (next deep dive).
+# Beyond, $Z$ is carried by its few largest terms, and the maximum of $n$ normals sits near
+# $\sigma\sqrt{2\ln n}$. (This is Derrida's *random energy model* of statistical physics,
+# [Phys. Rev. B 24, 2613 (1981)](https://doi.org/10.1103/PhysRevB.24.2613): with $\sigma^2 = t\ln n$,
+# $H/\ln n \to 1 - t/2$ as $n \to \infty$ for $0 \le t \le 2$, and $\to 0$ beyond. So as $n \to \infty$
+# the law holds up to $\sigma^2 = 2\ln n$ to leading order in $\ln n$ only; at $n = 1024$ its error in
+# nats is already large at $t \approx 1$.) A finer check of the two moments by quadrature lives in
+# `tests/test_saturation.py`. First the step $E\,e^z = e^{\sigma^2/2}$ by Monte Carlo at $\sigma^2 = 1$, then
+# the relative spread of $Z$ at the grid's variances, for both $n$:
+
+# %% tags=["deep-dive"]
+sigma2, counts = np.arange(0.5, 8.1, 0.5), (16, 1024)  # the grid of variances, and two key counts
+ez = saturation.mc_estimate(np.exp(make_rng(SEED + 2).standard_normal(1_000_000)))  # z ~ N(0, 1)
+verify_close(f"mean of e^z over 10⁶ draws against e^(1/2) = {np.exp(0.5):.4f}", ez.mean, np.exp(0.5), se=ez.se)
+for n in counts:
+    print(f"n = {n:4d}: relative spread of Z at σ² = " + ", ".join(f"{v:g}: {np.sqrt(np.expm1(v) / n):.2f}" for v in sigma2))
+verify_close("relative spread of Z at sigma² = ln n", np.sqrt(np.expm1(np.log(1024)) / 1024), 1.0, rtol=1e-3)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how precise the law is
+#
+# The law against the measured mean entropy of i.i.d. $N(0, \sigma^2)$ logits (5 seeds) for 16 and
+# 1024 keys, up to $\sigma^2 = 8$ and at $\sigma^2 = \ln n$ (2.77 and 6.93), where $Z$'s relative
+# spread reaches 1 (previous deep dive). The 5 % limit interpolates between grid points:
+
+# %% tags=["deep-dive"] alt="Two panels, 16 and 1024 keys: measured entropy (blue dots, median with range over 5 seeds) against the logit variance sigma² from 0.5 to 8, the law ln n - sigma²/2 as a thin black line, dotted lines at sigma² = ln n and at H = ln n (uniform). For 16 keys the law drops below the measured curve from sigma² about 1 and hits 0 at 5.5 while the measured entropy stays above 1.2; for 1024 keys the law follows the dots up to about 5 and falls below them beyond."
 law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(400_000, 4000 * n)) for n in counts}  # last: ln n
 holds = {n: np.interp(0.05, -c.error[:-1], sigma2) for n, c in law.items()}  # where the law is first 5 % low
 print(" keys   law within 5 % up to σ² ≈   law's error at σ² = ln n")
 for n, c in law.items():
     print(f"{n:5d}   {holds[n]:25.1f}   {c.error[-1]:+24.0%}")
-saturation_plots.law_check_figure(sigma2, [c.entropy[:, :-1] for c in law.values()], counts)
-
-# %% [markdown]
-# **What happened:** too low, by 26 % for 16 keys and 13 % for 1024. The law is within 5 % of the measured
-# entropy up to $\sigma^2 \approx 1.2$ for 16 keys and $\approx 5.2$ for 1024: with more keys, one large term takes
-# over the sum later (deep dives).
-#
-# Call the **onset** of saturation the $d_k$ where the entropy of one query's unscaled softmax, averaged
-# over many queries, first falls **1 nat below $\ln n$**. For a fixed $q$ the logits
-# $q\cdot k_j = \sum_i q_i k_{ji}$ are sums of independent terms of variance $q_i^2$: i.i.d. normal, as the
-# law needs (deep dive after section 2), with variance $\|q\|^2$, on average $d_k$. So the law puts the onset at $\sigma^2 = 2$: $d_k \approx 2$ for every $n$. Measured
-# (interpolated between integer $d_k$):
-
-# %%
-onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 8, 16, 64, 256, 1024)}
-print(saturation.onset_table(onsets))
-med = {n: np.median(o) for n, o in onsets.items()}
-verify("onset > 15 for 4 keys, > 5 for 8; 2 to 4.5 for n >= 16, falling; 1024: within 15 % of 2",
-       min(onsets[4]) > 15 and min(onsets[8]) > 5 and np.all(np.diff(list(med.values())) < 0)
-       and all(2 < med[n] < 4.5 for n in (16, 64, 256, 1024)) and abs(med[1024] / 2 - 1) < 0.15)
-
-# %% [markdown]
-# For many keys the law predicts the onset: just above 2 for 1024 keys (above, because $\|q\|^2$ varies from
-# query to query: deep dive). For few keys it misses: 4.0 for 16 keys, about 21 for 4 (2 keys never lose
-# 1 nat: $\ln 2 < 1$). Real heads, $d_k = 64$ or 128, are far past it. Section 4's averages as a
-# figure: dash-dotted, the measured onset; thin black, the law.
-
-# %%
-d_law = np.geomspace(1, 4096, 200)
-saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[n_keys],
-                                          entropy_law=(d_law, np.log(n_keys) - d_law / 2))
-
-# %% [markdown]
-# Past the onset is not one-hot: the weight left to the other keys shrinks like $e^{-\text{gap}}$, and the
-# top two logits' gap grows like $\sqrt{d_k}$. We also compare $\|J\|_F$, the size of the softmax's
-# Jacobian: how strongly the weights respond to small changes of the logits (notebook 06).
-
-# %%
-left, j_ratio = saturation.slide_medians(64, n_keys, n_queries, seeds=range(10))  # 16 keys
-print(f"d_k = 64, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left",
-      f"to the 15 other keys; ||J||_F {np.median(j_ratio):.1f}× below scaled")
-
-# %% [markdown]
-# At $d_k = 64$ the typical query still leaves about 7 % to the other keys, its $\|J\|_F$ about 3× below
-# scaled; at 4096, below $10^{-9}$ (last deep dive).
+fig = saturation_plots.law_check_figure(sigma2, [c.entropy[:, :-1] for c in law.values()], counts)
+for ax, n in zip(fig.axes, counts):  # label the dotted horizontal line
+    ax.text(np.log(n) / 2, np.log(n), r"$H = \ln n$ (uniform)", fontsize=8, ha="center", va="top")
+fig
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the law's error at every variance
+# At $\sigma^2 = \ln n$ the law is too low, by 26 % for 16 keys and 13 % for 1024. It is within 5 % of
+# the measured entropy up to $\sigma^2 \approx 1.2$ for 16 keys and $\approx 5.2$ for 1024: with more
+# keys, one large term takes over the sum later.
+#
+# ### The law's error at every variance
 #
 # The law minus the measured median, relative to the measured, at each $\sigma^2$ of the grid; the
-# 5 % limits above interpolate linearly between grid points, which needs the error to grow steadily
+# 5 % limits interpolate linearly between grid points, which needs the error to grow steadily
 # (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
 # Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (4000 rows a
 # seed for 1024 keys, 25 000 for 16). Both errors are below 0.05, so the printed decimal holds.
@@ -291,51 +312,25 @@ verify("law within 0.5 % at sigma² = 2 for 1024 keys", abs(law[1024].error[3]) 
 print("a 1-nat drop: e^H = n/e = " + ", ".join(f"{n / np.e:.3g} of {n} keys" for n in (4, 1024)))
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: where the law comes from, why it needs $e^{\sigma^2} \ll n$, and what happens beyond
-#
-# Since $\ln p_j = z_j - \ln Z$, the entropy is $H = -\sum_j p_j(z_j - \ln Z) = \ln Z - \sum_j p_j z_j$.
-# For a normal $z$ with variance $\sigma^2$,
-#
-# $$E\,e^{z} = \int e^{x}\,\frac{e^{-x^2/2\sigma^2}}{\sqrt{2\pi}\,\sigma}\,dx = e^{\sigma^2/2},
-# \qquad\text{because}\quad x - \frac{x^2}{2\sigma^2} = \frac{\sigma^2}{2} - \frac{(x - \sigma^2)^2}{2\sigma^2}$$
-#
-# (complete the square): the integrand is $e^{\sigma^2/2}$ times a normal density centred at $\sigma^2$,
-# which integrates to 1. The same square gives $E[z\,e^{z}] = \sigma^2 e^{\sigma^2/2}$ (the mean of that
-# shifted normal is $\sigma^2$; also Stein's lemma, $E[z f(z)] = \sigma^2 E f'(z)$). By the law of large numbers
-# $Z/n \to e^{\sigma^2/2}$ and $\frac1n\sum_j z_j e^{z_j} \to \sigma^2 e^{\sigma^2/2}$, so $\ln Z \approx \ln n + \sigma^2/2$,
-# $\sum_j p_j z_j = \sum_j z_j e^{z_j}/Z \approx \sigma^2$, and $H \approx \ln n - \sigma^2/2$.
-# Replacing $Z$ by its mean is good when its relative spread (standard deviation over mean) is small;
-# its square is
-#
-# $$\frac{\mathrm{Var}(Z)}{(E Z)^2} = \frac{n\,(e^{2\sigma^2} - e^{\sigma^2})}{n^2 e^{\sigma^2}} = \frac{e^{\sigma^2} - 1}{n},$$
-#
-# small only when $e^{\sigma^2} \ll n$, i.e. $\sigma^2$ well below $\ln n$. At $\sigma^2 = \ln n$ it is
-# about 1: $Z$ is as uncertain as it is large, and the law is off by 13–26 %, as measured above.
-# Beyond, $Z$ is carried by its few largest terms, and the maximum of $n$ normals sits near
-# $\sigma\sqrt{2\ln n}$. (This is Derrida's *random energy model* of statistical physics,
-# [Phys. Rev. B 24, 2613 (1981)](https://doi.org/10.1103/PhysRevB.24.2613): with $\sigma^2 = t\ln n$,
-# $H/\ln n \to 1 - t/2$ as $n \to \infty$ for $0 \le t \le 2$, and $\to 0$ beyond. So as $n \to \infty$
-# the law holds up to $\sigma^2 = 2\ln n$ to leading order in $\ln n$ only; at $n = 1024$ its error in
-# nats is already large at $t \approx 1$.) A finer check of the two moments by quadrature lives in
-# `tests/test_saturation.py`. First the step $E\,e^z = e^{\sigma^2/2}$ by Monte Carlo at $\sigma^2 = 1$, then
-# the relative spread of $Z$ at the grid's variances, for both $n$:
-
-# %% tags=["deep-dive"]
-ez = saturation.mc_estimate(np.exp(make_rng(SEED + 2).standard_normal(1_000_000)))  # z ~ N(0, 1)
-verify_close(f"mean of e^z over 10⁶ draws against e^(1/2) = {np.exp(0.5):.4f}", ez.mean, np.exp(0.5), se=ez.se)
-for n in counts:
-    print(f"n = {n:4d}: relative spread of Z at σ² = " + ", ".join(f"{v:g}: {np.sqrt(np.expm1(v) / n):.2f}" for v in sigma2))
-verify_close("relative spread of Z at sigma² = ln n", np.sqrt(np.expm1(np.log(1024)) / 1024), 1.0, rtol=1e-3)
-
-# %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the onset more precisely, and why it is above 2
 #
+# The onset at six key counts, median and range over 5 seeds:
+
+# %% tags=["deep-dive"]
+onsets_all = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 8, 16, 64, 256, 1024)}
+print(saturation.onset_table(onsets_all))
+med_all = {n: np.median(o) for n, o in onsets_all.items()}
+verify("onset > 15 for 4 keys, > 5 for 8; 2 to 4.5 for n >= 16, falling; 1024: within 15 % of 2",
+       min(onsets_all[4]) > 15 and min(onsets_all[8]) > 5 and np.all(np.diff(list(med_all.values())) < 0)
+       and all(2 < med_all[n] < 4.5 for n in (16, 64, 256, 1024)) and abs(med_all[1024] / 2 - 1) < 0.15)
+
+# %% [markdown] tags=["deep-dive"]
 # The table's onsets come from 1000 queries a seed for many keys (`saturation.onset_over_seeds`), so each
 # wobbles by several hundredths (the table's ranges); its median for 1024 keys, 2.20, is a rough estimate. Here 20 000 queries at
 # $d_k = 2$ and 3, the same linear interpolation, and a standard error (that of the mean entropy at
 # $d_k = 2$ divided by the curve's drop per unit $d_k$). Then the same with $\|q\|^2$ fixed at $d_k$
 # (i.i.d. logits of variance $d_k$, `saturation.iid_entropy`). Why they differ: a query's entropy is a
-# convex function of its logits' variance $\|q\|^2$ (the curve of section 5's figure bends upward, so
+# convex function of its logits' variance $\|q\|^2$ (the measured curve of the law's figure bends upward, so
 # the average of two points lies above the curve between them, checked below), so averaging over the
 # spread of $\|q\|^2$ raises the mean entropy (Jensen's inequality) and delays the onset.
 
@@ -349,7 +344,7 @@ verify("convex: the mean of H at sigma² = 1 and 3 lies above H at 2", (h_fix[0]
 verify("the spread of ||q||² delays the onset by more than 4 SE", on_chi - on_fix > 4 * se_chi)
 
 # %% [markdown] tags=["deep-dive"]
-# At the far left of section 5's figure ($d_k = 1$, 16 keys) the law lies below the measured mean entropy, by
+# At $d_k = 1$ with 16 keys (the explorer's far left) the law lies below the measured mean entropy, by
 # more than at a fixed $\sigma^2 = 1$: there the spread of $\|q\|^2$ is largest. With 400 000 queries:
 
 # %% tags=["deep-dive"]
@@ -369,9 +364,9 @@ verify("d_k = 4096: the median query leaves below 1e-9 in each of 10 seeds", max
 # ## 6. Explorer: drag $d_k$ and the number of keys
 #
 # Live: one query's weights (top), the average curves (bottom; powers of 2 only), the law, and the
-# onset from section 5's table. Compare $n = 4$ (onset about 21) with $n = 1024$ (about 2.2).
+# measured onset. Compare $n = 4$ (onset about 21) with $n = 1024$ (about 2.2).
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"] alt="Explorer with sliders for d_k and the number of keys: top, one query's softmax weights unscaled and scaled at the chosen d_k; bottom, the average largest weight, entropy and effective keys against d_k, unscaled rising to one-hot and scaled nearly flat, with the law ln n - d_k/2 and a dash-dotted line at the measured onset (about 4 for 16 keys, 21 for 4, 2.2 for 1024)."
 explorer = SaturationExplorer(d_k=64)
 explorer
 
@@ -383,7 +378,7 @@ explorer
 # flattens toward uniform. Scaled attention is the unscaled logits at temperature $\sqrt{d_k}$ — a
 # temperature that grows exactly as fast as the logits spread, so the two cancel:
 
-# %%
+# %% alt="Left, three bar charts of the softmax of Karpathy's five logits: at T = 1/8 the largest takes 0.80, at T = 1 0.29, at T = 8 all five near 0.2. Right, against T from 1/64 to 64 (log axis): the largest weight falls from 1 toward 0.2 and the effective keys e^H rise from 1 toward 5."
 temps, curve_t = [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49)
 (bar_w, _), (_, curve_stats) = (saturation.temperature_curves(z5, t) for t in (temps, curve_t))
 saturation_plots.temperature_small_multiples(temps, bar_w, curve_t, curve_stats)
@@ -391,12 +386,15 @@ saturation_plots.temperature_small_multiples(temps, bar_w, curve_t, curve_stats)
 # %% [markdown]
 # Above: Karpathy's logits at $T = 1/8$ (his ×8), 1 and 8, and the largest weight and $e^H$ against $T$.
 
-# %% tags=["nbval-ignore-output"]
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the temperature, live, and the identity checked
+#
+# Drag $T$; then the identity $\mathrm{softmax}(z/\sqrt{d_k}) = \mathrm{softmax}(z, T = \sqrt{d_k})$ on
+# section 3's query.
+
+# %% tags=["deep-dive", "nbval-ignore-output"] alt="Explorer with a temperature slider from 1/64 to 64: bars of the softmax of Karpathy's five logits at the chosen T, one-hot at small T and nearly uniform at large T, beside the largest weight and e^H against T with a marker at the chosen T."
 temperature_explorer = TemperatureExplorer()
 temperature_explorer
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the identity, checked on section 3's query
 
 # %% tags=["deep-dive"]
 z = z_by_d[-1]  # section 3's query at d_k = 4096
@@ -406,12 +404,10 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # ## Summary
 #
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
-#   **saturates** (16 keys, $d_k = 4096$: the top key takes about 98% on average).
-# - For $n$ i.i.d. $N(0,\sigma^2)$ logits, $H \approx \ln n - \sigma^2/2$: within 5 % up to $\sigma^2 \approx 1.2$
-#   for 16 keys and $\approx 5.2$ for 1024; 26 % and 13 % too low at $\sigma^2 = \ln n$.
-# - The onset (mean entropy 1 nat below $\ln n$) is $d_k \approx 21$ for 4 keys, 4 for 16, just above 2 for 1024:
-#   the law's 2 holds for many keys only. At $d_k = 64$ the typical query still leaves about 7 % to the others.
-# - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1 (at initialisation).
+#   **saturates**.
+# - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
+#   Real heads, $d_k = 64$ or 128, are far past it: each query starts committed to one random key (**commitment**).
+# - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises
 #
@@ -444,8 +440,8 @@ _ = check("05.temperature", answer)
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
 # </details>
 #
-# **Exercise 3.** 1024 keys get i.i.d. $N(0, \sigma^2)$ logits with $\sigma^2 = 2$, where section 5
-# found the law within 5 %. What effective number of keys $e^H$ does the law give?
+# **Exercise 3.** 1024 keys get logits drawn independently from $N(0, \sigma^2)$ with $\sigma^2 = 2$, where the law holds
+# within 5 % (section 5's deep dive). What effective number of keys $e^H$ does the law give?
 # (three significant figures)
 
 # %%
@@ -457,7 +453,7 @@ _ = check("05.effective_keys_law", answer)
 #
 # $H \approx \ln 1024 - 2/2 = 5.93$ nats, so $e^H \approx 1024\,e^{-1} \approx 377$ keys: variance 2 costs
 # one nat, a factor $e$ in effective keys. For 1024 keys the law holds within 5 % up to
-# $\sigma^2 \approx 5.2$ (0.2 % off at $\sigma^2 = 2$: section 5's first deep dive), so it is trustworthy here;
+# $\sigma^2 \approx 5.2$ (0.2 % off at $\sigma^2 = 2$: section 5's deep dive on its precision), so it is trustworthy here;
 # at $\sigma^2 = 8$ it is 20 % too low.
 # </details>
 #
@@ -505,3 +501,4 @@ _ = check("05.stable_softmax", stable_softmax)
 #
 # ---
 # **Next:** [06 — Vanishing gradients](06_vanishing_gradients.ipynb)
+
