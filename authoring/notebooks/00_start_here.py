@@ -158,12 +158,12 @@ print(overview.comparison_table(heads), f"1024 keys, d_k = 64: median size of J,
 verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled, with 1024 larger", all(c.committed > 0.5 for c in heads) and 2 < 1 / heads[0].ratio < 4 and 6 < 1 / heads[1].ratio < 13 and many.ratio > 1)
 
 # %% [markdown] tags=["end-of-chain"]
-# Part 2, **commitment**: unscaled, most queries put over 0.9 on one random key (56 % and 67 %).
+# Part 2, **commitment**: unscaled at $d_k$ = 64 and 128, most queries put over 0.9 on one random key (56 %, 67 %).
 #
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
 # everywhere. With 16 keys $\|J\|$ is 2.7× and 8.7× smaller; with 1024 keys at $d_k = 64$ it is 6.0×
 # *larger*: scaled weights spread so thin that $J$ is tiny ($\|J\| \approx 1/\sqrt{n}$ for $n$ equal
-# weights). What the scale buys here is a soft start.
+# weights). What the scale buys is a soft start.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, and how the weights respond to $q$

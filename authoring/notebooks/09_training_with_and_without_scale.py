@@ -2,8 +2,7 @@
 # # 09 — Training with and without the scale
 #
 # Unscaled, each query starts committed to a random key (part 2 of the answer). Does that stop
-# training? We train a tiny attention model many times, with and without $1/\sqrt{d_k}$; sections
-# 3–6 refine part 3 (**speed, not possibility**).
+# training? We train a tiny attention model many times, with and without $1/\sqrt{d_k}$.
 #
 # **Learning goals**
 # - Write one head's backward pass and check it by finite differences.
@@ -181,8 +180,8 @@ verify("all 25 seeds agree on which side of 1 the batch-gradient ratio lies", ra
 # %% [markdown]
 # Larger: unscaled, the median example's gradient is about 3000 times smaller, the batch's 10 times
 # *larger*: the few examples whose top two logits nearly tie are not saturated, and keep $s = 1$,
-# not $1/32$ (deep dive). This refines part 3 of the answer (**speed, not
-# possibility**): the unscaled gradient is not smaller everywhere.
+# not $1/32$ (deep dive).
+# This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller everywhere.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: who carries the gradient
@@ -234,8 +233,8 @@ verify("d_k = 1024, each at its best η: all runs reach 90 %, the unscaled media
 
 # %% [markdown]
 # Every run reaches 90 %: at $d_k = 1024$ the medians are 11 steps scaled and 78 unscaled (ratio 7.1).
-# This refines part 3 (**speed, not possibility**): the unscaled model learns, only later. Its runs
-# are chaotic: a copy with initial $W_Q$ times $1 + 10^{-12}$ gives 82 (ratio 7.5; deep dive).
+# This refines part 3 of the answer (**speed, not possibility**): the unscaled model learns, only
+# later. Its runs are chaotic: a copy with initial $W_Q$ times $1 + 10^{-12}$ gives 82 (ratio 7.5; deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the stored grid, and chaotic runs
@@ -294,7 +293,7 @@ training_plots.training_small_multiples(runs, tuple(runs), title="SGD, η = 1, b
 
 # %% [markdown]
 # Scaled, about the same steps at every $d_k$; unscaled, slower as $d_k$ grows (at 1024, 7 of 25
-# runs reach 90 %). This refines part 3 (**speed, not possibility**): at a fixed $\eta$ the unscaled
+# runs reach 90 %). This refines part 3 of the answer (**speed, not possibility**): at a fixed $\eta$ the unscaled
 # speed depends on $d_k$. Two warnings (deep dive):
 #
 # - **A tiny gradient is not stuck.** Unscaled at $d_k = 64$ it falls below $10^{-8}$ (bottom row)
@@ -379,7 +378,7 @@ for lr in (0.1, 0.3, 1.0):
     print(f"η = {lr:g}, d_k = 4 … 1024 | scaled: {row['scaled']} | unscaled: {row['unscaled']} | nudged: {row['nudged']}")
 
 # %% [markdown]
-# This refines part 3 (**speed, not possibility**): unscaled, $\eta = 0.1$ and 0.3 train every run
+# This refines part 3 of the answer (**speed, not possibility**): unscaled, $\eta = 0.1$ and 0.3 train every run
 # at every $d_k$, only slower as $d_k$ grows from 16 up. The scale buys **a speed at fixed $\eta$ that
 # does not depend on $d_k$**: about 60, 25 and 14 steps at $\eta = 0.1$, 0.3 and 1 for every
 # $d_k \ge 16$ (deep dive).
