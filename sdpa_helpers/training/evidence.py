@@ -63,43 +63,46 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     for key in ("median", "batch"):
         if key not in init_ratio:
             raise ValueError(f"init_ratio must hold a SeedSummary under {key!r}")
-    rows = []
-    # spread: 00 (the random walks' ends, the deep dive's seed: 0), 04 (section 1 and 2, seed 0)
+    rows: list[Evidence] = []
+
+    def add(part: str, claim: str, values: Iterable[str], notebook: str) -> None:
+        rows.append(Evidence(part, claim, tuple(values), notebook))
+
+    # spread: 00 (the random walks' ends, the deep dive's seed: 0), 04 (sections 1 and 2, seed 0)
     end = overview.walk_end_variance(overview.dot_product_walks(256, 4000, rng=0))
-    rows.append(Evidence("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256)",
-                         (f"{end.var:.0f}",), "00"))
+    add("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256)", [f"{end.var:.0f}"], "00")
     x = sample_dot_products(64, 100_000, rng=0)
-    rows.append(Evidence("spread", "Var(q·k/√d_k), d_k = 64, 100 000 draws (theory 1)",
-                         (_g4(np.var(x / 8, ddof=1)),), "04"))
+    add("spread", "Var(q·k/√d_k), d_k = 64, 100 000 draws (theory 1)", [_g4(float(np.var(x / 8, ddof=1)))], "04")
     slopes = log_log_slopes(SCALING_D_KS, simulated_logit_stds(SCALING_D_KS, n=2000, seed=0), n=2000)
-    rows.append(Evidence("spread", "spread ∝ d_k^a: a unscaled / 1/√d_k / 1/d_k (theory ½, 0, −½)", tuple(_g4(slopes[s][0]) for s in ("unscaled", "sqrt", "inv_d")), "04"))
+    add("spread", "spread ∝ d_k^a: a unscaled / 1/√d_k / 1/d_k (theory ½, 0, −½)",
+        [_g4(slopes[name][0]) for name in ("unscaled", "sqrt", "inv_d")], "04")
     drift = overview.scaled_drifts(seed=0)
-    rows.append(Evidence("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by", tuple(f"{v:.1%}" for v in drift[:3]), "00"))
+    add("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by",
+        [f"{v:.1%}" for v in drift[:3]], "00")
     # commitment: 00 section 4 (seed 0), 09 section 3
     heads = [overview.compare(d, rng=0) for d in overview.HEAD_D_KS]
-    rows.append(Evidence("commitment", "unscaled, d_k = 64 / 128: queries with > 0.9 on one key",
-                         tuple(f"{100 * c.committed:.0f} %" for c in heads), "00"))
-    rows.append(Evidence("commitment", "d_k = 64: median largest weight, unscaled / scaled",
-                         tuple(f"{np.median(e.sorted_weights[:, 0]):#.2g}" for e in (heads[0].unscaled, heads[0].scaled)),
-                         "00"))
-    rows.append(Evidence("commitment", "start, d_k = 1024: median example's gradient, unscaled ÷ scaled", (_g4(init_ratio["median"].median),), "09"))
+    add("commitment", "unscaled, d_k = 64 / 128: queries with > 0.9 on one key",
+        [f"{100 * c.committed:.0f} %" for c in heads], "00")
+    add("commitment", "d_k = 64: median largest weight, unscaled / scaled",
+        [f"{np.median(e.sorted_weights[:, 0]):#.2g}" for e in (heads[0].unscaled, heads[0].scaled)], "00")
+    add("commitment", "start, d_k = 1024: median example's gradient, unscaled ÷ scaled",
+        [_g4(init_ratio["median"].median)], "09")
     # speed: 00 section 4, 06 section 5 (seed 6), 09 sections 3, 4 and 6
     many = overview.compare(64, overview.MANY_KEYS, rng=0)
-    rows.append(Evidence("speed", "1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", (f"{many.ratio:.1f}",),
-                         "00"))
-    g = {s: gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=s, rng=6).query_grad_norm.mean
-         for s in ("unscaled", "sqrt")}
+    add("speed", "1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", [f"{many.ratio:.1f}"], "00")
     i64 = list(D_K_CHOICES).index(64)
-    rows.append(Evidence("speed", "d_k = 64: mean gradient to the query, unscaled / scaled",
-                         (f"{g['unscaled'][i64]:.2f}", f"{g['sqrt'][i64]:.2f}"), "06"))
-    rows.append(Evidence("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", (_g4(init_ratio["batch"].median),), "09"))
-    s, u = (seed_summary(grid.best(1024, a)[1]).median for a in ("scaled", "unscaled"))
-    rows.append(Evidence("speed", "d_k = 1024, best η each: steps to 90 %, scaled / unscaled / ratio", (f"{s:.0f}", f"{u:.0f}", f"{u / s:.1f}"), "09"))
+    g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
+         for name in ("unscaled", "sqrt")]
+    add("speed", "d_k = 64: mean gradient to the query, unscaled / scaled", [f"{v:.2f}" for v in g], "06")
+    add("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", [_g4(init_ratio["batch"].median)], "09")
+    s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
+    add("speed", "d_k = 1024, best η each: steps to 90 %, scaled / unscaled / ratio",
+        [f"{s:.0f}", f"{u:.0f}", f"{u / s:.1f}"], "09")
     k = list(grid.lrs).index(0.1)
     for arm in ("scaled", "unscaled"):
         med = [seed_summary(grid.steps(d, arm)[:, k]).median for d in grid.d_ks]
-        rows.append(Evidence("speed", f"η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: "
-                             f"steps to 90 %, {arm}", (" ".join(f"{m:.0f}" for m in med),), "09"))
+        add("speed", f"η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: steps to 90 %, {arm}",
+            [" ".join(f"{m:.0f}" for m in med)], "09")
     return rows
 
 
@@ -107,8 +110,8 @@ def format_evidence(rows: Iterable[Evidence]) -> str:
     """The table as text, one row a line: ``part | claim | values joined by " / " | notebook``.
 
     >>> print(format_evidence([Evidence("spread", "a claim", ("1.0", "2"), "04")]))
-    part       | claim   | number(s) | notebook
-    spread     | a claim | 1.0 / 2   | 04
+    part   | claim   | number(s) | notebook
+    spread | a claim | 1.0 / 2   | 04
     """
     rows = list(rows)
     if not rows or not all(isinstance(r, Evidence) for r in rows):
