@@ -239,7 +239,7 @@ verify("d_k = 1024, each at its best η: all runs reach 90 %, the unscaled media
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the stored grid, and chaotic runs
 #
-# What the ratio 7.1 can show: the yardstick cannot go below 10 steps (a 10-step average), and no
+# Printed first below: each model at its best $\eta$ at every $d_k$. What the ratio 7.1 can show: the yardstick cannot go below 10 steps (a 10-step average), and no
 # run of this grid took fewer than 11 (printed below: a fact of this grid, not a bound); the
 # scaled best is also at the grid's edge, $\eta = 10$. Both can only hide a larger gap. The unscaled $\eta$ grid is 3× coarse (the
 # medians at 0.03, 0.1, 0.3 printed below): a rate between might shrink it.
