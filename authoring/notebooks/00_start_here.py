@@ -5,13 +5,13 @@
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
-# The rows of $Q$, $K$, $V$ are queries, keys and values (section 1). Why divide by $\sqrt{d_k}$?
-# Here is the answer; notebooks 01–09 prove it.
+# Why divide by $\sqrt{d_k}$? The answer has three parts (after section 2); this notebook shows
+# them, 01–09 prove them.
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
-# - Explain the chain: logits grow with $d_k$ → nearly one-hot weights → a Jacobian that shrinks toward 0; and what $1/\sqrt{d_k}$ changes at $d_k$ = 64, 128.
-# - Say what $d_k$ is, and which notebook proves each step.
+# - State the answer's three parts, **spread**, **commitment**, **speed**, and see each at initialisation.
+# - Say what $d_k$ is, and where each part is proved.
 #
 # **Prerequisites**
 # - Python, a little numpy (arrays, `@`).
@@ -40,14 +40,13 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. What attention is for
 #
-# In a Transformer each word gathers information from others. In *the cat sat on the mat*,
-# *sat* needs to know who sat. Attention is a soft lookup: the word's **query** $q$ asks ("a noun
-# that can act?"), each word's **key** $k_j$ advertises what it offers, its **value** $v_j$ is what
-# it delivers. The **logit** $z_j = q\cdot k_j$ scores how well key $j$ answers; the softmax turns
+# In a Transformer each word gathers information from others: in *the cat sat on the mat*,
+# *sat* needs to know who sat. The word's **query** $q$ asks ("a noun that can act?"), each word's
+# **key** $k_j$ advertises what it offers, its **value** $v_j$ is what it delivers. The **logit** $z_j = q\cdot k_j$ scores how well key $j$ answers; the softmax turns
 # logits into **weights** $p_j = e^{z_j}/\sum_i e^{z_i}$, positive, summing to 1; the output is
-# $\sum_j p_j v_j$. The model learns to make $q$, $k$, $v$ from the words; $q$ and $k$ have length
-# $d_k$. The **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are: $\ln n$
-# when all $n$ are equal, 0 when one takes all. A toy with $d_k = 2$:
+# $\sum_j p_j v_j$. The model learns to make $q$, $k$, $v$ (length $d_k$) from the words. The
+# **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are: $\ln n$ when all $n$
+# are equal, 0 when one takes all. A toy with $d_k = 2$:
 
 # %%
 words = ["cat", "mat", "on"]
@@ -59,8 +58,8 @@ for c in (1, 8):
     print(f"logits × {c}: {c * z} → weights", ", ".join(f"{w} {x:.3f}" for w, x in zip(words, p)), f"| entropy {entropy(p):.2f}")
 
 # %% [markdown]
-# *cat* wins; *mat* still gets a quarter. Logits ×8 (same order, bigger gaps) make a hard lookup:
-# *cat* takes all, the weights are **one-hot** (one 1, the rest 0). So how big do logits $q\cdot k$ get?
+# *cat* wins; *mat* still gets a quarter. Logits ×8 make a hard lookup: *cat* takes
+# all, the weights are **one-hot** (one 1, the rest 0). How big do logits $q\cdot k$ get?
 #
 # ## 2. What the paper says
 #
@@ -72,13 +71,25 @@ for c in (1, 8):
 #
 # and its footnote 4:
 #
-# > To illustrate why the dot products get large, assume that the components of $q$ and $k$ are
-# > independent random variables with mean $0$ and variance $1$. Then their dot product,
+# > … assume that the components of $q$ and $k$ are independent random variables with mean $0$ and variance $1$. Then their dot product,
 # > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean $0$ and variance $d_k$.
 #
 # A **gradient** measures how much a result changes when an input moves; training follows
-# gradients, so tiny ones slow it. The paper *suspects*; it measures no gradients. The
-# assumption can hold at **initialisation**, the start of training, when the numbers that make $q$ and $k$ are random (notebook 08 checks when).
+# gradients. The paper *suspects*; it measures none. Its assumption can hold at **initialisation**,
+# the start of training, when $q$ and $k$ are random (notebook 08).
+
+# %% [markdown]
+# > **The answer, in three parts.**
+# >
+# > 1. **Spread.** With independent mean-0, variance-1 components, as at initialisation, $q\cdot k$
+# >    has variance $d_k$: the logits spread $\sqrt{d_k}$ wide. Multiplying by $1/\sqrt{d_k}$ (and by
+# >    no other power of $d_k$) brings the spread back to 1 for every $d_k$.
+# > 2. **Commitment.** Unscaled, already at the head sizes real models use ($d_k$ = 64, 128), the
+# >    softmax is nearly one-hot: each query starts committed to a key the random draws picked, and
+# >    every key it ignores gets a gradient multiplied by its near-zero weight: almost no learning signal. Scaled, attention starts soft and every key gets signal.
+# > 3. **Speed, not possibility.** The unscaled gradient is not smaller everywhere, and unscaled
+# >    heads still learn, only more slowly as $d_k$ grows (notebook 09). What the scale buys is a
+# >    start, and a training speed at a fixed learning rate, that do not depend on $d_k$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
@@ -94,28 +105,30 @@ for c in (1, 8):
 # %% [markdown]
 # ## 3. The chain at initialisation
 #
-# Give each of 2000 random queries 16 keys (one row of $QK^\top$), every component drawn
-# independently from a normal distribution (bell curve), mean 0, variance 1. At $d_k$ = 4, 64,
-# 1024 compare logits $q\cdot k_j$ (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws):
+# Give each of 2000 random queries 16 keys, all components independent and normal, mean 0, variance 1. At $d_k$ = 4, 64, 1024 compare logits $q\cdot k_j$
+# (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws): their **spread** (standard deviation);
+# the **weights**, each query's 16 sorted, then averaged; and the softmax's **Jacobian** $J$, through
+# which gradients reach $q$ and $k$: how much $p_i$ moves when $z_j$ moves, $J_{ii} = p_i(1-p_i)$,
+# $J_{ij} = -p_ip_j$ (notebook 06). Its size $\|J\|$ is the root of its summed squares; one-hot
+# weights give $J = 0$.
 #
-# 1. **spread** (standard deviation) of the logits;
-# 2. **weights**: each query's 16, sorted, then averaged;
-# 3. **gradient**: gradients reach $q$ and $k$ through the softmax's **Jacobian** $J$, the 16×16
-#    table of how much weight $p_i$ moves when logit $z_j$ moves: $p_i(1-p_i)$ on the diagonal,
-#    $-p_ip_j$ off it (notebook 06). Its size $\|J\|$ is the root of the sum of squared entries;
-#    one-hot weights give $J = 0$.
-#
-# **Predict:** at $d_k = 1024$, is a typical unscaled logit about 32 or about 1024 in size?
+# **Predict:** at $d_k = 1024$, is the unscaled $\|J\|$ half the scaled one, a hundredth, or smaller still?
 
-# %% tags=["readme-figure"]
+# %% tags=["readme-figure"] alt="Notebook 00's figure, three rows for d_k = 4, 64 and 1024. Left: the unscaled logits spread 2, 8 and 32 wide; next: the scaled logits keep spread 1. Third column: the mean largest of 16 sorted softmax weights climbs from 0.42 to 0.96 unscaled but stays near 0.25 scaled (0.23 at d_k = 4). Right: the median size of the softmax's Jacobian against d_k on a log scale: about 0.3 scaled at every d_k, unscaled falling from 0.33 at d_k = 4 to about 1e-5 at d_k = 1024 and 1e-10 at 4096."
 rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
-verify(f"row by row, unscaled: the largest weight rises, the median size of J falls; scaled: both stay within 10 % (from d_k = 4 to 4096: {overview.scaled_drift(seed=SEED):.0%})", overview.chain_holds(rows))
+drift = overview.scaled_drifts(seed=SEED)  # scaled, d_k = 4 ... 4096: how far each quantity moves
+verify(f"unscaled, row by row: the largest weight rises, the median size of J falls; scaled, d_k = 4 … 4096: spread, largest weight, size of J move {drift.spread:.1%}, {drift.largest_weight:.1%}, {drift.jacobian:.1%} (the smallest of the 16 weights: {drift.smallest_weight:.0%})", overview.chain_holds(rows) and max(drift[:3]) < 0.06)
 overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
-# About 32: the spread is $\sqrt{d_k}$, the root of the variance (notebook 02; deep dive below).
-# Unscaled, the largest weight climbs towards 1 and $\|J\|$ collapses; scaled, all stay nearly put.
+# Smaller still: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
+# weight nears 1 and $\|J\|$ collapses, below $10^{-4}$ at $d_k = 1024$. Scaled, the spread, the
+# largest weight and $\|J\|$ stay within 6 % (printed); the small weights move more. Drag $d_k$ yourself:
+
+# %% tags=["nbval-ignore-output"] alt="Explorer of the figure above with a slider on d_k from 1 to 4096 (powers of two), starting at d_k = 64: unscaled logits spread 8 wide, the unscaled largest of 16 weights 0.84 against 0.25 scaled, and the unscaled median size of J 0.11 against 0.30 scaled, marked on the curves against d_k."
+ThreeEffectsExplorer(d_k=64)
+
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $q\cdot k$ as a random walk
@@ -125,7 +138,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # a walk is, in root-mean-square, $\sqrt{i}$ from zero, not $i$. Here are 4000 walks of 256 steps
 # (five drawn), and the variance of where they end, against $d_k = 256$:
 
-# %% tags=["deep-dive"]
+# %% tags=["deep-dive"] alt="Five random walks q_1 k_1 + ... + q_i k_i over 256 steps, drawn against a grey band of ±sqrt(i) (one standard deviation, 16 wide at step 256) and dotted curves at ±2 sqrt(i); most walks stay within the band, one ends near -33 and one near +18, none near ±256."
 walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
 end = overview.walk_end_variance(walks)
 verify(f"Var(q·k) of the 4000 walks' ends is {end.var:.0f}: matches theory ({end.theory:.0f}) within simulation noise",
@@ -135,8 +148,8 @@ overview_plots.random_walks(walks).figure
 # %% [markdown]
 # ## 4. At the sizes real models use
 #
-# Models often use $d_k$ = 64 or 128 (section 6, deep dive). The same comparison in numbers;
-# the last column is section 3's gradient measure, median $\|J\|$ unscaled ÷ scaled:
+# Models often use $d_k$ = 64 or 128 (section 5). The same comparison in numbers; the last column
+# is the median $\|J\|$, unscaled ÷ scaled:
 
 # %%
 heads = [overview.compare(d, rng=SEED) for d in overview.HEAD_D_KS]  # 16 keys, unscaled and scaled on the same draws
@@ -145,13 +158,12 @@ print(overview.comparison_table(heads), f"1024 keys, d_k = 64: median size of J,
 verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled, with 1024 larger", all(c.committed > 0.5 for c in heads) and 2 < 1 / heads[0].ratio < 4 and 6 < 1 / heads[1].ratio < 13 and many.ratio > 1)
 
 # %% [markdown] tags=["end-of-chain"]
-# Unscaled, most queries commit to one key the random draws picked (56 % and 67 % put over 0.9
-# on it), yet $\|J\|$ is only 2.7× and 8.7× smaller (one seed of 2,000 queries): shrinking,
-# not yet vanished; it heads to 0 as $d_k$ grows (section 3's figure). With 1024 keys at
-# $d_k = 64$ the unscaled $\|J\|$ is even larger than the scaled (6.0×): scaled weights spread
-# so thin that $J$ is tiny ($\|J\| \approx 1/\sqrt{n}$ for $n$ equal weights). So at real head sizes the
-# scale's first job is to keep the weights spread; with many keys, unscaled $\|J\|$ falls below the
-# scaled only at larger $d_k$ (from 512 with 1024 keys, deep dive).
+# Part 2, **commitment**: unscaled at $d_k$ = 64 and 128, most queries put over 0.9 on one random key (56 %, 67 %).
+#
+# This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
+# everywhere. With 16 keys $\|J\|$ is 2.7× and 8.7× smaller; with 1024 keys at $d_k = 64$ it is 6.0×
+# *larger*: scaled weights spread so thin that $J$ is tiny ($\|J\| \approx 1/\sqrt{n}$ for $n$ equal
+# weights). What the scale buys is a soft start.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, and how the weights respond to $q$
@@ -192,21 +204,12 @@ verify("medians within 25 % of √d_k × the J ratio", all(abs(np.median(grad[n]
 # with more keys.
 
 # %% [markdown]
-# ## 5. Drag $d_k$ yourself
-#
-# The figure above, for $d_k$ = 1, 2, 4, …, 4096 (the powers of two).
-
-# %% tags=["nbval-ignore-output"]
-ThreeEffectsExplorer(d_k=64)
-
-# %% [markdown]
-# ## 6. The diagram, and what $d_k$ is
+# ## 5. The diagram, and what $d_k$ is
 #
 # ![Bottom up: MatMul Q, K; Scale; Mask (optional); SoftMax; MatMul V.](figures/sdpa_diagram.png)
 #
-# *Mask* hides keys a word may not see (notebook 07). $d_k$ is
-# the **head dimension**: a layer runs $h$ **heads**, independent attentions side by side, often
-# sharing the model's width, $d_k = d_\text{model}/h$: $512/8 = 64$ in the paper (not always: deep dive).
+# *Mask* hides keys a word may not see (notebook 07). $d_k$ is the **head dimension**: a layer runs
+# $h$ **heads**, attentions side by side, often $d_k = d_\text{model}/h$: $512/8 = 64$ in the paper.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: $d_k$ in real models
@@ -221,31 +224,28 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # T5 does not scale its logits; it folds $1/\sqrt{d_{kv}}$ into the initialisation of $W_Q$ instead.
 
 # %% [markdown]
-# ## 7. Course map
+# ## 6. Course map
 #
-# | # | notebook | what it proves |
+# | # | notebook | proves |
 # |---|---|---|
 # | 01 | [Dot products](01_dot_products.ipynb) | $q\cdot k$, $QK^\top$ |
-# | 02 | [Mean and variance](02_mean_and_variance.ipynb) | $\mathrm{Var}(q\cdot k) = d_k$, derived |
+# | 02 | [Mean and variance](02_mean_and_variance.ipynb) | part 1: $\mathrm{Var}(q\cdot k) = d_k$ |
 # | 03 | [Small experiments](03_small_experiments.ipynb) | simulation noise |
-# | 04 | [Why √d_k](04_why_sqrt_dk.ipynb) | why the square root |
-# | 05 | [Saturation](05_softmax_saturation.ipynb) | spread → one-hot |
-# | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | one-hot → $J \to 0$ |
+# | 04 | [Why √d_k](04_why_sqrt_dk.ipynb) | part 1: why the square root |
+# | 05 | [Saturation](05_softmax_saturation.ipynb) | part 2: spread → one-hot |
+# | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | parts 2–3: gradients |
 # | 07 | [End to end](07_attention_end_to_end.ipynb) | masks, heads |
-# | 08 | [Unit variance?](08_does_unit_variance_hold.ipynb) | the assumption, measured |
-# | 09 | [Training](09_training_with_and_without_scale.ipynb) | training both ways |
+# | 08 | [Unit variance?](08_does_unit_variance_hold.ipynb) | where it holds |
+# | 09 | [Training](09_training_with_and_without_scale.ipynb) | part 3, measured |
 
 # %% [markdown]
 # ## Summary
 #
-# - With independent mean-0 variance-1 components (as can hold at initialisation), $q\cdot k$ has spread $\sqrt{d_k}$.
-# - Unscaled, with 16 keys at $d_k$ = 64, 128, most queries commit to one random key, and
-#   $\|J\|$ is already a few times smaller; it shrinks toward 0 as $d_k$ grows.
-# - With 16 keys, dividing by $\sqrt{d_k}$ keeps spread, weights and Jacobian within 6 % for every $d_k \ge 4$.
+# - The answer: the box after section 2. Say it in three sentences, then compare.
+# - Scaled, from $d_k$ = 4 to 4096, the spread, the largest weight and $\|J\|$ move 0.7 %, 5.7 %, 3.5 %;
+#   the smallest of 16 weights moves 46 %.
 #
 # ## Exercises
-#
-# `check` prints ✅ or ❌ with a hint.
 #
 # **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads of size $d_\text{model}/h$.
 # What is its $d_k$? (an integer)

@@ -79,3 +79,6 @@ __all__ = [
     "ARMS", "OPTIMIZERS", "STEPS", "Arm", "History", "Runs", "as_tuple", "check_arm", "steps_to_accuracy",
     "train_runs",
 ]
+from .evidence import PARTS, Evidence, course_evidence, format_evidence  # noqa: E402  (notebook 09's last section)
+
+__all__ += ["PARTS", "Evidence", "course_evidence", "format_evidence"]

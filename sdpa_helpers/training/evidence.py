@@ -1,0 +1,122 @@
+"""The course's evidence for its one answer, gathered for notebook 09's "The answer, revisited".
+
+Each row names a part of the answer (spread, commitment, speed), a claim, the numbers that back it
+and the notebook that shows them. Every number is recomputed here with the source notebook's own
+call and seed (cheap ones: notebooks 00, 04, 06), read from the stored training grid, or passed
+in from notebook 09's own cells, and formatted as that notebook prints it, so a test can find each
+one in the notebook's stored output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import gradients, overview
+from ..sampling import sample_dot_products
+from ..scales import D_K_CHOICES
+from ..scaling import D_KS as SCALING_D_KS
+from ..scaling import log_log_slopes, simulated_logit_stds
+from .grid import Grid
+from .summaries import seed_summary
+
+__all__ = ["PARTS", "Evidence", "course_evidence", "format_evidence"]
+
+#: The three parts of the answer, in order.
+PARTS = ("spread", "commitment", "speed")
+
+
+class Evidence(NamedTuple):
+    """One row of the evidence table: ``part`` (one of :data:`PARTS`), ``claim``, ``values`` (strings,
+    as the ``notebook`` prints them) and ``notebook`` (two digits)."""
+
+    part: str
+    claim: str
+    values: tuple[str, ...]
+    notebook: str
+
+
+def _g4(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
+    """The evidence table: recomputed rows from notebooks 00, 04 and 06, and notebook 09's rows.
+
+    Parameters
+    ----------
+    grid : Grid
+        The stored training grid (:func:`sdpa_helpers.training.training_grid`).
+    init_ratio : mapping
+        Notebook 09 section 3's ratios at initialisation, unscaled over scaled, one
+        :class:`~sdpa_helpers.training.SeedSummary` per key ``"median"`` (the median example's
+        gradient) and ``"batch"`` (a batch-64 gradient).
+
+    Returns
+    -------
+    list of Evidence
+        In the order of :data:`PARTS`. Results over seeds (09) are medians over the grid's 25 seeds;
+        "start" is initialisation.
+    """
+    for key in ("median", "batch"):
+        if key not in init_ratio:
+            raise ValueError(f"init_ratio must hold a SeedSummary under {key!r}")
+    rows: list[Evidence] = []
+
+    def add(part: str, claim: str, values: Iterable[str], notebook: str) -> None:
+        rows.append(Evidence(part, claim, tuple(values), notebook))
+
+    # spread: 00 (the random walks' ends, the deep dive's seed: 0), 04 (sections 1 and 2, seed 0)
+    end = overview.walk_end_variance(overview.dot_product_walks(256, 4000, rng=0))
+    add("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256)", [f"{end.var:.0f}"], "00")
+    x = sample_dot_products(64, 100_000, rng=0)
+    add("spread", "Var(q·k/√d_k), d_k = 64, 100 000 draws (theory 1)", [_g4(float(np.var(x / 8, ddof=1)))], "04")
+    slopes = log_log_slopes(SCALING_D_KS, simulated_logit_stds(SCALING_D_KS, n=2000, seed=0), n=2000)
+    add("spread", "spread ∝ d_k^a: a unscaled / 1/√d_k / 1/d_k (theory ½, 0, −½)",
+        [_g4(slopes[name][0]) for name in ("unscaled", "sqrt", "inv_d")], "04")
+    drift = overview.scaled_drifts(seed=0)
+    add("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by",
+        [f"{v:.1%}" for v in drift[:3]], "00")
+    # commitment: 00 section 4 (seed 0), 09 section 3
+    heads = [overview.compare(d, rng=0) for d in overview.HEAD_D_KS]
+    add("commitment", "unscaled, d_k = 64 / 128: queries with > 0.9 on one key",
+        [f"{100 * c.committed:.0f} %" for c in heads], "00")
+    add("commitment", "d_k = 64: median largest weight, unscaled / scaled",
+        [f"{np.median(e.sorted_weights[:, 0]):#.2g}" for e in (heads[0].unscaled, heads[0].scaled)], "00")
+    add("commitment", "start, d_k = 1024: median example's gradient, unscaled ÷ scaled",
+        [_g4(init_ratio["median"].median)], "09")
+    # speed: 00 section 4, 06 section 5 (seed 6), 09 sections 3, 4 and 6
+    many = overview.compare(64, overview.MANY_KEYS, rng=0)
+    add("speed", "1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", [f"{many.ratio:.1f}"], "00")
+    i64 = list(D_K_CHOICES).index(64)
+    g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
+         for name in ("unscaled", "sqrt")]
+    add("speed", "d_k = 64: mean gradient to the query, unscaled / scaled", [f"{v:.2f}" for v in g], "06")
+    add("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", [_g4(init_ratio["batch"].median)], "09")
+    s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
+    add("speed", "d_k = 1024, best η each: steps to 90 %, scaled / unscaled / ratio",
+        [f"{s:.0f}", f"{u:.0f}", f"{u / s:.1f}"], "09")
+    k = list(grid.lrs).index(0.1)
+    for arm in ("scaled", "unscaled"):
+        med = [seed_summary(grid.steps(d, arm)[:, k]).median for d in grid.d_ks]
+        add("speed", f"η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: steps to 90 %, {arm}",
+            [" ".join(f"{m:.0f}" for m in med)], "09")
+    return rows
+
+
+def format_evidence(rows: Iterable[Evidence]) -> str:
+    """The table as text, one row a line: ``part | claim | values joined by " / " | notebook``.
+
+    >>> print(format_evidence([Evidence("spread", "a claim", ("1.0", "2"), "04")]))
+    part   | claim   | number(s) | notebook
+    spread | a claim | 1.0 / 2   | 04
+    """
+    rows = list(rows)
+    if not rows or not all(isinstance(r, Evidence) for r in rows):
+        raise TypeError("rows must be a non-empty sequence of Evidence")
+    cells = [("part", "claim", "number(s)", "notebook")] + [(r.part, r.claim, " / ".join(r.values), r.notebook)
+                                                            for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(3)]
+    return "\n".join(" | ".join(c[i].ljust(widths[i]) for i in range(3)) + " | " + c[3] for c in cells)

@@ -1,0 +1,100 @@
+"""Notebook 09's "The answer, revisited": every number of the evidence table is the one its named
+notebook prints in its stored output (outside the table itself), and the claims the table backs
+hold (issue 29)."""
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from sdpa_helpers import training
+from sdpa_helpers.training import Evidence, format_evidence, seed_summary
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = {p.name[:2]: p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+TABLE_CELL = "format_evidence"  # the source of the cell that prints the table
+
+
+def stored_text(path, skip=None):
+    """All stored text outputs of a notebook, except cells whose source contains ``skip``."""
+    nb = nbformat.read(path, as_version=4)
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or (skip and skip in cell.source):
+            continue
+        for out in cell.outputs:
+            parts.append(out.get("text", "") if out.output_type == "stream"
+                         else str(out.get("data", {}).get("text/plain", "")))
+    return "\n".join(parts)
+
+
+def stored_table():
+    """The rows of the evidence table as notebook 09 stores it: (part, claim, values, notebook)."""
+    nb = nbformat.read(NOTEBOOKS["09"], as_version=4)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and TABLE_CELL in c.source]
+    text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    lines = text.strip().splitlines()
+    assert lines[0].split(" | ")[0].strip() == "part", "the table starts with its header"
+    rows = []
+    for line in lines[1:]:
+        part, claim, values, notebook = (c.strip() for c in line.split(" | "))
+        rows.append(Evidence(part, claim, tuple(values.split(" / ")), notebook))
+    return rows
+
+
+def test_the_table_covers_the_three_parts_and_the_course():
+    rows = stored_table()
+    assert [r.part for r in rows] == sorted((r.part for r in rows), key=training.PARTS.index), "parts in order"
+    assert {r.part for r in rows} == set(training.PARTS)
+    assert {"00", "09"} <= {r.notebook for r in rows} and len({r.notebook for r in rows}) >= 4
+
+
+@pytest.mark.parametrize("row", stored_table(), ids=lambda r: f"{r.notebook}-{r.claim[:30]}")
+def test_each_number_is_what_its_notebook_prints(row):
+    skip = TABLE_CELL if row.notebook == "09" else None
+    text = stored_text(NOTEBOOKS[row.notebook], skip)
+    for value in row.values:
+        assert re.search(rf"(?<![\d.]){re.escape(value)}(?![\d])", text), \
+            f"{value!r} ({row.claim}) is not in the stored output of notebook {row.notebook}"
+
+
+def test_the_claims_hold():
+    """What the answer says of each number (the notebooks' checks stay neutral where a Predict asks)."""
+    rows = {r.claim: tuple(r.values) for r in stored_table()}
+
+    def num(claim_start, i=0):
+        (values,) = [v for c, v in rows.items() if c.startswith(claim_start)]
+        return float(values[i].rstrip("%").strip())
+
+    assert abs(num("Var(q·k), d_k = 256") / 256 - 1) < 0.05
+    assert abs(num("Var(q·k/√d_k)") - 1) < 0.01
+    assert max(num("scaled, d_k = 4", i) for i in range(3)) < 6  # per cent
+    assert min(num("unscaled, d_k = 64 / 128", i) for i in range(2)) > 50  # per cent of queries committed
+    assert num("start, d_k = 1024: median example") < 0.01
+    assert num("1024 keys, d_k = 64") > 1  # larger unscaled: part 3
+    assert num("d_k = 64: mean gradient to the query", 0) > num("d_k = 64: mean gradient to the query", 1)
+    assert num("start, d_k = 1024: batch gradient") > 1
+    assert num("d_k = 1024, best η each", 2) > 5
+
+
+def test_recomputed_rows_match_the_stored_table():
+    """The rows that do not need notebook 09's initial statistics are recomputed identically."""
+    stored = {r.claim: r for r in stored_table()}
+    fake = {k: seed_summary([float(stored[c].values[0])]) for k, c in
+            (("median", next(c for c in stored if "median example" in c)),
+             ("batch", next(c for c in stored if "batch gradient" in c)))}
+    fresh = training.course_evidence(training.training_grid(), fake)
+    assert [r.claim for r in fresh] == list(stored)
+    for r in fresh:
+        assert r == stored[r.claim], r.claim
+
+
+def test_format_evidence_refuses_an_empty_table():
+    with pytest.raises(TypeError, match="rows"):
+        format_evidence([])
+
+
+def test_course_evidence_names_a_missing_ratio():
+    with pytest.raises(ValueError, match="init_ratio"):
+        training.course_evidence(training.training_grid(), {"median": seed_summary([1.0])})
