@@ -50,7 +50,7 @@ def test_spread_vs_n_draws_error_bars_when_given_standard_errors():
     from matplotlib.container import ErrorbarContainer
     ax = small_samples_plots.spread_vs_n([2, 8], [1.4, 0.3], sim_se=[0.03, 0.004], n_max=64)
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-    assert len(bars) == 1 and "2 SE" in bars[0].get_label()
+    assert len(bars) == 1 and "2 Monte Carlo errors" in bars[0].get_label()
     segments = bars[0].lines[2][0].get_segments()
     assert np.allclose([seg[1, 1] - seg[0, 1] for seg in segments], [0.12, 0.016])  # +-2 SE
     with pytest.raises(ValueError, match="sim_se"):

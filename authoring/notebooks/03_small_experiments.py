@@ -18,6 +18,7 @@
 
 # %% tags=["nbval-ignore-output"]
 # %matplotlib inline
+import math
 import platform
 
 import matplotlib
@@ -39,7 +40,7 @@ rng = make_rng(SEED)
 print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib {matplotlib.__version__} "
       f"| sdpa_helpers {sdpa_helpers.__version__}")
 
-# %% [markdown]
+# %% [markdown] predict_answer=["not close", "none within 20 %", "0.05 to 10.55"]
 # ## 1. The experiment that gave 1.6
 #
 # On AI Stack Exchange ([question 21237](https://ai.stackexchange.com/questions/21237)) a learner
@@ -96,22 +97,28 @@ fig
 #
 # The **standard error** (SE) of a simulated result is its standard deviation over repeated runs:
 # how far one run typically lands from the average of all runs. Judge a result by how many SEs it
-# lies from theory. For a roughly normal result, 95 % of runs land within 2 SE and almost none
-# beyond 4: the course's checks accept up to 4 SE. An average of $N$ runs has an SE $\sqrt N$
-# times smaller (notebook 02).
+# lies from theory. A roughly normal result, such as an average of many runs, lands within 2 SE
+# 95 % of the time and beyond 4 SE almost never: the course's checks accept up to 4 SE.
+# An average of $N$ runs has an SE $\sqrt N$ times smaller (notebook 02). One lopsided 2×2 run
+# is not roughly normal:
 
 # %%
 se_one_run = theory.matmul_sample_variance_moments(2, 2, ddof=0).std  # exact SD of one run's np.var
 print(f"SE of one np.var run: exact {se_one_run:.2f}; SD of the {n_reps} runs {s2_ddof0.std(ddof=1):.2f}")
 print(f"1.6 lies {z_score(1.6, 1.5, se_one_run):+.2f} SE from np.var's average 1.5, "
       f"{z_score(1.6, 2.0, se_one_run):+.2f} SE from 2")
+beyond_4, normal_4 = np.mean(np.abs(s2_ddof0 - 1.5) > 4 * se_one_run), math.erfc(4 / np.sqrt(2))  # two tails
+print(f"runs beyond 4 SE of 1.5: {beyond_4:.1%} (a normal result: {normal_4:.3%}); "
+      f"seed 6's {two_by_two(6):.2f} lies {z_score(two_by_two(6), 1.5, se_one_run):+.2f} SE")
 for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):  # the SE of an average of N runs: SD / √N
     verify_close(f"average of the {n_reps} runs, ddof={ddof}", s2.mean(),
                  theory.matmul_sample_variance_moments(2, 2, ddof=ddof).mean, se=s2.std(ddof=1) / np.sqrt(n_reps))
 
 # %% [markdown]
 # One run's SE, 2.18, exceeds the value it estimates: 1.6 lies within a fifth of an SE of both 1.5
-# and 2. One 2×2 run can tell neither theory nor estimator apart; the average of 100 000 runs can.
+# and 2. And the long tail breaks the 4-SE rule: 1.1 % of single runs land beyond 4 SE (seed 6's
+# 10.55 at +4.15), against 0.006 % for a normal result. One 2×2 run can tell neither theory nor
+# estimator apart; the average of 100 000 runs, roughly normal, can.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why `np.var` averages $\frac{m-1}{m}\sigma^2$
@@ -130,32 +137,37 @@ for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):  # the SE of an average of N run
 print(f"np.var runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1):.1%}; "
       f"at or below 1.6: {np.mean(s2_ddof0 <= 1.6):.0%}; median {np.median(s2_ddof0):.2f}")
 
-# %% [markdown]
+# %% [markdown] predict_answer=["39-fold", "38 exactly", "32"]
 # ## 3. Bigger matrices, smaller standard error
 #
 # Let both matrices be $n\times n$: each entry has variance $n$, so $s^2/n$ (`ddof=1`) estimates 1.
-# Repeat the experiment at least 500 times at each $n$.
+# Repeat the experiment at least 500 times at each $n$ and measure the SE of $s^2/n$ (its standard
+# deviation over the runs).
 #
 # **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
 # the SE of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
 
-# %% alt="Log-log plot of the standard deviation of s²/n over repeated runs against the matrix size n from 2 to 256: the exact line falls from 1.45 at n = 2 to 0.038 at n = 64 and keeps falling with slope -1; six simulated dots (n = 2 to 64) with ±2 SE bars sit on the line."
-sim, exact_sd = np.array([relative_sd_with_se(n) for n in SIZES]), exact_relative_sd(SIZES)  # sim: SD over the runs, its SE
-z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the exact line, in its own SEs
+# %% alt="Log-log plot of the SE of s²/n (its standard deviation over repeated runs) against the matrix size n from 2 to 256: the exact line falls from 1.45 at n = 2 to 0.038 at n = 64 and keeps falling with slope -1; six measured dots (n = 2 to 64), each with a bar of ±2 of its Monte Carlo error, sit on the line."
+sim, exact_sd = np.array([relative_sd_with_se(n) for n in SIZES]), exact_relative_sd(SIZES)  # sim: SE measured, its error
+z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the exact line, in Monte Carlo errors
 print(f"the SE of s²/n shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
       f"(exact {exact_sd[0] / exact_sd[-1]:.0f}-fold)")
-verify("every dot within 4 SE of the exact line", np.all(np.abs(z) < 4), f"largest {np.max(np.abs(z)):.1f} SE")
+verify("every dot within 4 Monte Carlo errors of the exact line", np.all(np.abs(z) < 4), f"largest {np.max(np.abs(z)):.1f}")
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
 ax.figure
 
 # %% [markdown]
 # About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For larger
 # $n$ the SE falls like $1/n$ (slope −1), one over the *square root* of the number of entries.
-# Each dot is a simulation with its own SE (bars: ±2 SE), within 4 SE of the exact line (deep dive).
-#
-# Live: drag $n$; the histogram of the runs narrows around 1, the dot walks down the line.
+# Each dot is measured from a finite number of runs, so it is itself uncertain: its bar spans ±2 of
+# that Monte Carlo error, and every dot lies within 4 of them of the exact line (deep dive).
 
-# %% tags=["nbval-ignore-output"] alt="Explorer with a slider for n from 2 to 64: left, the histogram of s²/n over repeated runs around the true value 1, wide and lopsided at n = 2, a narrow spike at n = 64; right, the log-log line of its standard deviation against n with a dot at the chosen n."
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the runs, live
+#
+# Drag $n$: the histogram of the runs narrows around 1, the dot walks down the line.
+
+# %% tags=["deep-dive", "nbval-ignore-output"] alt="Explorer with a slider for n from 2 to 64: left, the histogram of s²/n over repeated runs around the true value 1, wide and lopsided at n = 2, a narrow spike at n = 64; right, the log-log line of its SE against n with a dot at the chosen n."
 explorer = VarianceSpreadExplorer(n=2)
 explorer
 
@@ -247,18 +259,18 @@ for n in SIZES:
 verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
 
 # %% [markdown] tags=["deep-dive"]
-# Section 3's dots against the exact line, in their own SEs. A roughly normal estimate lands within
+# Section 3's dots against the exact line, in Monte Carlo errors. A roughly normal estimate lands within
 # 2 SE of the truth 95 % of the time, so all six land inside only $0.95^6 \approx 74\,\%$ of the
 # time: one miss in six is ordinary. And the i.i.d. formula (dashed) against them:
 
-# %% tags=["deep-dive"] alt="Log-log plot of the standard deviation of s²/n against n from 2 to 256: the simulated dots with ±2 SE bars sit on the exact line; the dashed i.i.d. formula runs below it, about 1.7 times lower for large n."
+# %% tags=["deep-dive"] alt="Log-log plot of the standard deviation of s²/n against n from 2 to 256: the measured dots with bars of ±2 Monte Carlo errors sit on the exact line; the dashed i.i.d. formula runs below it, about 1.7 times lower for large n."
 print(f"dots within 2 SE of the exact line: {np.sum(np.abs(z) <= 2)} of {len(SIZES)}; "
       f"z = {np.array2string(z, precision=1)}")
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
 ax.set_title("the i.i.d. formula (dashed) ignores the shared rows and columns")
 ax.figure
 
-# %% [markdown]
+# %% [markdown] predict_answer=["ordinary draw", "0.68 SE", "-0.68"]
 # ## 4. The thread's big experiment: 1111×111 @ 111×1111
 #
 # The thread also multiplied $1111\times 111$ by $111\times 1111$ standard normal matrices: every
@@ -275,9 +287,8 @@ verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THRE
 # %% [markdown]
 # No: 110.56 is an ordinary draw, 0.68 SE below 111. And 0.99604 is no second confirmation: it is
 # $110.56/111$, the same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
-# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). Forty runs of our own confirm the SE
-# (deep dive). Compute the SE for the experiment you ran: the entries of one product share rows and
-# columns, and treating them as independent gives an SE 4.5 times too small (deep dive).
+# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). The entries of one product share rows and
+# columns: treating them as independent gives an SE 4.5 times too small (deep dives: forty runs of our own confirm the exact SE).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: forty runs of our own
@@ -360,10 +371,11 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # ## Summary
 #
 # - One small run misleads: it is one draw of a random number. Judge it by its **standard error**, its standard
-#   deviation over repeated runs: within 2 SE is ordinary, beyond 4 SE is news.
-# - One 2×2 run has SE 2.18, so the thread's 1.6 is ordinary (`np.var` averages 1.5, `ddof=1` 2).
+#   deviation over repeated runs. For a roughly normal result (an average of many runs) within 2 SE is
+#   ordinary and beyond 4 SE is news; a lopsided single 2×2 run lands beyond 4 SE 1.1 % of the time.
 # - The SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
-# - The thread's 110.56 lies 0.68 SE from 111.
+# - The thread's 1.6 (one 2×2 run, SE 2.18) and 110.56 (0.68 SE from 111) are ordinary draws. This supports
+#   part 1 of the answer (**spread**): $q\cdot k$ has variance $d_k$, so the logits spread $\sqrt{d_k}$ wide.
 #
 # ## Exercises
 #

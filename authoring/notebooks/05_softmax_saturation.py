@@ -6,7 +6,8 @@
 # **Learning goals**
 # - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Find where saturation sets in, and see that real heads ($d_k$ = 64, 128) are far past it.
+# - Find where saturation sets in, and where real heads ($d_k$ = 64, 128) stand at initialisation
+#   (independent unit-variance components of $q$ and $k$).
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -37,13 +38,11 @@ print(f"Python {platform.python_version()} | numpy {np.__version__}",
 # %% [markdown]
 # ## 1. The softmax depends only on gaps
 #
-# $$\mathrm{softmax}(z)_i = \frac{e^{z_i}}{\sum_{j=1}^{n} e^{z_j}} .$$
-#
-# Every weight is positive and they sum to 1. The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$:
+# $\mathrm{softmax}(z)_i = e^{z_i}/\sum_{j=1}^{n} e^{z_j}$: every weight is positive and they sum to 1. The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$:
 # only the **gap** matters: a gap of 9 gives odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing, so the softmax
 # is computed safely by subtracting the largest logit first (exercise 5; checks: deep dive after section 2).
 
-# %% [markdown]
+# %% [markdown] predict_answer=["below 0.01 %", "3 in a million"]
 # ## 2. Multiplying the logits makes the softmax peaky
 #
 # Multiply every logit by $c$ and every gap is multiplied by $c$. Five logits from Andrej Karpathy's
@@ -71,8 +70,8 @@ print(f"times 64, the four smaller logits keep {1 - softmax(64 * z5).max():.1e} 
 
 # %% tags=["deep-dive"]
 w45, w110 = softmax([4.0, 5.0]), softmax([1.0, 10.0])
-verify("softmax([4, 5])[1] = 73.11 % and softmax([1, 10])[0] = 0.01 % (to 0.005 %)",
-       abs(100 * w45[1] - 73.11) < 0.005 and abs(100 * w110[0] - 0.01) < 0.005)
+verify("softmax([4, 5])[1] = 73.11 % and softmax([1, 10])[0] = 0.012 % (to 0.005 % and 0.0005 %)",
+       abs(100 * w45[1] - 73.11) < 0.005 and abs(100 * w110[0] - 0.012) < 0.0005)
 verify_close("odds p2/p1 for [1, 10] equal e^9", w110[1] / w110[0], np.exp(9), rtol=1e-12)
 verify("adding 100 to every logit changes no weight", np.allclose(softmax([101.0, 110.0]), w110))
 rest = 1 - softmax(64 * z5).max()  # weight of the four smaller logits
@@ -113,7 +112,7 @@ short = saturation.mc_estimate(saturation.weight_stats(
 print(f"largest weight, full vectors {direct.mean:.4f} ± {direct.se:.4f}; shortcut {short.mean:.4f} ± {short.se:.4f}")
 verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np.hypot(direct.se, short.se))
 
-# %% [markdown]
+# %% [markdown] predict_answer=["256", "d_k = 256"]
 # ## 3. One query, growing $d_k$
 #
 # One query against 16 keys, the same vectors cut to their first $d_k$ components, for
@@ -123,7 +122,7 @@ verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np
 # **Predict:** with 16 keys, at which of these four $d_k$ will the unscaled top key first hold more than 90 % of the weight?
 
 # %% alt="Bar charts of one query's softmax weights over 16 keys at d_k = 1, 16, 256 and 4096: unscaled (top row) the largest weight grows 0.24, 0.70, 1.00, 1.00 until one bar holds everything; scaled (bottom row) it stays 0.24, 0.21, 0.27, 0.18 with several keys in play."
-z_by_d = saturation.prefix_logits(D_K_CHOICES[::4], 16, rng=rng)  # (4, 16): d_k = 1, 16, 256, 4096
+z_by_d = saturation.prefix_logits(D_K_CHOICES[::4], 16, rng=rng)  # (4, 16): one row per d_k above
 bars = {d: (softmax(z), softmax(z / np.sqrt(d))) for d, z in zip(D_K_CHOICES[::4], z_by_d)}
 for d, (u, s) in bars.items():
     print(f"d_k = {d:4d}: largest weight {u.max():.2f} unscaled, {s.max():.2f} scaled")
@@ -138,66 +137,33 @@ saturation_plots.saturation_small_multiples(bars)
 # Three numbers say how peaked a softmax is: the **largest weight** $p_{\max}$ ($1/n$ uniform, 1
 # one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ to 0, in **nats**, the unit of the
 # natural logarithm) and the **effective number of keys** $e^{H}$ ($n$ to 1: weight spread evenly over
-# $m$ keys gives $e^H = m$). Averages over 4000 random queries with 16 keys each, $d_k$ = 1 … 4096:
+# $m$ keys gives $e^H = m$). Section 5 draws all three against $d_k$ = 1 … 4096, averaged over 4000
+# random queries with 16 keys each.
 
-# %%
-n_keys, n_queries = 16, 4000
-u_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "unscaled", rng=SEED)
-s_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "sqrt", rng=SEED)
-for d, u, s in zip(D_K_CHOICES[::4], u_curves.max_weight.mean[::4], s_curves.max_weight.mean[::4]):
-    print(f"d_k = {d:4d}: mean p_max {u:.3f} unscaled, {s:.3f} scaled")
-
-# %% [markdown]
-# Scaled, the logits have variance 1 at every $d_k$ (notebook 04): $p_{\max}$ moves from 0.210 to 0.247;
-# unscaled it climbs to 0.982. Section 5 draws all three numbers against $d_k$.
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: why the scaled curves are not perfectly flat
-#
-# For one query the scaled logits are $(\|q\|/\sqrt{d_k})\,a_j$, and $\|q\|^2/d_k$ has mean 1 but
-# standard deviation $\sqrt{2/d_k}$. At $d_k = 1$ some queries are short (a flatter softmax) and some
-# long; by $d_k = 64$ the lengths vary so little (sd 0.18) that, at this Monte Carlo precision, the
-# logits behave like i.i.d. $N(0,1)$ draws. Compare with softmaxes of i.i.d. $N(0,1)$ logits (an independent sample),
-# in standard errors of the difference, and check $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = 1$ at every $d_k$.
-# First, section 4's statement that the scaled curve moves far less than the unscaled one:
-
-# %% tags=["deep-dive"]
-u_max, s_max = u_curves.max_weight.mean, s_curves.max_weight.mean
-verify("unscaled p_max rises at every step of d_k; scaled moves < 1/10 as much",
-       np.all(np.diff(u_max) > 0) and np.ptp(s_max) < np.ptp(u_max) / 10)
-fields = ("max_weight", "entropy", "effective_keys")
-limit = saturation.weight_stats(make_rng(SEED + 1).standard_normal((n_queries, n_keys)))
-limit_est = {f: saturation.mc_estimate(getattr(limit, f)) for f in fields}
-for d in (1, 4, 16, 64, 256, 4096):
-    i = D_K_CHOICES.index(d)
-    zs = [(getattr(s_curves, f).mean[i] - limit_est[f].mean) / np.hypot(getattr(s_curves, f).se[i], limit_est[f].se)
-          for f in fields]
-    print(f"d_k = {d:4d}: sd of ||q||²/d_k = {np.sqrt(2 / d):.3f}; scaled minus i.i.d., in SEs: "
-          + ", ".join(f"{z:+.1f}" for z in zs))
-    if d >= 64:
-        verify(f"d_k = {d}: scaled curves match i.i.d. N(0,1) logits within 4 SE", max(map(abs, zs)) < 4)
-for d in D_K_CHOICES:
-    x = saturation.query_logits(d, n_keys=1, n_queries=100_000, rng=rng).ravel()  # scaled
-    assert abs(x.var() - 1) < 4 * np.sqrt((np.mean((x - x.mean()) ** 4) - x.var() ** 2) / x.size), d
-print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_CHOICES)
-
-# %% [markdown]
-# ## 5. Where saturation sets in: real heads are far past it
+# %% [markdown] predict_answer=["before 10", "4.0", "2.2"]
+# ## 5. Where saturation sets in
 #
 # Call the **onset** of saturation the $d_k$ where the mean unscaled entropy first falls 1 nat below
-# its maximum $\ln n$ ($e^H$ from $n$ keys down to $n/e$). Real heads use $d_k = 64$ or 128.
+# its maximum $\ln n$ ($e^H$ from $n$ keys down to $n/e$).
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
 # %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the effective keys from about 11 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
+n_keys, n_queries = 16, 4000
+u_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "unscaled", rng=SEED)
+s_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "sqrt", rng=SEED)
+u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
+print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.3f} to {u[-1]:.3f}; scaled between {s.min():.3f} and {s.max():.3f}")
 onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 16, 1024)}  # one onset per seed
 med = {n: np.median(o) for n, o in onsets.items()}
 print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, m in med.items()))
 saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[n_keys])
 
 # %% [markdown]
-# **What happened:** for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for 1024
-# keys at 2.2. Real heads are far past it.
+# **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for
+# 1024 keys at 2.2. Real heads use $d_k$ = 64 or 128: at initialisation (independent unit-variance
+# components) they are far past it. Unscaled, $p_{\max}$ climbs from 0.210 to 0.982; scaled, the logits have
+# variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derivation and precision: deep dives).
@@ -220,6 +186,36 @@ for d in (64, 128):
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
 # 128 (below $10^{-9}$ at 4096: deep dive), and its $\|J\|_F$ is 3× and 9× below scaled: little learning
 # signal reaches the keys it ignores.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: why the scaled curves are not perfectly flat
+#
+# For one query the scaled logits are $(\|q\|/\sqrt{d_k})\,a_j$, and $\|q\|^2/d_k$ has mean 1 but
+# standard deviation $\sqrt{2/d_k}$. At $d_k = 1$ some queries are short (a flatter softmax) and some
+# long; by $d_k = 64$ the lengths vary so little (sd 0.18) that, at this Monte Carlo precision, the
+# logits behave like i.i.d. $N(0,1)$ draws. Compare with softmaxes of i.i.d. $N(0,1)$ logits (an independent sample),
+# in standard errors of the difference, and check $\mathrm{Var}(q\cdot k/\sqrt{d_k}) = 1$ at every $d_k$.
+# First, section 5's statement that the scaled curve moves far less than the unscaled one:
+
+# %% tags=["deep-dive"]
+u_max, s_max = u_curves.max_weight.mean, s_curves.max_weight.mean
+verify("unscaled p_max rises at every step of d_k; scaled moves < 1/10 as much",
+       np.all(np.diff(u_max) > 0) and np.ptp(s_max) < np.ptp(u_max) / 10)
+fields = ("max_weight", "entropy", "effective_keys")
+limit = saturation.weight_stats(make_rng(SEED + 1).standard_normal((n_queries, n_keys)))
+limit_est = {f: saturation.mc_estimate(getattr(limit, f)) for f in fields}
+for d in (1, 4, 16, 64, 256, 4096):
+    i = D_K_CHOICES.index(d)
+    zs = [(getattr(s_curves, f).mean[i] - limit_est[f].mean) / np.hypot(getattr(s_curves, f).se[i], limit_est[f].se)
+          for f in fields]
+    print(f"d_k = {d:4d}: sd of ||q||²/d_k = {np.sqrt(2 / d):.3f}; scaled minus i.i.d., in SEs: "
+          + ", ".join(f"{z:+.1f}" for z in zs))
+    if d >= 64:
+        verify(f"d_k = {d}: scaled curves match i.i.d. N(0,1) logits within 4 SE", max(map(abs, zs)) < 4)
+for d in D_K_CHOICES:
+    x = saturation.query_logits(d, n_keys=1, n_queries=100_000, rng=rng).ravel()  # scaled
+    assert abs(x.var() - 1) < 4 * np.sqrt((np.mean((x - x.mean()) ** 4) - x.var() ** 2) / x.size), d
+print("✔ Var(q·k/√d_k) = 1 within 4 SE at every d_k in", D_K_CHOICES)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the law $H \approx \ln n - \sigma^2/2$, why it needs $e^{\sigma^2} \ll n$, and what happens beyond
@@ -329,10 +325,11 @@ verify("onset > 15 for 4 keys, > 5 for 8; 2 to 4.5 for n >= 16, falling; 1024: w
 # wobbles by several hundredths (the table's ranges); its median for 1024 keys, 2.20, is a rough estimate. Here 20 000 queries at
 # $d_k = 2$ and 3, the same linear interpolation, and a standard error (that of the mean entropy at
 # $d_k = 2$ divided by the curve's drop per unit $d_k$). Then the same with $\|q\|^2$ fixed at $d_k$
-# (i.i.d. logits of variance $d_k$, `saturation.iid_entropy`). Why they differ: a query's entropy is a
-# convex function of its logits' variance $\|q\|^2$ (the measured curve of the law's figure bends upward, so
-# the average of two points lies above the curve between them, checked below), so averaging over the
-# spread of $\|q\|^2$ raises the mean entropy (Jensen's inequality) and delays the onset.
+# (i.i.d. logits of variance $d_k$, `saturation.iid_entropy`). Why they differ: the mean entropy at a
+# fixed logit variance $\sigma^2$ is convex in $\sigma^2$ as far as we measure (the measured curve of the
+# law's figure bends upward; checked below only at $\sigma^2$ = 1, 2, 3: the average at 1 and 3 lies above
+# the value at 2). If so, averaging over the spread of $\|q\|^2$ raises the mean entropy (Jensen's
+# inequality) and delays the onset.
 
 # %% tags=["deep-dive"]
 h_chi = saturation.saturation_curves([2, 3], 1024, 20_000, "unscaled", rng=SEED + 3).entropy  # ||q||² ~ chi²
@@ -340,7 +337,7 @@ h_fix = saturation.iid_entropy(1024, [1.0, 2.0, 3.0], n_rows=4000, seeds=[SEED +
 on_chi, on_fix = (saturation.measured_onset([2, 3], h, 1024) for h in (h_chi.mean, h_fix[1:]))
 se_chi = h_chi.se[0] / (h_chi.mean[0] - h_chi.mean[1])
 print(f"1024 keys: onset {on_chi:.2f} ± {se_chi:.2g} with ||q||² ~ chi², {on_fix:.2f} with ||q||² fixed at d_k")
-verify("convex: the mean of H at sigma² = 1 and 3 lies above H at 2", (h_fix[0] + h_fix[2]) / 2 > h_fix[1])
+verify("at this one triple: the mean of H at sigma² = 1 and 3 lies above H at 2", (h_fix[0] + h_fix[2]) / 2 > h_fix[1])
 verify("the spread of ||q||² delays the onset by more than 4 SE", on_chi - on_fix > 4 * se_chi)
 
 # %% [markdown] tags=["deep-dive"]
@@ -378,7 +375,7 @@ explorer
 # flattens toward uniform. Scaled attention is the unscaled logits at temperature $\sqrt{d_k}$ — a
 # temperature that grows exactly as fast as the logits spread, so the two cancel:
 
-# %% alt="Left, three bar charts of the softmax of Karpathy's five logits: at T = 1/8 the largest takes 0.80, at T = 1 0.29, at T = 8 all five near 0.2. Right, against T from 1/64 to 64 (log axis): the largest weight falls from 1 toward 0.2 and the effective keys e^H rise from 1 toward 5."
+# %% alt="Left, three bar charts of the softmax of Karpathy's five logits: at T = 1/8 the largest takes 0.80, at T = 1 0.29, at T = 8 all five near 0.2. Right, against T from 1/64 to 64 (log axis): the largest weight falls from 1 toward 0.2 and the effective keys e^H rise from 1 toward 5; dotted lines labelled one-hot (1) and uniform (0.2 and 5), grey vertical lines at the bars' T = 1/8, 1 and 8."
 temps, curve_t = [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49)
 (bar_w, _), (_, curve_stats) = (saturation.temperature_curves(z5, t) for t in (temps, curve_t))
 saturation_plots.temperature_small_multiples(temps, bar_w, curve_t, curve_stats)
@@ -406,7 +403,8 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
 # - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
-#   Real heads, $d_k = 64$ or 128, are far past it: each query starts committed to one random key (**commitment**).
+#   Real heads, $d_k = 64$ or 128, are far past it at initialisation: each query starts committed to one
+#   random key (**commitment**).
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises

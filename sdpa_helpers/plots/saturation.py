@@ -142,7 +142,7 @@ def format_curve_axes(ax_max, ax_entropy, ax_effective, n_max: int):
 
 
 def mc_curve(ax, d_ks, estimate, scale: str, label: str | None = None):
-    """Draw a Monte Carlo curve (mean, with +-1 standard-error bars) against d_k in a scaling's style.
+    """Draw a Monte Carlo curve (mean, with +-2 standard-error bars) against d_k in a scaling's style.
 
     Parameters
     ----------
@@ -165,7 +165,7 @@ def mc_curve(ax, d_ks, estimate, scale: str, label: str | None = None):
     True
     """
     spec = _spec(scale)
-    ax.errorbar(np.asarray(d_ks), estimate.mean, yerr=estimate.se, color=spec["color"],
+    ax.errorbar(np.asarray(d_ks), estimate.mean, yerr=2 * np.asarray(estimate.se), color=spec["color"],
                 linestyle=spec["linestyle"], marker=spec["marker"], markersize=4, capsize=2,
                 label=spec["label"] if label is None else label)
     return ax
@@ -225,7 +225,7 @@ def saturation_curves_figure(unscaled, scaled, n_keys: int, iid_limit=None, onse
                          label=r"law $\ln n - d_k/2$")
             axes[1].legend(loc="center right", fontsize=8)
         axes[0].legend(loc="center right", fontsize=8)
-        fig.suptitle(f"one query against {n_keys} keys: averages over random queries (bars: ±1 SE)")
+        fig.suptitle(f"one query against {n_keys} keys: averages over random queries (bars: ±2 SE)")
     return fig
 
 
@@ -337,9 +337,13 @@ def temperature_small_multiples(bar_temperatures, bar_weights, curve_temperature
             ax.set_ylabel(label)
             ax.set_ylim(0.0 if ax is ax_max else 0.7, top)
             ax.axhline(1.0, **REFERENCE)
-        ax_max.axhline(1.0 / n, **REFERENCE)
-        ax_eff.axhline(n, **REFERENCE)
-        for t in temps:
-            for ax in (ax_max, ax_eff):
-                ax.axvline(t, color=OKABE_ITO["black"], linewidth=0.6, alpha=0.4)
+            ax.text(curve_t.max(), 1.0, "one-hot ", ha="right", va="top" if ax is ax_max else "bottom", fontsize=8)
+        for ax, level in ((ax_max, 1.0 / n), (ax_eff, float(n))):
+            ax.axhline(level, **REFERENCE)
+            ax.text(curve_t.min(), level, f" uniform ({level:g})", va="bottom" if ax is ax_max else "top", fontsize=8)
+        for ax in (ax_max, ax_eff):
+            for i, t in enumerate(temps):
+                label = None if i else "$T$ of the bars"
+                ax.axvline(t, color=OKABE_ITO["black"], linewidth=0.6, alpha=0.4, label=label)
+            ax.legend(loc="center right" if ax is ax_max else "center left", fontsize=8)
     return fig

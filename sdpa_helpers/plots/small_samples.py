@@ -124,7 +124,7 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bo
     sim_sd : ndarray, shape (len(ns),), optional
         Simulated standard deviations of ``s2 / n``.
     sim_se : ndarray, shape (len(ns),), optional
-        Their standard errors: drawn as error bars of +-2 SE.
+        Their Monte Carlo errors (standard errors of the measured values): drawn as bars of +-2.
     ax : Axes, optional
     n_max : int
         Largest n of the theory lines.
@@ -149,14 +149,14 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bo
         if iid:
             ax.plot(grid, iid_relative_sd(grid), **IID)
         if sim_sd is not None:
-            label = "simulation" if sim_se is None else "simulation ± 2 SE"
+            label = "measured" if sim_se is None else "measured ± 2 Monte Carlo errors"
             yerr = None if sim_se is None else 2 * np.asarray(sim_se, dtype=float)
             ax.errorbar(ns, sim_sd, yerr=yerr, linestyle="none", marker="o", color=OKABE_ITO["black"],
                         capsize=3, label=label)
         set_d_k_axis(ax, d_max=n_max, label=r"matrix size $n$ ($n\times n$ @ $n\times n$)")
         ax.set_xticks(grid)
         ax.set_yscale("log")
-        ax.set(ylabel=r"standard deviation of $s^2/n$")
+        ax.set(ylabel=r"SE of $s^2/n$ (its SD over runs)")
         ax.legend(loc="lower left")
     return ax
 
