@@ -315,11 +315,10 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 #
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
 # $\sqrt{d_k}$: $\mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2)$ (deep dive below).
-# So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows.
-# **μP** (*maximal update parametrisation*, Yang et al. 2022) divides by $d_k$ instead, which holds the
-# mean at $\rho$ for every $d_k$. As in 04, the exponent is forced and the constant is a convention,
-# and here the constant matters: μP's README multiplies by $8/d_k$, chosen to equal $1/\sqrt{64}$ at
-# $d_k = 64$. How much weight does the matching key get, among 12 keys (11 unrelated), 2000 queries each?
+# So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows. **μP** (*maximal update
+# parametrisation*, Yang et al. 2022) divides by $d_k$, holding the mean at $\rho$. As in 04, the
+# exponent is forced and the constant is a convention, and here it matters: μP's README uses $8/d_k$,
+# equal to $1/\sqrt{64}$ at $d_k = 64$. The matching key's weight among 12 keys, 2000 queries each:
 
 # %%
 for d in (4, 64, 1024):
@@ -573,9 +572,9 @@ print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} �
 
 # %% [markdown]
 # T5's is exactly 1: its $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights. GPT-2's is far below 1:
-# its $W_Q$, $W_K$ start small. Does it need its scale at all? One attention row modelled as 1024
-# independent logits, GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row; 05's
-# measures: the top weight and $e^H$, the keys in play. Medians of 1000 rows, range over 5 seeds:
+# its $W_Q$, $W_K$ start small. Does it need its scale at all? One row of 1024 independent logits,
+# GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row; 05's measures (top weight,
+# $e^H$ keys in play), medians of 1000 rows, range over 5 seeds:
 
 # %%
 spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
@@ -597,7 +596,7 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 # notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$) and when it breaks (trained
 # $q$ and $k$ correlate; μP's $1/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook
 # trains a real model. 09's small layer still learns unscaled, in more steps as $d_k$ grows (part 3,
-# **speed, not possibility**). That leaves the answer as it is: it is about the start.
+# **speed, not possibility**). That leaves the answer as it is: it claims the start, and the speed 09 measures.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: GPT-2's start against 05's closed form, and the sources
