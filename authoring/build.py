@@ -91,8 +91,10 @@ def read_source(source: Path) -> nbformat.NotebookNode:
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
     for cell in nb.cells:
         cell.id = cell_id(source.stem, cell, seen)
-        tags = cell.metadata.get("tags")
+        tags, alt = cell.metadata.get("tags"), cell.metadata.get("alt")
         cell.metadata = nbformat.from_dict({"tags": tags} if tags else {})
+        if alt:  # the author's alt text of a figure or explorer cell (the site build reads it)
+            cell.metadata["alt"] = alt
         if is_deep_dive_heading(cell):
             cell.metadata[COLLAPSED] = True
         if cell.cell_type == "code":
