@@ -1,14 +1,9 @@
 # %% [markdown]
 # # 08 — Does unit variance hold?
 #
-# Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need* (Vaswani et al., 2017):
-#
-# > To illustrate why the dot products get large, assume that the components of $q$ and $k$
-# > are independent random variables with mean 0 and variance 1. Then their dot product,
-# > $q \cdot k = \sum_{i=1}^{d_k} q_i k_i$, has mean 0 and variance $d_k$.
-#
-# In a real model $q = W_Q x$ and $k = W_K x'$ come from tokens through learned matrices. Does the
-# assumption hold there?
+# Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need* (quoted in 00): the components
+# of $q$ and $k$ are independent, with mean 0 and variance 1. In a real model $q = W_Q x$ and
+# $k = W_K x'$ come from tokens through learned matrices. Does the assumption hold there?
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ at initialisation.
