@@ -464,3 +464,85 @@ def layer_norm_covariance(d: int) -> np.ndarray:
     if d < 2:
         raise ValueError(f"d must be >= 2 (LayerNorm of one component is undefined), got {d}")
     return (d * np.eye(d) - np.ones((d, d))) / (d - 1)
+
+
+# -- How much a simulation wobbles (notebook 02's deep dive), precomputed ------------------------
+
+#: The stored repetitions: seeds, runs per seed, products per run, the components' mean.
+WOBBLE_SEEDS = tuple(range(20))
+WOBBLE_RUNS = 30_000
+WOBBLE_N = 1000
+WOBBLE_MEAN = 2.0
+
+
+def wobble_runs(n_runs: int, n_each: int = WOBBLE_N, mean: float = WOBBLE_MEAN, rng=None,
+                chunk: int = 2000) -> tuple[np.ndarray, np.ndarray]:
+    """Repeat a simulation of ``Var(XY)``, ``X, Y`` independent ``N(mean, 1)``, ``n_runs`` times.
+
+    Each run draws ``n_each`` products ``XY`` and reports its sample variance (ddof=1) and the
+    standard error :func:`sample_summary` gives it, ``sqrt((m_4 - s^4) / n_each)``.
+
+    Returns
+    -------
+    var, se : ndarray, shape (n_runs,) each
+
+    >>> v, se = wobble_runs(3, n_each=10, rng=0)
+    >>> v.shape, bool(np.all(se > 0))
+    ((3,), True)
+    """
+    from .sampling import sample_components  # noqa: PLC0415  (kept local: this section is an add-on)
+
+    n_runs, n_each = _checks.positive_int("n_runs", n_runs), _checks.positive_int("n_each", n_each)
+    if n_each < 2:
+        raise ValueError(f"n_each must be >= 2, got {n_each}")
+    g = make_rng(rng)
+    var, se = [], []
+    for start in range(0, n_runs, chunk):
+        m = min(chunk, n_runs - start)
+        P = sample_components((m, n_each), mean=mean, rng=g) * sample_components((m, n_each), mean=mean, rng=g)
+        D = P - P.mean(axis=1, keepdims=True)  # (m, n_each): deviations from each run's own mean
+        v = (D**2).sum(axis=1) / (n_each - 1)
+        var.append(v)
+        se.append(np.sqrt(np.maximum(np.mean(D**4, axis=1) - v**2, 0.0) / n_each))
+    return np.concatenate(var), np.concatenate(se)
+
+
+def wobble_file():
+    """Where :func:`write_wobble_counts` stores its counts (``sdpa_helpers/data/variance_wobble.npz``)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(__file__).resolve().parent / "data" / "variance_wobble.npz"
+
+
+def _wobble_seed(seed: int) -> tuple[int, float, float]:
+    """One seed's runs: misses beyond 4 SE of the true variance, the runs' spread, the median SE."""
+    from .theory import product_moments  # noqa: PLC0415
+
+    true_var = product_moments(WOBBLE_MEAN, 1.0, WOBBLE_MEAN, 1.0).var
+    var, se = wobble_runs(WOBBLE_RUNS, rng=seed)
+    return int(np.sum(np.abs(var - true_var) > 4 * se)), float(np.std(var, ddof=1)), float(np.median(se))
+
+
+def write_wobble_counts(path=None):
+    """Run every seed of :data:`WOBBLE_SEEDS` and store the counts (a few minutes on one core).
+
+    Regenerate with ``python -c "from sdpa_helpers import variance; variance.write_wobble_counts()"``.
+    """
+    rows = np.array([_wobble_seed(s) for s in WOBBLE_SEEDS])  # (seeds, 3)
+    path = wobble_file() if path is None else path
+    np.savez_compressed(path, seeds=np.array(WOBBLE_SEEDS), runs=WOBBLE_RUNS, n_each=WOBBLE_N, mean=WOBBLE_MEAN,
+                        misses=rows[:, 0].astype(np.int64), spread=rows[:, 1], reported_se=rows[:, 2])
+    return path
+
+
+def wobble_counts() -> dict:
+    """The stored counts of :func:`write_wobble_counts`: per seed, ``misses`` (runs more than 4 SE
+    from the true variance 9, of ``runs``), ``spread`` (std of the runs' variances) and
+    ``reported_se`` (the median SE the runs report); an error if they do not match the settings."""
+    with np.load(wobble_file()) as f:
+        out = {k: f[k] for k in f.files}
+    if (tuple(out["seeds"].tolist()), int(out["runs"]), int(out["n_each"]), float(out["mean"])) != (
+            WOBBLE_SEEDS, WOBBLE_RUNS, WOBBLE_N, WOBBLE_MEAN):
+        raise ValueError("variance_wobble.npz does not match the settings: regenerate it with "
+                         "variance.write_wobble_counts()")
+    return out

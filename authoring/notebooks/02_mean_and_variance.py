@@ -105,16 +105,14 @@ for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
 # With $Y = X$, adding the variances would give $4/3$; the covariance term doubles it.
 #
 # **Simulation.** Now *normal* components (the bell curve, mean 0, variance 1). They take every
-# value on a line, so each sum over values becomes an integral, $E[X] = \int x\,p(x)\,dx$, with $p$
-# the **density**: the curve whose area over an interval is the chance of landing in it. Every rule
-# here holds the same way, so the proof covers them. We cannot list the values, so we draw $n = 100\,000$.
+# value on a line, so each sum becomes an integral, $E[X] = \int x\,p(x)\,dx$, with $p$ the **density**
+# (its area over an interval is the chance of landing there); every rule holds the same way. We draw $n = 100\,000$.
 #
 # A simulated answer wobbles: draw again and it comes out a little different. Its typical wobble
 # is its **standard error** (SE). An average of $n$ values has SE $\sqrt{\mathrm{Var}/n}$; a sample
 # variance has one too (deep dive below).
 #
-# A check passes when the simulation lands within 4 SE of the theory. A right theory rarely misses
-# by more; a wrong one is caught only when more than 4 SE off (section 4 prints how far off).
+# A check passes when the simulation lands within 4 SE of the theory: a right theory rarely misses by more.
 
 # %%
 n = 100_000
@@ -141,35 +139,31 @@ for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_
 # $$\mathrm{SE}(s^2) = \sqrt{(m_4 - \sigma^4)/n},$$
 #
 # estimated with the sample's own $m_4$ and $s^2$ (`variance.sample_summary`). The test: repeat
-# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(2, 1)$, 40 000 times with $n = 1000$,
-# and compare the spread of the 40 000 answers with the SE each run reports. For an estimate
-# that is close to normal, missing by more than 4 SE has probability
-# $P(|Z| > 4) = \operatorname{erfc}(4/\sqrt2)$.
+# a simulation of $\mathrm{Var}(XY)$, $X, Y$ independent $N(2, 1)$ (true variance 9), with $n = 1000$
+# each time, and compare the spread of the answers with the SE each run reports: 2000 runs here,
+# and the misses beyond 4 SE from 600 000 runs (20 seeds of 30 000, stored in
+# `sdpa_helpers/data/variance_wobble.npz`; `variance.write_wobble_counts()` remakes it in about
+# 7 minutes), since misses are rare. For an estimate that is close to normal, missing by more than
+# 4 SE has probability $P(|Z| > 4) = \operatorname{erfc}(4/\sqrt2)$.
 
 # %% tags=["deep-dive"]
 import math  # the deep dive's own import
 
-g = make_rng(201)  # the deep dive's own stream: the main line never depends on it
-n_runs, n_each = 40_000, 1000
-var_runs, se_runs = [], []
-for _ in range(n_runs // 2000):  # 2000 runs at a time, each a sample of n_each products XY
-    P = sample_components((2000, n_each), mean=2.0, rng=g) * sample_components((2000, n_each), mean=2.0, rng=g)
-    D = P - P.mean(axis=1, keepdims=True)  # (2000, n_each): deviations from each run's own mean
-    var_runs.append((D**2).sum(axis=1) / (n_each - 1))
-    se_runs.append(np.sqrt((np.mean(D**4, axis=1) - var_runs[-1] ** 2) / n_each))  # as in variance.sample_summary
-verify_close("one run's SE, against variance.sample_summary", se_runs[-1][-1], variance.sample_summary(P[-1])["se_var"], rtol=1e-9)
-var_runs, se_runs = np.concatenate(var_runs), np.concatenate(se_runs)
+var_runs, se_runs = variance.wobble_runs(2000, rng=201)  # 2000 runs, each n = 1000 products XY: variance and its SE
 spread, reported = np.std(var_runs, ddof=1), np.median(se_runs)
-print(f"spread of {n_runs} repeated sample variances: {spread:.3f}; SE reported by one run: median {reported:.3f}")
-verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1, f"ratio {reported / spread:.2f}")
-misses, ideal = int(np.sum(np.abs(var_runs - 9) > 4 * se_runs)), math.erfc(4 / math.sqrt(2))
-print(f"runs more than 4 SE from the true 9: {misses} of {n_runs} = {misses / n_runs:.3%} (a count of {misses} is "
-      f"itself uncertain by about ±{np.sqrt(misses):.0f}); {misses / n_runs / ideal:.0f} times the {ideal:.4%} of a normal estimate")
+verify("the reported SE matches the real wobble within 10 %", abs(reported / spread - 1) < 0.1,
+       f"spread of 2000 repeated sample variances {spread:.3f}; SE reported by one run: median {reported:.3f}; ratio {reported / spread:.2f}")
+stored, ideal = variance.wobble_counts(), math.erfc(4 / math.sqrt(2))  # misses per seed, of 30 000 runs each
+rate, misses, runs = stored["misses"] / stored["runs"], stored["misses"].sum(), stored["runs"] * len(stored["seeds"])
+print(f"runs more than 4 SE from the true 9: {misses} of {runs} = {misses / runs:.3%} ± {np.sqrt(misses) / runs:.3%} (± 1 SE, Poisson); "
+      f"per seed of 30 000: median {np.median(rate):.3%}, range {rate.min():.3%} to {rate.max():.3%}")
+print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.1f} times the {ideal:.4%} of a normal estimate")
 
 # %% [markdown] tags=["deep-dive"]
-# The reported SE is the real wobble (ratio 0.98). Misses beyond 4 SE stay rare, 0.085 % of runs,
-# but that is about 13 times the normal ideal of 0.0063 %: with $n = 1000$, the rare large values of
-# $XY$ make each run's SE estimate wobble too. The main line's samples are 100 times larger.
+# The reported SE is the real wobble (ratio 0.98). Misses beyond 4 SE stay rare, 0.064 % of runs,
+# but that is 10.1 ± 0.5 times the normal ideal of 0.0063 %: with $n = 1000$, the rare large values of
+# $XY$ make each run's SE estimate wobble too. One seed alone could have said anything from 0.040 %
+# to 0.097 %. The main line's samples are 100 times larger.
 
 # %% [markdown]
 # ## 3. Independence: $E[XY] = E[X]\,E[Y]$
@@ -224,9 +218,10 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 
 # %% [markdown]
 # The common guess is $(2/3)^2 = 4/9$; the exact answer 52/9 is thirteen times that, because the
-# means enter, and the missing square gives 160/9. Components of $\pm 1$ could not have shown
-# this: there $X^2 = 1$ always, and all three give 1. At mean 0 the right rule and
-# $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, which is the case we need next.
+# means enter (the missing square gives 160/9). So the formula often written for dot products,
+# $\mathrm{Var}(u\cdot v) = \sum_i \mathrm{Var}(u_i)\,\mathrm{Var}(v_i)$, needs zero means. At mean 0 the
+# right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, which is the case we need next. (Components of
+# $\pm 1$ could not have shown the difference: there $X^2 = 1$ always, and all three rules give 1.)
 #
 # ## 5. $d_k$ terms: $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$
 #
@@ -268,12 +263,10 @@ for d_k in (8, 64):
     verify_close(f"simulated, d_k = {d_k}: Var(q·k)", st["var"], d_k, se=st["se_var"])
 
 # %% [markdown]
-# Three kinds of evidence, three strengths. The proof covers every distribution with
-# independent mean-0, variance-1 components, listed or continuous. The exact computation uses none
-# of the proof's rules: it applies the definitions to every outcome of one small case, so it checks
-# them independently, without error. The simulation covers a case too large to list, up to its
-# standard error. Dividing by $\sqrt{d_k}$ therefore brings the variance back to 1, because
-# $\mathrm{Var}(cX) = E[(cX - c\mu)^2] = c^2\,\mathrm{Var}(X)$ (notebook 04).
+# Three kinds of evidence: the proof covers every distribution with independent mean-0, variance-1
+# components; the exact computation applies only the definitions, to every outcome of a small case;
+# the simulation covers a case too large to list, up to its standard error. Dividing by $\sqrt{d_k}$
+# brings the variance back to 1, since $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ (notebook 04).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: every term and every pair of terms at once
@@ -283,7 +276,7 @@ for d_k in (8, 64):
 # from one sample. The elementwise product $P = Q\circ K$ of $n$ rows of $Q$ and $K$ holds
 # every term, and its row sums are the dot products.
 
-# %% tags=["deep-dive"]
+# %% tags=["deep-dive"] alt="Heatmap of the sample covariances of the 8 terms q_i k_i at d_k = 8 from 100,000 draws: the diagonal is close to 1 (each term's variance), every off-diagonal entry is close to 0."
 g = make_rng(202)  # the deep dive's own stream: the main line never depends on it
 d8, n8 = 8, 100_000
 P = sample_components((n8, d8), rng=g) * sample_components((n8, d8), rng=g)  # (n, d_k): terms q_i k_i
@@ -356,15 +349,12 @@ print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:
 # transformer, $q$ and $k$ are linear maps of LayerNorm outputs; notebook 08 follows that path.)
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: three ways to break independence
+# ## Deep dive: two ways to break independence
 #
 # Why care: after training, queries and keys are no longer independent; these cases show which
 # step of the proof fails and by how much. At $d_k = 64$, each keeping every component at mean 0
-# and variance 1:
+# and variance 1 (notebook 08 takes the correlated case further):
 #
-# - **$k = q$.** Sections 3 and 4 fail: $E[q_i^2] = 1$, $E[q_i^4] = 3$ for normal components.
-#   The terms $q_i^2$ are still independent of each other, so $E[q\cdot q] = d_k$ and
-#   $\mathrm{Var}(q\cdot q) = d_k(3 - 1) = 2d_k$.
 # - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$, $\rho = 0.5$:
 #   $E[q_ik_i] = \rho$ and $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the mean is $\rho\, d_k$ and the
 #   variance $(1 + \rho^2)\, d_k$.
@@ -379,7 +369,6 @@ q = sample_components((n_big, d_big), rng=g)
 k_corr = rho * q + np.sqrt(1 - rho**2) * sample_components((n_big, d_big), rng=g)
 x_one, y_one = sample_components(n_big, rng=g), sample_components(n_big, rng=g)
 cases = {
-    "k = q": (np.sum(q * q, axis=1), d_big, 2 * d_big),
     "corr(q_i, k_i) = 0.5": (np.sum(q * k_corr, axis=1), rho * d_big, (1 + rho**2) * d_big),
     "all components copied": (x_one * y_one * d_big, 0.0, d_big**2),  # q·k = d_k · x y
 }
@@ -465,7 +454,7 @@ verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(
 # Rows: distribution; columns: $d_k$; 4 000 dot products per panel, x axes over
 # $\pm 4.5\sqrt{d_k}$. Rademacher $q\cdot k$ takes integer values two apart (stems):
 
-# %%
+# %% alt="A grid of histograms of q·k, 4000 draws each: rows normal, uniform, Rademacher (stems at integers two apart) and Laplace components; columns d_k = 1, 4, 16 and 256, each against the normal curve of variance d_k. At d_k = 1 the shapes differ wildly; at 16 normal, uniform and Rademacher follow the curve while Laplace is still sharper at the peak; at 256 all four look alike."
 grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
     st = variance.sample_summary(grid[dist][16])
@@ -481,7 +470,7 @@ variance_plots.histogram_grid(grid)
 # Live: drag $d_k$ from 1 to 4096 and switch the components; the table compares sample
 # mean, variance and the shape's peakedness (excess kurtosis) with the theory.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"] alt="Explorer: drag d_k from 1 to 4096 and switch the component distribution; a histogram of q·k against the normal curve of variance d_k, and a table of sample mean, variance and excess kurtosis against theory; opens at d_k = 16."
 VarianceExplorer(d_k=16)
 
 # %% [markdown] tags=["deep-dive"]
@@ -553,7 +542,7 @@ for dist in DISTRIBUTIONS:
 # sinks into the noise first). Rademacher values are negative and drawn as $|\kappa|$ with
 # hollow markers.
 
-# %% tags=["deep-dive"]
+# %% tags=["deep-dive"] alt="Log-log plot of the excess kurtosis of q·k against d_k = 1, 4, 16: theory lines of slope -1 for each distribution (Laplace 33/d_k, normal 6/d_k, Rademacher |−2/d_k| with hollow markers, uniform 0.24/d_k); simulated points with error bars sit on the lines where resolved."
 shown = {dist: np.where(np.abs(kurt[dist]["theory"]) > 4 * np.array(kurt[dist]["se"]),
                         kurt[dist]["sample"], np.nan) for dist in DISTRIBUTIONS}
 ax = variance_plots.kurtosis_decay(kurt_d_ks, shown, {d: kurt[d]["se"] for d in DISTRIBUTIONS},
@@ -584,9 +573,8 @@ _ = check("02.kurtosis_laplace", answer)
 # - $E[X] = \sum_x x\,P(X = x)$ is linear; $\mathrm{Var}(X) = E[(X - \mu)^2] = E[X^2] - (E[X])^2$.
 # - Expanding a square: $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y)$.
 # - Independence factorises the double sum: $E[XY] = E[X]E[Y]$, so $\mathrm{Cov} = 0$ and variances add.
-# - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components, not $\mathrm{Var}(X)\mathrm{Var}(Y)$ when means are not 0 (52/9 vs 4/9 on $\{1, 2, 3\}$).
-# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution: proved, computed exactly on small cases, simulated within 4 SE.
-# - Independence is used twice: between $q_i$ and $k_i$, and between different pairs. Deep dives: uncorrelated components can be enough; non-zero means shift whole rows; heavy tails approach the normal shape slowly.
+# - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components; $\mathrm{Var}(X)\mathrm{Var}(Y)$ only at zero means (52/9, not 4/9, on $\{1, 2, 3\}$).
+# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution, using independence twice: between $q_i$ and $k_i$, and between pairs.
 #
 # ## Exercises
 #

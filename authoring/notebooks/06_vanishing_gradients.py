@@ -149,7 +149,7 @@ for m2 in (0.9, 0.99, 0.999):
 # and near one-hot they sit almost on it ($\|J\|_F \approx 2(1 - p_{\max})$ when one other key holds
 # most of the remaining weight).
 
-# %% tags=["deep-dive"]
+# %% tags=["deep-dive"] alt="Log-log scatter of ||J||_F against 1 - max p for 5000 random softmaxes of 8 logits: every point lies on or under the dashed bound 2(1 - max p), and near one-hot the points sit almost on it."
 gradients_plots.jacobian_bound_figure(gap, fro).figure
 
 # %% [markdown]
@@ -177,7 +177,7 @@ verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.no
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient shrink steadily, collapse, or stay? Does the mean tell the same story as the median?
 
-# %%
+# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays in a narrow band near 0.23 to 0.37. Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
 grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, rng=SEED) for s in ("unscaled", "sqrt")}
 gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
@@ -196,11 +196,10 @@ for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
     verify(f"unscaled {field}: median < 1e-10 at d_k = 4096", u_med[-1] < 1e-10)
 
 # %% [markdown]
-# Why is the unscaled *mean* to the query larger than the scaled one when the typical query gets
-# nothing? A heavy tail. $\|\partial L/\partial q\| = c\,\|K^\top (Jg)\|$ and the keys have length about
-# $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So a query whose two
-# largest logits are nearly tied, its $J$ not small, gets a large kick. Call it a **near tie** when
-# $\|J\|_F > 0.1$; its *kick* is its $\|\partial L/\partial q\|$. Per $d_k$, unscaled:
+# Why is the unscaled *mean* to the query larger, when the median query gets nothing?
+# $\|\partial L/\partial q\| = c\,\|K^\top (Jg)\|$ and the keys have length about $\sqrt{d_k}$: scaled,
+# $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the few queries whose two largest logits
+# nearly tie (a **near tie**: $\|J\|_F > 0.1$) get a large *kick* $\|\partial L/\partial q\|$. Per $d_k$, unscaled:
 
 # %%
 tail = {s: gradients.gradient_samples((64, 256, 1024, 4096), n_keys, n_queries, scale=s, rng=SEED + 1) for s in ("unscaled", "sqrt")}
@@ -212,11 +211,10 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
        u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
 
 # %% [markdown]
-# Each time $d_k$ grows 4× ($\sqrt{d_k}$ 2×), the share of near ties roughly halves (44, 23, 12, 6 %) and
-# their kick roughly doubles (1.6, 3.0, 5.8, 11.5): a share that falls like $1/\sqrt{d_k}$ (about
-# $4/\sqrt{d_k}$), each with a kick that grows like $\sqrt{d_k}$ (about $0.2\sqrt{d_k}$), so the mean
-# holds steady (ratios in the deep dive). At $d_k = 4096$
-# the median kick is 37× the scaled median, yet the median query gets essentially nothing: a poor learning signal.
+# This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
+# everywhere. Through the query its mean is larger, because unscaled logits move $\sqrt{d_k}$ times
+# faster; but it arrives as rare large kicks (6 % of queries at $d_k = 4096$, 37× the scaled median),
+# while the median query gets almost nothing.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -246,7 +244,10 @@ for scale in ("unscaled", "sqrt"):
 # %% [markdown] tags=["deep-dive"]
 # ### Section 5's near ties, as ratios
 #
-# A fraction like $1/\sqrt{d_k}$ and a kick like $\sqrt{d_k}$: then the fraction times $\sqrt{d_k}$ and
+# Each time $d_k$ grows 4× ($\sqrt{d_k}$ 2×), the share of near ties roughly halves (44, 23, 12, 6 %) and
+# their kick roughly doubles (1.6, 3.0, 5.8, 11.5): a share that falls like $1/\sqrt{d_k}$ (about
+# $4/\sqrt{d_k}$), each with a kick that grows like $\sqrt{d_k}$ (about $0.2\sqrt{d_k}$), so the mean
+# holds steady. Then the fraction times $\sqrt{d_k}$ and
 # the median kick over $\sqrt{d_k}$ change slowly. They do not level off yet: the first climbs toward the
 # limit 4.11 of the next deep dive (about 12 % from $d_k$ = 64 to 4096), the second falls about 10 %,
 # and their product stays near 0.7. The bands below allow for that drift and for the noise of
@@ -301,29 +302,40 @@ verify_close("f √d_k at d_k = 4096 within 5 % of the limit f_G(0) t", f_root[-
 # ## 6. Explorer: the Jacobian as $d_k$ grows
 #
 # One query against 8 keys, its Jacobian $J_{ij} = \partial p_i/\partial z_j$ as a heatmap (colour
-# limits $\pm 1/4$, the largest any entry can be), at $d_k$ = 1, 16, 256 and 4096. Not a lucky or
-# unlucky query: the code picks a **median-ranked** one, of seeds 0–98 the query whose unscaled $\|J\|_F$
-# percentiles are closest to 50 (smallest sum of $|\text{percentile} - 50|$ over the four $d_k$). At
-# $d_k$ = 16 and 64 it is itself a near tie, like 44 % of queries at 64. Also $d_k = 64$, where the explorer opens:
+# limits $\pm 1/4$, the largest any entry can be), at $d_k$ = 1, 16, 256 and 4096. Neither a lucky nor an
+# unlucky query: of seeds 0–98, the one whose unscaled $\|J\|_F$ ranks closest to the middle (deep dive below).
 
-# %%
+# %% alt="Jacobian heatmaps of one median-ranked query against 8 keys at d_k = 1, 16, 256 and 4096, unscaled (top) and scaled (bottom), colour limits ±1/4: unscaled the pattern fades to flat, ||J||_F from 0.36 to 7e-12; scaled it keeps its contrast, ||J||_F 0.35 to 0.38."
 panel_d = (1, 16, 256, 4096)
 typical = gradients.typical_query_seed(D_K_CHOICES, panel_d, n_keys, seeds=range(99))
-z_seed = [saturation.prefix_logits(D_K_CHOICES, n_keys, rng=s) for s in range(99)]  # per seed: (13 d_k, 8 keys)
-fro = np.array([gradients.jacobian_panels(D_K_CHOICES, z).frobenius for z in z_seed])  # (seed, scale, d_k)
-for i in [D_K_CHOICES.index(d) for d in panel_d + (64,)]:
-    print(f"d_k = {D_K_CHOICES[i]:4d}: seed {typical} ||J||_F unscaled {fro[typical, 0, i]:.2g} (percentile {np.mean(fro[:, 0, i] < fro[typical, 0, i]):.0%}), scaled {fro[typical, 1, i]:.2f}")
-verify(f"seed {typical}: a near tie at d_k = 16 and 64, yet unscaled below scaled at d_k = 16, 64, 256, 4096", np.all(fro[typical, 0, [4, 6]] > 0.1) and np.all(np.subtract(*fro[typical][:, [4, 6, 8, 12]]) < 0))
-gradients_plots.jacobian_small_multiples(gradients.jacobian_panels(panel_d, z_seed[typical][[D_K_CHOICES.index(d) for d in panel_d]]))
+z_typical = saturation.prefix_logits(D_K_CHOICES, n_keys, rng=typical)  # (13 d_k, 8 keys): one query, its first d_k components
+panels = gradients.jacobian_panels(panel_d, z_typical[[D_K_CHOICES.index(d) for d in panel_d]])
+print(f"seed {typical}, ||J||_F unscaled:", ", ".join(f"{f:.2g}" for f in panels.frobenius[0]), "| scaled:", ", ".join(f"{f:.2f}" for f in panels.frobenius[1]))
+gradients_plots.jacobian_small_multiples(panels)
 
 # %% [markdown]
 # Unscaled, this query's heatmap fades to flat ($\|J\|_F$ from 0.36 to $7\times10^{-12}$); scaled, it keeps
 # its contrast (0.35 to 0.38). Drag $d_k$ and the seed (seed 0
 # is a closer tie, unscaled above scaled at $d_k = 64$); the star marks the query's $\|J\|_F$ against the mean and median curves.
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output"] alt="Explorer: drag d_k from 1 to 4096 and the seed; the Jacobian heatmaps of one query against 8 keys, unscaled and scaled, and a star marking its ||J||_F against the mean and median curves; opens at d_k = 64."
 explorer = JacobianExplorer()
 explorer
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how section 6's query is picked
+#
+# For every seed 0–98 the code computes the unscaled $\|J\|_F$ at each $d_k$, ranks it among the 99
+# seeds (its percentile), and picks the seed with the smallest sum of $|\text{percentile} - 50|$ over
+# $d_k$ = 1, 16, 256 and 4096. At $d_k$ = 16 and 64 it is itself a near tie, like 44 % of queries at 64:
+
+# %% tags=["deep-dive"]
+z_seed = [saturation.prefix_logits(D_K_CHOICES, n_keys, rng=s) for s in range(99)]  # per seed: (13 d_k, 8 keys)
+fro = np.array([gradients.jacobian_panels(D_K_CHOICES, z).frobenius for z in z_seed])  # (seed, scale, d_k)
+for i in [D_K_CHOICES.index(d) for d in panel_d + (64,)]:
+    print(f"d_k = {D_K_CHOICES[i]:4d}: seed {typical} ||J||_F unscaled {fro[typical, 0, i]:.2g} (percentile {np.mean(fro[:, 0, i] < fro[typical, 0, i]):.0%}), scaled {fro[typical, 1, i]:.2f}")
+verify(f"seed {typical}: a near tie at d_k = 16 and 64, yet unscaled below scaled at d_k = 16, 64, 256, 4096", np.all(fro[typical, 0, [4, 6]] > 0.1) and np.all(np.subtract(*fro[typical][:, [4, 6, 8, 12]]) < 0))
+verify("section 6's panels are this seed's", np.allclose(panels.frobenius, fro[typical][:, [D_K_CHOICES.index(d) for d in panel_d]]))
 
 # %% [markdown]
 # ## Summary
@@ -333,9 +345,8 @@ explorer
 #   gradient, as in attention, a nearly one-hot softmax passes back almost nothing. An unbounded one
 #   (cross-entropy directly on $p$) escapes the bound.
 # - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$,
-#   8 keys). The unscaled *mean* to $q$ rises above the scaled one: a share of queries falling like
-#   $1/\sqrt{d_k}$ (near ties: 6 % at $d_k = 4096$) get kicks growing like $\sqrt{d_k}$ (37× the scaled
-#   median at $d_k = 4096$).
+#   8 keys), while the *mean* to $q$ rises above the scaled one, carried by rare near ties with large
+#   kicks (6 % of queries at $d_k = 4096$): part 3 of the answer, **speed, not possibility**.
 # - Scaled, each size's smallest mean over $d_k = 1 \dots 4096$ is over two-thirds of its largest.
 #
 # ## Exercises

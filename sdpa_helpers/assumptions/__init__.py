@@ -18,6 +18,7 @@ from .correlation import (
     correlated_dot_product_moments,
     correlated_dot_product_parts,
     correlated_dot_product_parts_exact,
+    match_weight,
     sample_correlated_dot_products,
     sample_correlated_qk,
 )
@@ -50,5 +51,5 @@ __all__ = [
     "correlated_dot_product_moments", "sample_correlated_qk", "correlated_dot_product_parts",
     "sample_correlated_dot_products", "qk_norm_scores",
     "D_MODEL_CHOICES", "init_scaled_logits", "softcap", "correlated_dot_product_parts_exact",
-    "init_scaled_logits_exact",
+    "init_scaled_logits_exact", "match_weight",
 ]

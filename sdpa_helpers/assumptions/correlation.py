@@ -205,3 +205,32 @@ def correlated_dot_product_parts_exact(d_k: int, n_samples: int, rng=None):
     rng = make_rng(rng)
     qq = rng.chisquare(d_k, n_samples)
     return qq, np.sqrt(qq) * rng.standard_normal(n_samples)
+
+
+def match_weight(d_k: int, rho: float, scale: float | str | None = "sqrt", n_keys: int = 12,
+                 n_queries: int = 2000, rng=None) -> np.ndarray:
+    """The softmax weight on one matching key among ``n_keys``: per query, the logits are
+    ``c q . k_1`` with ``k_1 = rho q + sqrt(1 - rho^2) z`` and ``c q . k_j`` (``j > 1``) with
+    ``k_j`` standard normal and independent of ``q`` (drawn as ``|q|`` times a standard normal,
+    exactly their distribution given ``q``); ``c`` from :func:`sdpa_helpers.scales.scale_factor`.
+
+    Returns
+    -------
+    ndarray, shape (n_queries,): the weight on the matching key
+
+    Examples
+    --------
+    >>> w = match_weight(4096, 0.5, scale="inv_d", rng=0)   # logits -> (rho, 0, ..., 0)
+    >>> round(float(w.mean()), 2), round(float(np.exp(0.5) / (np.exp(0.5) + 11)), 2)
+    (0.13, 0.13)
+    """
+    from ..attention import softmax  # noqa: PLC0415
+
+    d_k, n_keys = _checks.positive_int("d_k", d_k), _checks.positive_int("n_keys", n_keys)
+    factor = scale_factor(scale, d_k)
+    g = make_rng(rng)
+    q, k = sample_correlated_qk(n_queries, d_k, rho, rng=g)  # (n_queries, d_k) each
+    logits = np.empty((n_queries, n_keys))
+    logits[:, 0] = np.einsum("nd,nd->n", q, k)
+    logits[:, 1:] = np.linalg.norm(q, axis=1, keepdims=True) * g.standard_normal((n_queries, n_keys - 1))
+    return softmax(factor * logits)[:, 0]
