@@ -45,7 +45,7 @@ class AttentionMapExplorer(Explorer):
             ax.set_title(title, color=spec["color"], fontsize=10)
             ax.grid(False)
         add_weights_colorbar(fig, [self.ax_u, self.ax_s])
-        self.title = fig.suptitle(" ", animated=True, fontsize=10)  # the controls' values: the picture says what it shows
+        self.title = fig.suptitle(" ", animated=True, fontsize=10)  # the controls' values, in the picture
 
     def _update(self, d_k, length, causal, seed):
         unscaled, scaled = random_attention_weights(d_k, length, seed, bool(causal))
