@@ -52,7 +52,7 @@ by_loop = sum(q[i] * k[i] for i in range(len(q)))  # the definition, term by ter
 print("products q_i k_i:", (q * k).tolist(), "| loop:", by_loop, "| q @ k:", q @ k)
 verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np.dot(q, k) == np.sum(q * k))
 
-# %% [markdown]
+# %% [markdown] predict_answer=["2 in 5", "two in five", "2 times in 5", "two times in five", "a third", "1 / 3", "1/3", "0.4"]
 # Geometrically $q\cdot k = \lVert q\rVert\,\lVert k\rVert \cos\theta$, with $\lVert q\rVert$ the length
 # and $\theta$ the angle between the vectors: positive when they point the same way, 0 when
 # perpendicular, negative when they point apart: a score of how well a query matches a key.
@@ -60,46 +60,27 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 # ## 2. How to see that the spread grows with the dimension
 #
 # A first attempt: three pairs worked by hand in 2 dimensions and three in 3, and the spreads
-# of the two sets compared:
-
-# %%
-hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
-hand_3d = [([1, 2, 3], [3, 2, 1]), ([3, 4, 5], [6, 7, 8]), ([10, 9, 11], [8, 7, 6])]
-dots_2d, dots_3d = (np.array([np.dot(a, b) for a, b in hand]) for hand in (hand_2d, hand_3d))
-print(f"2-d: {dots_2d.tolist()}, std {dots_2d.std():.1f} | 3-d: {dots_3d.tolist()}, std {dots_3d.std():.1f}")
-
-# %% [markdown] predict_answer=["2 in 5", "two in five", "2 times in 5", "two times in five", "a third", "1 / 3", "1/3", "0.4"]
-# The 3-d set spreads about twice as much. But three hand-picked, all-positive pairs are
-# poor evidence: the spread reflects the picks; positive components make the *mean* grow
-# too (real queries and keys have both signs); and the standard deviation of three numbers
-# is very noisy.
+# of the two sets compared. Such pairs are poor evidence: the spread reflects the picks;
+# all-positive components make the *mean* grow too (real queries and keys have both signs);
+# and the standard deviation of three numbers is very noisy.
 #
 # **Predict:** draw three random pairs (standard normal components) in 2-d and three in 3-d,
 # many times over. How often does the 3-d set come out *less* spread: almost never, about 1 time
 # in 10, or about 2 in 5?
 
 # %%
+hand_2d = [([1, 2], [2, 3]), ([1, 4], [5, 6]), ([8, 9], [10, 2])]
+hand_3d = [([1, 2, 3], [3, 2, 1]), ([3, 4, 5], [6, 7, 8]), ([10, 9, 11], [8, 7, 6])]
+dots_2d, dots_3d = (np.array([np.dot(a, b) for a, b in hand]) for hand in (hand_2d, hand_3d))
+print(f"by hand: 2-d {dots_2d.tolist()}, std {dots_2d.std():.1f} | 3-d {dots_3d.tolist()}, std {dots_3d.std():.1f}")
 reps = 20_000
 std = {d: sample_dot_products(d, 3 * reps, rng=rng).reshape(reps, 3).std(axis=1) for d in (2, 3)}  # (reps,) each
-print(f"the 3-d set is less spread than the 2-d set in {np.mean(std[3] < std[2]):.1%} of {reps} tries")
+print(f"random: the 3-d set is less spread than the 2-d set in {np.mean(std[3] < std[2]):.1%} of {reps} tries")
 
 # %% [markdown]
-# About two times in five. Sound evidence is a *distribution* of many random dot products:
-# 5000 pairs each at 2 and 100 dimensions. Each check allows for the simulation's own noise
-# (deep dive after section 5).
-
-# %% alt="Two histograms of 5000 random dot products each, both centred on 0: at d_k = 2 a narrow spike (std 1.45, sqrt 2 = 1.41), at d_k = 100 a wide flat curve (std 9.82, sqrt 100 = 10) about 7 times wider, reaching past plus and minus 30."
-verify("three random pairs each: the 3-d set came out less spread about 2 times in 5 (0.35 to 0.45)", 0.35 < np.mean(std[3] < std[2]) < 0.45)
-wide = {d: sample_dot_products(d, 5000, rng=rng) for d in (2, 100)}  # (5000,) each
-for d, s in wide.items():
-    spread, noise = dot_products.std_with_se(s)  # the measured std, and how much it wobbles run to run
-    verify(f"std of q·k at d_k = {d}: {spread:.2f}, matches √{d} = {np.sqrt(d):.2f} within simulation noise",
-           abs(spread - np.sqrt(d)) <= 4 * noise)
-dot_products_plots.distribution_comparison(wide).figure
-
-# %% [markdown]
-# Both centred on 0, the 100-d one about 7 times wider ($\sqrt{100/2} = 7.07$); section 5
-# measures how it grows.
+# By hand the 3-d set spreads about twice as much; random triples point the other way about two
+# times in five. Sound evidence is the *distribution* of many random dot products, at many
+# $d_k$ (section 5).
 #
 # ## 3. $QK^\top$: the table of every query–key dot product
 #
@@ -112,7 +93,7 @@ dot_products_plots.distribution_comparison(wide).figure
 # The inner dimension $d_k$ is summed away. Three queries and five keys of length 4, small
 # integers you can check by hand:
 
-# %% alt="Heatmap of Q K-transpose, 3 queries by 5 keys, each cell labelled with its integer dot product: row q1 is 4, -10, -1, -6, 6; row q2 is 4, -13, -5, -4, 21 (the largest, bright yellow); row q3 is -2, 5, 2, 3, -13."
+# %% alt="Heatmap of Q K-transpose, 3 queries by 5 keys, each cell labelled with its integer dot product: row q1 is -8, -1, 5 (the largest, bright yellow), -6, -1; row q2 is -6, -2, 2, -5, 0; row q3 is -2, -9 (the smallest), 2, -5, 1."
 Q = rng.integers(-3, 4, size=(3, 4))  # (n_q, d_k)
 K = rng.integers(-3, 4, size=(5, 4))  # (n_k, d_k)
 print("Q =", Q.tolist(), "\nK =", K.tolist())
@@ -184,7 +165,7 @@ dot_products_plots.frobenius_nesting(A, B, decimals=0)
 #
 # Think of the components of $q$ and $k$ as independent random numbers with mean 0 and
 # variance 1 (notebook 08 asks when that is true). The spread, measured over 1000 standard
-# normal pairs per $d_k$:
+# normal pairs per $d_k$; each check allows for the simulation's own noise (deep dive below):
 
 # %% alt="Two panels against d_k from 1 to 4096 on a log axis. Left: clouds of 1000 random dot products per d_k, centred on 0, widening between dotted curves at plus and minus 2 sqrt(d_k) (about ±128 at 4096). Right: log-log plot of their standard deviation, the dots on the dotted line sqrt(d_k), slope 1/2, from 1 at d_k = 1 to 64 at d_k = 4096."
 d_ks, n_pairs = [1, 4, 16, 64, 256, 1024, 4096], 1000
@@ -193,6 +174,7 @@ for d_k, s in dots.items():
     spread, noise = dot_products.std_with_se(s)  # the measured std, and how much it wobbles run to run
     verify(f"std of q·k at d_k = {d_k}: {spread:.3g}, matches √d_k = {np.sqrt(d_k):.3g} within simulation noise",
            abs(spread - np.sqrt(d_k)) <= 4 * noise)
+verify("section 2: random triples came out less spread in 3-d about 2 times in 5 (0.35 to 0.45)", 0.35 < np.mean(std[3] < std[2]) < 0.45)
 dot_products_plots.spread_growth(dots)
 
 # %% [markdown]
@@ -218,43 +200,52 @@ for d_k, s in dots.items():
 # %% [markdown] predict_answer=["shrinks", "stays", "concentrate", "concentrates"]
 # ## 6. The same result, seen as lengths and an angle
 #
-# A second route: $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for the same independent
-# components. Measure each factor in units that would stay put if it just scaled with $d_k$:
+# A second route: $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for independent standard
+# normal components. Measure each factor in units that would stay put if it just scaled with $d_k$:
 # the length $\lVert q\rVert/\sqrt{d_k}$ and the cosine $\sqrt{d_k}\cos\theta$.
 #
 # **Predict:** as $d_k$ grows, does the spread of $\lVert q\rVert/\sqrt{d_k}$ shrink, stay or grow? And of $\sqrt{d_k}\cos\theta$?
 
-# %% alt="Three panels of histograms for d_k = 4, 16, 256 and 1024. Left: the length ‖q‖/sqrt(d_k), wide at d_k = 4 (0 to 2) and a narrow spike at 1 by d_k = 1024. Middle: sqrt(d_k) cos θ, the same width (variance 1) at every d_k, a flat-topped dome confined to ±2 at d_k = 4 and a normal curve from 256 on. Right: q·k/sqrt(d_k), close to the standard normal curve at every d_k."
+# %% alt="Three panels of histograms for d_k = 4, 16, 256 and 1024. Left: the length ‖q‖/sqrt(d_k), wide at d_k = 4 (0 to 2) and a narrow spike at 1 by d_k = 1024. Middle: sqrt(d_k) cos θ, the same width (variance 1) at every d_k, a flat-topped dome confined to ±2 at d_k = 4 and a normal curve from 256 on. Right: q·k/sqrt(d_k), variance 1 at every d_k; at d_k = 4 peakier than the normal curve (excess kurtosis +1.37 measured, 6/d_k = 1.5 in theory), close to it from 256 on."
 parts = {}
 for d_k in (4, 16, 256, 1024):
     qs, ks = sample_components((5000, d_k), rng=rng), sample_components((5000, d_k), rng=rng)
     norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)  # lengths ‖q‖, ‖k‖: (5000,)
     cos = (qs * ks).sum(axis=1) / (norm_q * norm_k)  # row-wise dots (section 4) over the lengths
     parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos, "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
-    st = variance.sample_summary(parts[d_k]["cos"])  # its variance with SE, and its excess kurtosis
+    st, st_dot = (variance.sample_summary(parts[d_k][key]) for key in ("cos", "dot"))  # variance with SE, excess kurtosis
     verify_close(f"d_k = {d_k:4d}: Var(√d_k cos θ), vs its closed form", st["var"], d_k * dot_products.cosine_moments(d_k).var, se=st["se_var"])
-    print(f"   excess kurtosis {st['kurt']:+.2f}, theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}; all values within ±√d_k = ±{np.sqrt(d_k):.0f}")
+    print(f"   excess kurtosis: cosine {st['kurt']:+.2f} (theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}), "
+          f"product {st_dot['kurt']:+.2f} (theory 6/d_k = {6 / d_k:+.3f})")
 dot_products_plots.geometric_picture(parts)
 
 # %% [markdown]
 # The spread of the lengths shrinks: they concentrate around 1 (left), as $\lVert q\rVert^2 = \sum_i q_i^2$
 # has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The scaled cosine's spread
 # stays (variance 1 at every $d_k$, middle); its *shape* does not. The **excess kurtosis**
-# measures shape: 0 for the normal curve, negative for a flatter top with shorter tails. At
-# $d_k = 4$ it is $-1$: the values, confined to $[-2, 2]$ (as $\lvert\cos\theta\rvert \le 1$),
-# form a flat dome, not a bell; it nears the normal curve's 0 only as $d_k$ grows ($-0.33$ at
-# $d_k = 16$). So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot\cos\theta$ has spread $\sqrt{d_k}$
-# at every $d_k$ (right).
+# measures shape: 0 for the normal curve, negative for a flatter top with shorter tails,
+# positive for a sharper peak with longer tails. At $d_k = 4$ the cosine's is $-1$: its values,
+# confined to $[-2, 2]$ (as $\lvert\cos\theta\rvert \le 1$), form a flat dome, not a bell.
+# Why $\mathrm{Var}(\cos\theta) = 1/d_k$: the unit vector $q/\lVert q\rVert$ has $d_k$ squared
+# coordinates summing to 1, and by symmetry they share it equally (deep dive).
 #
-# Why $\mathrm{Var}(\cos\theta) = 1/d_k$: turn the axes so $k$ lies along the first one; then
-# $\cos\theta = u_1$, the first coordinate of the unit vector $u = q/\lVert q\rVert$. Every direction of
-# $u$ is equally likely: the chance of $q$ landing near a point is proportional to
-# $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$ (one normal curve per component), a
-# function of its length, not its direction. So by symmetry each coordinate has the same mean
-# square, and the $d_k$ squares sum to 1: $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0).
+# So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot\cos\theta$ has spread $\sqrt{d_k}$ at every
+# $d_k$ (right). The spread is exact; the shape is normal only for large $d_k$: at $d_k = 4$ the
+# product is *peakier* than normal (excess kurtosis $6/d_k = 1.5$).
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the angle over several seeds, and why the route is exact for normal components
+# ## Deep dive: why $\mathrm{Var}(\cos\theta) = 1/d_k$, and why the route is exact for normal components
+#
+# Turn the axes so $k$ lies along the first one; then $\cos\theta = u_1$, the first coordinate of
+# the unit vector $u = q/\lVert q\rVert$. Every direction of $u$ is equally likely: the chance of
+# $q$ landing near a point is proportional to $e^{-q_1^2/2}\cdots e^{-q_{d_k}^2/2} = e^{-\lVert q\rVert^2/2}$
+# (one normal curve per component), a function of its length, not its direction. So by symmetry
+# each coordinate has the same mean square, and the $d_k$ squares sum to 1:
+# $\mathrm{E}[u_1^2] = 1/d_k$ (the mean is 0). The result holds beyond the normal: for any
+# independent, identically distributed components symmetric about 0, flipping signs gives
+# $\mathrm{E}[u_iu_j] = 0$ for $i \ne j$ and swapping coordinates gives $\mathrm{E}[u_i^2] = 1/d_k$,
+# so $\mathrm{E}[\cos^2\theta] = \sum_i \mathrm{E}[u_i^2]\,\mathrm{E}[v_i^2] = 1/d_k$, with $v$ the
+# unit vector of $k$.
 #
 # For components that are independent standard normal, the direction $u = q/\lVert q\rVert$
 # is uniform on the sphere and independent of the length $\lVert q\rVert$ (and likewise for
@@ -264,7 +255,9 @@ dot_products_plots.geometric_picture(parts)
 # products. For other component distributions the length and the direction are not
 # independent, and this route is an approximation for large $d_k$; the sum of products
 # (notebook 02) still gives $d_k$ exactly. Notebook 08's QK-norm, which rescales every query and
-# key to a fixed length, keeps only $\cos\theta$. The variance of $\sqrt{d_k}\cos\theta$ at
+# key to a fixed length, keeps only $\cos\theta$. (Section 6's $6/d_k$: each product $q_ik_i$ has
+# mean fourth power 9, an excess kurtosis of 6, and a sum of $d_k$ independent ones has
+# $6/d_k$.) The variance of $\sqrt{d_k}\cos\theta$ at
 # $d_k = 256$, over five seeds:
 
 # %% tags=["deep-dive"]
@@ -282,10 +275,10 @@ verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
 # ## Summary
 #
 # - $q\cdot k = \sum_i q_i k_i = \lVert q\rVert\,\lVert k\rVert\cos\theta$; `q @ k` computes it.
-# - $QK^\top$ is the $(n_q, n_k)$ table of every query–key dot product: $(n_q, d_k) @ (d_k, n_k) \to (n_q, n_k)$.
-# - $\langle A, B\rangle_F = \sum_i a_i\cdot b_i = \sum_{ij} (A\circ B)_{ij}$; "$A\cdot B$" and "$Q\cdot K^\top$" in other texts use one dot for two products.
+# - $QK^\top$ is the table of every query–key dot product, one row per query, one column per key.
+# - The Hadamard product, the row-wise dots and the Frobenius product sum over no axis, one axis and both; other texts use one dot for two products.
 # - Three hand-picked pairs cannot show how a spread grows (random triples point the wrong way 2 times in 5); many random pairs can.
-# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$; lengths $\approx\sqrt{d_k}$ times $\cos\theta$ of variance $1/d_k$ give the same.
+# - For independent components of mean 0 and variance 1, $q\cdot k$ spreads like $\sqrt{d_k}$; lengths near $\sqrt{d_k}$ times a cosine of variance $1/d_k$ give the same.
 #
 # ## Exercises
 #

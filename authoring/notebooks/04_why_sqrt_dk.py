@@ -3,8 +3,8 @@
 #
 # The logits $q\cdot k$ have variance $d_k$ (notebook 02); attention multiplies them by a
 # constant $c$ before the softmax. Why $c = 1/\sqrt{d_k}$ and not $1/d_k$, which looks just as
-# natural? This notebook proves part 1 of the course's answer (**spread**): multiplying by
-# $1/\sqrt{d_k}$, and by no other power of $d_k$, brings the spread back to 1 for every $d_k$.
+# natural? This notebook proves part 1 of the course's answer (**spread**), and finds which
+# part of the scale is forced and which is convention.
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ and check it by simulation.
@@ -61,7 +61,8 @@ x = sample_dot_products(d_k, n, rng=SEED)  # (n,) unscaled q·k
 rel_se = relative_variance_se(d_k, n)  # standard error of a sample variance of n dot products ÷ the true variance
 for c in (1.0, 1 / 8, 1 / 64):
     v, want = np.var(c * x, ddof=1), c**2 * d_k
-    verify(f"Var(c·q·k) with c = {c:g}: {v:.4g}, theory {want:.4g}, {abs(v - want) / (want * rel_se):.1f} SE from theory (limit 4)",
+    verify(f"Var(c·q·k) with c = {c:g}: {v:.4g}, theory {want:.4g}, {abs(v - want) / (want * rel_se):.1f} SE from theory"
+           f"{'' if c == 1 else ', same draws, same distance'} (limit 4)",
            abs(v - want) <= 4 * want * rel_se)
 verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.var(x), 1 / 64, rtol=1e-12)
 
@@ -84,11 +85,11 @@ ax.figure
 # %% [markdown]
 # Put $\mathrm{Var}(q\cdot k) = d_k$ into $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$:
 #
-# | scale $c$ | variance of the logits | standard deviation | slope on log-log axes |
-# |---|---|---|---|
-# | $1$ (none) | $d_k$ | $d_k^{1/2}$ | ½ |
-# | $1/\sqrt{d_k}$ | $1$ | $1$ | 0 |
-# | $1/d_k$ | $1/d_k$ | $d_k^{-1/2}$ | −½ |
+# | scale $c$ | variance of the logits | slope of the std on log-log axes |
+# |---|---|---|
+# | $1$ (none) | $d_k$ | ½ |
+# | $1/\sqrt{d_k}$ | $1$ | 0 |
+# | $1/d_k$ | $1/d_k$ | −½ |
 #
 # The markers sit on these lines. The average shrinks (green, slope −½):
 # its $d_k$ independent products partly cancel, as the average of many dice rolls settles near
@@ -96,7 +97,8 @@ ax.figure
 #
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
 # $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
-# **the exponent is forced**.
+# **the exponent is forced**: $1/\sqrt{d_k}$, and no other power of $d_k$, brings the spread back
+# to 1 for every $d_k$ (part 1 of the course's answer, **spread**).
 # The constant $a$ is not: any $a/\sqrt{d_k}$ fixes the spread at $a$; the paper picks $a = 1$.
 # And "$1/d_k$ over-corrects" holds *at initialisation, with independent components*: once
 # training correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the
@@ -201,9 +203,13 @@ for d in (256, 4096):
 #
 # Code divides by $\sqrt{d_k}$ in several equivalent ways: `scores / np.sqrt(d_k)`,
 # `scores * d_k**-0.5`, scaling the queries first, $(cQ)K^\top = c\,(QK^\top)$ (fairseq),
-# $d_k^{-1/4}$ on both $Q$ and $K$ (Whisper), or this course's `attention_scores`.
+# $d_k^{-1/4}$ on both $Q$ and $K$ (Whisper), or this course's `attention_scores`. They give the
+# same logits (the deep dive checks all five, and shows where fairseq, Whisper and T5 put the scale).
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the five spellings checked, and where fairseq, Whisper and T5 put the scale
+
+# %% tags=["deep-dive"]
 Q, K = rng.standard_normal((5, 64)), rng.standard_normal((7, 64))  # (n_q, d_k), (n_k, d_k)
 d_k = Q.shape[-1]
 reference = Q @ K.T / np.sqrt(d_k)  # (5, 64) @ (64, 7) -> (5, 7)
@@ -211,9 +217,6 @@ for name, logits in {"scores * d_k**-0.5": (Q @ K.T) * d_k**-0.5, "(Q / √d_k) 
                      "(Q d_k^-¼) @ (K d_k^-¼).T": (Q * d_k**-0.25) @ (K * d_k**-0.25).T,
                      "attention_scores(Q, K)": attention_scores(Q, K)}.items():
     verify(f"{name} = Q @ K.T / np.sqrt(d_k)", np.allclose(logits, reference, rtol=1e-12, atol=1e-12))
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: where fairseq, Whisper and T5 put the scale
 
 # %% [markdown] tags=["deep-dive"]
 # - fairseq's own attention path scales the queries,
@@ -232,25 +235,21 @@ for name, logits in {"scores * d_k**-0.5": (Q @ K.T) * d_k**-0.5, "(Q / √d_k) 
 #
 # Each head computes its logits from vectors of its own length, the head dimension $d_k$,
 # so the scale uses that $d_k$, never $d_\text{model}$. The head dimension is often
-# $d_\text{model}/h$, but not always (`sdpa_helpers.models`, each row with its source):
+# $d_\text{model}/h$, but not always (`sdpa_helpers.models`, each row with its source). Scaling
+# by $1/\sqrt{d_\text{model}}$ instead would shrink the spread to $\sqrt{d_k/d_\text{model}}$,
+# $\sqrt{64/512} \approx 0.354$ in the original Transformer (the draws `x` of section 1 have $d_k = 64$):
 
 # %%
 rows = ("Transformer base (2017)", "BERT-base", "T5 base", "T5 3B", "T5 11B", "Gemma 7B")
 print(models.format_table([models.model(name) for name in rows]))
+sd, want, se = np.std(x / np.sqrt(512)), np.sqrt(64 / 512), np.sqrt(64 / 512) * rel_se / 2  # SE of a std ≈ std × (relative SE of the variance) / 2
+verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g}, {abs(sd - want) / se:.1f} SE from theory (limit 4)",
+       abs(sd - want) <= 4 * se)
 
 # %% [markdown]
 # In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5's scale
 # "none": deep dive after section 4.) The value dimension $d_v$ never enters $q\cdot k$: it
 # plays no role in the scale.
-#
-# Scaling by $1/\sqrt{d_\text{model}}$ instead would shrink the spread to
-# $\sqrt{d_k/d_\text{model}}$, $\sqrt{64/512} \approx 0.354$ in the original Transformer
-# (the draws `x` of section 1 have $d_k = 64$):
-
-# %%
-sd, want, se = np.std(x / np.sqrt(512)), np.sqrt(64 / 512), np.sqrt(64 / 512) * rel_se / 2  # SE of a std ≈ std × (relative SE of the variance) / 2
-verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g}, {abs(sd - want) / se:.1f} SE from theory (limit 4)",
-       abs(sd - want) <= 4 * se)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's other factor, $\sqrt{d_\text{model}}$ on the embeddings
@@ -263,8 +262,8 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
 # %% [markdown]
 # ## Summary
 #
-# - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$. With $\mathrm{Var}(q\cdot k) = d_k$ the logits'
-#   standard deviation has slope ½, 0 and −½ in $d_k$ for no scale, $1/\sqrt{d_k}$ and $1/d_k$.
+# - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, so the logits' standard deviation grows like
+#   $\sqrt{d_k}$ unscaled, stays at 1 with $1/\sqrt{d_k}$ and shrinks with $1/d_k$.
 #   The exponent −½ is forced; the constant is a convention.
 # - At initialisation, with independent components, $1/d_k$ over-corrects: attention becomes
 #   uniform. When training correlates $q$ and $k$, $1/d_k$ can be right (μP, notebook 08).
@@ -316,7 +315,7 @@ _ = check("04.inv_d_spread", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Section 2's table: with $c = 1/d_k$ the standard deviation is $d_k^{-1/2}$. Setting
+# Section 2's table: with $c = 1/d_k$ the variance is $1/d_k$, the standard deviation $d_k^{-1/2}$. Setting
 # $d_k^{-1/2} = 1/16$ gives $d_k = 16^2 = 256$. (Reading $1/d_k$ as the spread itself would
 # give 16: that is the *variance* of the scaled logits, $1/d_k$, set to 1/16.)
 # </details>

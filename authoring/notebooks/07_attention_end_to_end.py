@@ -47,17 +47,10 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # Each token offers a **key**, matched against the queries, and a **value**, what it hands over
 # when chosen. A query's softmax weights over the keys (each $\ge 0$, summing to 1) say how much
 # of each value it takes: its output row is the weighted average $\sum_j w_j v_j$ of the value
-# rows. Keys decide *who* is heard, values *what* is said. One query, three keys:
-
-# %%
-w = np.array([0.7, 0.2, 0.1])                          # one query's weights over 3 keys: they sum to 1
-V_toy = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # (3 keys, d_v = 2): one value row per key
-out_toy = w @ V_toy                                    # (3,) @ (3, 2) -> (2,)
-print(f"output row {out_toy.round(2)} = 0.7·{V_toy[0]} + 0.2·{V_toy[1]} + 0.1·{V_toy[2]}")
-verify("output = Σ_j w_j v_j", np.allclose(out_toy, sum(w[j] * V_toy[j] for j in range(3))))
-
-# %% [markdown]
-# The output leans towards the first value (weight 0.7). A one-hot row would copy one value; a
+# rows. Keys decide *who* is heard, values *what* is said. One query with weights
+# $(0.7, 0.2, 0.1)$ over three keys with values $(1, 0)$, $(0, 1)$, $(1, 1)$ gets
+# $0.7\,(1, 0) + 0.2\,(0, 1) + 0.1\,(1, 1) = (0.8, 0.3)$: the output leans towards the first
+# value. In numpy, `w @ V`. A one-hot row would copy one value; a
 # uniform row would return their plain mean. The scale sets where between the two a row lies (section 5).
 #
 # ## 2. The five steps
@@ -73,6 +66,8 @@ scaled = logits / np.sqrt(d_k)           # 2. Scale by 1/√d_k   (3. Mask: none
 weights = softmax(scaled, axis=-1)       # 4. SoftMax over the keys: each row sums to 1
 output = weights @ V                     # 5. MatMul: (B, n_q, n_k) @ (B, n_k, d_v) -> (B, n_q, d_v)
 verify("the five steps = scaled_dot_product_attention(Q, K, V)", np.allclose(output, scaled_dot_product_attention(Q, K, V)[0]))
+verify("section 1: (0.7, 0.2, 0.1) @ [(1, 0), (0, 1), (1, 1)] = (0.8, 0.3)", np.allclose([0.7, 0.2, 0.1] @ np.array([[1, 0], [0, 1], [1, 1]]), [0.8, 0.3]))
+verify("each output row = Σ_j w_j v_j, e.g. query 0 of sequence 0", np.allclose(output[0, 0], sum(weights[0, 0, j] * V[0, j] for j in range(n_k))))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the same with nothing but loops
@@ -162,20 +157,16 @@ with np.errstate(invalid="ignore"):
 as_replaced = softmax(np.where(allowed, row, np.finfo(float).min))  # (b) replace by the most negative float
 as_added = softmax(row + np.where(allowed, 0.0, -10_000.0))         # (c) add −10 000
 print(f"(a) {as_neg_inf}\n(b) {as_replaced.round(3)}\n(c) {as_added.round(3)}")
+try:  # and this package, on a causal mask whose query 2 may look at nothing
+    scaled_dot_product_attention(Qc, Kc, Vc, mask=mask & (np.arange(n) != 2)[:, None])
+except ValueError as error:
+    print("this package: ValueError:", error)
 
 # %% [markdown]
 # (c) blocks nothing: adding one number to a whole row leaves its softmax unchanged. (b) erases
 # the logits: equal logits, a uniform row. Only (a) notices, with a NaN that spreads into all
-# that follows. None of
-# these rows means anything (models discard padding positions); this package raises an error,
-# as in a small example such a row is likely a mistake:
-
-# %%
-verify("(b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
-try:
-    scaled_dot_product_attention(Qc, Kc, Vc, mask=mask & (np.arange(n) != 2)[:, None])  # query 2 may look at nothing
-except ValueError as error:
-    print("ValueError:", error)
+# that follows. None of these rows means anything (models discard padding positions); this
+# package raises an error (last line), as in a small example such a row is likely a mistake.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how large an added mask must be, and what libraries do
@@ -187,6 +178,7 @@ except ValueError as error:
 # masked row in half precision (float16 keeps about 3 significant digits):
 
 # %% tags=["deep-dive"]
+verify("section 4: (b) gives a uniform row and (c) the unmasked softmax", np.allclose(as_replaced, 0.25) and np.allclose(as_added, softmax(row)))
 for size in (1, 1_000, 10_000):
     w_added = softmax(size * row + np.array([0.0, 0.0, 0.0, -1e4]))  # key 3 masked by adding -1e4
     print(f"logits × {size:6,d}: weight of the masked key {w_added[3]:.3f}")
@@ -237,7 +229,7 @@ verify("at logits × 10 000 the added −1e4 no longer masks; in float16 (c) tur
 # - **Flax.** `dot_product_attention_weights` in `flax/linen/attention.py` (and its twin in
 #   `flax/nnx/nn/attention.py`): `big_neg = jnp.finfo(dtype).min`, then
 #   `jnp.where(mask, attn_weights, big_neg)` and `jax.nn.softmax`, a *replacement*: uniform (b).
-# - **GPT-2.** openai/gpt-2 `src/model.py`, `mask_attn_weights`: `w = w*b - 1e10*(1-b)` also
+# - **GPT-2.** openai/gpt-2 `src/model.py`, `mask_attn_weights`: `w = w*b - tf.cast(1e10, w.dtype)*(1-b)` also
 #   *replaces* masked logits (by $-10^{10}$). Its mask is causal only, so no row is ever empty there.
 # - **BERT.** google-research/bert `modeling.py`, `attention_layer`:
 #   `adder = (1.0 - mask) * -10000.0` is *added* to the scores: a fully masked row (a sequence
@@ -263,7 +255,7 @@ verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all(
 #
 # **Predict:** in the *scaled* panels, which rows will show one bright cell at every $d_k$, and why?
 
-# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; only row 0, with one key, has a single bright cell at every d_k and scale."
+# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
 length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
     Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
@@ -272,7 +264,8 @@ attention_maps_plots.weights_small_multiples(heatmap_weights)
 
 # %% [markdown]
 # The first row: with one key its weight is 1 at any scale, so a bright cell in an early masked
-# row is not saturation. Further down, unscaled rows turn one-hot as $d_k$ grows. Unmasked (12
+# row is not saturation. Row 1 has only two keys, and by chance one of them can take nearly all
+# the weight (0.947 in the scaled $d_k = 64$ panel, printed below). Further down, unscaled rows turn one-hot as $d_k$ grows. Unmasked (12
 # keys a row), the **largest weight of each row**, averaged over rows and 100 draws (1 =
 # one-hot, $1/12 \approx 0.08$ = uniform):
 
@@ -283,9 +276,11 @@ for d in d_ks:
     per_draw = [softmax(c * Qs @ np.swapaxes(Ks, -1, -2)).max(axis=-1).mean(axis=-1) for c in (1.0, d**-0.5)]
     mean_max[d] = [(v.mean(), v.std(ddof=1) / np.sqrt(n_draws)) for v in per_draw]  # (mean, SE) per scale
     print(f"d_k = {d:4d}: mean largest weight unscaled {mean_max[d][0][0]:.3f}, scaled {mean_max[d][1][0]:.3f}")
+print(f"(the heatmaps: scaled, d_k = 64, row 1's larger weight {heatmap_weights[64][1][1].max():.3f})")
 verify("unscaled: it rises with every step of d_k, past 0.95", all(mean_max[a][0][0] < mean_max[b][0][0] for a, b in zip(d_ks, d_ks[1:])) and mean_max[4096][0][0] > 0.95)
 sc = np.array([mean_max[d][1] for d in d_ks[2:]])  # (5, 2): scaled (mean, SE), d_k = 16 ... 4096
-verify("scaled, d_k ≥ 16: all within 0.02 of each other, and 0.02 is ≥ 4 SE of a difference", np.ptp(sc[:, 0]) < 0.02 >= 4 * 2**0.5 * sc[:, 1].max())
+verify("scaled, d_k ≥ 16: all within 0.02 of each other", np.ptp(sc[:, 0]) < 0.02)
+verify("and 0.02 is at least 4 SE of a difference of two of them", 0.02 >= 4 * 2**0.5 * sc[:, 1].max())
 
 # %% [markdown]
 # Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient:
@@ -296,7 +291,7 @@ verify("scaled, d_k ≥ 16: all within 0.02 of each other, and 0.02 is ≥ 4 SE 
 # grows, varies less from query to query. At $d_k$ = 1 and 4 it varies a lot, and short queries
 # give flat rows (0.24, 0.27; deep dive below). Live (drag $d_k$):
 
-# %% tags=["nbval-ignore-output"] alt="Explorer with a d_k slider: two 12 by 12 heatmaps of attention weights without a mask, softmax(Q K-transpose) unscaled on the left and scaled by 1/sqrt(d_k) on the right. At d_k = 64 most unscaled rows hold one bright cell of weight near 1; the scaled rows are spread out, no cell near 1. Dragging d_k up makes the unscaled rows one-hot while the scaled ones stay alike."
+# %% tags=["nbval-ignore-output"] alt="Explorer with a d_k slider, titled d_k = 64, length 12, no mask: two 12 by 12 heatmaps of attention weights without a mask, softmax(Q K-transpose) unscaled on the left and scaled by 1/sqrt(d_k) on the right. At d_k = 64 most unscaled rows hold one bright cell of weight near 1; the scaled rows are spread out, no cell near 1. Dragging d_k up makes the unscaled rows one-hot while the scaled ones stay alike."
 explorer = AttentionMapExplorer(d_k=64)
 explorer
 
@@ -314,8 +309,9 @@ sd_q1 = np.abs(g_rows.standard_normal((n_rows, 1)))  # |q_1|: the standard devia
 spread = softmax(sd_q1 * g_rows.standard_normal((n_rows, length))).max(axis=-1)
 for label, v in (("variance exactly 1", unit), ("standard deviation |q_1|", spread)):
     print(f"{label:25s}: mean largest weight {v.mean():.4f} ± {v.std(ddof=1) / np.sqrt(n_rows):.4f}")
-verify_close("sd |q_1| rows vs section 5's scaled d_k = 1", spread.mean(), mean_max[1][1][0],
-             se=np.hypot(spread.std(ddof=1) / np.sqrt(n_rows), mean_max[1][1][1]))
+gap_se = np.hypot(spread.std(ddof=1) / np.sqrt(n_rows), mean_max[1][1][1])  # SE of the difference of two simulations
+verify(f"sd |q_1| rows {spread.mean():.4f} vs section 5's scaled d_k = 1 (a 100-draw simulation) {mean_max[1][1][0]:.4f}: "
+       f"{abs(spread.mean() - mean_max[1][1][0]) / gap_se:.2f} SE apart (limit 4)", abs(spread.mean() - mean_max[1][1][0]) <= 4 * gap_se)
 short_rows = sd_q1[:, 0] < 0.5  # short queries
 print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weight {spread[short_rows].mean():.3f} (uniform {1 / length:.3f})")
 
@@ -324,21 +320,23 @@ print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weigh
 #
 # A real layer runs $h$ heads side by side. Each head projects the $d_\text{model}$-long token
 # vectors to its own queries and keys of length $d_k$, **the head dimension, often
-# $d_\text{model}/h$**; the $h$ outputs are concatenated and projected back to $d_\text{model}$.
+# $d_\text{model}/h$** but not always (notebook 04, section 5; the deep dive lists published
+# configurations); the $h$ outputs are concatenated and projected back to $d_\text{model}$. A
+# head's logit sums $d_k$ products, not $d_\text{model}$: its variance is $d_k$, and the scale
+# $1/\sqrt{d_k}$ (deep dive).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: published head sizes, the per-head check, and what the wrong scale does
+#
 # Published configurations (`sdpa_helpers.models` gives each row's source):
 
-# %%
+# %% tags=["deep-dive"]
 print(models.format_table([models.model(name) for name in ("Transformer base (2017)", "BERT-base", "GPT-2 small", "Llama 2 7B")]))
 print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_examples()[:3]))
 
-# %% [markdown]
-# So $d_\text{model}/h$ is common, not a rule (the second table; T5's "none (1)": no division, its
-# $W_Q$ starts $\sqrt{d_{kv}}$ times smaller instead, $d_{kv}$ its head_dim; notebook 08). A head's logit sums $d_k$
-# products, not $d_\text{model}$: its variance is $d_k$, and the scale $1/\sqrt{d_k}$ (deep dive).
-
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the per-head check, and what the wrong scale does
-#
+# So $d_\text{model}/h$ is common, not a rule (the second table; T5's "none (1)": no division, its
+# $W_Q$ starts $\sqrt{d_{kv}}$ times smaller instead, $d_{kv}$ its head_dim; notebook 08).
 # A 512-long query and key cut into 8 heads of 64, 20 000 pairs:
 
 # %% tags=["deep-dive"]
@@ -383,7 +381,7 @@ print(f"uniform rows: {1 / length:.3f}")
 #   depends on code path and version (deep dive). This package raises.
 # - Under a causal mask early rows have few keys, so they look peaked at any scale. With random
 #   unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows; scaled rows
-#   keep the same spread from $d_k \approx 16$ up.
+#   keep the same mean largest weight (≈ 0.29) from $d_k \approx 16$ up.
 # - $d_k$ is the head dimension, often $d_\text{model}/h$; a head's logits sum $d_k$ products,
 #   so the scale is $1/\sqrt{d_k}$.
 #

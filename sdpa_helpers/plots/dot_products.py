@@ -144,8 +144,8 @@ def geometric_picture(ratios_by_d_k: dict):
 
     ``q . k = |q| |k| cos(theta)``; in standard units this is ``(|q| / sqrt(d_k)) (|k| / sqrt(d_k))
     (sqrt(d_k) cos(theta))``. The left panel shows ``|q| / sqrt(d_k)`` concentrating at 1, the
-    middle ``sqrt(d_k) cos(theta)`` and the right ``q . k / sqrt(d_k)`` with the ``N(0, 1)``
-    density on top.
+    middle ``sqrt(d_k) cos(theta)`` and the right ``q . k / sqrt(d_k)`` (variance 1; normal in shape
+    only for large ``d_k``) with the ``N(0, 1)`` density on top.
 
     Parameters
     ----------
@@ -182,7 +182,7 @@ def geometric_picture(ratios_by_d_k: dict):
                "dot": r"$q\cdot k\,/\sqrt{d_k}$"}
     titles = {"norm": r"lengths: $\Vert q\Vert \approx \sqrt{d_k}$",
               "cos": r"angles: $\mathrm{Var}(\cos\theta) = 1/d_k$",
-              "dot": r"product: $q\cdot k \approx \sqrt{d_k}\,N(0, 1)$"}
+              "dot": r"product: $\mathrm{Var}(q\cdot k) = d_k$"}
     z = np.linspace(-4.5, 4.5, 301)
     with style():
         for ax, key in zip(axes, keys):

@@ -45,11 +45,13 @@ class AttentionMapExplorer(Explorer):
             ax.set_title(title, color=spec["color"], fontsize=10)
             ax.grid(False)
         add_weights_colorbar(fig, [self.ax_u, self.ax_s])
+        self.title = fig.suptitle(" ", animated=True, fontsize=10)  # the controls' values, in the picture
 
     def _update(self, d_k, length, causal, seed):
         unscaled, scaled = random_attention_weights(d_k, length, seed, bool(causal))
         for image, w in zip(self.images, (unscaled, scaled)):
             image.set_data(w)  # stretched over the fixed square: one cell per (query, key)
+        self.title.set_text(f"d_k = {d_k}, length {length}, {'causal mask' if causal else 'no mask'}")
         max_u, max_s = unscaled.max(axis=1).mean(), scaled.max(axis=1).mean()
         # uniform rows: 1/length each, or 1/(i+1) on row i under the causal mask
         uniform = np.mean(1.0 / np.arange(1, length + 1)) if causal else 1.0 / length
