@@ -46,7 +46,7 @@ from .attention import softmax
 from .gradients import jacobian_frobenius
 from .sampling import make_rng, sample_components
 from .saturation import MCEstimate, mc_estimate, query_logits, weight_stats
-from .scales import SCALINGS, scale_factor
+from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED", "COMMITTED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
@@ -54,12 +54,9 @@ __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES"
            "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
            "query_gradient_ratios", "format_gradient_ratios", "scaled_drift"]
 
-#: The d_k values of the course's sliders: powers of two, 1 ... 4096.
-D_KS = tuple(2**i for i in range(13))
-#: The d_k values of notebook 00's static figure: each 16x the last, so each spread is 4x.
-SHOWN_D_KS = (4, 64, 1024)
-#: Keys per query (as in notebook 05's curves).
-N_KEYS = 16
+#: The d_k values of the course's sliders (:data:`sdpa_helpers.scales.D_K_CHOICES`); the figure's
+#: :data:`SHOWN_D_KS` and the keys per query :data:`N_KEYS` come from :mod:`sdpa_helpers.scales` too.
+D_KS = D_K_CHOICES
 #: Keys per query of a long sequence (GPT-2's context length), for :func:`compare`.
 MANY_KEYS = 1024
 #: The head dimensions most real models use (notebook 00, section 4).

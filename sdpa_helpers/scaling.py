@@ -31,7 +31,7 @@ from . import _checks, theory
 from .attention import softmax
 from .sampling import make_rng
 from .saturation import prefix_logits, query_logits, weight_stats
-from .scales import D_K_CHOICES, SCALINGS, scale_factor
+from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
 __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "QUERY_SEEDS", "simulated_logit_stds",
            "log_log_slopes", "relative_variance_se", "AttentionStats", "attention_by_d_k", "logit_std",
@@ -39,14 +39,11 @@ __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "QUERY_SEEDS
 
 #: The d_k grid of notebook 04's figures and explorer: the course's grid, powers of two, 1 ... 4096.
 D_KS = D_K_CHOICES
-#: Keys each query attends over.
-N_KEYS = 16
+#: (Keys per query :data:`N_KEYS` and the small multiples' :data:`SHOWN_D_KS` come from :mod:`.scales`.)
 #: Logits per d_k behind the explorer's markers (:func:`logit_std`).
 N_STD_SAMPLES = 1000
 #: Seed of the explorer's cached numbers.
 SEED = 4
-#: The d_k of notebook 04's small multiples of one query's weights.
-SHOWN_D_KS = (4, 64, 1024)
 #: The candidate queries (seeds) among which :func:`typical_query` picks the one shown.
 QUERY_SEEDS = range(100)
 
