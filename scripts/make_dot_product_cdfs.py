@@ -122,7 +122,7 @@ def main() -> None:
             cdf = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2.0 * np.diff(x))])
             tables[f"{dist}_{d_k}"] = cdf / cdf[-1]
     np.savez_compressed(CDF_FILE, x=_X_GRID, d_ks=np.array(CDF_D_KS), **tables)
-    print(f"wrote {CDF_FILE.relative_to(ROOT)}: {len(tables)} CDFs on {_X_GRID.size} points")
+    print(f"wrote {CDF_FILE}: {len(tables)} CDFs on {_X_GRID.size} points")
 
 
 if __name__ == "__main__":

@@ -38,10 +38,10 @@ def positive_int(name: str, value: object) -> int:
     return int(value)
 
 
-def count(name: str, value: object) -> int:
+def d_k(name: str, value: object) -> int:
     """:func:`positive_int` that is at most :data:`MAX_D_K`, or raise naming ``name``.
 
-    >>> count("d_k", 2**21)
+    >>> d_k("d_k", 2**21)
     Traceback (most recent call last):
     ...
     ValueError: d_k must be at most 2**20 = 1048576 (the course's range), got 2097152
@@ -49,6 +49,22 @@ def count(name: str, value: object) -> int:
     value = positive_int(name, value)
     if value > MAX_D_K:
         raise ValueError(f"{name} must be at most 2**20 = {MAX_D_K} (the course's range), got {value}")
+    return value
+
+
+def count(name: str, value: object) -> int:
+    """:func:`positive_int` that a float holds exactly (at most 2**53), or raise naming ``name``.
+
+    For counts other than d_k (numbers of samples, entries) that a closed form turns into floats.
+
+    >>> count("m", 2**60)
+    Traceback (most recent call last):
+    ...
+    ValueError: m must be at most 2**53 (a float holds it exactly), got 1152921504606846976
+    """
+    value = positive_int(name, value)
+    if value > 2**53:
+        raise ValueError(f"{name} must be at most 2**53 (a float holds it exactly), got {value}")
     return value
 
 

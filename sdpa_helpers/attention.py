@@ -361,7 +361,7 @@ def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> 
     >>> u.shape, bool((u[0, 1:] == 0).all())
     ((8, 8), True)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     length = _checks.positive_int("length", length)
     seed = _checks.seed("seed", seed)
     if not isinstance(causal, (bool, np.bool_)):

@@ -226,7 +226,7 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     >>> round(float(s.var()), 2)
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     dist = check_dist("dist", dist)
     mean_q = _in_range("mean_q", _checks.real("mean_q", mean_q), MAX_MEAN)
@@ -395,7 +395,7 @@ def check_d_ks(d_ks) -> np.ndarray:
         raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}") from None
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"d_ks must be a non-empty 1-D sequence of positive integers, got shape {arr.shape}")
-    return np.array([_checks.count("each entry of d_ks", d) for d in arr.tolist()])
+    return np.array([_checks.d_k("each entry of d_ks", d) for d in arr.tolist()])
 
 
 def check_d_k(name: str, d_k) -> int:
@@ -404,7 +404,7 @@ def check_d_k(name: str, d_k) -> int:
     >>> check_d_k("d_k", 64)
     64
     """
-    return _checks.count(name, d_k)
+    return _checks.d_k(name, d_k)
 
 
 def chi_norms(dof, size=None, rng=None) -> np.ndarray:

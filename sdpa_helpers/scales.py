@@ -62,7 +62,7 @@ def scale_factor(scale: float | str | None, d_k: int, name: str = "scale") -> fl
     ...
     ValueError: scale must be > 0, got -1.0
     """
-    d_k = _checks.count("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     if scale is None or isinstance(scale, str):
         exponent = -0.5 if scale is None else SCALINGS[check_scaling(name, scale)]
         return float(d_k) ** exponent

@@ -135,7 +135,7 @@ def relative_variance_se(d_k: int, n: int) -> float:
     >>> round(relative_variance_se(4096, 20_000) / float(np.sqrt(2 / 20_000)), 3)
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n = _checks.positive_int("n", n)
     if n < 2:
         raise ValueError(f"n must be at least 2 (a sample variance needs two values), got {n}")
@@ -194,7 +194,7 @@ def logit_std(d_k: int) -> float:
     >>> round(logit_std(64) / 8, 1)  # about sqrt(d_k)
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     if d_k > max(D_KS):
         raise ValueError(f"d_k must be at most {max(D_KS)}, got {d_k}")
     return _logit_std(d_k)
@@ -253,7 +253,7 @@ def query_weights(d_k: int) -> dict[str, np.ndarray]:
     >>> sorted(w), w["sqrt"].shape, bool(np.isclose(w["sqrt"].sum(), 1.0))
     (['inv_d', 'sqrt', 'unscaled'], (16,), True)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     if d_k not in D_KS:
         raise ValueError(f"d_k must be one of {D_KS}, got {d_k}")
     z = np.sort(_prefix_logits()[D_KS.index(d_k)])[::-1]  # (N_KEYS,), largest first

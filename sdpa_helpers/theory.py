@@ -140,7 +140,7 @@ def dot_product_moments(d_k: int, mean_q: float = 0.0, var_q: float = 1.0,
     >>> dot_product_moments(4, mean_q=1.0, mean_k=1.0)
     Moments(mean=4.0, var=12.0)
     """
-    d_k = _checks.count("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     mean_q, mean_k = _checks.real("mean_q", mean_q), _checks.real("mean_k", mean_k)
     var_q, var_k = _checks.non_negative("var_q", var_q), _checks.non_negative("var_k", var_k)
     what = f"the dot-product moments of mean_q={mean_q}, var_q={var_q}, mean_k={mean_k}, var_k={var_k} at d_k={d_k}"
@@ -258,7 +258,7 @@ def dot_product_excess_kurtosis(d_k: int, excess_kurtosis_q: float = 0.0,
     >>> dot_product_excess_kurtosis(4, -2.0, -2.0)  # Rademacher: products are +-1
     -0.5
     """
-    d_k = _checks.count("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)
     kk = _checks.excess_kurtosis("excess_kurtosis_k", excess_kurtosis_k)
     return _finite(((3 + kq) * (3 + kk) - 3) / d_k,
@@ -347,7 +347,7 @@ def shared_row_square_covariance(d_k: int, var_q: float = 1.0, var_k: float = 1.
     >>> shared_row_square_covariance(64, excess_kurtosis_q=-2.0)  # Rademacher q: |q|^2 = d_k
     0.0
     """
-    d_k = _checks.count("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     var_q = _checks.non_negative("var_q", var_q)
     var_k = _checks.non_negative("var_k", var_k)
     kq = _checks.excess_kurtosis("excess_kurtosis_q", excess_kurtosis_q)

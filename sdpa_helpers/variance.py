@@ -89,7 +89,7 @@ def sample_dot_products_fast(d_k: int, n_samples: int, dist: str = "normal", rng
     >>> sorted(set(sample_dot_products_fast(3, 1000, "rademacher", rng=0).tolist()))
     [-3.0, -1.0, 1.0, 3.0]
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     dist = check_dist("dist", dist)
     rng = make_rng(rng)
@@ -135,7 +135,7 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     >>> histogram_edges(1, "rademacher").tolist()  # q·k = -1 or 1: one value per bin
     [-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     sd = math.sqrt(d_k)
     if check_dist("dist", dist) != "rademacher":
         return BINS * sd
@@ -304,7 +304,7 @@ def all_dot_products(values, d_k: int) -> list:
     Fraction(3, 1)
     """
     vals = _outcomes("values", values)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     count = len(vals) ** (2 * d_k)
     if count > MAX_OUTCOMES:
         raise ValueError(f"values and d_k give {len(vals)}**{2 * d_k} = {count} pairs (q, k), "

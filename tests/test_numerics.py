@@ -1,27 +1,12 @@
-"""sdpa_helpers._numerics: exact power-of-2 rescaling and the one histogram helper, against independent references."""
-
-import math
+"""sdpa_helpers._numerics: the one histogram helper and the error-settings context, against independent references."""
 
 import numpy as np
 import pytest
 from conftest import raises_naming
 
 from sdpa_helpers import overview, small_samples, variance
-from sdpa_helpers._numerics import HIGH, LOW, binary_exponent, histogram_fractions, is_moderate
+from sdpa_helpers._numerics import histogram_fractions
 from sdpa_helpers.sampling import make_rng
-
-
-@pytest.mark.parametrize("x", [0.0, 5e-324, 2.2e-308, 1e-300, 0.5, 0.75, 1.0, 3.0, 1e300, 1.7e308])
-def test_binary_exponent_matches_math_frexp_and_rescales_exactly(x):
-    e = int(binary_exponent([x])[0])
-    assert e == math.frexp(x)[1]
-    if x:
-        assert 0.5 <= np.ldexp(x, -e) < 1 and np.ldexp(np.ldexp(x, -e), e) == x  # exact both ways
-
-
-def test_is_moderate_bounds():
-    assert is_moderate([0.0, LOW, 1.0, HIGH]) and is_moderate(np.zeros((2, 3)))
-    assert not is_moderate([LOW / 2]) and not is_moderate([1.0, HIGH * 2])
 
 
 def test_histogram_fractions_against_a_loop():
