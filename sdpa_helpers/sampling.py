@@ -202,8 +202,8 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     dist : {"normal", "uniform", "rademacher", "laplace"}
         Family of every component.
     mean_q, var_q, mean_k, var_k : float
-        Mean and variance of every component of ``q`` and of ``k``: ``|mean| <= 1e100`` and
-        ``var <= 1e200`` (:data:`MAX_MEAN`, :data:`MAX_VAR`), else a ValueError names the
+        Mean and variance of every component of ``q`` and of ``k``, within the course's range
+        (at most 1e100 in size: :mod:`sdpa_helpers._checks`), else a ValueError names the
         parameter. A scale that makes a dot product overflow a float is a ValueError too.
     scale : float > 0, a name from :data:`sdpa_helpers.scales.SCALINGS`, or None
         Multiplies every dot product (:func:`sdpa_helpers.scales.scale_factor`); the default
@@ -229,10 +229,10 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     dist = check_dist("dist", dist)
-    mean_q = _in_range("mean_q", _checks.real("mean_q", mean_q), MAX_MEAN)
-    mean_k = _in_range("mean_k", _checks.real("mean_k", mean_k), MAX_MEAN)
-    std_q = np.sqrt(_in_range("var_q", _checks.non_negative("var_q", var_q), MAX_VAR))
-    std_k = np.sqrt(_in_range("var_k", _checks.non_negative("var_k", var_k), MAX_VAR))
+    mean_q = _checks.real("mean_q", mean_q)
+    mean_k = _checks.real("mean_k", mean_k)
+    std_q = np.sqrt(_checks.non_negative("var_q", var_q))
+    std_k = np.sqrt(_checks.non_negative("var_k", var_k))
     scale = scale_factor(scale, d_k)
     rng = make_rng(rng)
 
@@ -274,19 +274,6 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
                          f"var_q={std_q**2:g}, mean_k={mean_k:g}, var_k={std_k**2:g} and scale={scale:g}: "
                          "make scale or the means and variances smaller")
     return out
-
-
-#: The range of the component moments :func:`sample_dot_products` accepts: |mean| <= 1e100,
-#: variance <= 1e200 (standard deviation <= 1e100). Products of two such components stay far
-#: below a float's 1.8e308 (the course never needs more); beyond, a ValueError names the parameter.
-MAX_MEAN, MAX_VAR = 1e100, 1e200
-
-
-def _in_range(name: str, value: float, limit: float) -> float:
-    if abs(value) > limit:
-        raise ValueError(f"{name} must be at most {limit:g} in size (sample_dot_products' documented range, "
-                         f"so that the dot products fit a float), got {value:g}")
-    return value
 
 
 def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | None = None,

@@ -1,6 +1,7 @@
 """The attention module against naive loops, finite differences and hand-computed numbers."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -342,3 +343,29 @@ BAD_INPUT = [
 @pytest.mark.parametrize("call,error,words", BAD_INPUT, ids=[f"case{i}" for i in range(len(BAD_INPUT))])
 def test_bad_input_raises_clear_error(call, error, words):
     raises_naming(call, error, words)
+
+
+# --- layer_norm: exact for entries one ulp apart -----------------------------------------------
+
+def _exact_layer_norm(values):
+    """(x - mean) / sqrt(var) with the mean and variance in exact rationals (eps = 0)."""
+    xs = [Fraction(v) for v in values]
+    mean = sum(xs) / len(xs)
+    var = sum((x - mean) ** 2 for x in xs) / len(xs)
+    return np.array([float(x - mean) for x in xs]) / np.sqrt(float(var))
+
+
+@pytest.mark.parametrize("values", [
+    [1.0, 1.0 + 2**-52],
+    [1.0, 1.0 + 2**-52, 1.0 + 2**-51],
+    [3.0, 3.0, 3.0 + 2**-51],
+    [1e8, 1e8 + 2**-26, 1e8 - 2**-25, 1e8],
+    [-7.5, -7.5 + 2**-49],
+])
+def test_layer_norm_is_exact_for_nearly_equal_entries(values):
+    got = layer_norm(values, eps=0.0)
+    np.testing.assert_allclose(got, _exact_layer_norm(values), rtol=1e-12, atol=1e-12)
+
+
+def test_the_issues_layer_norm_case():
+    np.testing.assert_allclose(layer_norm([1, 1 + 2**-52], eps=0), [-1.0, 1.0], rtol=1e-12)
