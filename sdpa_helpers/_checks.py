@@ -128,8 +128,13 @@ def excess_kurtosis(name: str, value: object) -> float:
 
 
 def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: bool = False,
-               shape_hint: str | None = None) -> np.ndarray:
-    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf.
+               shape_hint: str | None = None, bounded: bool = True) -> np.ndarray:
+    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape, NaN/inf, or
+    (with ``bounded``, the default) an entry beyond +-:data:`MAX_ABS`.
+
+    ``bounded=False`` is for logits of the softmax and its statistics: they are right at any finite
+    logits (the largest is subtracted first), and they receive scores that in-range inputs can
+    make larger than 1e100 (``c Q K^T`` reaches 1e306).
 
     A numpy masked array is refused (TypeError): its mask would be silently dropped, giving
     weight to the very entries it hides. Fill it first, e.g. ``x.filled(-np.inf)`` for logits.
@@ -156,7 +161,7 @@ def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: boo
             raise ValueError(f"{name} contains NaN or +inf entries; only finite values and -inf are allowed")
     elif not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite entries; expected finite numbers")
-    if arr.size and (np.abs(arr) > MAX_ABS).any() and (np.abs(arr[np.isfinite(arr)]) > MAX_ABS).any():
+    if bounded and arr.size and (np.abs(arr) > MAX_ABS).any() and (np.abs(arr[np.isfinite(arr)]) > MAX_ABS).any():
         raise ValueError(f"{name} has entries beyond +-1e100 (the course's range), up to "
                          f"{float(np.abs(arr[np.isfinite(arr)]).max()):.3g}")
     return arr

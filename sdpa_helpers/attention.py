@@ -71,7 +71,7 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarra
     >>> softmax([0.0, -np.inf]).tolist()
     [1.0, 0.0]
     """
-    arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)")
+    arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)", bounded=False)
     axis = _checks.axis_index("axis", axis, arr.ndim)
     temperature = _checks.positive("temperature", temperature)
     if arr.shape[axis] == 0:

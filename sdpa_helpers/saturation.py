@@ -102,7 +102,7 @@ def weight_stats(logits) -> WeightStats:
     >>> float(weight_stats([1e308, -1e308]).entropy)  # the gap overflows to inf: still one-hot
     0.0
     """
-    z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)")
+    z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)", bounded=False)
     if z.shape[-1] == 0:
         raise ValueError("logits must have at least one entry along the last axis")
     with np.errstate(over="ignore"):  # a gap beyond the float range becomes -inf: weight exactly 0

@@ -205,12 +205,12 @@ def test_the_edges_of_the_range_give_the_right_numbers():
     np.testing.assert_allclose(layer_norm([1e100, -1e100]), [1.0, -1.0], rtol=1e-12)
     np.testing.assert_allclose(layer_norm([1e-100, 2e-100], eps=0), [-1.0, 1.0], rtol=1e-12)
     assert softmax([-1e100, 1e100]).tolist() == [0.0, 1.0]
+    assert softmax([-1e308, 1e308]).tolist() == [0.0, 1.0]  # the softmax is right at any finite logits
     out, _ = scaled_dot_product_attention(np.zeros((1, 4)), np.ones((2, 4)), [[1e100], [3e99]])
     assert out[0, 0] == pytest.approx(6.5e99, rel=1e-15)
 
 
 @pytest.mark.parametrize("call,words", [
-    (lambda: softmax([1.1e100, 0.0]), ["x", "1e100"]),
     (lambda: attention_scores(np.full((1, 2), 1e101), np.ones((1, 2))), ["Q", "1e100"]),
     (lambda: scaled_dot_product_attention(np.ones((1, 2)), np.ones((1, 2)), [[1e101]]), ["V", "1e100"]),
     (lambda: layer_norm([1e101, 0.0]), ["x", "1e100"]),
