@@ -105,13 +105,14 @@ def weight_stats(logits) -> WeightStats:
     z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)", bounded=False)
     if z.shape[-1] == 0:
         raise ValueError("logits must have at least one entry along the last axis")
-    with np.errstate(over="ignore"):  # a gap beyond the float range becomes -inf: weight exactly 0
+    # a gap beyond the float range becomes -inf, and exp of a large gap underflows: weight exactly 0
+    with np.errstate(over="ignore", under="ignore"):
         shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
-    e = np.exp(shifted)
-    total = e.sum(axis=-1, keepdims=True)  # >= 1
-    p = e / total
-    log_p = shifted - np.log(total)
-    terms = np.where(p > 0, p * np.where(p > 0, log_p, 0.0), 0.0)  # 0 log 0 = 0
+        e = np.exp(shifted)
+        total = e.sum(axis=-1, keepdims=True)  # >= 1
+        p = e / total
+        log_p = shifted - np.log(total)
+        terms = np.where(p > 0, p * np.where(p > 0, log_p, 0.0), 0.0)  # 0 log 0 = 0
     h = np.maximum(-terms.sum(axis=-1), 0.0)
     return WeightStats(p.max(axis=-1), h, np.exp(h))
 

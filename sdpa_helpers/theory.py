@@ -415,7 +415,7 @@ def normal_pdf(x: ArrayLike, mean: float = 0.0, var: float = 1.0) -> np.ndarray:
     0.3989
     >>> round(float(normal_pdf(0.0, var=64.0)), 5)  # 1 / sqrt(2 pi 64)
     0.04987
-    >>> float(normal_pdf(1e300))
+    >>> float(normal_pdf(1e100))
     0.0
     """
     x = _checks.real_array("x", x)

@@ -81,8 +81,6 @@ def test_random_attention_weights_checks_its_seed_before_caching():
 
 # --- every public scale= and seed= goes through the one shared check -----------------------------
 
-SCALE_BEING_FIXED: dict[str, str] = {}  # none: every module follows the contract
-SEED_BEING_FIXED: dict[str, str] = {}
 #: Functions whose ``scale`` is not the factor on q·k at a d_k (no d_k to resolve a name at).
 NOT_A_D_K_SCALE = {"theory.scaled_moments": "scale is the plain constant c of E[cX], Var(cX); any real"}
 
@@ -163,13 +161,6 @@ def _same(a, b) -> bool:
         return a == b
 
 
-def _mark(qualname: str, being_fixed: dict[str, str]):
-    module = qualname.split(".")[0]
-    if module in being_fixed:
-        return pytest.param(qualname, marks=pytest.mark.xfail(strict=True, reason=being_fixed[module]))
-    return qualname
-
-
 SCALE_FUNCTIONS = [f for f in _public_functions("scale") if f not in NOT_A_D_K_SCALE]
 #: make_rng's ``seed`` is its callers' ``rng`` argument: its errors name ``rng`` (tests/test_sampling.py).
 SEED_FUNCTIONS = [f for f in _public_functions("seed") if f != "sampling.make_rng"]
@@ -180,7 +171,7 @@ def test_every_function_with_scale_or_seed_has_a_small_call():
     assert not missing, f"add small arguments for {missing} to _small_calls()"
 
 
-@pytest.mark.parametrize("qualname", [_mark(f, SCALE_BEING_FIXED) for f in SCALE_FUNCTIONS])
+@pytest.mark.parametrize("qualname", SCALE_FUNCTIONS)
 def test_every_scale_goes_through_scale_factor(qualname):
     call = _small_calls()[qualname]
     assert _same(call(scale="sqrt"), call(scale=None)), "scale='sqrt' is not the default 1/sqrt(d_k)"
@@ -189,7 +180,7 @@ def test_every_scale_goes_through_scale_factor(qualname):
     raises_naming(lambda: call(scale="squareroot"), ValueError, ["scale"])
 
 
-@pytest.mark.parametrize("qualname", [_mark(f, SEED_BEING_FIXED) for f in SEED_FUNCTIONS])
+@pytest.mark.parametrize("qualname", SEED_FUNCTIONS)
 def test_every_seed_goes_through_the_seed_check(qualname):
     call = _small_calls()[qualname]
     raises_naming(lambda: call(seed=-1), ValueError, ["seed", "non-negative integer"])

@@ -317,7 +317,7 @@ def share_of_examples(norms, mass: float = 0.9) -> float:
 
     About ``mass`` when every example contributes alike; small when a few carry the whole gradient.
 
-    >>> share_of_examples(np.ones(10)), share_of_examples([100.0] + [0.001] * 9), share_of_examples([1e200, 1e200])
+    >>> share_of_examples(np.ones(10)), share_of_examples([100.0] + [0.001] * 9), share_of_examples([1e100, 1e100])
     (0.9, 0.1, 1.0)
     """
     x = _checks.real_array("norms", norms, min_ndim=1, shape_hint="(n,)")
