@@ -21,7 +21,6 @@ def test_relative_sample_variances_cached_read_only_and_checked_before_the_cache
     assert r is ss.relative_sample_variances(4) and not r.flags.writeable and r.size == ss.reps_for(4)
     with pytest.raises(TypeError, match="n"):
         ss.relative_sample_variances(4.0)  # a float is refused even though 4 is cached
-    assert ss.relative_sample_variances.cache_info().maxsize == len(ss.SIZES)  # bounded
 
 
 @pytest.mark.parametrize("n", [2, 8])
