@@ -59,7 +59,11 @@ def jacobian_frobenius(p) -> np.ndarray:
     >>> round(float(jacobian_frobenius(p)) / 2e-12, 6)  # about 2 (1 - max p)
     1.0
     """
-    p = _checks.probabilities("p", p)
+    return _frobenius(_checks.probabilities("p", p))
+
+
+def _frobenius(p: np.ndarray) -> np.ndarray:
+    """:func:`jacobian_frobenius` of checked probabilities (nested calls trust their inputs)."""
     top = _top_index(p)
     is_top = np.arange(p.shape[-1]) == top  # (..., n)
     others = np.where(is_top, 0.0, p)
@@ -108,6 +112,11 @@ def logit_gradient(p, upstream) -> np.ndarray:
         p, g = np.broadcast_arrays(p, g)
     except ValueError:
         raise ValueError(f"upstream of shape {g.shape} does not broadcast against p of shape {p.shape}") from None
+    return _logit_gradient(p, g)
+
+
+def _logit_gradient(p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """:func:`logit_gradient` of checked, broadcast ``p`` and ``g`` (nested calls trust their inputs)."""
     with np.errstate(under="ignore"):  # products with tiny weights may underflow to 0: right
         centred = g - (p * g).sum(axis=-1, keepdims=True)  # g_i - p . g
         top = _top_index(p)
@@ -168,10 +177,10 @@ def gradient_samples(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) ->
         norm_q = chi_norms(float(d_k), n_queries, rng)  # (n_queries,)
         perp = rng.chisquare(float(d_k - 1), n_queries) if d_k > 1 else np.zeros(n_queries)
         p = softmax((c * norm_q)[:, None] * a)  # (n_queries, n_keys)
-        v = logit_gradient(p, g)  # dL/dz, (n_queries, n_keys)
+        v = _logit_gradient(p, g)  # dL/dz, (n_queries, n_keys)
         with np.errstate(under="ignore"):  # squares of vanishing gradients may underflow to 0: right
             v_sq = (v**2).sum(axis=-1)
-            rows.append((jacobian_frobenius(p), np.sqrt(v_sq), c * np.sqrt((a * v).sum(axis=-1) ** 2 + v_sq * perp)))
+            rows.append((_frobenius(p), np.sqrt(v_sq), c * np.sqrt((a * v).sum(axis=-1) ** 2 + v_sq * perp)))
     return GradientSamples(d_ks, *(np.stack([r[i] for r in rows]) for i in range(3)))
 
 
@@ -335,7 +344,7 @@ def jacobian_panels(d_ks, logits, scales=("unscaled", "sqrt")) -> JacobianPanels
         raise ValueError("logits times a scale overflow to infinity; pass smaller logits or scales")
     p = softmax(scaled)  # (s, m, n)
     J = p[..., :, None] * (np.eye(z.shape[1]) - p[..., None, :])  # p_i (delta_ij - p_j)
-    return JacobianPanels(d_ks, tuple(scales), p, J, jacobian_frobenius(p))
+    return JacobianPanels(d_ks, tuple(scales), p, J, _frobenius(p))
 
 
 def typical_query_seed(d_ks, d_k, n_keys: int, seeds=range(99), scale="unscaled") -> int:
@@ -385,7 +394,7 @@ def typical_query_seed(d_ks, d_k, n_keys: int, seeds=range(99), scale="unscaled"
         raise ValueError("seeds must hold at least one seed")
     cols = [d_ks.tolist().index(d) for d in wanted]
     c = np.array([scale_factor(scale, d) for d in wanted])
-    norms = np.array([jacobian_frobenius(softmax(c[:, None] * prefix_logits(d_ks, n_keys, rng=s)[cols]))
+    norms = np.array([_frobenius(softmax(c[:, None] * prefix_logits(d_ks, n_keys, rng=s)[cols]))
                       for s in seeds])  # (len(seeds), len(wanted))
     ranks = np.argsort(np.argsort(norms, axis=0, kind="stable"), axis=0, kind="stable")  # 0 .. len(seeds) - 1
     mid = (len(seeds) - 1) // 2

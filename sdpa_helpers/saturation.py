@@ -105,6 +105,11 @@ def weight_stats(logits) -> WeightStats:
     z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)", bounded=False)
     if z.shape[-1] == 0:
         raise ValueError("logits must have at least one entry along the last axis")
+    return _weight_stats(z)
+
+
+def _weight_stats(z: np.ndarray) -> WeightStats:
+    """:func:`weight_stats` of checked logits (nested calls trust their inputs)."""
     # a gap beyond the float range becomes -inf, and exp of a large gap underflows: weight exactly 0
     with np.errstate(over="ignore", under="ignore"):
         shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
@@ -167,7 +172,7 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -
     for d_k in d_ks.tolist():
         c = scale_factor(scale, d_k)
         norm_q = chi_norms(float(d_k), n_queries, rng)  # (n_queries,)
-        stats.append(weight_stats((c * norm_q)[:, None] * a))
+        stats.append(_weight_stats((c * norm_q)[:, None] * a))
     return SaturationCurves(
         d_ks, *(mc_estimate(np.stack([getattr(s, f) for s in stats], axis=1)) for f in WeightStats._fields))
 
@@ -439,7 +444,7 @@ def iid_entropy(n_keys: int, sigma2, n_rows: int, seeds) -> np.ndarray:
     for i, seed in enumerate(seeds):
         x = make_rng(seed).standard_normal((n_rows, n_keys))  # (n_rows, n_keys)
         for j, v in enumerate(s2.tolist()):
-            out[i, j] = weight_stats(np.sqrt(v) * x).entropy.mean()
+            out[i, j] = _weight_stats(np.sqrt(v) * x).entropy.mean()
     return out
 
 
@@ -473,4 +478,4 @@ def temperature_curves(logits, temperatures):
         scaled = z[None, :] / t[:, None]  # (m, n); a logit / tiny T may overflow to +-inf
     if not np.all(np.isfinite(scaled)):
         raise ValueError("logits / temperatures overflows: use larger temperatures or smaller logits")
-    return softmax(scaled), weight_stats(scaled)
+    return softmax(scaled), _weight_stats(scaled)

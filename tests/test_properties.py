@@ -47,7 +47,7 @@ CTX = decimal.Context(prec=60, Emax=10**6, Emin=-(10**6),
 MAX_FLOAT = decimal.Decimal("1.7976931348623157e308")
 TINY = decimal.Decimal("1e-300")  # below this, a result may round to 0 or a subnormal
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

@@ -86,6 +86,7 @@ def test_vectorised_matches_naive_loop_across_chunks(monkeypatch):
     assert np.allclose(got, want)
 
 
+@pytest.mark.slow  # about 3 s of CPU (tracemalloc over large draws): in `make test`
 def test_peak_memory_is_bounded():
     # 50 000 pairs at d_k = 1024 would need 2 x 400 MB drawn at once; chunks keep it small.
     tracemalloc.start()

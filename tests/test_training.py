@@ -469,6 +469,7 @@ def test_figures_use_the_course_styles():
 
 
 # -- the explorer ------------------------------------------------------------------------
+@pytest.mark.slow  # builds the explorer over the whole stored grid: in `make test`
 def test_explorer_reads_the_stored_grid_and_trains_nothing(monkeypatch):
     from sdpa_helpers.widgets.training import TrainingExplorer
 
