@@ -9,6 +9,7 @@ import pytest
 from ipywidgets.widgets import widget as widget_module
 
 from sdpa_helpers import widgets
+from sdpa_helpers.scales import D_K_CHOICES
 from sdpa_helpers.widgets.assumptions import CorrelationExplorer
 from sdpa_helpers.widgets.attention_maps import AttentionMapExplorer
 from sdpa_helpers.widgets.gradients import JacobianExplorer
@@ -28,7 +29,7 @@ def test_explorers_are_found():
 
 def test_d_k_slider_is_log_scale():
     s = widgets.d_k_slider()
-    assert list(s.options) == [2**i for i in range(13)]
+    assert list(s.options) == list(D_K_CHOICES)  # the course's grid, from its one home (scales)
     with pytest.raises(ValueError, match="value"):
         widgets.d_k_slider(3)
 
