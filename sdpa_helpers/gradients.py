@@ -7,7 +7,7 @@ scaled), one query's Jacobians for heatmaps, the choice of a *typical* query for
 explorer, and central finite differences -- the course's one numerical derivative, which
 checks every Jacobian and gradient (also :mod:`sdpa_helpers.training`'s backward pass).
 
-Random queries and keys are drawn as in :mod:`sdpa_helpers.saturation` (all components
+Random queries and keys are drawn as in :mod:`sdpa_helpers.sampling` (all components
 independent N(0, 1), the exact chi-square shortcut); ``scale`` arguments follow
 :func:`sdpa_helpers.scales.scale_factor`; the softmax is :func:`sdpa_helpers.attention.softmax`.
 """
@@ -185,7 +185,7 @@ def gradient_samples(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) ->
 
 
 class GradientCurves(NamedTuple):
-    """Monte Carlo curves against ``d_k`` (each an :class:`~sdpa_helpers.saturation.MCEstimate` over queries).
+    """Monte Carlo curves against ``d_k`` (each an :class:`~sdpa_helpers.sampling.MCEstimate` over queries).
 
     - ``jacobian_norm``: ``||J||_F`` with ``J = diag(p) - p p^T``;
     - ``logit_grad_norm``: ``||dL/dz|| = ||J g||`` for an upstream ``g ~ N(0, I)``;

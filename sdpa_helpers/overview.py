@@ -26,7 +26,7 @@ independent N(0, 1) number (roughly true at initialisation, see notebook 08). Th
 - :data:`D_KS`, :data:`SHOWN_D_KS`, :data:`N_KEYS`, :data:`N_QUERIES`, :data:`COMPARED` --
   the grid, the rows of the static figure, the sizes and the two scalings compared.
 
-The logits come from :func:`sdpa_helpers.saturation.query_logits` (exact draws whose cost does
+The logits come from :func:`sdpa_helpers.sampling.query_logits` (exact draws whose cost does
 not grow with ``d_k``); the weight statistics from :func:`sdpa_helpers.saturation.weight_stats`
 and :func:`sdpa_helpers.gradients.jacobian_frobenius`.
 """
@@ -44,8 +44,8 @@ from . import _checks, theory
 from ._numerics import histogram_fractions
 from .attention import softmax
 from .gradients import jacobian_frobenius
-from .sampling import make_rng, sample_components
-from .saturation import MCEstimate, mc_estimate, query_logits, weight_stats
+from .sampling import MCEstimate, make_rng, mc_estimate, query_logits, sample_components
+from .saturation import weight_stats
 from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED", "COMMITTED",

@@ -29,8 +29,8 @@ from numpy.typing import ArrayLike
 
 from . import _checks, theory
 from .attention import softmax
-from .sampling import make_rng
-from .saturation import prefix_logits, query_logits, weight_stats
+from .sampling import make_rng, prefix_logits, query_logits
+from .saturation import weight_stats
 from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
 __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "QUERY_SEEDS", "simulated_logit_stds",
@@ -60,7 +60,7 @@ def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -
 
     At each d_k, ``n`` dot products of independent pairs of standard normal vectors are
     drawn (seed ``seed + d_k``) through the exact shortcut ``q . k = ||q|| a`` of
-    :func:`sdpa_helpers.saturation.query_logits` (same distribution as full vectors, at a
+    :func:`sdpa_helpers.sampling.query_logits` (same distribution as full vectors, at a
     cost that does not grow with d_k), and the same dot products are multiplied by each
     scaling's factor. So the three results at one d_k
     differ by exactly their factors: ``log2`` of their ratio is ``(1/2) log2 d_k`` (sqrt vs
@@ -156,7 +156,7 @@ def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: in
     """How peaked the softmax of random queries is, at every d_k, for each scaling.
 
     At each d_k, ``n_queries`` independent queries each meet their own ``n_keys`` keys
-    (standard normal components; drawn exactly by :func:`sdpa_helpers.saturation.query_logits`,
+    (standard normal components; drawn exactly by :func:`sdpa_helpers.sampling.query_logits`,
     seed ``seed + d_k``); the same unscaled logits are multiplied by each scaling's factor.
 
     >>> s = attention_by_d_k([1, 4096], n_keys=16, n_queries=500)
@@ -189,7 +189,7 @@ def _logit_std(d_k: int) -> float:
 def logit_std(d_k: int) -> float:
     """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (cached).
 
-    Exact draws whose cost does not depend on d_k (:func:`sdpa_helpers.saturation.query_logits`).
+    Exact draws whose cost does not depend on d_k (:func:`sdpa_helpers.sampling.query_logits`).
 
     >>> round(logit_std(64) / 8, 1)  # about sqrt(d_k)
     1.0
@@ -218,7 +218,7 @@ def _largest_scaled_weights(seed: int) -> np.ndarray:
 @lru_cache(maxsize=1)
 def typical_query() -> TypicalQuery:
     """The most typical of the candidate queries :data:`QUERY_SEEDS` (each drawn with its 16 keys as
-    :func:`sdpa_helpers.saturation.prefix_logits` does, from ``make_rng(seed)``).
+    :func:`sdpa_helpers.sampling.prefix_logits` does, from ``make_rng(seed)``).
 
     The rule: at each d_k of :data:`SHOWN_D_KS`, rank the candidates by their largest weight under
     1/sqrt(d_k) (percentile 0 to 100); pick the one whose percentiles are closest to 50, summed over
@@ -246,7 +246,7 @@ def query_weights(d_k: int) -> dict[str, np.ndarray]:
     keys sorted by ``q . k``.
 
     The same query and keys at every d_k, cut to their first d_k components (drawn exactly,
-    :func:`sdpa_helpers.saturation.prefix_logits`). Returns a new dict name -> ndarray,
+    :func:`sdpa_helpers.sampling.prefix_logits`). Returns a new dict name -> ndarray,
     shape (N_KEYS,), largest weight first.
 
     >>> w = query_weights(64)

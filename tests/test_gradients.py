@@ -13,8 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from sdpa_helpers import gradients as S
 from sdpa_helpers.attention import softmax, softmax_jacobian
-from sdpa_helpers.sampling import make_rng, sample_components
-from sdpa_helpers.saturation import mc_estimate, prefix_logits
+from sdpa_helpers.sampling import make_rng, mc_estimate, prefix_logits, sample_components
 from sdpa_helpers.scales import D_K_CHOICES
 
 EPS = np.finfo(float).eps

@@ -9,8 +9,7 @@ from conftest import mean_se
 from sdpa_helpers import scaling as sc
 from sdpa_helpers import theory
 from sdpa_helpers.attention import entropy, softmax
-from sdpa_helpers.sampling import make_rng, sample_dot_products
-from sdpa_helpers.saturation import query_logits
+from sdpa_helpers.sampling import make_rng, query_logits, sample_dot_products
 from sdpa_helpers.scales import SCALINGS
 
 
