@@ -74,6 +74,7 @@ def test_imports_point_down_the_layers(path):
             assert not (name == bad or name.startswith(bad + ".")), f"{path.name} ({layer} layer) imports {name}"
 
 
+@pytest.mark.slow  # a fresh interpreter imports matplotlib and ipywidgets: in `make test`
 def test_importing_everything_changes_no_global_state():
     code = r"""
 import json, warnings, numpy as np, matplotlib as mpl

@@ -52,7 +52,7 @@ def test_temperature_divides_logits():
 finite = st.floats(min_value=-1e100, max_value=1e100, allow_nan=False, allow_infinity=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), elements=finite))
 def test_softmax_properties(x):
     p = softmax(x)
@@ -168,7 +168,7 @@ def attention_inputs(draw):
     return Q, K, V, mask
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(attention_inputs())
 def test_attention_properties(inputs):
     Q, K, V, mask = inputs

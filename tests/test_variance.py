@@ -248,6 +248,7 @@ def test_exact_cov_against_numpy_and_the_sum_rule():
         law.exact_cov(5)
 
 
+@pytest.mark.slow  # a million draws per answer: in `make test`
 def test_notebook_02_exercise_answers_by_simulation():
     """The expected answers of 02's numeric exercises, against Monte Carlo (not the closed forms they use)."""
     from sdpa_helpers import exercises

@@ -304,7 +304,7 @@ def _n_widgets() -> int:
     return len(widget_module._instances)
 
 
-@pytest.mark.parametrize("cls", [JacobianExplorer, ThreeEffectsExplorer])
+@pytest.mark.parametrize("cls", [pytest.param(JacobianExplorer, marks=pytest.mark.slow), ThreeEffectsExplorer])
 def test_explorers_build_and_update_under_seterr_raise(cls):
     old = np.seterr(all="raise")
     try:
