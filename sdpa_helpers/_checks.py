@@ -1,11 +1,30 @@
-"""Input checks shared by the public functions: clear errors naming the parameter."""
+"""Input checks shared by the public functions, and the numeric range the course promises.
+
+The contract (stated here once; ARCHITECTURE.md repeats it):
+
+- every real number a public function takes -- logits, queries, keys, values, moments,
+  samples, scales -- lies within +-:data:`MAX_ABS` (1e100);
+- every ``d_k`` (and every other count a closed form turns into a float) is at most
+  :data:`MAX_D_K` (2**20).
+
+Inside that range every result is right (the tests check it against closed forms, Monte Carlo,
+enumeration and 60-digit decimal arithmetic); outside it the function raises a ValueError that
+names the parameter. Validation happens once, at the public edge; nested calls trust their inputs.
+"""
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+#: The largest magnitude of any real input: squares and products of two such numbers, summed
+#: over up to :data:`MAX_D_K` terms, still fit a float (1e200 * 2**20 << 1.8e308).
+MAX_ABS = 1e100
+#: The largest d_k (and count) the course's functions accept.
+MAX_D_K = 2**20
 
 
 def positive_int(name: str, value: object) -> int:
@@ -19,24 +38,33 @@ def positive_int(name: str, value: object) -> int:
     return int(value)
 
 
-#: The largest count a float holds (about 1.8e308): beyond it a formula cannot use the count.
-_FLOAT_MAX = float(np.finfo(float).max)
+def d_k(name: str, value: object) -> int:
+    """:func:`positive_int` that is at most :data:`MAX_D_K`, or raise naming ``name``.
+
+    >>> d_k("d_k", 2**21)
+    Traceback (most recent call last):
+    ...
+    ValueError: d_k must be at most 2**20 = 1048576 (the course's range), got 2097152
+    """
+    value = positive_int(name, value)
+    if value > MAX_D_K:
+        raise ValueError(f"{name} must be at most 2**20 = {MAX_D_K} (the course's range), got {value}")
+    return value
 
 
 def count(name: str, value: object) -> int:
-    """:func:`positive_int` that also fits a float (at most about 1.8e308), or raise naming ``name``.
+    """:func:`positive_int` that a float holds exactly (at most 2**53), or raise naming ``name``.
 
-    For counts (``d_k``, ``m``) that a closed form turns into floats: ``10**400`` is a clear
-    ValueError, not a bare OverflowError from inside the formula.
+    For counts other than d_k (numbers of samples, entries) that a closed form turns into floats.
 
-    >>> count("d_k", 10**400)
+    >>> count("m", 2**60)
     Traceback (most recent call last):
     ...
-    ValueError: d_k must be at most 1.8e308 (a float), got an integer of 401 digits
+    ValueError: m must be at most 2**53 (a float holds it exactly), got 1152921504606846976
     """
     value = positive_int(name, value)
-    if value > _FLOAT_MAX:
-        raise ValueError(f"{name} must be at most 1.8e308 (a float), got an integer of {len(str(value))} digits")
+    if value > 2**53:
+        raise ValueError(f"{name} must be at most 2**53 (a float holds it exactly), got {value}")
     return value
 
 
@@ -47,10 +75,11 @@ def real(name: str, value: object) -> float:
     try:
         value = float(value)
     except OverflowError:  # an int (or Fraction) beyond a float
-        raise ValueError(f"{name} must be finite (at most 1.8e308 in size), got a number too large "
-                         f"for a float") from None
+        value = math.inf
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
+    if abs(value) > MAX_ABS:
+        raise ValueError(f"{name} must lie within +-1e100 (the course's range), got {value:.3g}")
     return value
 
 
@@ -99,8 +128,13 @@ def excess_kurtosis(name: str, value: object) -> float:
 
 
 def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: bool = False,
-               shape_hint: str | None = None) -> np.ndarray:
-    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape or NaN/inf.
+               shape_hint: str | None = None, bounded: bool = True) -> np.ndarray:
+    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape, NaN/inf, or
+    (with ``bounded``, the default) an entry beyond +-:data:`MAX_ABS`.
+
+    ``bounded=False`` is for logits of the softmax and its statistics: they are right at any finite
+    logits (the largest is subtracted first), and they receive scores that in-range inputs can
+    make larger than 1e100 (``c Q K^T`` reaches 1e306).
 
     A numpy masked array is refused (TypeError): its mask would be silently dropped, giving
     weight to the very entries it hides. Fill it first, e.g. ``x.filled(-np.inf)`` for logits.
@@ -127,6 +161,9 @@ def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: boo
             raise ValueError(f"{name} contains NaN or +inf entries; only finite values and -inf are allowed")
     elif not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite entries; expected finite numbers")
+    if bounded and arr.size and (np.abs(arr) > MAX_ABS).any() and (np.abs(arr[np.isfinite(arr)]) > MAX_ABS).any():
+        raise ValueError(f"{name} has entries beyond +-1e100 (the course's range), up to "
+                         f"{float(np.abs(arr[np.isfinite(arr)]).max()):.3g}")
     return arr
 
 

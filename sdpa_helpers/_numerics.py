@@ -1,9 +1,6 @@
 """Numerical building blocks shared by the math modules (numpy only; package-internal, public names).
 
-- :func:`is_moderate`, :func:`binary_exponent` -- exact rescaling by a power of 2, so that a formula
-  neither overflows nor loses digits to underflow at any magnitude a float can hold
-  (:mod:`.attention`, :mod:`.saturation`);
-- :func:`controlled_errstate`, :func:`under_controlled_errstate` -- numpy's default error
+- :func:`controlled_errstate` -- numpy's default error
   handling, whatever a learner set with ``np.seterr`` (the package's formulas are written for
   it: an underflow to 0 is an answer, not an error);
 - :func:`histogram_fractions` -- the fraction of a sample in each bin, or the histogram as a density
@@ -13,22 +10,15 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
 
-__all__ = ["LOW", "HIGH", "is_moderate", "binary_exponent", "histogram_fractions", "NUMPY_DEFAULT_ERRSTATE",
-           "controlled_errstate", "under_controlled_errstate"]
+__all__ = ["histogram_fractions", "NUMPY_DEFAULT_ERRSTATE", "controlled_errstate"]
 
 #: numpy's default floating-point error handling: the setting the package computes under.
 NUMPY_DEFAULT_ERRSTATE = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def controlled_errstate() -> np.errstate:
@@ -46,41 +36,6 @@ def controlled_errstate() -> np.errstate:
     >>> _ = np.seterr(**old)
     """
     return np.errstate(divide="warn", over="warn", under="ignore", invalid="warn")  # = NUMPY_DEFAULT_ERRSTATE
-
-
-def under_controlled_errstate(fn: F) -> F:
-    """Decorator: run ``fn`` inside :func:`controlled_errstate`."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with controlled_errstate():
-            return fn(*args, **kwargs)
-    return wrapper  # type: ignore[return-value]
-
-#: Magnitudes at which plain formulas (products, squares, sums of a few dozen terms) neither
-#: overflow nor lose digits to underflow.
-LOW, HIGH = 1e-100, 1e100
-
-
-def is_moderate(magnitudes: ArrayLike) -> bool:
-    """True if every non-zero entry of ``magnitudes`` lies in [:data:`LOW`, :data:`HIGH`].
-
-    >>> is_moderate([0.0, 1e-5, 3.0]), is_moderate([1e200])
-    (True, False)
-    """
-    m = np.asarray(magnitudes, dtype=float)
-    return bool(np.all((m == 0) | ((m >= LOW) & (m <= HIGH))))
-
-
-def binary_exponent(magnitudes: ArrayLike) -> np.ndarray:
-    """The integer ``e`` with ``magnitudes / 2**e`` in [0.5, 1) (0 for 0), entry by entry.
-
-    Scaling by ``2**-e`` (``np.ldexp(x, -e)``) and back (``np.ldexp(y, e)``) is exact, so a result
-    computed on the rescaled numbers keeps the rounding it would have without the rescaling.
-
-    >>> binary_exponent([0.0, 0.75, 1.0, 1e300]).tolist()
-    [0, 0, 1, 997]
-    """
-    return np.frexp(np.asarray(magnitudes, dtype=float))[1]
 
 
 def histogram_fractions(values: ArrayLike, edges: ArrayLike, *, density: bool = False,

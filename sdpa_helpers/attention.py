@@ -10,10 +10,9 @@ This module offers:
 - :func:`causal_mask` -- True on and below the diagonal;
 - :func:`layer_norm` -- zero mean, unit variance along an axis (no learned gain/bias).
 
-Every function gives the right number at any finite input a float can hold (entries from
-1e-300 to 1e300), or a ValueError naming the caller's parameter when the true result does
-not fit in a float: scores and norms are computed on inputs rescaled by exact powers of 2
-whenever the magnitudes are extreme (the same numbers as the plain formula otherwise).
+Every function gives the right number for inputs in the course's range (entries within
++-1e100, d_k <= 2**20: see :mod:`sdpa_helpers._checks`), and a ValueError naming the
+parameter outside it. The formulas are the plain ones; the checks sit at the edge.
 
 Shapes follow the paper: ``Q`` is ``(..., n_q, d_k)``, ``K`` is ``(..., n_k, d_k)``,
 ``V`` is ``(..., n_k, d_v)``; leading dimensions broadcast. A boolean ``mask`` uses
@@ -22,14 +21,12 @@ PyTorch's ``attn_mask`` meaning: True means "may attend".
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
-from ._numerics import HIGH, LOW, binary_exponent, is_moderate
 from .scales import scale_factor
 
 __all__ = [
@@ -74,7 +71,7 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarra
     >>> softmax([0.0, -np.inf]).tolist()
     [1.0, 0.0]
     """
-    arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)")
+    arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)", bounded=False)
     axis = _checks.axis_index("axis", axis, arr.ndim)
     temperature = _checks.positive("temperature", temperature)
     if arr.shape[axis] == 0:
@@ -179,27 +176,6 @@ def _values(Q: np.ndarray, K: np.ndarray, V_in: ArrayLike) -> np.ndarray:
     return V
 
 
-def _scores(Q: np.ndarray, K: np.ndarray, c: float) -> np.ndarray:
-    """``c * Q @ K^T``, exact at any magnitude; ValueError naming Q and K if a score overflows."""
-    aq = np.abs(Q).max(axis=-1)  # (..., n_q): the largest entry of each query
-    ak = np.abs(K).max(axis=-1)  # (..., n_k)
-    if is_moderate(aq) and is_moderate(ak) and LOW <= c <= HIGH:
-        with np.errstate(over="ignore", invalid="ignore"):
-            scores = c * (Q @ np.swapaxes(K, -1, -2))  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
-    else:  # rescale every query and key by a power of 2 to max |entry| in [0.5, 1), then scale back
-        eq, ek = binary_exponent(aq), binary_exponent(ak)
-        qn = np.ldexp(Q, -eq[..., None])
-        kn = np.ldexp(K, -ek[..., None])
-        mc, ec = math.frexp(c)
-        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            dots = (qn @ np.swapaxes(kn, -1, -2)) * mc  # |dots| <= d_k
-            scores = np.ldexp(dots, eq[..., :, None] + ek[..., None, :] + ec)
-    if not np.isfinite(scores).all():
-        raise ValueError(f"the scores scale * Q @ K^T overflow a float (Q entries up to {float(aq.max()):.3g}, "
-                         f"K entries up to {float(ak.max()):.3g}, scale {c:.3g}); scale Q or K down")
-    return scores
-
-
 def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | str | None = None) -> np.ndarray:
     """The logits ``scale * Q @ K^T``: every query dotted with every key.
 
@@ -226,7 +202,7 @@ def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | str | None = Non
     [[0.5, 5.0]]
     """
     q, k = _matrices(Q, K)
-    return _scores(q, k, scale_factor(scale, q.shape[-1]))
+    return scale_factor(scale, q.shape[-1]) * (q @ np.swapaxes(k, -1, -2))  # (..., n_q, d_k) @ (..., d_k, n_k)
 
 
 def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
@@ -265,8 +241,9 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
     """
     q, k = _matrices(Q, K)
     v = _values(q, k, V)
-    logits = _scores(q, k, scale_factor(scale, q.shape[-1]))  # (..., n_q, n_k)
-    if mask is not None:
+    scores = q @ np.swapaxes(k, -1, -2)  # 1. MatMul: (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+    logits = scale_factor(scale, q.shape[-1]) * scores  # 2. Scale
+    if mask is not None:  # 3. Mask (optional): a key a query may not see gets logit -inf
         allowed = np.asarray(mask)
         if allowed.dtype != bool:
             raise TypeError(f"mask must be a boolean array (True = may attend), got dtype {allowed.dtype}")
@@ -282,14 +259,9 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
             raise ValueError(f"mask leaves query row(s) {rows} with no key to attend to; "
                              "every query needs at least one True in its mask row")
         logits = np.where(allowed, logits, -np.inf)
-    weights = softmax(logits, axis=-1)  # (..., n_q, n_k)
-    av = np.abs(v).max(axis=-2, keepdims=True)  # (..., 1, d_v): the largest value of each column
-    if is_moderate(av):
-        output = weights @ v  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
-    else:  # a convex combination of the columns, each rescaled by an exact power of 2 and back
-        ev = binary_exponent(av)
-        with np.errstate(under="ignore"):
-            output = np.ldexp(weights @ np.ldexp(v, -ev), ev)
+    weights = softmax(logits, axis=-1)  # 4. SoftMax over the keys: (..., n_q, n_k)
+    with np.errstate(under="ignore"):  # tiny weights times values may underflow to 0: right
+        output = weights @ v  # 5. MatMul: (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     return output, weights
 
 
@@ -340,12 +312,10 @@ def _centred(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
 def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
     """Normalise ``x`` to mean 0 and variance 1 along ``axis`` (no learned gain or bias).
 
-    ``(x - mean) / sqrt(var + eps)`` with the population variance, as in LayerNorm. Slices
-    whose entries are extreme (beyond 1e±100) are first rescaled by an exact power of 2, so
-    ``layer_norm([1e200, -1e200])`` is ``[1, -1]`` and ``layer_norm([1e-200, 2e-200], eps=0)``
-    is ``[-1, 1]``. The mean is corrected once (see :func:`_centred`), so entries one ulp
-    apart are normalised exactly too: ``layer_norm([1, 1 + 2**-52], eps=0)`` is ``[-1, 1]``.
-    With ``eps=0`` a constant slice (variance 0) raises ValueError.
+    ``(x - mean) / sqrt(var + eps)`` with the population variance, as in LayerNorm. The mean
+    is corrected once (see :func:`_centred`), so entries one ulp apart are normalised exactly
+    too: ``layer_norm([1, 1 + 2**-52], eps=0)`` is ``[-1, 1]``. With ``eps=0`` a slice whose
+    variance is 0 (or below the float range: spreads under about 1e-154) raises ValueError.
 
     Parameters
     ----------
@@ -372,21 +342,11 @@ def layer_norm(x: ArrayLike, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
         raise ValueError("x must have at least one entry along axis")
     if eps == 0 and (arr.max(axis=axis) == arr.min(axis=axis)).any():
         raise ValueError("x has a constant slice and eps=0: its variance is 0, so it cannot be normalised")
-    top = np.abs(arr).max(axis=axis, keepdims=True)
-    if is_moderate(top):
+    with np.errstate(under="ignore"):  # squares of tiny deviations may underflow to 0
         centred, var = _centred(arr, axis)
-        return centred / np.sqrt(var + eps)
-    # x = 2**e * xn with max |xn| in [0.5, 1): (x - mean) / sqrt(var + eps) = (xn - mn) / sqrt(vn + eps 4**-e)
-    e = binary_exponent(top)
-    xn = np.ldexp(arr, -e)
-    centred, vn = _centred(xn, axis)
-    with np.errstate(over="ignore", under="ignore"):
-        eps_n = np.ldexp(eps, -2 * e)  # inf where x is tiny and eps is not: then var is negligible
-        out = centred / np.sqrt(vn + eps_n)
-        tiny = np.broadcast_to(np.isinf(eps_n), out.shape)
-        if tiny.any():  # (x - mean) / sqrt(eps): 2**e * centred / sqrt(eps)
-            out = np.where(tiny, np.ldexp(centred, e) / math.sqrt(eps), out)
-    return out
+    if eps == 0 and (var == 0).any():
+        raise ValueError("x has a slice whose variance underflows to 0 and eps=0: it cannot be normalised")
+    return centred / np.sqrt(var + eps)
 
 
 def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -401,7 +361,7 @@ def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> 
     >>> u.shape, bool((u[0, 1:] == 0).all())
     ((8, 8), True)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     length = _checks.positive_int("length", length)
     seed = _checks.seed("seed", seed)
     if not isinstance(causal, (bool, np.bool_)):

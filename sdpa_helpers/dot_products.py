@@ -40,7 +40,7 @@ def cosine_moments(d_k: int) -> Moments:
     >>> cosine_moments(64)
     Moments(mean=0.0, var=0.015625)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     return Moments(0.0, 1.0 / d_k)
 
 
@@ -59,7 +59,7 @@ def cosine_excess_kurtosis(d_k: int) -> float:
     >>> [cosine_excess_kurtosis(d) for d in (1, 4, 16)]
     [-2.0, -1.0, -0.3333333333333333]
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     return -6.0 / (d_k + 2)
 
 

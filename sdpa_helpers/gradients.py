@@ -7,7 +7,7 @@ scaled), one query's Jacobians for heatmaps, the choice of a *typical* query for
 explorer, and central finite differences -- the course's one numerical derivative, which
 checks every Jacobian and gradient (also :mod:`sdpa_helpers.training`'s backward pass).
 
-Random queries and keys are drawn as in :mod:`sdpa_helpers.saturation` (all components
+Random queries and keys are drawn as in :mod:`sdpa_helpers.sampling` (all components
 independent N(0, 1), the exact chi-square shortcut); ``scale`` arguments follow
 :func:`sdpa_helpers.scales.scale_factor`; the softmax is :func:`sdpa_helpers.attention.softmax`.
 """
@@ -20,9 +20,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks
-from ._numerics import binary_exponent
 from .attention import softmax
-from .saturation import MCEstimate, check_d_k, check_d_ks, curve_draws, mc_estimate, prefix_logits
+from .sampling import MCEstimate, check_d_k, check_d_ks, chi_norms, curve_draws, mc_estimate, prefix_logits
 from .scales import scale_factor
 
 __all__ = [
@@ -60,21 +59,26 @@ def jacobian_frobenius(p) -> np.ndarray:
     >>> round(float(jacobian_frobenius(p)) / 2e-12, 6)  # about 2 (1 - max p)
     1.0
     """
-    p = _checks.probabilities("p", p)
+    return _frobenius(_checks.probabilities("p", p))
+
+
+def _frobenius(p: np.ndarray) -> np.ndarray:
+    """:func:`jacobian_frobenius` of checked probabilities (nested calls trust their inputs)."""
     top = _top_index(p)
     is_top = np.arange(p.shape[-1]) == top  # (..., n)
     others = np.where(is_top, 0.0, p)
     rest = others.sum(axis=-1, keepdims=True)  # 1 - max p, summed from the small entries
-    # ||J||_F is of the order of 1 - max p: work in units of 2**e ~ 1 - max p (exact), or squares of
-    # weights below 1e-154 would underflow to 0 (e = 0 unless 1 - max p < 1/2: the same bits as without)
-    e = np.frexp(rest)[1]
-    rest_sq = (np.ldexp(others, -e) ** 2).sum(axis=-1, keepdims=True)  # sum of p_j^2 over j != top, / 4**e
-    sq = (p**2).sum(axis=-1, keepdims=True)
-    one_minus = np.where(is_top, np.ldexp(rest, -e), 1.0 - p)
-    sq_others = np.where(is_top, rest_sq, sq - p**2)  # no cancellation: the top term stays in
-    lead = np.where(is_top, p, np.ldexp(others, -e))  # every term of the sum carries one factor 4**-e
-    total = (lead**2 * one_minus**2).sum(axis=-1) + (lead**2 * sq_others).sum(axis=-1)
-    return np.ldexp(np.sqrt(total), e[..., 0])
+    # ||J||_F is of the order of 1 - max p: work in units of u = 1 - max p, so the squares of
+    # weights far below it neither underflow nor lose digits (then multiply u back)
+    u = np.where(rest > 0, rest, 1.0)
+    with np.errstate(under="ignore"):  # a weight negligible next to u may still square to 0: right
+        o = others / u
+        sq = (p**2).sum(axis=-1, keepdims=True)
+        one_minus = np.where(is_top, rest / u, 1.0 - p)
+        sq_others = np.where(is_top, (o**2).sum(axis=-1, keepdims=True), sq - p**2)  # no cancellation at the top
+        lead = np.where(is_top, p, o)  # every term of the sum carries one factor 1 / u**2
+        total = (lead**2 * one_minus**2).sum(axis=-1) + (lead**2 * sq_others).sum(axis=-1)
+        return u[..., 0] * np.sqrt(total)
 
 
 def logit_gradient(p, upstream) -> np.ndarray:
@@ -108,15 +112,18 @@ def logit_gradient(p, upstream) -> np.ndarray:
         p, g = np.broadcast_arrays(p, g)
     except ValueError:
         raise ValueError(f"upstream of shape {g.shape} does not broadcast against p of shape {p.shape}") from None
-    # J g is linear in g: work with g / max|g| so that gaps g_i - g_j cannot overflow at any magnitude
-    e = binary_exponent(np.max(np.abs(g), axis=-1, keepdims=True))
-    g = np.ldexp(g, -e)  # exact (a power of two): the same rounding as without the rescaling
-    centred = g - (p * g).sum(axis=-1, keepdims=True)  # g_i - p . g
-    top = _top_index(p)
-    g_top = np.take_along_axis(g, top, axis=-1)  # (..., 1)
-    centred_top = (p * (g_top - g)).sum(axis=-1, keepdims=True)  # sum_j p_j (g_top - g_j)
-    np.put_along_axis(centred, top, centred_top, axis=-1)
-    return np.ldexp(p * centred, e)
+    return _logit_gradient(p, g)
+
+
+def _logit_gradient(p: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """:func:`logit_gradient` of checked, broadcast ``p`` and ``g`` (nested calls trust their inputs)."""
+    with np.errstate(under="ignore"):  # products with tiny weights may underflow to 0: right
+        centred = g - (p * g).sum(axis=-1, keepdims=True)  # g_i - p . g
+        top = _top_index(p)
+        g_top = np.take_along_axis(g, top, axis=-1)  # (..., 1)
+        centred_top = (p * (g_top - g)).sum(axis=-1, keepdims=True)  # sum_j p_j (g_top - g_j)
+        np.put_along_axis(centred, top, centred_top, axis=-1)
+        return p * centred
 
 
 class GradientSamples(NamedTuple):
@@ -167,17 +174,18 @@ def gradient_samples(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) ->
     rows = []
     for d_k in d_ks.tolist():
         c = scale_factor(scale, d_k)
-        norm_q = np.sqrt(rng.chisquare(float(d_k), n_queries))  # (n_queries,)
+        norm_q = chi_norms(float(d_k), n_queries, rng)  # (n_queries,)
         perp = rng.chisquare(float(d_k - 1), n_queries) if d_k > 1 else np.zeros(n_queries)
         p = softmax((c * norm_q)[:, None] * a)  # (n_queries, n_keys)
-        v = logit_gradient(p, g)  # dL/dz, (n_queries, n_keys)
-        v_sq = (v**2).sum(axis=-1)
-        rows.append((jacobian_frobenius(p), np.sqrt(v_sq), c * np.sqrt((a * v).sum(axis=-1) ** 2 + v_sq * perp)))
+        v = _logit_gradient(p, g)  # dL/dz, (n_queries, n_keys)
+        with np.errstate(under="ignore"):  # squares of vanishing gradients may underflow to 0: right
+            v_sq = (v**2).sum(axis=-1)
+            rows.append((_frobenius(p), np.sqrt(v_sq), c * np.sqrt((a * v).sum(axis=-1) ** 2 + v_sq * perp)))
     return GradientSamples(d_ks, *(np.stack([r[i] for r in rows]) for i in range(3)))
 
 
 class GradientCurves(NamedTuple):
-    """Monte Carlo curves against ``d_k`` (each an :class:`~sdpa_helpers.saturation.MCEstimate` over queries).
+    """Monte Carlo curves against ``d_k`` (each an :class:`~sdpa_helpers.sampling.MCEstimate` over queries).
 
     - ``jacobian_norm``: ``||J||_F`` with ``J = diag(p) - p p^T``;
     - ``logit_grad_norm``: ``||dL/dz|| = ||J g||`` for an upstream ``g ~ N(0, I)``;
@@ -336,7 +344,7 @@ def jacobian_panels(d_ks, logits, scales=("unscaled", "sqrt")) -> JacobianPanels
         raise ValueError("logits times a scale overflow to infinity; pass smaller logits or scales")
     p = softmax(scaled)  # (s, m, n)
     J = p[..., :, None] * (np.eye(z.shape[1]) - p[..., None, :])  # p_i (delta_ij - p_j)
-    return JacobianPanels(d_ks, tuple(scales), p, J, jacobian_frobenius(p))
+    return JacobianPanels(d_ks, tuple(scales), p, J, _frobenius(p))
 
 
 def typical_query_seed(d_ks, d_k, n_keys: int, seeds=range(99), scale="unscaled") -> int:
@@ -386,7 +394,7 @@ def typical_query_seed(d_ks, d_k, n_keys: int, seeds=range(99), scale="unscaled"
         raise ValueError("seeds must hold at least one seed")
     cols = [d_ks.tolist().index(d) for d in wanted]
     c = np.array([scale_factor(scale, d) for d in wanted])
-    norms = np.array([jacobian_frobenius(softmax(c[:, None] * prefix_logits(d_ks, n_keys, rng=s)[cols]))
+    norms = np.array([_frobenius(softmax(c[:, None] * prefix_logits(d_ks, n_keys, rng=s)[cols]))
                       for s in seeds])  # (len(seeds), len(wanted))
     ranks = np.argsort(np.argsort(norms, axis=0, kind="stable"), axis=0, kind="stable")  # 0 .. len(seeds) - 1
     mid = (len(seeds) - 1) // 2

@@ -10,6 +10,12 @@ This module offers:
 - :data:`DISTRIBUTIONS`, :func:`check_dist` -- the component distributions known here, and
   the one check of a ``dist`` argument every module uses;
 - :data:`EXCESS_KURTOSIS` -- the excess kurtosis of each of them (the package's one table);
+- :func:`chi_norms` -- the one shortcut for ``q . k`` of standard normal vectors (``||q||`` from a
+  chi-square draw), and the draws built on it: :func:`query_logits` (rows of logits),
+  :func:`prefix_logits` (one query's logits as d_k grows), :func:`curve_draws` (the shared
+  opening of the Monte Carlo curves of notebooks 05 and 06);
+- :class:`MCEstimate`, :func:`mc_estimate` -- a Monte Carlo summary (mean, standard error, median);
+- :func:`check_d_k`, :func:`check_d_ks` -- one d_k, or a grid of them, within the course's range;
 - :data:`CHUNK_ENTRIES` -- the largest number of float64 entries one chunk of draws holds
   (every chunked sampler of the package uses it).
 
@@ -20,7 +26,7 @@ Every ``rng`` parameter goes through :func:`make_rng`, so ``rng=5`` draws exactl
 from __future__ import annotations
 
 import numbers
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -28,7 +34,9 @@ from . import _checks
 from .scales import scale_factor
 
 __all__ = ["DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "RngLike", "check_dist", "make_rng",
-           "sample_components", "sample_dot_products", "sample_matmul_variances"]
+           "sample_components", "sample_dot_products", "sample_matmul_variances",
+           "MCEstimate", "mc_estimate", "check_d_ks", "check_d_k", "chi_norms", "curve_draws", "query_logits",
+           "prefix_logits"]
 
 #: What every ``rng`` parameter accepts: None (fresh entropy), an int seed >= 0, or a Generator.
 RngLike: TypeAlias = int | np.random.Generator | None
@@ -194,8 +202,8 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     dist : {"normal", "uniform", "rademacher", "laplace"}
         Family of every component.
     mean_q, var_q, mean_k, var_k : float
-        Mean and variance of every component of ``q`` and of ``k``: ``|mean| <= 1e100`` and
-        ``var <= 1e200`` (:data:`MAX_MEAN`, :data:`MAX_VAR`), else a ValueError names the
+        Mean and variance of every component of ``q`` and of ``k``, within the course's range
+        (at most 1e100 in size: :mod:`sdpa_helpers._checks`), else a ValueError names the
         parameter. A scale that makes a dot product overflow a float is a ValueError too.
     scale : float > 0, a name from :data:`sdpa_helpers.scales.SCALINGS`, or None
         Multiplies every dot product (:func:`sdpa_helpers.scales.scale_factor`); the default
@@ -209,22 +217,22 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
 
     Examples
     --------
-    >>> s = sample_dot_products(64, 100_000, rng=0)
-    >>> s.shape, round(float(s.var()) / 64, 2)  # variance d_k = 64
-    ((100000,), 1.0)
-    >>> bool(abs(s.mean()) < 4 * 8 / np.sqrt(100_000))  # mean 0 within 4 standard errors
+    >>> s = sample_dot_products(64, 20_000, rng=0)
+    >>> s.shape, round(float(s.var()) / 64, 1)  # variance d_k = 64
+    ((20000,), 1.0)
+    >>> bool(abs(s.mean()) < 4 * 8 / np.sqrt(20_000))  # mean 0 within 4 standard errors
     True
-    >>> s = sample_dot_products(64, 100_000, scale=64 ** -0.5, rng=0)
-    >>> round(float(s.var()), 2)
+    >>> s = sample_dot_products(64, 20_000, scale=64 ** -0.5, rng=0)
+    >>> round(float(s.var()), 1)
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     dist = check_dist("dist", dist)
-    mean_q = _in_range("mean_q", _checks.real("mean_q", mean_q), MAX_MEAN)
-    mean_k = _in_range("mean_k", _checks.real("mean_k", mean_k), MAX_MEAN)
-    std_q = np.sqrt(_in_range("var_q", _checks.non_negative("var_q", var_q), MAX_VAR))
-    std_k = np.sqrt(_in_range("var_k", _checks.non_negative("var_k", var_k), MAX_VAR))
+    mean_q = _checks.real("mean_q", mean_q)
+    mean_k = _checks.real("mean_k", mean_k)
+    std_q = np.sqrt(_checks.non_negative("var_q", var_q))
+    std_k = np.sqrt(_checks.non_negative("var_k", var_k))
     scale = scale_factor(scale, d_k)
     rng = make_rng(rng)
 
@@ -266,19 +274,6 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
                          f"var_q={std_q**2:g}, mean_k={mean_k:g}, var_k={std_k**2:g} and scale={scale:g}: "
                          "make scale or the means and variances smaller")
     return out
-
-
-#: The range of the component moments :func:`sample_dot_products` accepts: |mean| <= 1e100,
-#: variance <= 1e200 (standard deviation <= 1e100). Products of two such components stay far
-#: below a float's 1.8e308 (the course never needs more); beyond, a ValueError names the parameter.
-MAX_MEAN, MAX_VAR = 1e100, 1e200
-
-
-def _in_range(name: str, value: float, limit: float) -> float:
-    if abs(value) > limit:
-        raise ValueError(f"{name} must be at most {limit:g} in size (sample_dot_products' documented range, "
-                         f"so that the dot products fit a float), got {value:g}")
-    return value
 
 
 def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | None = None,
@@ -330,3 +325,187 @@ def sample_matmul_variances(n: int, n_reps: int, d: int | None = None, p: int | 
         C = A @ B  # (r, n, d) @ (r, d, p) -> (r, n, p)
         out[start:start + r] = C.reshape(r, -1).var(axis=1, ddof=ddof)
     return out
+
+
+# -- Exact draws through the chi-square shortcut, and Monte Carlo summaries (notebooks 00, 04-06) --
+
+class MCEstimate(NamedTuple):
+    """Monte Carlo summary of a quantity: ``mean``, its standard error ``se``, and ``median``.
+
+    Fields are floats or arrays (one entry per ``d_k`` in the curves below).
+    """
+
+    mean: np.ndarray
+    se: np.ndarray
+    median: np.ndarray
+
+
+def mc_estimate(samples, axis: int = 0) -> MCEstimate:
+    """Mean, standard error ``std / sqrt(n)`` and median of ``samples`` along ``axis``.
+
+    Parameters
+    ----------
+    samples : array_like, shape (n, ...)
+        Independent draws along ``axis`` (at least 2).
+    axis : int
+        The axis holding the draws.
+
+    Returns
+    -------
+    MCEstimate
+        Fields of the shape of ``samples`` without ``axis``.
+
+    Examples
+    --------
+    >>> est = mc_estimate([1.0, 2.0, 3.0, 4.0])
+    >>> float(est.mean), round(float(est.se), 4), float(est.median)
+    (2.5, 0.6455, 2.5)
+    """
+    x = _checks.real_array("samples", samples, min_ndim=1, shape_hint="(n, ...)")
+    axis = _checks.axis_index("axis", axis, x.ndim)
+    n = x.shape[axis]
+    if n < 2:
+        raise ValueError(f"samples needs at least 2 draws along axis {axis} for a standard error, got {n}")
+    with np.errstate(under="ignore"):  # squares of tiny deviations may underflow to 0: right
+        return MCEstimate(x.mean(axis=axis), x.std(axis=axis, ddof=1) / np.sqrt(n), np.median(x, axis=axis))
+
+
+def check_d_ks(d_ks) -> np.ndarray:
+    """``d_ks`` as a 1-D integer array of positive entries, or a TypeError/ValueError naming ``d_ks``.
+
+    >>> check_d_ks([1, 64]).tolist()
+    [1, 64]
+    """
+    try:
+        arr = np.asarray(d_ks)
+    except Exception:
+        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"d_ks must be a non-empty 1-D sequence of positive integers, got shape {arr.shape}")
+    return np.array([_checks.d_k("each entry of d_ks", d) for d in arr.tolist()])
+
+
+def check_d_k(name: str, d_k) -> int:
+    """``d_k`` as an int in 1 ... :data:`sdpa_helpers.scales.MAX_D_K`, or an error naming ``name``.
+
+    >>> check_d_k("d_k", 64)
+    64
+    """
+    return _checks.d_k(name, d_k)
+
+
+def chi_norms(dof, size=None, rng=None) -> np.ndarray:
+    """``||q||`` for ``q`` of ``dof`` independent N(0, 1) components: ``sqrt`` of a chi-square draw.
+
+    The course's one shortcut for ``q . k``: for a fixed ``q``, ``q . k_j = ||q|| a_j`` with
+    ``a_j = (q / ||q||) . k_j`` independent N(0, 1) (a unit vector dotted with a standard normal
+    vector), and ``||q||^2 ~ chi^2(dof)``. So a dot product of length ``d_k`` costs two random
+    numbers, whatever ``d_k`` is, with exactly the distribution of the full vectors.
+
+    >>> chi_norms(4, 3, rng=0).shape
+    (3,)
+    """
+    return np.sqrt(make_rng(rng).chisquare(dof, size))
+
+
+def curve_draws(d_ks, n_keys, n_queries, rng):
+    """The shared opening of the Monte Carlo curves of :mod:`.saturation` and :mod:`.gradients`: checked arguments,
+    the generator, and the key directions ``a`` of shape ``(n_queries, n_keys)``, shared by every d_k.
+
+    >>> d_ks, n_queries, rng, a = curve_draws([1, 4], 3, 5, rng=0)
+    >>> d_ks.tolist(), a.shape
+    ([1, 4], (5, 3))
+    """
+    d_ks = check_d_ks(d_ks)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    if n_queries < 2:
+        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
+    rng = make_rng(rng)
+    a = rng.standard_normal((n_queries, n_keys))  # key components along q, shared by every d_k
+    return d_ks, n_queries, rng, a
+
+
+def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | str | None = None, rng=None) -> np.ndarray:
+    """Logits ``scale * (q . k_j)`` of ``n_queries`` random queries, each against its own ``n_keys`` keys.
+
+    All components of ``q`` and ``k_j`` are independent N(0, 1). Drawn exactly through the
+    shortcut ``q . k_j = ||q|| a_j`` with ``a_j ~ N(0, 1)`` and ``||q||^2 ~ chi^2(d_k)``
+    (:func:`chi_norms`), so the cost does not grow with ``d_k``.
+
+    Parameters
+    ----------
+    d_k : int
+        Length of ``q`` and of each key, >= 1.
+    n_keys : int
+        Keys per query, >= 1.
+    n_queries : int
+        Independent queries, >= 1.
+    scale : None, str or float > 0
+        ``None`` or ``"sqrt"`` means ``1/sqrt(d_k)`` (scaled attention); ``"unscaled"`` or
+        ``1.0`` is unscaled (see :func:`sdpa_helpers.scales.scale_factor`).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (n_queries, n_keys)
+        Row ``i`` holds the logits of query ``i``; unscaled each has variance ``d_k``.
+
+    Examples
+    --------
+    >>> z = query_logits(64, 8, 50_000, scale="unscaled", rng=0)
+    >>> z.shape, round(float(z.var() / 64), 1)
+    ((50000, 8), 1.0)
+    >>> round(float(query_logits(64, 8, 50_000, rng=0).var()), 1)  # scaled: variance 1
+    1.0
+    """
+    d_k = check_d_k("d_k", d_k)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    c = scale_factor(scale, d_k)
+    rng = make_rng(rng)
+    a = rng.standard_normal((n_queries, n_keys))  # components of the keys along q/||q||
+    norm_q = chi_norms(float(d_k), n_queries, rng)  # (n_queries,)
+    return (c * norm_q)[:, None] * a
+
+
+def prefix_logits(d_ks, n_keys: int, rng=None) -> np.ndarray:
+    """Unscaled logits ``q[:d] . k_j[:d]`` of one query and ``n_keys`` keys, for each ``d`` in ``d_ks``.
+
+    The same query and keys throughout, cut to their first ``d`` components (all N(0, 1)), drawn
+    exactly without the vectors: between consecutive ``d`` the new components add
+    ``||q_block|| b_j`` to logit ``j``, with ``||q_block||^2 ~ chi^2(block length)`` and
+    ``b_j ~ N(0, 1)`` independent across keys and blocks (given ``q``, the block's dot products
+    are independent normals with variance ``||q_block||^2``). Cost: ``len(d_ks) * (n_keys + 1)``
+    numbers, whatever ``d``. The first ``m`` keys of a call do not depend on ``n_keys``.
+
+    Parameters
+    ----------
+    d_ks : sequence of int
+        Strictly increasing, each >= 1.
+    n_keys : int
+        Keys, >= 1.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (len(d_ks), n_keys)
+        Row ``i``: the logits at ``d_ks[i]``; each has variance ``d_ks[i]``.
+
+    Examples
+    --------
+    >>> z = prefix_logits([1, 64, 4096], 3, rng=0)
+    >>> z.shape
+    (3, 3)
+    >>> bool(np.array_equal(prefix_logits([1, 64], 8, rng=0)[:, :3], prefix_logits([1, 64], 3, rng=0)))
+    True
+    """
+    d_ks = check_d_ks(d_ks)
+    if np.any(np.diff(d_ks) <= 0):
+        raise ValueError(f"d_ks must be strictly increasing, got {d_ks.tolist()}")
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    rng = make_rng(rng)
+    blocks = np.diff(np.concatenate([[0], d_ks.astype(float)]))  # new components per step
+    norms = chi_norms(blocks, None, rng)  # (len(d_ks),): ||q_block||
+    b = rng.standard_normal((n_keys, d_ks.size)).T  # (len(d_ks), n_keys); key j's draws come j-th
+    return np.cumsum(norms[:, None] * b, axis=0)

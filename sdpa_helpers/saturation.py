@@ -22,15 +22,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
-from ._numerics import binary_exponent
+from . import _checks, gradients
 from .attention import softmax
-from .sampling import make_rng
+from .sampling import (  # noqa: F401  (re-exported: notebooks 05 and 06 call them as saturation.*)
+    MCEstimate,
+    check_d_ks,
+    chi_norms,
+    curve_draws,
+    make_rng,
+    mc_estimate,
+    prefix_logits,
+    query_logits,
+)
 from .scales import scale_factor
 
 __all__ = [
-    "KEY_COUNTS", "MAX_D_K", "explorer_queries", "MCEstimate", "mc_estimate", "check_d_ks", "check_d_k", "curve_draws",
-    "query_logits", "prefix_logits",
+    "KEY_COUNTS", "explorer_queries", "MCEstimate", "mc_estimate", "query_logits", "prefix_logits",
     "WeightStats", "weight_stats", "SaturationCurves", "saturation_curves",
     "entropy_closed_form", "effective_keys_closed_form", "iid_entropy", "law_holds_up_to", "measured_onset",
     "MEASURED_ONSETS", "onset_grid", "onset_over_seeds", "onset_table", "law_error", "LawCheck", "law_check",
@@ -59,189 +66,6 @@ def explorer_queries(n_keys: int, budget: int = 16384) -> int:
     """
     n_keys = _checks.positive_int("n_keys", n_keys)
     return max(32, _checks.positive_int("budget", budget) // n_keys)
-
-
-class MCEstimate(NamedTuple):
-    """Monte Carlo summary of a quantity: ``mean``, its standard error ``se``, and ``median``.
-
-    Fields are floats or arrays (one entry per ``d_k`` in the curves below).
-    """
-
-    mean: np.ndarray
-    se: np.ndarray
-    median: np.ndarray
-
-
-def mc_estimate(samples, axis: int = 0) -> MCEstimate:
-    """Mean, standard error ``std / sqrt(n)`` and median of ``samples`` along ``axis``.
-
-    Parameters
-    ----------
-    samples : array_like, shape (n, ...)
-        Independent draws along ``axis`` (at least 2).
-    axis : int
-        The axis holding the draws.
-
-    Returns
-    -------
-    MCEstimate
-        Fields of the shape of ``samples`` without ``axis``.
-
-    Examples
-    --------
-    >>> est = mc_estimate([1.0, 2.0, 3.0, 4.0])
-    >>> float(est.mean), round(float(est.se), 4), float(est.median)
-    (2.5, 0.6455, 2.5)
-    """
-    x = _checks.real_array("samples", samples, min_ndim=1, shape_hint="(n, ...)")
-    axis = _checks.axis_index("axis", axis, x.ndim)
-    n = x.shape[axis]
-    if n < 2:
-        raise ValueError(f"samples needs at least 2 draws along axis {axis} for a standard error, got {n}")
-    # scale-safe at any magnitude: squares of 1e200 overflow and of 1e-300 underflow, so work in units of max |x|
-    e = binary_exponent(np.max(np.abs(x), axis=axis))
-    y = np.ldexp(x, -np.expand_dims(e, axis))  # exact: a power of two
-    mean = np.ldexp(y.mean(axis=axis), e)
-    se = np.ldexp(y.std(axis=axis, ddof=1) / np.sqrt(n), e)
-    return MCEstimate(mean, se, np.median(x, axis=axis))
-
-
-def check_d_ks(d_ks) -> np.ndarray:
-    """``d_ks`` as a 1-D integer array of positive entries, or a TypeError/ValueError naming ``d_ks``.
-
-    >>> check_d_ks([1, 64]).tolist()
-    [1, 64]
-    """
-    try:
-        arr = np.asarray(d_ks)
-    except Exception:
-        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}") from None
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"d_ks must be a non-empty 1-D sequence of positive integers, got shape {arr.shape}")
-    return np.array([_checks.positive_int("each entry of d_ks", d) for d in arr.tolist()])
-
-
-#: Largest d_k the samplers accept: chi^2(d_k) is drawn in floating point.
-MAX_D_K = 2**1000
-
-
-def check_d_k(name: str, d_k) -> int:
-    """``d_k`` as an int in 1 ... :data:`MAX_D_K`, or an error naming ``name``.
-
-    >>> check_d_k("d_k", 64)
-    64
-    """
-    d_k = _checks.positive_int(name, d_k)
-    if d_k > MAX_D_K:
-        raise ValueError(f"{name} must be at most 2**1000 (the chi-square draw of ||q||^2 is a float), got {d_k:.3e}")
-    return d_k
-
-
-def curve_draws(d_ks, n_keys, n_queries, rng):
-    """The shared opening of the curves (here and in :mod:`sdpa_helpers.gradients`): checked arguments,
-    the generator, and the key directions ``a`` of shape ``(n_queries, n_keys)``, shared by every d_k.
-
-    >>> d_ks, n_queries, rng, a = curve_draws([1, 4], 3, 5, rng=0)
-    >>> d_ks.tolist(), a.shape
-    ([1, 4], (5, 3))
-    """
-    d_ks = check_d_ks(d_ks)
-    for d_k in d_ks.tolist():
-        check_d_k("each entry of d_ks", d_k)
-    n_keys = _checks.positive_int("n_keys", n_keys)
-    n_queries = _checks.positive_int("n_queries", n_queries)
-    if n_queries < 2:
-        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
-    rng = make_rng(rng)
-    a = rng.standard_normal((n_queries, n_keys))  # key components along q, shared by every d_k
-    return d_ks, n_queries, rng, a
-
-
-def query_logits(d_k: int, n_keys: int, n_queries: int, scale: float | str | None = None, rng=None) -> np.ndarray:
-    """Logits ``scale * (q . k_j)`` of ``n_queries`` random queries, each against its own ``n_keys`` keys.
-
-    All components of ``q`` and ``k_j`` are independent N(0, 1). Drawn exactly through the
-    shortcut ``q . k_j = ||q|| a_j`` with ``a_j ~ N(0, 1)`` and ``||q||^2 ~ chi^2(d_k)``
-    (see the module docstring), so the cost does not grow with ``d_k``.
-
-    Parameters
-    ----------
-    d_k : int
-        Length of ``q`` and of each key, >= 1.
-    n_keys : int
-        Keys per query, >= 1.
-    n_queries : int
-        Independent queries, >= 1.
-    scale : None, str or float > 0
-        ``None`` or ``"sqrt"`` means ``1/sqrt(d_k)`` (scaled attention); ``"unscaled"`` or
-        ``1.0`` is unscaled (see :func:`sdpa_helpers.scales.scale_factor`).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_queries, n_keys)
-        Row ``i`` holds the logits of query ``i``; unscaled each has variance ``d_k``.
-
-    Examples
-    --------
-    >>> z = query_logits(64, 8, 50_000, scale="unscaled", rng=0)
-    >>> z.shape, round(float(z.var() / 64), 1)
-    ((50000, 8), 1.0)
-    >>> round(float(query_logits(64, 8, 50_000, rng=0).var()), 1)  # scaled: variance 1
-    1.0
-    """
-    d_k = check_d_k("d_k", d_k)
-    n_keys = _checks.positive_int("n_keys", n_keys)
-    n_queries = _checks.positive_int("n_queries", n_queries)
-    c = scale_factor(scale, d_k)
-    rng = make_rng(rng)
-    a = rng.standard_normal((n_queries, n_keys))  # components of the keys along q/||q||
-    norm_q = np.sqrt(rng.chisquare(float(d_k), n_queries))  # (n_queries,)
-    return (c * norm_q)[:, None] * a
-
-
-def prefix_logits(d_ks, n_keys: int, rng=None) -> np.ndarray:
-    """Unscaled logits ``q[:d] . k_j[:d]`` of one query and ``n_keys`` keys, for each ``d`` in ``d_ks``.
-
-    The same query and keys throughout, cut to their first ``d`` components (all N(0, 1)), drawn
-    exactly without the vectors: between consecutive ``d`` the new components add
-    ``||q_block|| b_j`` to logit ``j``, with ``||q_block||^2 ~ chi^2(block length)`` and
-    ``b_j ~ N(0, 1)`` independent across keys and blocks (given ``q``, the block's dot products
-    are independent normals with variance ``||q_block||^2``). Cost: ``len(d_ks) * (n_keys + 1)``
-    numbers, whatever ``d``. The first ``m`` keys of a call do not depend on ``n_keys``.
-
-    Parameters
-    ----------
-    d_ks : sequence of int
-        Strictly increasing, each >= 1.
-    n_keys : int
-        Keys, >= 1.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (len(d_ks), n_keys)
-        Row ``i``: the logits at ``d_ks[i]``; each has variance ``d_ks[i]``.
-
-    Examples
-    --------
-    >>> z = prefix_logits([1, 64, 4096], 3, rng=0)
-    >>> z.shape
-    (3, 3)
-    >>> bool(np.array_equal(prefix_logits([1, 64], 8, rng=0)[:, :3], prefix_logits([1, 64], 3, rng=0)))
-    True
-    """
-    d_ks = check_d_ks(d_ks)
-    for d_k in d_ks.tolist():
-        check_d_k("each entry of d_ks", d_k)
-    if np.any(np.diff(d_ks) <= 0):
-        raise ValueError(f"d_ks must be strictly increasing, got {d_ks.tolist()}")
-    n_keys = _checks.positive_int("n_keys", n_keys)
-    rng = make_rng(rng)
-    blocks = np.diff(np.concatenate([[0], d_ks.astype(float)]))  # new components per step
-    norms = np.sqrt(rng.chisquare(blocks))  # (len(d_ks),): ||q_block||
-    b = rng.standard_normal((n_keys, d_ks.size)).T  # (len(d_ks), n_keys); key j's draws come j-th
-    return np.cumsum(norms[:, None] * b, axis=0)
 
 
 class WeightStats(NamedTuple):
@@ -278,16 +102,22 @@ def weight_stats(logits) -> WeightStats:
     >>> float(weight_stats([1e308, -1e308]).entropy)  # the gap overflows to inf: still one-hot
     0.0
     """
-    z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)")
+    z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)", bounded=False)
     if z.shape[-1] == 0:
         raise ValueError("logits must have at least one entry along the last axis")
-    with np.errstate(over="ignore"):  # a gap beyond the float range becomes -inf: weight exactly 0
+    return _weight_stats(z)
+
+
+def _weight_stats(z: np.ndarray) -> WeightStats:
+    """:func:`weight_stats` of checked logits (nested calls trust their inputs)."""
+    # a gap beyond the float range becomes -inf, and exp of a large gap underflows: weight exactly 0
+    with np.errstate(over="ignore", under="ignore"):
         shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
-    e = np.exp(shifted)
-    total = e.sum(axis=-1, keepdims=True)  # >= 1
-    p = e / total
-    log_p = shifted - np.log(total)
-    terms = np.where(p > 0, p * np.where(p > 0, log_p, 0.0), 0.0)  # 0 log 0 = 0
+        e = np.exp(shifted)
+        total = e.sum(axis=-1, keepdims=True)  # >= 1
+        p = e / total
+        log_p = shifted - np.log(total)
+        terms = np.where(p > 0, p * np.where(p > 0, log_p, 0.0), 0.0)  # 0 log 0 = 0
     h = np.maximum(-terms.sum(axis=-1), 0.0)
     return WeightStats(p.max(axis=-1), h, np.exp(h))
 
@@ -341,8 +171,8 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -
     stats = []
     for d_k in d_ks.tolist():
         c = scale_factor(scale, d_k)
-        norm_q = np.sqrt(rng.chisquare(float(d_k), n_queries))  # (n_queries,)
-        stats.append(weight_stats((c * norm_q)[:, None] * a))
+        norm_q = chi_norms(float(d_k), n_queries, rng)  # (n_queries,)
+        stats.append(_weight_stats((c * norm_q)[:, None] * a))
     return SaturationCurves(
         d_ks, *(mc_estimate(np.stack([getattr(s, f) for s in stats], axis=1)) for f in WeightStats._fields))
 
@@ -536,8 +366,6 @@ def slide_medians(d_k: int, n_keys: int, n_queries: int, seeds) -> tuple:
     >>> left[0] < 1e-9, ratio[0] > 1e6
     (True, True)
     """
-    from . import gradients  # imported here: gradients imports this module
-
     left, ratio = [], []
     for s in seeds:
         p_u, p_s = (softmax(query_logits(d_k, n_keys, n_queries, scale=sc, rng=_checks.seed("seeds", s)))
@@ -616,7 +444,7 @@ def iid_entropy(n_keys: int, sigma2, n_rows: int, seeds) -> np.ndarray:
     for i, seed in enumerate(seeds):
         x = make_rng(seed).standard_normal((n_rows, n_keys))  # (n_rows, n_keys)
         for j, v in enumerate(s2.tolist()):
-            out[i, j] = weight_stats(np.sqrt(v) * x).entropy.mean()
+            out[i, j] = _weight_stats(np.sqrt(v) * x).entropy.mean()
     return out
 
 
@@ -650,4 +478,4 @@ def temperature_curves(logits, temperatures):
         scaled = z[None, :] / t[:, None]  # (m, n); a logit / tiny T may overflow to +-inf
     if not np.all(np.isfinite(scaled)):
         raise ValueError("logits / temperatures overflows: use larger temperatures or smaller logits")
-    return softmax(scaled), weight_stats(scaled)
+    return softmax(scaled), _weight_stats(scaled)

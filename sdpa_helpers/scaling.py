@@ -29,8 +29,9 @@ from numpy.typing import ArrayLike
 
 from . import _checks, theory
 from .attention import softmax
-from .saturation import query_logits, weight_stats
-from .scales import D_K_CHOICES, SCALINGS, scale_factor
+from .sampling import query_logits
+from .saturation import weight_stats
+from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
 __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "N_BAND_QUERIES", "BAND_PERCENTILES",
            "simulated_logit_stds",
@@ -39,14 +40,11 @@ __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "N_BAND_QUER
 
 #: The d_k grid of notebook 04's figures and explorer: the course's grid, powers of two, 1 ... 4096.
 D_KS = D_K_CHOICES
-#: Keys each query attends over.
-N_KEYS = 16
+#: (Keys per query :data:`N_KEYS` and the small multiples' :data:`SHOWN_D_KS` come from :mod:`.scales`.)
 #: Logits per d_k behind the explorer's markers (:func:`logit_std`).
 N_STD_SAMPLES = 1000
 #: Seed of the explorer's cached numbers.
 SEED = 4
-#: The d_k of notebook 04's small multiples of the weights (:func:`weight_bands`).
-SHOWN_D_KS = (4, 64, 1024)
 #: Queries behind :func:`weight_bands` (per d_k), and the percentiles of each rank's weight it returns.
 N_BAND_QUERIES = 2000
 BAND_PERCENTILES = (10, 50, 90)
@@ -64,7 +62,7 @@ def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -
 
     At each d_k, ``n`` dot products of independent pairs of standard normal vectors are
     drawn (seed ``seed + d_k``) through the exact shortcut ``q . k = ||q|| a`` of
-    :func:`sdpa_helpers.saturation.query_logits` (same distribution as full vectors, at a
+    :func:`sdpa_helpers.sampling.query_logits` (same distribution as full vectors, at a
     cost that does not grow with d_k), and the same dot products are multiplied by each
     scaling's factor. So the three results at one d_k
     differ by exactly their factors: ``log2`` of their ratio is ``(1/2) log2 d_k`` (sqrt vs
@@ -139,7 +137,7 @@ def relative_variance_se(d_k: int, n: int) -> float:
     >>> round(relative_variance_se(4096, 20_000) / float(np.sqrt(2 / 20_000)), 3)
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n = _checks.positive_int("n", n)
     if n < 2:
         raise ValueError(f"n must be at least 2 (a sample variance needs two values), got {n}")
@@ -160,7 +158,7 @@ def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: in
     """How peaked the softmax of random queries is, at every d_k, for each scaling.
 
     At each d_k, ``n_queries`` independent queries each meet their own ``n_keys`` keys
-    (standard normal components; drawn exactly by :func:`sdpa_helpers.saturation.query_logits`,
+    (standard normal components; drawn exactly by :func:`sdpa_helpers.sampling.query_logits`,
     seed ``seed + d_k``); the same unscaled logits are multiplied by each scaling's factor.
 
     >>> s = attention_by_d_k([1, 4096], n_keys=16, n_queries=500)
@@ -193,12 +191,12 @@ def _logit_std(d_k: int) -> float:
 def logit_std(d_k: int) -> float:
     """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (cached).
 
-    Exact draws whose cost does not depend on d_k (:func:`sdpa_helpers.saturation.query_logits`).
+    Exact draws whose cost does not depend on d_k (:func:`sdpa_helpers.sampling.query_logits`).
 
     >>> round(logit_std(64) / 8, 1)  # about sqrt(d_k)
     1.0
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     if d_k > max(D_KS):
         raise ValueError(f"d_k must be at most {max(D_KS)}, got {d_k}")
     return _logit_std(d_k)
@@ -225,7 +223,7 @@ def weight_bands(d_k: int) -> dict[str, np.ndarray]:
     >>> float(b["unscaled"][1, 0]) > 0.999  # the median query puts all its weight on one key
     True
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     if d_k not in D_KS:
         raise ValueError(f"d_k must be one of {D_KS}, got {d_k}")
     return {name: band.copy() for name, band in _weight_bands(d_k).items()}

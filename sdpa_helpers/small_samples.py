@@ -173,19 +173,11 @@ def z_score(value: float, expected: float, sd: float) -> float:
     """
     value, expected = _checks.real("value", value), _checks.real("expected", expected)
     sd = _checks.positive("sd", sd)
-    # Scale-safe at any magnitude: work with mantissas and powers of two, so that neither
-    # value - expected nor the division overflows or underflows on the way.
-    e_scale = math.frexp(max(abs(value), abs(expected)))[1]
-    gap = math.ldexp(value, -e_scale) - math.ldexp(expected, -e_scale)  # |gap| <= 2
-    if gap == 0.0:
-        return 0.0
-    m_gap, e_gap = math.frexp(gap)
-    m_sd, e_sd = math.frexp(sd)
-    try:
-        return math.ldexp(m_gap / m_sd, e_gap - e_sd + e_scale)
-    except OverflowError:
+    z = (value - expected) / sd
+    if not math.isfinite(z):
         raise ValueError(f"(value - expected) / sd is beyond the float range for value={value!r}, "
-                         f"expected={expected!r}, sd={sd!r}") from None
+                         f"expected={expected!r}, sd={sd!r}")
+    return z
 
 
 def bin_fractions(values: ArrayLike, bins: ArrayLike) -> np.ndarray:

@@ -2,21 +2,17 @@
 
 Drawing ``n`` dot products the direct way costs ``2 n d_k`` random numbers: at ``d_k = 4096``
 and ``n = 4000`` that is 33 million, far too slow for an explorer's first visit. This module
-draws the same distribution in O(n) work (plus a fixed-size grid):
+draws the same distribution in O(n) work:
 
-- :func:`product_cf` -- the characteristic function ``E[exp(i t q_i k_i)]`` of one product of two
-  independent standardised components (closed forms or quadrature, per distribution);
-- :func:`dot_product_density` -- the density of ``q . k / sqrt(d_k)``, by inverting
-  ``product_cf(t / sqrt(d_k)) ** d_k`` (the characteristic function of a sum of i.i.d. terms);
 - :func:`sample_dot_products_fast` -- ``n`` draws of ``q . k`` with the distribution of
   :func:`sdpa_helpers.sampling.sample_dot_products`, in O(n):
 
-  * normal: ``q . k = ||q|| a`` with ``a ~ N(0, 1)`` and ``||q||^2 ~ chi^2(d_k)`` (exact);
+  * normal: ``q . k = ||q|| a`` with ``a ~ N(0, 1)`` (:func:`sdpa_helpers.sampling.chi_norms`, exact);
   * Rademacher: each product is +-1, so ``q . k = 2 B - d_k`` with ``B ~ Binomial(d_k, 1/2)`` (exact);
-  * uniform and Laplace with ``d_k >= CF_MIN_D_K``: inverse-CDF draws from
-    :func:`dot_product_density` (exact up to the discretisation error of the CDF, below 1e-4,
-    far below the Monte Carlo noise 1/sqrt(n) of the samples that use it); below that the
-    direct sampler (cheap there).
+  * uniform and Laplace at the grid's d_k from :data:`CF_MIN_D_K` on: inverse-CDF draws from a
+    stored table (:data:`CDF_FILE`, written by ``scripts/make_dot_product_cdfs.py`` by inverting
+    the characteristic function; CDF error below 1e-4, far below the Monte Carlo noise
+    1/sqrt(n)); elsewhere the direct sampler.
 
 Exact moments of small discrete cases (every equally likely outcome enumerated; no sampling):
 
@@ -42,169 +38,39 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
 from ._numerics import histogram_fractions
-from .sampling import check_dist, make_rng, sample_dot_products
+from .sampling import check_dist, chi_norms, make_rng, sample_dot_products
+from .scales import D_K_CHOICES
 
-__all__ = ["CF_MIN_D_K", "BINS", "product_cf", "dot_product_density", "sample_dot_products_fast",
+__all__ = ["CF_MIN_D_K", "CDF_FILE", "CDF_DISTS", "CDF_D_KS", "BINS", "sample_dot_products_fast",
            "histogram_edges", "histogram_density", "sample_summary",
            "exact_mean", "exact_var", "exact_cov", "all_dot_products", "layer_norm_covariance"]
 
-#: From this d_k on, uniform and Laplace draws use the inverted characteristic function.
+#: From this d_k on (at the d_k's of the course's grid), uniform and Laplace draws use a stored CDF.
 CF_MIN_D_K = 128
 
-_LEGENDRE_01 = np.polynomial.legendre.leggauss(48)  # nodes and weights on [-1, 1]
-_LAGUERRE = np.polynomial.laguerre.laggauss(80)  # nodes and weights for int_0^inf e^-u f(u) du
-_EULER_GAMMA = 0.5772156649015329
-_X_MAX = 9.0  # the density grid spans +-9 standard deviations
-_X_GRID = np.linspace(-_X_MAX, _X_MAX, 901)  # step 0.02
-_T_MAX = 14.0
-_T_GRID = np.linspace(0.0, _T_MAX, 281)  # step 0.05: the trapezoid aliasing period 2 pi / 0.05 = 126 >> 18
+#: Where the stored CDFs live, and what they cover: uniform and Laplace components at every d_k of
+#: the course's grid from :data:`CF_MIN_D_K` on. ``scripts/make_dot_product_cdfs.py`` writes them.
+CDF_FILE = Path(__file__).resolve().parent / "data" / "dot_product_cdfs.npz"
+CDF_DISTS = ("uniform", "laplace")
+CDF_D_KS = tuple(d for d in D_K_CHOICES if d >= CF_MIN_D_K)
 
 
-def _si_ci_small(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sine and cosine integrals ``Si(x)``, ``Ci(x)`` for ``0 < x <= 8`` by Gauss-Legendre (entire integrands)."""
-    nodes, weights = _LEGENDRE_01
-    half = x / 2.0
-    s = np.multiply.outer(half, nodes + 1.0)  # (n, 48) nodes on [0, x]
-    si = half * (np.sinc(s / math.pi) @ weights)
-    cos_minus_one_over_s = -2.0 * np.sin(s / 2.0) ** 2 / s  # (cos s - 1) / s without cancellation
-    ci = _EULER_GAMMA + np.log(x) + half * (cos_minus_one_over_s @ weights)
-    return si, ci
-
-
-def _aux_fg(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Auxiliary functions ``f(x) = int_0^inf e^-xw / (1 + w^2) dw`` and ``g(x) = int_0^inf w e^-xw / (1 + w^2) dw``
-    for ``x >= 8`` (Gauss-Laguerre after ``v = x w``; the poles at ``v = +-i x`` are far away)."""
-    v, w = _LAGUERRE
-    r = 1.0 / x  # 0 for x = inf
-    with np.errstate(under="ignore"):
-        inv = 1.0 / (1.0 + np.multiply.outer(r, v) ** 2)  # (n, 80)
-        return r * (inv @ w), r * r * (inv @ (v * w))
-
-
-def product_cf(t: ArrayLike, dist: str = "normal") -> np.ndarray:
-    """Characteristic function ``E[cos(t X Y)]`` of the product of two independent standardised components.
-
-    (The product is symmetric, so the characteristic function is real.) Accurate at any
-    magnitude of ``t`` a float can hold:
-
-    - normal: ``1 / sqrt(1 + t^2)``;
-    - Rademacher: ``cos t``;
-    - uniform on ``[-sqrt3, sqrt3]``: ``Si(3t) / (3t)``;
-    - Laplace of variance 1: ``int_0^inf e^-u / (1 + t^2 u^2 / 4) du = x f(x)`` with ``x = 2 / t`` and the
-      auxiliary function ``f(x) = Ci(x) sin x - (Si(x) - pi/2) cos x`` (given ``Y``, ``X Y`` is Laplace with
-      characteristic function ``1 / (1 + t^2 Y^2 / 2)``; ``|Y| = u / sqrt 2`` with ``u ~ Exp(1)``).
-
-    ``Si`` and ``Ci`` come from Gauss-Legendre quadrature below 8 and from the auxiliary functions
-    (Gauss-Laguerre) above, both to about 1e-12.
-
-    Examples
-    --------
-    >>> [round(float(product_cf(0.5, d)), 6) for d in ("normal", "rademacher", "uniform", "laplace")]
-    [0.894427, 0.877583, 0.883122, 0.91677]
-    """
-    ta = np.abs(_checks.real_array("t", t)).astype(float)
-    dist = check_dist("dist", dist)
-    if dist == "normal":
-        return 1.0 / np.hypot(1.0, ta)  # no overflow of t^2
-    if dist == "rademacher":
-        return np.cos(ta)
-    out = np.empty_like(ta)
-    if dist == "uniform":
-        with np.errstate(over="ignore"):
-            x = 3.0 * ta  # inf beyond 6e307
-        small = x <= 8.0
-        nodes, weights = _LEGENDRE_01
-        v = (nodes + 1.0) / 2.0  # int_0^1 sinc(x v) dv = Si(x) / x, also at x = 0
-        out[small] = np.sinc(np.multiply.outer(x[small], v) / math.pi) @ (weights / 2.0)
-        xl = x[~small]
-        f, g = _aux_fg(xl)
-        finite = np.isfinite(xl)
-        si = np.full(xl.shape, math.pi / 2)
-        si[finite] -= f[finite] * np.cos(xl[finite]) + g[finite] * np.sin(xl[finite])
-        out[~small] = (si / 3.0) / ta[~small]
-        return out
-    small_t = ta < 0.25  # x = 2 / t > 8: integrate directly (poles at u = +-2i / t are far)
-    u, w = _LAGUERRE
-    out[small_t] = (1.0 / (1.0 + np.multiply.outer(ta[small_t] / 2.0, u) ** 2)) @ w
-    x = 2.0 / ta[~small_t]  # (0, 8]
-    si, ci = _si_ci_small(x)
-    out[~small_t] = x * (ci * np.sin(x) - (si - math.pi / 2) * np.cos(x))
-    return out
-
-
-def dot_product_density(d_k: int, dist: str = "normal", x: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Density of ``z = q . k / sqrt(d_k)`` for ``d_k`` i.i.d. standardised component pairs.
-
-    Inverts the characteristic function ``phi(t) = product_cf(t / sqrt(d_k), dist) ** d_k`` of ``z``:
-    ``f(x) = (1 / pi) int_0^T phi(t) cos(t x) dt`` (trapezoid, ``T = 14``). Meant for ``d_k >=``
-    :data:`CF_MIN_D_K`, where ``phi`` is below 1e-12 beyond ``T`` (for Rademacher the
-    distribution is discrete and this is its smoothed version; use the exact sampler instead).
-
-    Parameters
-    ----------
-    d_k : int
-        Number of components, >= :data:`CF_MIN_D_K`.
-    dist : {"normal", "uniform", "laplace"}
-    x : array_like, optional
-        Where to evaluate (in standard units); default a grid over +-9 with step 0.02.
-
-    Returns
-    -------
-    (x, density) : two ndarrays of the same shape
-
-    Examples
-    --------
-    >>> x, f = dot_product_density(256, "laplace")
-    >>> round(float(np.trapezoid(f, x)), 5), round(float(np.trapezoid(x**2 * f, x)), 5)
-    (1.0, 1.0)
-    """
-    d_k = _checks.positive_int("d_k", d_k)
-    dist = check_dist("dist", dist)
-    if dist == "rademacher":
-        raise ValueError("dist='rademacher' makes q·k discrete (no density): use sample_dot_products_fast")
-    if d_k < CF_MIN_D_K:
-        raise ValueError(f"d_k must be >= {CF_MIN_D_K} (the inversion grid assumes a near-normal shape), got {d_k}")
-    phi = product_cf(_T_GRID / math.sqrt(d_k), dist) ** d_k  # (n_t,)
-    w = np.full(_T_GRID.size, _T_GRID[1] - _T_GRID[0])
-    w[[0, -1]] /= 2.0  # trapezoid weights
-    if x is None:
-        xs, cos = _X_GRID, _cos_table()
-    else:
-        xs = _checks.real_array("x", x)
-        cos = np.cos(np.multiply.outer(xs, _T_GRID))
-    density = (cos @ (w * phi)) / math.pi
-    return xs, np.maximum(density, 0.0)
-
-
-_COS_TABLE: list[np.ndarray] = []
-
-
-def _cos_table() -> np.ndarray:
-    """``cos(x t)`` on the default grids, computed once (901 x 281 floats, 2 MB)."""
-    if not _COS_TABLE:
-        _COS_TABLE.append(np.cos(np.multiply.outer(_X_GRID, _T_GRID)))
-    return _COS_TABLE[0]
-
-
-_CDF_CACHE: dict[tuple[int, str], tuple[np.ndarray, np.ndarray]] = {}
-_CDF_CACHE_MAX = 64
-
-
-def _cdf(d_k: int, dist: str) -> tuple[np.ndarray, np.ndarray]:
-    key = (d_k, dist)
-    if key not in _CDF_CACHE:
-        if len(_CDF_CACHE) >= _CDF_CACHE_MAX:
-            _CDF_CACHE.pop(next(iter(_CDF_CACHE)))  # bounded: drop the oldest
-        x, f = dot_product_density(d_k, dist)
-        cdf = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2.0 * np.diff(x))])
-        _CDF_CACHE[key] = (x, cdf / cdf[-1])
-    return _CDF_CACHE[key]
+@lru_cache(maxsize=1)
+def _cdfs() -> dict[str, np.ndarray]:
+    """The stored CDFs of ``q . k / sqrt(d_k)`` (read once; read-only arrays)."""
+    with np.load(CDF_FILE) as f:
+        tables = {name: f[name] for name in f.files}
+    for arr in tables.values():
+        arr.flags.writeable = False
+    return tables
 
 
 def sample_dot_products_fast(d_k: int, n_samples: int, dist: str = "normal", rng=None) -> np.ndarray:
@@ -223,18 +89,18 @@ def sample_dot_products_fast(d_k: int, n_samples: int, dist: str = "normal", rng
     >>> sorted(set(sample_dot_products_fast(3, 1000, "rademacher", rng=0).tolist()))
     [-3.0, -1.0, 1.0, 3.0]
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     dist = check_dist("dist", dist)
     rng = make_rng(rng)
     if dist == "normal":
-        return np.sqrt(rng.chisquare(d_k, n_samples)) * rng.standard_normal(n_samples)
+        return chi_norms(d_k, n_samples, rng) * rng.standard_normal(n_samples)
     if dist == "rademacher":
         return 2.0 * rng.binomial(d_k, 0.5, n_samples) - d_k
-    if d_k < CF_MIN_D_K:
+    if d_k not in CDF_D_KS:
         return sample_dot_products(d_k, n_samples, dist=dist, rng=rng)
-    x, cdf = _cdf(d_k, dist)
-    return np.interp(rng.random(n_samples), cdf, x) * math.sqrt(d_k)
+    tables = _cdfs()
+    return np.interp(rng.random(n_samples), tables[f"{dist}_{d_k}"], tables["x"]) * math.sqrt(d_k)
 
 
 # -- Histogram binning of q . k (used by plots.variance and widgets.variance) --------------------
@@ -269,7 +135,7 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     >>> histogram_edges(1, "rademacher").tolist()  # q·k = -1 or 1: one value per bin
     [-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     sd = math.sqrt(d_k)
     if check_dist("dist", dist) != "rademacher":
         return BINS * sd
@@ -438,7 +304,7 @@ def all_dot_products(values, d_k: int) -> list:
     Fraction(3, 1)
     """
     vals = _outcomes("values", values)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     count = len(vals) ** (2 * d_k)
     if count > MAX_OUTCOMES:
         raise ValueError(f"values and d_k give {len(vals)}**{2 * d_k} = {count} pairs (q, k), "

@@ -6,7 +6,8 @@ Import the helpers with ``from conftest import labelled, mean_se, var_se`` (pyte
 - :func:`labelled` -- a figure panel says what its axes are;
 - :func:`mean_se` -- a sample mean and its standard error;
 - :func:`var_se` -- a sample variance and its (large-sample) standard error;
-- :func:`raises_naming` -- a call raises a clear error whose message names the parameter.
+- :func:`raises_naming` -- a call raises a clear error whose message names the parameter;
+- :data:`MATH_MODULES` -- the math layer, found by glob (nothing to register by hand).
 """
 
 from __future__ import annotations
@@ -15,8 +16,18 @@ import matplotlib
 
 matplotlib.use("Agg")  # before anything imports pyplot: tests never open a window
 
+from pathlib import Path  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+import sdpa_helpers  # noqa: E402
+
+PKG = Path(sdpa_helpers.__file__).parent
+#: The math layer: every module at the package root and every sub-package but plots, widgets, exercises.
+MATH_MODULES = sorted([p.stem for p in PKG.glob("*.py") if p.stem != "__init__"]
+                      + [p.parent.name for p in PKG.glob("*/__init__.py")
+                         if p.parent.name not in ("plots", "widgets", "exercises")])
 
 
 def labelled(ax, *, title_for_y: bool = False) -> bool:

@@ -8,13 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import MATH_MODULES
 
 import sdpa_helpers
 
 PKG = Path(sdpa_helpers.__file__).parent
-MATH_MODULES = sorted([p.stem for p in PKG.glob("*.py") if p.stem != "__init__"]  # modules and math packages
-                      + [p.parent.name for p in PKG.glob("*/__init__.py")
-                         if p.parent.name not in ("plots", "widgets", "exercises")])
 PLOT_MODULES = ["sdpa_helpers.plots"] + [f"sdpa_helpers.plots.{m.name}"
                                          for m in pkgutil.iter_modules([str(PKG / "plots")])]
 EXERCISE_MODULES = ["sdpa_helpers.exercises"] + [f"sdpa_helpers.exercises.{m.name}"
@@ -76,6 +74,7 @@ def test_imports_point_down_the_layers(path):
             assert not (name == bad or name.startswith(bad + ".")), f"{path.name} ({layer} layer) imports {name}"
 
 
+@pytest.mark.slow  # a fresh interpreter imports matplotlib and ipywidgets: in `make test`
 def test_importing_everything_changes_no_global_state():
     code = r"""
 import json, warnings, numpy as np, matplotlib as mpl

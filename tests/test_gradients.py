@@ -13,8 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from sdpa_helpers import gradients as S
 from sdpa_helpers.attention import softmax, softmax_jacobian
-from sdpa_helpers.sampling import make_rng, sample_components
-from sdpa_helpers.saturation import mc_estimate, prefix_logits
+from sdpa_helpers.sampling import make_rng, mc_estimate, prefix_logits, sample_components
 from sdpa_helpers.scales import D_K_CHOICES
 
 EPS = np.finfo(float).eps
@@ -174,8 +173,8 @@ def test_jacobian_panels_match_finite_differences_and_a_naive_loop():
         S.jacobian_panels([1], [[0.0, 1.0]], scales=("scaled",))
     with pytest.raises(TypeError, match="scales"):
         S.jacobian_panels([1], [[0.0, 1.0]], scales="sqrt")
-    with pytest.raises(ValueError, match="overflow"):
-        S.jacobian_panels([1], [[0.0, 1e308]], scales=(1e10,))
+    with pytest.raises(ValueError, match="logits"):
+        S.jacobian_panels([1], [[0.0, 1e101]], scales=(1e10,))
 
 
 def test_one_minus_max_is_accurate_near_one_hot():
@@ -257,14 +256,16 @@ def test_typical_query_seed_over_several_d_k_is_closest_to_the_median_at_each():
         S.typical_query_seed(D_K_CHOICES, (1, 3), 8)
 
 
-@pytest.mark.parametrize("mag", [1e-300, 1.0, 1e300])
+@pytest.mark.parametrize("mag", [1e-100, 1.0, 1e100])
 def test_logit_gradient_at_any_magnitude(mag):
     p, g = np.array([0.5, 0.3, 0.2]), np.array([1.0, -1.0, 0.25])
     assert np.allclose(S.logit_gradient(p, mag * g) / mag, S.logit_gradient(p, g), rtol=1e-12, atol=1e-15)
 
 
-def test_logit_gradient_near_the_largest_float():
+def test_logit_gradient_at_the_edge_of_the_range():
     p = np.array([0.25, 0.75])
-    g = np.array([1.7e308, -1.7e308])
-    # J g = p * (g - p.g) with p.g = -0.5 * 1.7e308: (0.25 * 1.5, 0.75 * -0.5) * 1.7e308
-    assert np.allclose(S.logit_gradient(p, g), [0.375 * 1.7e308, -0.375 * 1.7e308], rtol=1e-15)
+    g = np.array([1e100, -1e100])
+    # J g = p * (g - p.g) with p.g = -0.5e100: (0.25 * 1.5, 0.75 * -0.5) * 1e100
+    assert np.allclose(S.logit_gradient(p, g), [0.375e100, -0.375e100], rtol=1e-15)
+    with pytest.raises(ValueError, match="upstream"):
+        S.logit_gradient(p, [1e101, 0.0])

@@ -167,26 +167,26 @@ def test_every_spelling_of_a_scale_gives_the_same_curves():
     assert np.allclose(S.query_logits(16, 3, 5, scale="inv_d", rng=2), z / 16)
 
 
-# -- extreme but finite input (issue 11) ----------------------------------------------------
-def test_weight_stats_at_the_edge_of_the_float_range():
-    """[1e308, -1e308]: the gap overflows to inf; the softmax is one-hot, entropy exactly 0 (was NaN)."""
-    s = S.weight_stats([[1e308, -1e308], [-1e308, 1e308], [1e308, 1e308]])
+# -- the edges of the course's range (sdpa_helpers._checks) -------------------------------------
+def test_weight_stats_at_the_edges_of_the_range():
+    s = S.weight_stats([[1e100, -1e100], [-1e100, 1e100], [1e100, 1e100]])
     assert s.max_weight.tolist() == [1.0, 1.0, 0.5]
     assert np.allclose(s.entropy, [0.0, 0.0, np.log(2)]) and np.all(np.isfinite(s.effective_keys))
-    for mag in 10.0 ** np.arange(-300, 301, 50):
+    for mag in 10.0 ** np.arange(-100, 101, 25):
         st_ = S.weight_stats([mag, 0.0, -mag])
         assert np.isfinite(st_.entropy) and 0 <= st_.entropy <= np.log(3) + 1e-12
+    # like the softmax, right at any finite logits (the scores of in-range Q, K reach 1e306)
+    assert S.weight_stats([[1e308, -1e308]]).max_weight.tolist() == [1.0]
 
 
-def test_query_logits_at_huge_d_k_is_right_or_names_d_k():
-    """d_k = 2**70 used to raise numpy's ufunc error; now it is drawn (scaled: variance 1)."""
-    x = S.query_logits(2**70, 1, 20_000, rng=0).ravel()
+def test_query_logits_up_to_the_largest_d_k_and_a_clear_error_beyond():
+    x = S.query_logits(2**20, 1, 20_000, rng=0).ravel()
     se = np.sqrt(2 / x.size)  # SE of the sample variance of normal draws
     assert abs(x.var() - 1) < 4 * se
     with pytest.raises(ValueError, match="d_k"):
-        S.query_logits(2**1001, 4, 3)
+        S.query_logits(2**20 + 1, 4, 3)
     with pytest.raises(ValueError, match="d_ks"):
-        S.saturation_curves([2**1001], 4, 3)
+        S.saturation_curves([2**21], 4, 3)
 
 
 # -- prefix_logits ----------------------------------------------------------------------------
@@ -309,8 +309,8 @@ def test_temperature_curves_equal_the_softmax_at_each_temperature():
     assert np.allclose(w[0], [0.0326, 0.0030, 0.1615, 0.0030, 0.8000], atol=5e-5)  # Karpathy's x8 example
     with pytest.raises(ValueError, match="temperatures"):
         S.temperature_curves(z, [0.0])
-    with pytest.raises(ValueError, match="overflow"):
-        S.temperature_curves([1e300, 0.0], [1e-10])
+    with pytest.raises(ValueError, match="logits"):
+        S.temperature_curves([1e101, 0.0], [1.0])
 
 
 def test_explorer_query_budget():
@@ -318,21 +318,13 @@ def test_explorer_query_budget():
     assert all(S.explorer_queries(n) * n <= 16384 or S.explorer_queries(n) == 32 for n in S.KEY_COUNTS)
 
 
-@pytest.mark.parametrize("mag", [1e-300, 1e-200, 1.0, 1e200, 1e300, 1e307])
-def test_mc_estimate_at_any_magnitude(mag):
-    """Scale-equivariant: the answer at magnitude `mag` is `mag` times the answer at 1 (no overflow, no underflow)."""
+@pytest.mark.parametrize("mag", [1e-100, 1e-50, 1.0, 1e50, 1e100])
+def test_mc_estimate_across_the_range(mag):
+    """Scale-equivariant: the answer at magnitude `mag` is `mag` times the answer at 1."""
     x = np.array([1.0, -1.0, 0.5, 0.25])
     base = S.mc_estimate(x)
     est = S.mc_estimate(mag * x)
     assert np.isclose(est.mean, mag * base.mean, rtol=1e-12) and np.isclose(est.se, mag * base.se, rtol=1e-12)
-
-
-def test_mc_estimate_near_the_largest_float():
-    """Rescaling by 2**-e (not dividing by 2**e, which is inf for max |x| >= 2**1023) works up to the largest float."""
-    x = np.array([1.7e308, 1.6e308, 1.5e308])
-    est = S.mc_estimate(x)
-    assert est.mean == pytest.approx(1.6e308, rel=1e-15)  # the old 1/2**1024 rescaling gave NaN here
-    assert est.se == pytest.approx(1e307 / np.sqrt(3), rel=1e-12)  # sd 1e307
 
 
 def test_onset_over_seeds_is_the_measured_onset_on_its_grid():

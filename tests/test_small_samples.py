@@ -21,7 +21,6 @@ def test_relative_sample_variances_cached_read_only_and_checked_before_the_cache
     assert r is ss.relative_sample_variances(4) and not r.flags.writeable and r.size == ss.reps_for(4)
     with pytest.raises(TypeError, match="n"):
         ss.relative_sample_variances(4.0)  # a float is refused even though 4 is cached
-    assert ss.relative_sample_variances.cache_info().maxsize == len(ss.SIZES)  # bounded
 
 
 @pytest.mark.parametrize("n", [2, 8])
@@ -77,19 +76,21 @@ def test_variance_with_se_against_a_naive_computation_and_its_own_calibration():
 
 def test_variance_with_se_is_scale_safe():
     base = np.array([1.0, -1.0, 2.0, -2.0])
-    for scale in (1e-150, 1e-100, 1.0, 1e100, 1e150):
+    for scale in (1e-100, 1e-50, 1.0, 1e50, 1e99):
         v, se = ss.variance_with_se(base * scale)
         assert v / scale / scale == pytest.approx(10 / 3) and np.isfinite(se)
     with pytest.raises(ValueError, match="values"):
-        ss.variance_with_se(base * 1e200)  # the variance (1e400) is beyond the float range
+        ss.variance_with_se(base * 1e100)  # beyond the course's range
 
 
-def test_z_score_at_extreme_magnitudes():
-    assert ss.z_score(1e308, -1e308, 1e308) == pytest.approx(2.0)  # value - expected overflows naively
-    assert ss.z_score(1e300, 1e300, 1e-300) == 0.0
-    assert ss.z_score(3e-300, 1e-300, 1e-300) == pytest.approx(2.0)
+def test_z_score_across_the_range():
+    assert ss.z_score(1e100, -1e100, 1e100) == pytest.approx(2.0)
+    assert ss.z_score(1e100, 1e100, 1e-100) == 0.0
+    assert ss.z_score(3e-100, 1e-100, 1e-100) == pytest.approx(2.0)
     with pytest.raises(ValueError, match="sd"):
-        ss.z_score(1.0, -1.0, 1e-310)  # 2e310 does not fit a float
+        ss.z_score(1e100, -1e100, 1e-300)  # 2e400 does not fit a float
+    with pytest.raises(ValueError, match="value"):
+        ss.z_score(1e101, 0.0, 1.0)
 
 
 def test_the_threads_numbers_judged_with_the_exact_and_naive_standard_errors():

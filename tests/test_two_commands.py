@@ -4,6 +4,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -20,6 +22,7 @@ def test_ci_runs_make_test():
     assert ci.startswith("#!/usr/bin/env bash") and "set -euo pipefail" in ci
 
 
+@pytest.mark.slow  # runs make several times: in `make test`
 def test_makefile_targets_dry_run():
     for target in ("lab", "test", "app", "bench", "notebooks"):
         result = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True)

@@ -3,11 +3,13 @@ behaviour is tested in tests/test_widgets.py. Update speed is measured by benchm
 never asserted in a test."""
 
 import numpy as np
+import pytest
 
 from sdpa_helpers import saturation as S
 from sdpa_helpers.attention import softmax
 
 
+@pytest.mark.slow  # builds every (keys, scale) curve: in `make test`
 def test_saturation_explorer_shows_the_softmax_and_keeps_one_background():
     from sdpa_helpers.widgets import saturation as Wsat
 

@@ -62,7 +62,7 @@ def correlated_dot_product_moments(d_k: int, rho: float, kurtosis: float = 3.0,
     >>> correlated_dot_product_moments(64, 0.5, scale="sqrt")   # mean rho sqrt(d_k) = 4
     Moments(mean=4.0, var=1.25)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     rho = _check_rho(rho)
     kurtosis = _checks.real("kurtosis", kurtosis)
     if kurtosis < 1.0:
@@ -95,7 +95,7 @@ def sample_correlated_qk(n_samples: int, d_k: int, rho: float, dist: str = "norm
     (0.8, 1.0)
     """
     n_samples = _checks.positive_int("n_samples", n_samples)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     rho = _check_rho(rho)
     dist = check_dist("dist", dist)
     rng = make_rng(rng)
@@ -128,7 +128,7 @@ def correlated_dot_product_parts(d_k: int, n_samples: int, dist: str = "normal",
     >>> round(float(qq.mean()) / 64, 1), round(float(qz.var()) / 64, 1)   # E[q.q] = d_k, Var(q.z) = d_k
     (1.0, 1.0)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     dist = check_dist("dist", dist)
     rng = make_rng(rng)
@@ -171,7 +171,7 @@ def sample_correlated_dot_products(d_k: int, n_samples: int, rho: float, scale: 
     True
     """
     rho = _check_rho(rho)
-    factor = scale_factor(scale, _checks.positive_int("d_k", d_k))
+    factor = scale_factor(scale, _checks.d_k("d_k", d_k))
     qq, qz = correlated_dot_product_parts(d_k, n_samples, dist=dist, rng=rng)
     return factor * (rho * qq + np.sqrt(1.0 - rho**2) * qz)
 
@@ -200,7 +200,7 @@ def correlated_dot_product_parts_exact(d_k: int, n_samples: int, rng=None):
     >>> round(float(qq.mean()) / 64, 2), round(float(qz.var()) / 64, 2)
     (1.0, 1.0)
     """
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
     rng = make_rng(rng)
     qq = rng.chisquare(d_k, n_samples)

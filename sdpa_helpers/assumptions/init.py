@@ -187,7 +187,7 @@ def projection_fan_out(projection: str, d_model: int, d_k: int) -> int:
     if not isinstance(projection, str) or projection not in PROJECTIONS:
         raise ValueError(f"projection must be one of {', '.join(map(repr, PROJECTIONS))}; got {projection!r}")
     d_model = _checks.positive_int("d_model", d_model)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     return {"head": d_k, "all_heads": d_model, "fused_qkv": 3 * d_model}[projection]
 
 
@@ -269,7 +269,7 @@ def init_logit_moments(scheme: str, d_model: int, d_k: int, fan_out: int | None 
     Moments(mean=0.0, var=1.0)
     """
     d_model = _checks.positive_int("d_model", d_model)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     factor = scale_factor(scale, d_k)
     if fan_out is not None:
         fan_out = _checks.positive_int("fan_out", fan_out)

@@ -115,7 +115,7 @@ def sample_projected_logits(scheme: str, d_k: int, X, X2=None, n_networks: int =
     ((40, 200), 1.0)
     """
     scheme = check_scheme(scheme)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     X, X2 = _check_token_pairs(X, X2)
     d_model = X.shape[1]
     n_networks = _checks.positive_int("n_networks", n_networks)
@@ -203,7 +203,7 @@ def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k:
     """
     scheme = check_scheme(scheme)
     d_model = _checks.positive_int("d_model", d_model)
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     seed = _checks.seed("seed", seed)
     family = INIT_DISTRIBUTION[scheme]
     reference = _FAMILY_REFERENCE[family]

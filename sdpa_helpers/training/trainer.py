@@ -161,7 +161,7 @@ def as_tuple(name: str, value, check) -> tuple:
 
 
 def _check_run_args(d_k, seeds, lrs, arms, optimizer, steps, batch_size):
-    d_k = _checks.positive_int("d_k", d_k)
+    d_k = _checks.d_k("d_k", d_k)
     seeds = as_tuple("seeds", seeds, lambda v: _checks.seed("seeds", v))
     lrs = as_tuple("lrs", lrs, lambda v: _checks.positive("lrs", v))
     arms = as_tuple("arms", arms, check_arm)
