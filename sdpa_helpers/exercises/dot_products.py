@@ -16,10 +16,12 @@ def _rowwise_dot(A, B):
 
 
 def shape_checker(expected: tuple, slips: dict[tuple, str] | None = None):
-    """A checker for an array shape given as a tuple of integers, with feedback about shapes only;
-    ``slips`` maps a wrong shape a known mistake gives to what that mistake is."""
+    """A checker for an array shape given as a tuple of integers (checked exactly, entry by entry);
+    ``slips`` maps a wrong shape a known mistake gives to what that mistake is. A matrix or a single
+    number is told that a shape is a tuple."""
     expected = tuple(int(n) for n in expected)
-    slips = {tuple(int(n) for n in shape): means for shape, means in (slips or {}).items()}
+    inner = numeric_checker(expected, what="the shape", slips=[Slip(shape, means) for shape, means in (slips or {}).items()],
+                            not_whole="every entry of a shape is a whole number of rows or columns.")
 
     def checker(answer):
         if isinstance(answer, np.ndarray) and answer.ndim > 1 or (
@@ -28,23 +30,12 @@ def shape_checker(expected: tuple, slips: dict[tuple, str] | None = None):
                            "such as (1, 2) -- in numpy, `(Q @ K.T).shape`.")
         if isinstance(answer, numbers.Number) or (isinstance(answer, np.ndarray) and answer.ndim == 0):
             return False, f"a shape has one integer per axis; give a tuple of {len(expected)} integers, e.g. (1, 2)."
-        try:
-            values = list(answer)
-        except TypeError:
-            return False, f"expected a tuple of integers such as (1, 2), got {type(answer).__name__}."
-        if not all(isinstance(v, numbers.Integral) or (isinstance(v, float) and v.is_integer()) for v in values):
-            return False, "every entry of a shape is a whole number of rows or columns."
-        if len(values) != len(expected):
+        if isinstance(answer, (list, tuple)) and len(answer) != len(expected):
             return False, f"this product has {len(expected)} axes, so its shape has {len(expected)} entries."
-        if tuple(int(v) for v in values) == expected:
-            return True, ""
-        if tuple(int(v) for v in values) in slips:
-            return False, f"that is {slips[tuple(int(v) for v in values)]}."
-        return False, "the shape is off."
+        return inner(answer)
 
-    checker.expected = expected  # type: ignore[attr-defined]
-    checker.shape_slips = slips  # type: ignore[attr-defined]
-    return checker
+    return with_attributes(checker, **{k: getattr(inner, k) for k in
+                                       ("expected", "slips", "figures", "what", "entry_names", "not_whole", "kind")})
 
 
 _HAND_Q, _HAND_K = np.array([2, -1, 3]), np.array([4, 0, -2])

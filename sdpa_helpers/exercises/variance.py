@@ -7,12 +7,10 @@ A ladder: recall the two-term rule (``02.var_sum_dependent``), apply the product
 an answer pair with one half right and matching no slip is told which half is wrong.
 """
 
-from typing import Any
-
 import numpy as np
 
 from .. import sampling, theory
-from . import Slip, choice_checker, numeric_checker, register, with_attributes
+from . import Slip, choice_checker, numeric_checker, register
 
 # -- 1. recall: Var(X + Y) with a covariance ---------------------------------------------------------
 _VX, _VY, _COV = 2.0, 3.0, -1.0
@@ -51,24 +49,6 @@ register(
     ]),
 )
 
-def _pair_checker(expected, names, slips):
-    """``numeric_checker`` for a pair; an answer matching no slip with one half right is told which half is off."""
-    inner: Any = numeric_checker(expected, what=f"({names[0][4:]}, {names[1][4:]})", slips=slips)
-    halves = [numeric_checker(value, what=name) for value, name in zip(expected, names)]
-
-    def checker(answer):
-        ok, feedback = inner(answer)
-        if ok or not feedback.endswith(" is off."):  # right, a named slip, or not a pair of numbers
-            return ok, feedback
-        right = [half(float(a))[0] for half, a in zip(halves, np.asarray(answer, dtype=float))]
-        if right.count(True) == 1:
-            good, bad = (0, 1) if right[0] else (1, 0)
-            feedback = f"{names[good]} is right; {names[bad]} is off."
-        return False, feedback
-
-    return with_attributes(checker, expected=inner.expected, slips=inner.slips)
-
-
 # -- 3. apply: non-zero means ------------------------------------------------------------------------
 _D3, _MQ, _VQ, _MK, _VK = 32, 1.0, 2.0, -1.0, 1.0
 _GENERAL = theory.dot_product_moments(_D3, _MQ, _VQ, _MK, _VK)
@@ -79,7 +59,7 @@ register(
     "variance 1 (all independent). Give (E[q·k], Var(q·k)) as a pair (integers).",
     "Work out one product q_i k_i first: its mean by section 3, its variance by section 4 "
     "(E[X^2] = Var(X) + E[X]^2). Then multiply by d_k. Mind the sign of the mean.",
-    _pair_checker([_GENERAL.mean, _GENERAL.var], ("the mean", "the variance"), slips=[
+    numeric_checker([_GENERAL.mean, _GENERAL.var], what="(mean, variance)", entry_names=("the mean", "the variance"), slips=[
         Slip([_GENERAL.mean, _D3 * _VQ * _VK], "a variance without the mean terms: Var(XY) = Var(X)Var(Y) holds "
                                                "only when the means are 0; use E[X^2]E[Y^2] - (E[X]E[Y])^2"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _MQ**2) * (_VK + _MK**2)],
