@@ -1,8 +1,14 @@
-"""The exercise mechanism and every registered exercise."""
+"""The exercise mechanism and every registered exercise; the checker holds against a learner's code
+(issue 18, sections 3 and 4: one answer cleaning for every checker, a learner's numpy settings neither
+break a check nor survive it, a failing reference is never blamed on the answer); the one rule for
+significant figures and the exercise items of issue 29 §6."""
 
 import math
 import re
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -11,7 +17,7 @@ import numpy as np
 import pytest
 
 from sdpa_helpers import exercises
-from sdpa_helpers.attention import attention_scores, softmax
+from sdpa_helpers.attention import attention_scores, softmax, softmax_jacobian
 from sdpa_helpers.exercises import check, choice_checker, function_checker, numeric_checker
 from sdpa_helpers.sampling import make_rng
 
@@ -85,8 +91,8 @@ def test_too_few_figures_gets_its_own_message(exact, few):
 
 def test_text_counts_figures_as_typed():
     from sdpa_helpers.exercises import _figures as F
-    assert F.parse("0.0220")[3] == 3 and F.parse("100")[3] == 3 and F.parse("1e-3")[3] == 1
-    assert F.of_float(0.022)[3] == 2 and F.of_float(100.0)[3] == 3 and F.of_float(0.0221)[3] == 3
+    assert F.parse("0.0220")[3] == 3 and F.parse("100")[3] == 1 and F.parse("100.")[3] == 3 and F.parse("1e-3")[3] == 1
+    assert F.of_float(0.022)[3] == 2 and F.of_float(100.0)[3] == 1 and F.of_float(0.0221)[3] == 3
     c = numeric_checker(0.02203)
     assert c("0.0220")[0] and not c("0.02")[0] and "1 significant figure" in c("0.02")[1]
 
@@ -788,3 +794,328 @@ def test_wrong_function_answer_shows_input_expected_and_returned():
     assert not ok
     assert "input:" in feedback and "[1., 2.]" in feedback
     assert "expected: [2., 4.]" in feedback and "returned: [3., 6.]" in feedback
+
+
+# --- issue 29 §6: the exercise items ---------------------------------------------------------------
+
+def test_sample_variance_refuses_np_var_in_any_form(capsys):
+    import statistics
+
+    def with_np_var(x, ddof):
+        return np.var(x, ddof=ddof)
+
+    def with_method(x, ddof):
+        return np.asarray(x, dtype=float).var(ddof=ddof)
+
+    def with_statistics(x, ddof):
+        return statistics.variance(x) if ddof else statistics.pvariance(x)
+
+    def nested(x, ddof):
+        return (lambda v: np.var(v, ddof=ddof))(x)
+
+    for fn in (with_np_var, with_method, with_statistics, nested):
+        assert not check("03.sample_variance", fn), fn.__name__
+        assert "without np.var" in capsys.readouterr().out
+
+    def by_hand(x, ddof):
+        x = np.asarray(x, dtype=float)
+        return ((x - x.mean()) ** 2).sum() / (len(x) - ddof)
+
+    assert check("03.sample_variance", by_hand, quiet=True)
+
+
+def _function_slips(key):
+    return getattr(exercises.get(key).checker, "slips", ())
+
+
+@pytest.mark.parametrize("key", [k for k in exercises.keys()
+                                 if getattr(exercises.get(k).checker, "kind", None) == "function"
+                                 and getattr(exercises.get(k).checker, "slips", ())])
+def test_function_slips_are_diagnosed(key):
+    """Every classic wrong function (03's variance slips, 06's two Jacobian slips, ...) is told what it does."""
+    for slip, means in _function_slips(key):
+        ok, feedback = exercises.get(key).checker(slip)
+        assert not ok and feedback == f"your function {means}.", (key, means, feedback)
+
+
+def test_jacobian_exercise_diagnoses_its_two_classic_slips():
+    means = [m for _, m in _function_slips("06.softmax_jacobian")]
+    assert any("sign" in m for m in means) and any("p * p" in m for m in means) and any("p @ p" in m for m in means)
+
+
+def test_04_says_you_divided_by_d_k_not_its_root():
+    c = exercises.get("04.split_scale").checker
+    assert "you divided by d_k, not √d_k" in c(0.125)[1]
+    ok, feedback = exercises.get("04.scaled_scores").checker(lambda Q, K: Q @ np.swapaxes(K, -1, -2) / Q.shape[-1])
+    assert not ok and "you divided by d_k, not √d_k" in feedback
+
+
+def test_sample_variance_hint_matches_the_bug():
+    hint = exercises.hint("03.sample_variance")
+    assert "Subtract the mean" in hint and "minus ddof" in hint
+    means = " ".join(m for _, m in _function_slips("03.sample_variance"))
+    assert "whatever ddof is" in means and "deviations from the mean" in means
+
+
+@pytest.mark.parametrize("message,ok", [
+    ("row 2 of mask has no True entry", True), ("mask[2] is all False", True), ("index 2 has no key", True),
+    ("Row index 2 is empty", True), ("row (2,) is empty", True),
+    ("rows 2 and 0 are empty", False), ("mask[2] is empty; row 1 is fine", False), ("row 0 is empty", False),
+    ("this mask has an empty row", False),
+])
+def test_masked_softmax_names_the_empty_row_in_any_plain_form(message, ok):
+    def fn(logits, mask):
+        if not np.broadcast_to(mask, np.shape(logits)).any(axis=-1).all():
+            raise ValueError(message)
+        from sdpa_helpers.attention import softmax
+        return softmax(np.where(mask, logits, -np.inf), axis=-1)
+
+    verdict, feedback = exercises.get("07.masked_softmax").checker(fn)
+    assert verdict is ok, (message, feedback)
+
+
+def _wrong_answers(key):
+    """The plausible wrong answers of an exercise, each with the words its feedback must contain
+    to name the slip: every classic slip, the answer at too few figures, every wrong choice."""
+    c = exercises.get(key).checker
+    kind = getattr(c, "kind", None)
+    out = []
+    if kind in ("number", "tuple"):
+        out += [(s.value, s.means) for s in c.slips]
+        few = float(f"{float(c.expected):.2g}") if kind == "number" else None
+        if kind == "number" and c.figures[0] is not None and not c(few)[0]:
+            out.append((few, "significant figure"))
+    elif kind == "choice":
+        out += [(letter, text) for letter, text in c.options.items() if letter != c.correct]
+    elif kind == "choices":
+        import itertools
+        for combo in itertools.product(*c.slots):
+            if not c(combo)[0]:
+                out.append((combo, "you say"))
+    elif kind == "function":
+        out += [(fn, f"your function {means}") for fn, means in getattr(c, "slips", ())]
+    return out
+
+
+def _named(key, answer, words):
+    ok, feedback = exercises.get(key).checker(answer)
+    return not ok and words in feedback and ":" in (feedback if not words.startswith("your function") else ":")
+
+
+def test_plausible_wrong_answers_get_a_message_naming_the_slip(capsys):
+    """Issue 29 §6 (76 of 87 before): every plausible wrong answer is told which slip it is; the count is printed."""
+    total = named = 0
+    unnamed = []
+    for key in exercises.keys():
+        for answer, words in _wrong_answers(key):
+            total += 1
+            ok, feedback = exercises.get(key).checker(answer)
+            explained = not ok and words in feedback and (getattr(exercises.get(key).checker, "kind", "") != "choice"
+                                                          or ":" in words)
+            named += explained
+            if not explained:
+                unnamed.append((key, words, feedback))
+    with capsys.disabled():
+        print(f"\nplausible wrong answers named: {named} of {total}")
+    assert not unnamed, unnamed
+
+
+def test_no_message_gives_the_answer_away():
+    """After one wrong try (a slip, a wrong value, too few figures), neither feedback nor hint states the answer."""
+    import re
+    for key in exercises.keys():
+        c = exercises.get(key).checker
+        if getattr(c, "kind", None) not in ("number", "tuple"):
+            continue
+        if c.kind == "tuple":
+            answers = [", ".join(F.js_number(x) for x in np.ravel(c.expected))]
+        else:
+            answers = [F.js_number(float(c.expected)), f"{float(c.expected):.3g}"]
+        tries = [a for a, _ in _wrong_answers(key)] + [np.asarray(c.expected) * 1.5 + 1]
+        given = set(re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?", exercises.question(key)))
+        for answer in tries:
+            ok, feedback = c(answer)
+            said = feedback + " " + exercises.hint(key)
+            numbers = set(re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?", said))
+            for a in answers:
+                if "," in a:
+                    assert a not in said, (key, answer, a, said)
+                elif abs(float(a)) not in (0.0, 1.0, 2.0) and a not in given:  # common, or given in the question
+                    assert a not in numbers, (key, answer, a, said)
+
+
+F = exercises._figures
+
+
+# --- the checker holds against a learner's code (formerly test_checker_holds.py) -------------------
+
+#: The exercises whose answer is a function ("Write f(...)"), and a right answer for each.
+FUNCTION_KEYS = [k for k in KEYS if exercises.question(k).lstrip().startswith("Write")]
+_EXTRA_REFERENCES = {"06.softmax_jacobian": softmax_jacobian}
+
+
+def _right(key):
+    return getattr(exercises.get(key).checker, "reference", None) or _EXTRA_REFERENCES[key]
+
+
+def test_the_hand_written_checker_is_among_the_function_exercises():
+    assert "06.softmax_jacobian" in FUNCTION_KEYS
+    assert check("06.softmax_jacobian", softmax_jacobian, quiet=True)
+
+
+# --- one answer cleaning for every checker ----------------------------------------------------
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_checker_refuses_complex_text_and_unordered_answers(key, capsys):
+    for bad in (64 + 1000j, np.array([1 + 1j, 2]), "sixty-four", {7, 5}, {5: 7}, frozenset({1})):
+        assert check(key, bad) is False, (key, bad)
+    out = capsys.readouterr().out
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("key", FUNCTION_KEYS)
+def test_every_function_checker_cleans_the_functions_result(key, capsys):
+    right = _right(key)
+    assert check(key, right) is True
+    capsys.readouterr()
+
+    def complex_result(*args):
+        return np.asarray(right(*args)) + 1000j
+
+    def text_result(*args):
+        return np.asarray(right(*args)).astype(str)
+
+    def forgot_return(*args):
+        right(*args)
+
+    assert check(key, complex_result) is False
+    assert "complex" in capsys.readouterr().out
+    assert check(key, text_result) is False
+    assert "text" in capsys.readouterr().out
+    assert check(key, forgot_return) is False
+    out = capsys.readouterr().out
+    assert "returned None" in out and "forget `return`" in out and "shape ()" not in out
+
+
+def test_softmax_jacobian_refuses_the_issues_complex_answer(capsys):
+    assert check("06.softmax_jacobian", lambda p: np.diag(p) - np.outer(p, p) + 1000j) is False
+    assert "complex" in capsys.readouterr().out
+
+
+# --- a learner's numpy settings -------------------------------------------------------------
+
+def _stable_softmax(x):
+    x = np.asarray(x, dtype=float)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_seterr_raise_does_not_fail_a_correct_answer(capsys):
+    old = np.seterr(all="raise")
+    try:
+        for key in ("05.stable_softmax", "06.softmax_jacobian"):
+            assert check(key, _stable_softmax if key.startswith("05") else softmax_jacobian) is True, \
+                capsys.readouterr().out
+        assert np.geterr()["under"] == "raise"  # the learner's setting is back afterwards
+    finally:
+        np.seterr(**old)
+
+
+def test_check_restores_numpy_error_state_and_print_options():
+    before_err, before_print = np.geterr(), np.get_printoptions()
+
+    def meddler(x):
+        np.seterr(all="raise")
+        np.set_printoptions(precision=1, suppress=True)
+        return _stable_softmax(x)
+
+    check("05.stable_softmax", meddler, quiet=True)
+    assert np.geterr() == before_err
+    assert np.get_printoptions() == before_print
+
+
+def test_a_failing_reference_is_not_blamed_on_the_answer(capsys):
+    def broken_reference(x):
+        raise FloatingPointError("underflow in the reference")
+
+    c = function_checker(broken_reference, [([1.0, 2.0],)])
+    key = "99.broken_reference"
+    exercises._REGISTRY[key] = exercises.Exercise(key, "Write f(x).", "no hint", c)
+    try:
+        assert check(key, lambda x: x) is False
+    finally:
+        del exercises._REGISTRY[key]
+    out = capsys.readouterr().out
+    assert "reference" in out and "not in your answer" in out
+    assert "checking your answer raised" not in out and "your function raised" not in out
+
+
+# --- time limits ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("limit", [float("inf"), 1e10, 1e300])
+def test_an_unbounded_time_limit_passes_a_right_answer_and_leaves_no_handler(limit, capsys):
+    before = signal.getsignal(signal.SIGALRM)
+    assert check("05.stable_softmax", _stable_softmax, time_limit=limit) is True, capsys.readouterr().out
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("limit", [float("nan"), 0, -1, "5", True])
+def test_a_bad_time_limit_is_refused(limit):
+    with pytest.raises((TypeError, ValueError), match="time_limit"):
+        check("00.bert_d_k", 64, time_limit=limit)
+
+
+# --- odd keys and answers ---------------------------------------------------------------------
+
+def test_a_key_with_spaces_is_stripped(capsys):
+    assert check(" 00.bert_d_k ", 64) is True
+
+
+def test_an_unknown_key_suggests_the_close_match():
+    with pytest.raises(KeyError) as info:
+        check("00.bert_dk", 64)
+    message = str(info.value)
+    assert "did you mean '00.bert_d_k'" in message
+    assert len(message) < 400  # not a list of every key of the course
+
+
+def test_a_key_that_is_not_a_string_is_a_type_error():
+    with pytest.raises(TypeError, match="key"):
+        check(0, 64)
+
+
+@pytest.mark.parametrize("answer", [{7, 5}, {5, 7}, {5: 7}, frozenset({5, 7})])
+def test_sets_and_dicts_do_not_pass_a_shape(answer, capsys):
+    assert check("01.qk_shape", answer) is False
+    out = capsys.readouterr().out
+    assert "tuple" in out and ("set" in out or "dict" in out)
+
+
+def test_a_dict_does_not_pass_the_prediction(capsys):
+    assert check("00.predict_largest_weight", {"up": "same"}) is False
+    assert check("00.predict_largest_weight", ("up", "same")) is True
+
+
+def test_sys_exit_inside_an_answer_is_a_verdict(capsys):
+    def quitter(x):
+        sys.exit(3)
+
+    assert check("05.stable_softmax", quitter) is False
+    assert "exit" in capsys.readouterr().out
+
+
+def test_a_patched_softmax_does_not_become_the_reference():
+    """A learner who assigns their own function to sdpa_helpers.attention.softmax (after the
+    notebook's set-up imported ``check``) does not change what a check compares with."""
+    code = textwrap.dedent("""
+        import numpy as np
+        from sdpa_helpers.exercises import check
+        import sdpa_helpers.attention as attention
+        wrong = lambda x: np.full(np.shape(x), 1.0 / np.shape(x)[-1])
+        attention.softmax = wrong
+        print(check("05.stable_softmax", wrong, quiet=True))
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

@@ -32,7 +32,6 @@ import copy
 import difflib
 import dis
 import importlib
-import math
 import numbers
 import pkgutil
 import signal
@@ -472,7 +471,7 @@ def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -
             with controlled_errstate():
                 want = np.asarray(slip(*copy.deepcopy(args)), dtype=float)
                 got = np.asarray(fn(*copy.deepcopy(args)), dtype=float)
-            if got.shape != np.broadcast_shapes(got.shape, want.shape) or not _close(got, want, rtol, max(atol, 1e-8)):
+            if got.shape != want.shape or not _close(got, want, rtol, max(atol, 1e-8)):
                 return False
         return True
     except (Exception, _AnswerProblem):
@@ -518,12 +517,13 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
             got, why = _as_real_array(result, "its result")
             if got is None:
                 return False, f"on {label} your function returned something that is not real numbers: {why}"
-            if got.shape != want.shape:
-                return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
-            if not _close(got, want, rtol, atol):
+            if got.shape != want.shape or not _close(got, want, rtol, atol):
                 for slip, means in slips:
                     if _same_as(fn, slip, cases, rtol, atol):
                         return False, f"your function {means}."
+            if got.shape != want.shape:
+                return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
+            if not _close(got, want, rtol, atol):
                 return False, (f"on {label} your function returned a wrong value.\n"
                                f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
         return True, f"passed all {len(cases)} cases."

@@ -9,7 +9,6 @@ import numpy as np
 
 from . import _figures as F
 
-
 # --- turning an answer into real numbers -------------------------------------------------------
 
 def _kind_of_element(x) -> str | None:
@@ -78,6 +77,7 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
 def _entries(answer, what: str):
     """``(shape, [(shown, parsed)])`` of a numeric answer, each entry as typed (text) or in its shortest
     form (a number); or the feedback (a string) saying why it is not numbers."""
+    raw: np.ndarray | None
     if isinstance(answer, (str, np.str_)):
         raw = np.array(str(answer), dtype=object)
     else:
@@ -90,6 +90,7 @@ def _entries(answer, what: str):
             if arr is None:
                 return why
             return arr.shape, [(F.js_number(x), F.of_float(x)) for x in arr.ravel().tolist()]
+    assert raw is not None
     entries = []
     for x in raw.ravel().tolist():
         if isinstance(x, (str, np.str_)):

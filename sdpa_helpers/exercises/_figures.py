@@ -4,7 +4,8 @@ the same rule to the same digits: keep the two in step).
 **Significant figures.** A question asking for *n* significant figures accepts an answer that
 
 - carries at least *n* significant figures -- a float counted from its shortest form
-  (``0.022`` has two, ``0.0221`` three), text as typed (``"0.0220"`` has three) -- and rounds,
+  (``0.022`` has two, ``0.0221`` three, 380.0 two), text as typed (``"0.0220"`` has three,
+  ``"380"`` two: trailing zeros without a decimal point do not count) -- and rounds,
   at *n* figures, to the exact value rounded the same way (a tie in the digits may go either way:
   half up or half to even); or
 - *is* the exact value rounded to *n* figures, its trailing zeros left off (``0.25`` for 0.250).
@@ -54,14 +55,16 @@ def js_number(x: float) -> str:
             return sign + digits + "0" * (point - len(digits))
         return sign + digits[:point] + "." + digits[point:]
     e = point - 1
-    return sign + digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + "e" + ("+" if e > 0 else "-") + str(abs(e))
+    fraction = "." + digits[1:] if len(digits) > 1 else ""
+    return sign + digits[0] + fraction + "e" + ("+" if e > 0 else "-") + str(abs(e))
 
 
 def parse(text: str):
     """``(sign, digits, exponent, figures)`` of a number typed as ``text``, or None when it is no number.
 
-    The figures are counted as typed: leading zeros do not count, every other digit does
-    (``"0.0220"`` has 3, ``"100"`` has 3, ``"1e-3"`` has 1; zero has 1).
+    The figures are counted as typed: leading zeros do not count, nor trailing zeros of a number
+    written without a decimal point; every other digit does (``"0.0220"`` has 3, ``"380"`` 2,
+    ``"380."`` and ``"380.0"`` 3 and 4, ``"1e-3"`` 1; zero has 1).
 
     >>> parse("0.0220"), parse("-1.5e3"), parse("abc")
     ((1, '22', -3, 3), (-1, '15', 2, 2), None)
@@ -75,7 +78,8 @@ def parse(text: str):
     whole, _, frac = mant.partition(".")
     digits = (whole + frac).lstrip("0")
     exponent = (int(exp) if exp else 0) - len(frac)
-    figures = max(len(digits), 1)
+    # without a decimal point, trailing zeros only place the point: "380" has 2 figures, "380." 3
+    figures = max(len(digits) if "." in mant else len(digits.rstrip("0")), 1)
     if not digits.strip("0"):
         return (1, "0", 0, 1)
     trimmed = digits.rstrip("0")

@@ -20,7 +20,7 @@ def page_spec(key: str) -> dict:
     page can give, with the checker's own verdict), or ``function`` (the page offers the notebook).
     """
     ex = get(key)
-    c = ex.checker
+    c: Any = ex.checker
     kind = getattr(c, "kind", None)
     spec: dict[str, Any] = {"key": ex.key, "kind": kind or "function", "question": ex.question, "hint": ex.hint}
     if kind in ("number", "tuple"):

@@ -140,7 +140,7 @@ def _masked_softmax_checker():
         return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {_last_row(result)}; "
                        f"it should raise a ValueError naming the row (2), e.g. \"row 2 of mask has no True entry\".")
 
-    return with_attributes(checker, reference=_masked_softmax, cases=_CASES)
+    return with_attributes(checker, reference=_masked_softmax, cases=_CASES, kind="function")
 
 
 register(

@@ -88,5 +88,11 @@ register(
     "d_k is the length of the last axis of Q. For stacked (batched) inputs, K.T reverses *all* axes: "
     "you need to swap only the last two.",
     function_checker(lambda Q, K: attention_scores(Q, K), _cases(), rtol=1e-9,
-                     names=["2-D, d_k = 4", "one query, d_k = 64", "a batch of 2, d_k = 16"]),
+                     names=["2-D, d_k = 4", "one query, d_k = 64", "a batch of 2, d_k = 16"],
+                     slips=[(lambda Q, K: Q @ np.swapaxes(K, -1, -2) / Q.shape[-1],
+                             "divides by d_k: you divided by d_k, not √d_k"),
+                            (lambda Q, K: Q @ np.swapaxes(K, -1, -2), "returns Q K^T unscaled: the scale is missing"),
+                            (lambda Q, K: Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]),
+                             "divides by the square root of the number of keys; the scale reads d_k, the length of "
+                             "each query and key")]),
 )

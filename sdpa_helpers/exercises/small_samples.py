@@ -28,10 +28,13 @@ register(
 )
 
 
+def _float(x):
+    return np.asarray(x, dtype=float)
+
+
 def _reference_variance(x, ddof):
     """The squared deviations from the mean, added, over len(x) - ddof (by hand: the task forbids np.var)."""
-    x = np.asarray(x, dtype=float)
-    return np.sum((x - x.mean()) ** 2) / (x.size - ddof)
+    return _by_hand(x, lambda n: n - ddof)
 
 
 _CASES = [
@@ -42,19 +45,21 @@ _CASES = [
     (np.linspace(-2.0, 5.0, 9) ** 2, 1),
 ]
 
-def _float(x):
-    return np.asarray(x, dtype=float)
+def _by_hand(x, count):
+    """The squared deviations from the mean, added, over ``count`` (what each slip gets right)."""
+    x = _float(x)
+    return np.sum((x - x.mean()) ** 2) / count(x.size)
 
 
 #: The classic wrong functions, and what each does.
 _VARIANCE_SLIPS = [
-    (lambda x, ddof: np.var(_float(x)), "divides by len(x) whatever ddof is: ddof=1 divides by len(x) - 1"),
-    (lambda x, ddof: np.var(_float(x), ddof=1), "divides by len(x) - 1 whatever ddof is: ddof=0 divides by len(x)"),
-    (lambda x, ddof: np.sum((_float(x) - _float(x).mean()) ** 2) / (_float(x).size + ddof),
-     "divides by len(x) + ddof: ddof is subtracted from the count"),
+    (lambda x, ddof: _by_hand(x, lambda n: n), "divides by len(x) whatever ddof is: ddof=1 divides by len(x) - 1"),
+    (lambda x, ddof: _by_hand(x, lambda n: n - 1), "divides by len(x) - 1 whatever ddof is: ddof=0 divides by len(x)"),
+    (lambda x, ddof: _by_hand(x, lambda n: n + ddof), "divides by len(x) + ddof: ddof is subtracted from the count"),
     (lambda x, ddof: np.sum(_float(x) ** 2) / (_float(x).size - ddof),
      "squares the values themselves: square their deviations from the mean, x - mean"),
-    (lambda x, ddof: np.std(_float(x), ddof=ddof), "returns the standard deviation, the square root of the variance"),
+    (lambda x, ddof: np.sqrt(_by_hand(x, lambda n: n - ddof)),
+     "returns the standard deviation, the square root of the variance"),
 ]
 #: What the task forbids: a function that calls any of these does not count.
 _FORBIDDEN = {"var", "nanvar", "variance", "pvariance"}
@@ -101,7 +106,8 @@ _BIG_SD = theory.matmul_sample_variance_moments(1111, 111, 1111).std  # SD of s^
 register(
     "03.scaled_z",
     "Section 4 printed the standard deviation of s^2 for the thread's 1111x111 @ 111x1111 product. The thread's "
-    "scaled result 0.99604 is the s^2 of the same product with every entry divided by sqrt(111). How many standard deviations "
+    "scaled result 0.99604 is the s^2 of the same product with every entry divided by sqrt(111). How many "
+    "standard deviations "
     "from its true value 1 does 0.99604 lie (three significant figures; negative if below)?",
     "Dividing every entry by sqrt(111) divides s^2 by 111. What does it do to the standard deviation of s^2?",
     numeric_checker(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111), what="the number of standard deviations",
@@ -122,7 +128,8 @@ register(
     "(a) double n; (b) multiply n by 4; (c) double the number of entries n^2. Answer with a letter.",
     "Section 3 shows how the spread of s^2 / n falls with n on log-log axes: what is the slope?",
     choice_checker("a", {"a": "double n",
-                         "b": "multiply n by 4: that changes the spread by more than a factor 2; read the slope in section 3",
+                         "b": "multiply n by 4: that changes the spread by more than a factor 2; read the slope "
+                              "in section 3",
                          "c": "double the number of entries n^2: that multiplies n by sqrt(2) only, so the spread "
                               "falls by sqrt(2), about 1.41, not 2"}),
 )

@@ -52,6 +52,10 @@ register(
         [(np.array([1.0, 2.0, 3.0]), 0), (np.array([0.5, -1.0]), 1), (np.zeros(4), 2),
          (np.array([1e6, 0.0, -1e6]), 1), (np.array([-3.0, 40.0, 2.0, 0.0, 7.0]), 4)],
         names=["three logits", "two logits", "equal logits", "huge logits ±1e6", "five logits"],
+        slips=[(lambda z, t: softmax(np.asarray(z, dtype=float)), "returns softmax(z) alone: the target's −z_t "
+                "term is missing"),
+               (lambda z, t: -_softmax_ce_backward(z, t),
+                "has every sign flipped: differentiate −z_t + log Σ exp(z_j)")],
     ),
 )
 
@@ -88,7 +92,8 @@ register(
     "unscaled model with initial W_Q, W_K times d_k^(-1/4) follow the scaled one, which rate does β need? "
     "(a) η/√d_k, like W_Q and W_K; (b) η, unchanged; (c) none works: the equivalence breaks. Answer with a letter.",
     "Does the rescaling of W_Q and W_K change how the loss depends on β?",
-    choice_checker("b", {"a": "η/√d_k, like W_Q and W_K: their d_k^(1/4) factors come from rescaling them; is β rescaled?",
+    choice_checker("b", {"a": "η/√d_k, like W_Q and W_K: their d_k^(1/4) factors come from rescaling them; "
+                              "is β rescaled?",
                          "b": "η, unchanged",
                          "c": "none works: ask whether rescaling W_Q and W_K changes how the loss depends on β"}),
 )

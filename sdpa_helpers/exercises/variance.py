@@ -7,7 +7,6 @@ A ladder: recall the two-term rule (``02.var_sum_dependent``), apply the product
 an answer pair with one half right and matching no slip is told which half is wrong.
 """
 
-import numpy as np
 
 from .. import sampling, theory
 from . import Slip, choice_checker, numeric_checker, register
@@ -59,7 +58,8 @@ register(
     "variance 1 (all independent). Give (E[q·k], Var(q·k)) as a pair (integers).",
     "Work out one product q_i k_i first: its mean by section 3, its variance by section 4 "
     "(E[X^2] = Var(X) + E[X]^2). Then multiply by d_k. Mind the sign of the mean.",
-    numeric_checker([_GENERAL.mean, _GENERAL.var], what="(mean, variance)", entry_names=("the mean", "the variance"), slips=[
+    numeric_checker([_GENERAL.mean, _GENERAL.var], what="(mean, variance)",
+                    entry_names=("the mean", "the variance"), slips=[
         Slip([_GENERAL.mean, _D3 * _VQ * _VK], "a variance without the mean terms: Var(XY) = Var(X)Var(Y) holds "
                                                "only when the means are 0; use E[X^2]E[Y^2] - (E[X]E[Y])^2"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _MQ**2) * (_VK + _MK**2)],
@@ -83,11 +83,11 @@ register(
     "q has d_k = 16 independent standard normal components. k is NOT built from independent components: "
     "one standard normal number y, independent of q, is copied into all 16 (k = (y, y, ..., y)). "
     "What is Var(q·k) (an integer)?",
-    "Factor out y: q·k = y (q_1 + ... + q_16), a product of two independent numbers (y and the sum S of q's "
-    "components). Section 5 gives E[S] = 0 and Var(S) = 16; then apply section 4's product rule to y S.",
+    "Factor out y: q·k = y (q_1 + ... + q_16) = y S, a product of two independent numbers. Find E[S] and "
+    "Var(S) with section 5, then apply section 4's product rule to y S.",
     numeric_checker(float(_D4), what="Var(q·k)", slips=[
         Slip(float(_D4**2), "d_k^2, as if q·k were 16 y times a number of variance 1 (true when q's components "
-                            "are copies too); here q·k = y S with Var(S) = 16, so E[y^2]E[S^2] - 0 = 1 * 16"),
+                            "are copies too); here q·k = y S, with S the sum of q's independent components"),
         Slip(1.0, "the variance of one term q_i y; q·k = y (q_1 + ... + q_16), and the sum has variance 16"),
         Slip(float(_D4) ** 0.5, "the standard deviation of q·k; the question asks for its variance"),
     ]),
