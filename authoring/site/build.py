@@ -269,7 +269,7 @@ def _entry_labels(spec: dict) -> list[str]:
     return [f"row {i + 1}, column {j + 1}" for i in range(shape[0]) for j in range(shape[1])]
 
 
-def exercise_html(spec: dict, page: "Page") -> str:
+def exercise_html(spec: dict, page: Page) -> str:
     """An exercise in the page: an answer box (boxes, choices) checked in the page by ``exercises.js``
     with the bank's own spec, or, for a function, where to write it."""
     key = html.escape(spec["key"])
@@ -290,8 +290,8 @@ def exercise_html(spec: dict, page: "Page") -> str:
                         f'spellcheck="false" size="10"></span>' for i, lab in enumerate(labels))
         field = f'<div class="{cls}"{style}>{boxes}</div>'
     elif spec["kind"] == "choice":
-        field = "".join(f'<label class="option"><input type="radio" name="{fid}" value="{html.escape(k)}"> ({html.escape(k)})'
-                        f'</label>' for k in spec["options"])
+        field = "".join(f'<label class="option"><input type="radio" name="{fid}" value="{html.escape(k)}"> '
+                        f'({html.escape(k)})</label>' for k in spec["options"])
     else:  # choices: one list per slot
         field = "".join(f'<span class="entry-box"><label for="{fid}-{i}">{html.escape(lab)}</label>'
                         f'<select class="slot" id="{fid}-{i}"><option value="">choose…</option>'
