@@ -71,7 +71,7 @@ register(
         Slip([_GENERAL.mean, _D3 * (_VQ + _VK)], "a variance from adding the two variances; a product's variance "
                                                  "multiplies second moments"),
         Slip([theory.product_moments(_MQ, _VQ, _MK, _VK).mean, theory.product_moments(_MQ, _VQ, _MK, _VK).var],
-             "the mean and variance of ONE term q_i k_i; q·k adds d_k = 32 independent terms, so multiply both by 32"),
+             "the mean and variance of ONE term q_i k_i; q·k adds d_k independent terms"),
     ]),
 )
 
