@@ -190,6 +190,14 @@ def test_print_shows_the_current_frame_and_the_reader_s_deep_dives(server, chrom
         page.context.close()
 
 
+def test_no_explorer_imports_the_exercise_bank():
+    """The frames' key leaves sdpa_helpers/exercises out (build.frames_key): true while no explorer uses it."""
+    code = "import sys, sdpa_helpers.widgets as w; w.all_explorers(); " \
+           "print(any(m.startswith('sdpa_helpers.exercises') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
+
+
 # -- author alt text -----------------------------------------------------------------------------
 
 def _build_module():

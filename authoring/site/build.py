@@ -371,9 +371,13 @@ def plan_frames(e: dict) -> None:
 
 
 def frames_key(e: dict) -> str:
-    """What an explorer's frames depend on: the package's code and data, frames.py, class and arguments."""
+    """What an explorer's frames depend on: the package's code and data, frames.py, class and arguments.
+
+    The exercise bank is left out: no explorer imports it (tests/test_site_access.py checks that), so a
+    change to an exercise rebuilds the pages in seconds, not the frames."""
     package = ROOT / "sdpa_helpers"
-    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts] + [HERE / "frames.py"]
+    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+              and "exercises" not in p.relative_to(package).parts[:1]] + [HERE / "frames.py"]
     return F.source_digest(inputs) + "-" + e["cls"].__name__ + "-" + json.dumps(e["kwargs"], sort_keys=True)
 
 

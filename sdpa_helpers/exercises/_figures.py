@@ -25,7 +25,7 @@ import math
 import re
 
 #: A number as a learner may type it: 12, -0.5, .25, 3., 1e-3, +2.5E+4 (no thousands separators).
-NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
 #: The rule's parameter for a non-integer answer when the question does not say otherwise.
 FIGURES = 3
 
