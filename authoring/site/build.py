@@ -488,12 +488,13 @@ def placeholder_note() -> str:
             f"own name.)</small>" if REPO == PLACEHOLDER else "")
 
 
-def nav(pages: list[Page], k: int) -> str:
+def nav(pages: list[Page], k: int, where: str = "top") -> str:
     prev = (f'<a rel="prev" href="{pages[k - 1].stem}.html">← {html.escape(pages[k - 1].title)}</a>'
             if k > 0 else "<span></span>")
     nxt = (f'<a rel="next" href="{pages[k + 1].stem}.html">{html.escape(pages[k + 1].title)} →</a>'
            if k + 1 < len(pages) else "<span></span>")
-    return f'<nav class="pager" aria-label="previous and next">{prev}<a href="index.html">Contents</a>{nxt}</nav>'
+    label = "previous and next" if where == "top" else "previous and next, end of page"
+    return f'<nav class="pager" aria-label="{label}">{prev}<a href="index.html">Contents</a>{nxt}</nav>'
 
 
 HEAD = """<!doctype html>
@@ -519,7 +520,7 @@ def page_html(pages: list[Page], k: int) -> str:
             + f'<header class="site"><a class="home" href="index.html">Why √d_k?</a>{nav(pages, k)}</header>\n'
             + '<div class="layout"><nav class="toc" aria-label="contents"><details><summary>Contents</summary>'
             + f"<ol start=\"0\">{toc}</ol></details></nav>\n<main>\n{banner(page)}\n{page.body()}\n</main></div>\n"
-            + f'<footer>{nav(pages, k)}</footer>\n</body>\n</html>\n')
+            + f'<footer>{nav(pages, k, "end")}</footer>\n</body>\n</html>\n')
 
 
 def index_html(pages: list[Page], stats: dict) -> str:
@@ -545,6 +546,25 @@ def index_html(pages: list[Page], stats: dict) -> str:
             + f'<ol start="0" class="contents">{items}</ol>\n</main></div>\n</body>\n</html>\n')
 
 
+def _luminance(hex_colour: str) -> float:
+    def channel(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def legible(hex_colour: str, background: str = "#f4f6f8", ratio: float = 4.6) -> str:
+    """``hex_colour`` darkened just enough to reach ``ratio`` (WCAG AA: 4.5) against the code's background."""
+    colour = hex_colour
+    for _ in range(100):
+        lighter = _luminance(background)
+        if (lighter + 0.05) / (_luminance(colour) + 0.05) >= ratio:
+            return colour
+        colour = "#" + "".join(f"{max(int(colour[i:i + 2], 16) - 6, 0):02x}" for i in (1, 3, 5))
+    return colour
+
+
 def copy_static(out: Path) -> None:
     from pygments.formatters import HtmlFormatter
 
@@ -552,7 +572,13 @@ def copy_static(out: Path) -> None:
     static.mkdir(parents=True, exist_ok=True)
     for f in STATIC.iterdir():
         shutil.copy2(f, static / f.name)
-    (static / "pygments.css").write_text(HtmlFormatter(style="default").get_style_defs(".code"), encoding="utf-8")
+    css = HtmlFormatter(style="default").get_style_defs(".code")
+    def six(m):  # #A2F -> #AA22FF
+        h = m.group(0)[1:]
+        return "#" + ("".join(c * 2 for c in h) if len(h) == 3 else h)
+
+    css = re.sub(r"#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b", lambda m: legible(six(m)), css)
+    (static / "pygments.css").write_text(css, encoding="utf-8")
     if not (MATHJAX / "tex-svg.js").is_file():
         raise SystemExit(f"MathJax is missing at {MATHJAX}: run `npm ci` (package-lock.json pins it)")
     for part in MATHJAX_PARTS:

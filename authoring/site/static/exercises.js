@@ -172,9 +172,35 @@
     });
   }
 
+  /* Every reader: a region that scrolls sideways (a wide table, a long formula, an output) can be
+   * scrolled by keyboard: it gets a tab stop, and only while it does scroll. */
+  function scrollersFocusable() {
+    var regions = document.querySelectorAll("main pre, main table, mjx-container[display], figure.explorer .readout");
+    Array.prototype.forEach.call(regions, function (el) {
+      var scrolls = el.scrollWidth > el.clientWidth + 1;
+      if (scrolls && !el.hasAttribute("tabindex")) {
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("data-scroll-tab", "");
+      } else if (!scrolls && el.hasAttribute("data-scroll-tab")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scroll-tab");
+      }
+    });
+  }
+
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll("form.exercise"), setUp);
     showProgress();
+    scrollersFocusable();
+    window.addEventListener("resize", scrollersFocusable);
+    document.addEventListener("toggle", scrollersFocusable, true);  // a deep dive opened
+    var typeset = setInterval(function () {  // MathJax's formulas arrive later
+      if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+        clearInterval(typeset);
+        MathJax.startup.promise.then(scrollersFocusable);
+      }
+    }, 200);
+    setTimeout(function () { clearInterval(typeset); }, 60000);
   }
   window.SDPA_EXERCISES = {parse: parse, rounded: rounded, checkNumber: checkNumber};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
