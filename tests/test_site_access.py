@@ -88,6 +88,7 @@ def test_pages_reflow_without_sideways_scrolling(width, height, server, chromium
         try:
             probe.open_page(page, server.url + f"{stem}.html")
             page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            page.wait_for_timeout(300)  # the pages react to a deep dive opened (its 'toggle' event)
             w = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
             if w[0] > w[1] + 1:
                 wide.append((stem, w))

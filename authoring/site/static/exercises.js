@@ -175,7 +175,12 @@
   /* Every reader: a region that scrolls sideways (a wide table, a long formula, an output) can be
    * scrolled by keyboard: it gets a tab stop, and only while it does scroll. */
   function scrollersFocusable() {
-    var regions = document.querySelectorAll("main pre, main table, mjx-container[display], figure.explorer .readout");
+    var main = document.querySelector("main");
+    Array.prototype.forEach.call(document.querySelectorAll("main mjx-container:not([display=true])"), function (m) {
+      m.classList.remove("too-wide");
+      if (main && m.getBoundingClientRect().right > main.getBoundingClientRect().right + 1) m.classList.add("too-wide");
+    });
+    var regions = document.querySelectorAll("main pre, main table, main mjx-container, figure.explorer .readout");
     Array.prototype.forEach.call(regions, function (el) {
       var scrolls = el.scrollWidth > el.clientWidth + 1;
       if (scrolls && !el.hasAttribute("tabindex")) {
