@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from .._numerics import controlled_errstate
+from . import _answers as A
 from . import _figures as F
-from ._answers import _as_real_array, _close, _entries, _plural, _shape_words, _shown
 
 __all__ = ["Exercise", "Slip", "check", "get", "hint", "question", "keys", "register",
            "numeric_checker", "function_checker", "with_attributes", "choice_checker", "is_untouched_stub",
@@ -276,7 +276,7 @@ def _unordered_kind(answer) -> str | None:
 class _CleanedFunction:
     """A learner's function seen through the shared answer cleaning: what every checker calls.
 
-    Its result is turned into real numbers (:func:`_as_real_array`), so a hand-written checker
+    Its result is turned into real numbers (:func:`._answers.as_real_array`), so a hand-written checker
     cannot accept a complex array or strings; a forgotten ``return`` and ``sys.exit`` are told
     as such (:class:`_AnswerProblem`, which no checker's ``except Exception`` swallows).
     """
@@ -301,7 +301,7 @@ class _CleanedFunction:
         unordered = _unordered_kind(result)
         if unordered:
             raise _AnswerProblem(f"your function returned a {unordered}; return an array or a list.")
-        arr, why = _as_real_array(result, "its result")
+        arr, why = A.as_real_array(result, "its result")
         if arr is None:
             raise _AnswerProblem(f"your function returned something that is not real numbers: {why}")
         return arr
@@ -363,11 +363,11 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
         parsed_slips.append((value.shape, entries, slip.means))
 
     def checker(answer):
-        got = _entries(answer, what)
+        got = A.entries(answer, what)
         if isinstance(got, str):
             return False, got
         shape, entries = got
-        shown = _shown(shape, [t for t, _ in entries])
+        shown = A.shown(shape, [t for t, _ in entries])
         parsed = [p for _, p in entries]
         if shape == expected_arr.shape:
             verdicts = [F.judge_entry(p, r, n) for p, r, n in zip(parsed, refs, ns)]
@@ -378,7 +378,7 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
             if slip_shape == shape and all(F.slip_matches(p, v, n) for p, v, n in zip(parsed, values, slip_ns)):
                 return False, f"your answer {shown} is {means}."
         if shape != expected_arr.shape:
-            return False, (f"expected {_shape_words(expected_arr.shape)} for {what}; your answer has "
+            return False, (f"expected {A.shape_words(expected_arr.shape)} for {what}; your answer has "
                            f"{'shape ' + str(shape) if shape else 'one number'}.")
         if not_whole and any(n is None and int(p[2]) < 0 for p, n in zip(parsed, ns)):
             return False, not_whole
@@ -386,7 +386,7 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
         if few:
             t, p, n = few[0]
             lead = t if shape == () else f"an entry of your answer, {t},"
-            return False, f"{lead} has {_plural(p[3], 'significant figure')}; the question asks for {n}."
+            return False, f"{lead} has {A.plural(p[3], 'significant figure')}; the question asks for {n}."
         right = [v == "right" for v in verdicts]
         if entry_names and len(right) == 2 and right.count(True) == 1:
             good, bad = (0, 1) if right[0] else (1, 0)
@@ -471,7 +471,7 @@ def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -
             with controlled_errstate():
                 want = np.asarray(slip(*copy.deepcopy(args)), dtype=float)
                 got = np.asarray(fn(*copy.deepcopy(args)), dtype=float)
-            if got.shape != want.shape or not _close(got, want, rtol, max(atol, 1e-8)):
+            if got.shape != want.shape or not A.close(got, want, rtol, max(atol, 1e-8)):
                 return False
         return True
     except (Exception, _AnswerProblem):
@@ -514,16 +514,16 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
                 if is_untouched_stub(fn):
                     return False, STUB_FEEDBACK
                 return False, f"your function returned None on {label}: did you forget `return`?"
-            got, why = _as_real_array(result, "its result")
+            got, why = A.as_real_array(result, "its result")
             if got is None:
                 return False, f"on {label} your function returned something that is not real numbers: {why}"
-            if got.shape != want.shape or not _close(got, want, rtol, atol):
+            if got.shape != want.shape or not A.close(got, want, rtol, atol):
                 for slip, means in slips:
                     if _same_as(fn, slip, cases, rtol, atol):
                         return False, f"your function {means}."
             if got.shape != want.shape:
                 return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
-            if not _close(got, want, rtol, atol):
+            if not A.close(got, want, rtol, atol):
                 return False, (f"on {label} your function returned a wrong value.\n"
                                f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
         return True, f"passed all {len(cases)} cases."

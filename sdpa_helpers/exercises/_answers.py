@@ -23,7 +23,7 @@ def _kind_of_element(x) -> str | None:
     return None
 
 
-def _as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
+def as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
     """``(array of floats, "")`` for a real-valued answer, or ``(None, feedback)`` saying why not."""
     try:
         raw = np.asarray(answer)
@@ -62,7 +62,7 @@ def _as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
     return arr, ""
 
 
-def _shape_words(shape: tuple) -> str:
+def shape_words(shape: tuple) -> str:
     if shape == ():
         return "one number"
     if len(shape) == 1:
@@ -70,11 +70,11 @@ def _shape_words(shape: tuple) -> str:
     return f"an array of shape {shape}"
 
 
-def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
+def close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
     return bool(np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
 
 
-def _entries(answer, what: str):
+def entries(answer, what: str):
     """``(shape, [(shown, parsed)])`` of a numeric answer, each entry as typed (text) or in its shortest
     form (a number); or the feedback (a string) saying why it is not numbers."""
     raw: np.ndarray | None
@@ -86,7 +86,7 @@ def _entries(answer, what: str):
         except Exception:
             raw = None
         if raw is None or not any(isinstance(x, (str, np.str_)) for x in raw.ravel().tolist()):
-            arr, why = _as_real_array(answer, what)
+            arr, why = as_real_array(answer, what)
             if arr is None:
                 return why
             return arr.shape, [(F.js_number(x), F.of_float(x)) for x in arr.ravel().tolist()]
@@ -102,22 +102,22 @@ def _entries(answer, what: str):
                 return f'"{text}" is not a number: write digits such as 0.25, -3 or 1e-3.'
             entries.append((text, parsed))
         else:
-            arr, why = _as_real_array(x, what)
+            arr, why = as_real_array(x, what)
             if arr is None or arr.shape != ():
                 return why or f"expected a number (or a list of numbers) for {what}."
             entries.append((F.js_number(float(arr)), F.of_float(float(arr))))
     return raw.shape, entries
 
 
-def _shown(shape: tuple, texts: list[str]) -> str:
+def shown(shape: tuple, texts: list[str]) -> str:
     """Entries as the feedback shows them: ``0.25``, ``[-32, 160]``, ``[[1, 2], [3, 4]]``."""
     if shape == ():
         return texts[0]
     size = len(texts) // shape[0]
-    return "[" + ", ".join(_shown(shape[1:], texts[i * size:(i + 1) * size]) for i in range(shape[0])) + "]"
+    return "[" + ", ".join(shown(shape[1:], texts[i * size:(i + 1) * size]) for i in range(shape[0])) + "]"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' if n != 1 else ''}"
 
 
