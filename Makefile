@@ -153,4 +153,4 @@ site: $(SITE_OUT)/.built
 
 # The site's browser tests alone (`make test` runs them too): they build the site first if stale.
 test-site: $(STAMP)
-	$(PYTEST) -m "not slow" tests/test_site.py
+	$(PYTEST) -m "not slow" tests/test_site.py tests/test_site_exercises.py tests/test_site_access.py

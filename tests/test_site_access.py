@@ -47,6 +47,14 @@ def run_axe(page) -> list[dict]:
     }""")
 
 
+def test_axe_core_is_pinned_and_locked_like_mathjax():
+    package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    version = package["devDependencies"]["axe-core"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"axe-core must be pinned exactly, got {version!r}"
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))["packages"]["node_modules/axe-core"]
+    assert lock["version"] == version and lock["integrity"].startswith("sha512-")
+
+
 @pytest.mark.browser
 def test_axe_core_finds_no_critical_or_serious_violation(server, chromium):
     if SKIP:
