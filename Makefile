@@ -123,7 +123,9 @@ clean:
 	rm -rf $(VENV) $(LOWEST_VENV) build *.egg-info .mypy_cache .ruff_cache
 	rm -rf .venv-site node_modules
 
-# `make site`: the whole course as a static site in build/site (docs/site.md), offline. Its own
+# `make site`: the whole course as a static site in build/site (docs/site.md), offline.
+# `make site SITE_REPO=owner/name` points its Binder and source links at that repository (the Pages
+# workflow passes the one it runs in); without it they keep the placeholder OWNER/REPO. Its own
 # environment (.venv-site from requirements-site.txt: the learner's .venv does not grow) and
 # MathJax from npm, pinned with its integrity hash in package-lock.json (`npm ci`). Rebuilt only
 # when a notebook, the package, the site's sources or a pin changed (the browser tests reuse it).
@@ -144,11 +146,11 @@ node_modules/.installed: package.json package-lock.json
 	touch node_modules/.installed
 
 $(SITE_OUT)/.built: $(SITE_STAMP) node_modules/.installed $(SITE_INPUTS)
-	$(SITE_VENV)/bin/python authoring/site/build.py --out $(SITE_OUT)
+	$(SITE_VENV)/bin/python authoring/site/build.py --out $(SITE_OUT) $(if $(SITE_REPO),--repo $(SITE_REPO),)
 	touch $(SITE_OUT)/.built
 
 site: $(SITE_OUT)/.built
 
 # The site's browser tests alone (`make test` runs them too): they build the site first if stale.
 test-site: $(STAMP)
-	$(PYTEST) -m "not slow" tests/test_site.py
+	$(PYTEST) -m "not slow" tests/test_site.py tests/test_site_exercises.py tests/test_site_access.py

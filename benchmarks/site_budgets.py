@@ -94,6 +94,10 @@ def measure_page(browser, url: str) -> dict:
         at_ready = page.evaluate(_BYTES_AT_READY)
         latencies = []
         for ex in probe.explorers(page):
+            # an explorer inside a folded deep dive: the learner opens the deep dive first
+            page.evaluate("""(id) => { let d = document.querySelector(`#explorer-${id}`).closest('details');
+              while (d) { d.open = true; d = d.parentElement ? d.parentElement.closest('details') : null; } }""",
+                          ex["id"])
             state = probe.shown(page, ex["id"])["state"]
             for k, c in enumerate(ex["controls"]):
                 n = len(c["labels"])

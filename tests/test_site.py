@@ -177,7 +177,7 @@ def test_page(stem, server, chromium, manifest):
         probe.open_page(page, server.url + f"{stem}.html")
         assert probe.problems(page) == []
         note = page.locator(".run-note")
-        assert note.count() == 1 and "do not run here" in note.inner_text()
+        assert note.count() == 1 and "does not run here" in note.inner_text()
         assert "mybinder.org" in note.inner_html() and "make lab" in note.inner_text()
         folded(page)
         for ex in probe.explorers(page):

@@ -37,7 +37,14 @@ NOTEBOOKS = ROOT / "notebooks"
 STATIC = HERE / "static"
 MATHJAX = ROOT / "node_modules" / "mathjax" / "es5"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-REPO = "OWNER/REPO"  # the README's placeholder until the repository is published
+#: The repository the links point to: the Pages workflow passes its own (``--repo``, from the repository it
+#: runs in); a local build keeps the checked-in placeholder, the only one (tests/test_site.py checks it).
+PLACEHOLDER = "OWNER/REPO"
+REPO = os.environ.get("SITE_REPO") or PLACEHOLDER
+#: Set to 1 only for a local build of sources whose figures do not all carry author alt text yet.
+ALLOW_MISSING_ALT = os.environ.get("SITE_ALLOW_MISSING_ALT") == "1"
+#: ``check("NN.name", ...)`` in a code cell: an exercise cell.
+EXERCISE_CALL = re.compile(r"""\bcheck\(\s*["']([0-9]{2}\.\w+)["']""")
 BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{name}"
 GITHUB = "https://github.com/{repo}"
 #: The MathJax pieces copied into the site: TeX extensions, menu and accessibility (speech: sre) load on demand.
@@ -123,34 +130,28 @@ def highlight(code: str) -> str:
     return pyg(code, PythonLexer(), HtmlFormatter(nowrap=True))
 
 
-def plain_text(md_text: str) -> str:
-    t = re.sub(r"\$\$?([^$]+)\$\$?", r"\1", md_text)
-    t = re.sub(r"\\(left|right|mathrm|text|operatorname)\b|[{}]", "", t)  # TeX read aloud: sigma^2, approx
-    t = re.sub(r"\\([A-Za-z]+)", r" \1 ", t).replace("\\", "")
-    t = re.sub(r"<[^>]+>|[*`#>]|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", t)
-    return re.sub(r"\s+", " ", t).strip()
+class MissingAlt(ValueError):
+    """A figure drawn by a code cell whose source carries no author alt text."""
 
 
-def figure_alt(cell, previous_md: str, n: int) -> str:
-    """Alt text of a figure a code cell drew: the cell's ``alt`` metadata, else its context.
+def figure_alt(cell, notebook: str, index: int) -> str:
+    """Alt text of a figure a code cell drew: the cell's ``alt`` metadata, written by its author
+    (``# %% alt="..."`` in the jupytext source) for what the figure shows.
 
-    The notebooks store no alt text for figures drawn by code (only for image files in
-    markdown); the sentence that introduces the figure is the best stand-in we have.
+    A figure without it stops the build (:class:`MissingAlt`, naming the notebook and the cell):
+    no text is made up in its place. Only ``SITE_ALLOW_MISSING_ALT=1`` (a local build of sources
+    not yet carrying alt text) lets the build go on, with a visible marker instead.
     """
-    meta = cell.get("metadata", {})
-    if meta.get("alt"):
-        return str(meta["alt"])
-    sentences = re.split(r"(?<=[.!?:])\s+", plain_text(previous_md))
-    context = " ".join(sentences[-2:])[:300] if sentences else ""
-    drawn_by = "drawn by the code above"
-    try:
-        tree = ast.parse(src(cell))
-        last = " ".join((ast.get_source_segment(src(cell), tree.body[-1]) or "").split())
-        if 0 < len(last) <= 120:
-            drawn_by = f"drawn by {last}"
-    except (SyntaxError, IndexError):  # IPython magics, an empty cell
-        pass
-    return f"Figure {n} of this page, {drawn_by}. " + (f"Context: {context}" if context else "")
+    alt = str(cell.get("metadata", {}).get("alt", "")).strip()
+    if alt:
+        return alt
+    first = (src(cell).strip().splitlines() or [""])[0][:80]
+    where = f"{notebook}, cell {index} ({first!r})"
+    if ALLOW_MISSING_ALT:
+        print(f"  warning: no author alt text: {where}", file=sys.stderr)
+        return f"MISSING ALT TEXT: {where}"
+    raise MissingAlt(f"{where} draws a figure without author alt text: add alt=\"...\" to the cell's "
+                     f"`# %%` line in authoring/notebooks/ (what the figure shows: numbers, trends) and rebuild")
 
 
 # -- one page -------------------------------------------------------------------------------
@@ -163,6 +164,7 @@ class Page:
         self.title = title_of(nb, self.stem)
         self.explorers: list[dict] = []  # filled by plan(), frames rendered later
         self.figures = 0
+        self.exercises: list[dict] = []  # page specs of the exercises, in page order
 
     def plan(self) -> None:
         """Find the explorer cells and their classes (before rendering anything)."""
@@ -177,7 +179,7 @@ class Page:
                                        "id": f"{self.number}-{len(self.explorers) + 1}"})
 
     # -- cells
-    def outputs(self, cell, previous_md: str) -> str:
+    def outputs(self, cell, index: int) -> str:
         parts = []
         for o in cell.get("outputs", []):
             kind = o.get("output_type")
@@ -193,7 +195,7 @@ class Page:
                     self.figures += 1
                     name = f"img/{self.number}-{self.figures}.png"
                     (self.out / name).write_bytes(base64.b64decode(data["image/png"]))
-                    alt = figure_alt(cell, previous_md, self.figures)
+                    alt = figure_alt(cell, self.path.name, index)
                     parts.append(f'<img class="figure" src="{name}" alt="{html.escape(alt)}" loading="lazy">')
                 elif "text/html" in data:
                     parts.append(f'<div class="output html">{src({"source": data["text/html"]})}</div>')
@@ -203,22 +205,29 @@ class Page:
                     parts.append(f'<pre class="output">{html.escape(src({"source": data["text/plain"]}))}</pre>')
         return "\n".join(parts)
 
-    def code_cell(self, i: int, cell, previous_md: str) -> str:
+    def code_cell(self, i: int, cell) -> str:
         explorer = next((e for e in self.explorers if e["cell"] == i), None)
         code = f'<pre class="code"><code>{highlight(src(cell))}</code></pre>'
-        body = explorer_html(explorer) if explorer else self.outputs(cell, previous_md)
+        found = EXERCISE_CALL.search(src(cell))
+        if found and not explorer:
+            spec = exercise_spec(found.group(1))
+            self.exercises.append(spec)
+            if spec["kind"] != "function":
+                return f'<div class="cell exercise-cell">{exercise_html(spec, self)}</div>'
+            return f'<div class="cell code-cell">{code}\n{exercise_html(spec, self)}</div>'
+        body = explorer_html(explorer) if explorer else self.outputs(cell, i)
         return f'<div class="cell code-cell">{code}\n{body}</div>'
 
     def body(self) -> str:
-        chunks, dive, previous_md = [], None, ""
+        chunks, dive = [], None
+        self.exercises = []
         for i, cell in enumerate(self.nb["cells"]):
             tags = cell.get("metadata", {}).get("tags", [])
             if cell["cell_type"] == "markdown":
                 text = src(cell)
                 piece = rewrite_links(self.md(text))
-                previous_md = text
             elif cell["cell_type"] == "code":
-                piece = self.code_cell(i, cell, previous_md)
+                piece = self.code_cell(i, cell)
             else:
                 continue
             if "deep-dive" in tags:
@@ -240,6 +249,61 @@ class Page:
         if dive is not None:
             chunks.append(close_dive(dive))
         return "\n".join(chunks)
+
+
+# -- exercises ------------------------------------------------------------------------------
+
+def exercise_spec(key: str) -> dict:
+    """What the page needs to check exercise ``key`` (exported by the exercise bank itself)."""
+    from sdpa_helpers.exercises import page_spec
+
+    return page_spec(key)
+
+
+def _entry_labels(spec: dict) -> list[str]:
+    shape = spec["shape"]
+    if spec.get("entry_names"):
+        return list(spec["entry_names"])
+    if len(shape) == 1:
+        return [f"entry {i + 1} of {shape[0]}" for i in range(shape[0])]
+    return [f"row {i + 1}, column {j + 1}" for i in range(shape[0]) for j in range(shape[1])]
+
+
+def exercise_html(spec: dict, page: Page) -> str:
+    """An exercise in the page: an answer box (boxes, choices) checked in the page by ``exercises.js``
+    with the bank's own spec, or, for a function, where to write it."""
+    key = html.escape(spec["key"])
+    fid = "ex-" + spec["key"].replace(".", "-")
+    call = f'<p class="in-notebook">In the notebook: <code>check("{key}", answer)</code>.</p>'
+    if spec["kind"] == "function":
+        binder = BINDER.format(repo=REPO, name=page.path.name)
+        return (f'<aside class="exercise function" id="{fid}"><p><strong>Exercise {key} asks for a function:</strong> '
+                f'write it in the notebook and check it there with <code>check("{key}", your_function)</code> — '
+                f'<a href="{binder}">open this notebook on Binder</a>, or run <code>make lab</code> in a clone of '
+                f'the repository. This page does not run code.</p></aside>')
+    if spec["kind"] in ("number", "tuple"):
+        labels = _entry_labels(spec) if spec["kind"] == "tuple" else ["your answer"]
+        cls = "entries grid" if len(spec["shape"]) == 2 else "entries"
+        style = f' style="--columns: {spec["shape"][1]}"' if len(spec["shape"]) == 2 else ""
+        boxes = "".join(f'<span class="entry-box"><label for="{fid}-{i}">{html.escape(lab)}</label>'
+                        f'<input class="entry" id="{fid}-{i}" type="text" inputmode="decimal" autocomplete="off" '
+                        f'spellcheck="false" size="10"></span>' for i, lab in enumerate(labels))
+        field = f'<div class="{cls}"{style}>{boxes}</div>'
+    elif spec["kind"] == "choice":
+        field = "".join(f'<label class="option"><input type="radio" name="{fid}" value="{html.escape(k)}"> '
+                        f'({html.escape(k)})</label>' for k in spec["options"])
+    else:  # choices: one list per slot
+        field = "".join(f'<span class="entry-box"><label for="{fid}-{i}">{html.escape(lab)}</label>'
+                        f'<select class="slot" id="{fid}-{i}"><option value="">choose…</option>'
+                        + "".join(f'<option value="{html.escape(w)}">{html.escape(w)}</option>' for w in slot)
+                        + "</select></span>" for i, (lab, slot) in enumerate(zip(spec["labels"], spec["slots"])))
+    data = json.dumps(spec, ensure_ascii=False).replace("</", "<\\/")
+    return (f'<form class="exercise" id="{fid}" data-exercise="{key}" novalidate>'
+            f'<script type="application/json" class="exercise-spec">{data}</script>'
+            f'<fieldset><legend>Your answer to exercise {key} '
+            f'<span class="done" hidden>(answered right in this browser)</span></legend>{field}'
+            f'<button type="submit">Check</button></fieldset>'
+            f'<div class="verdict" role="status" aria-live="polite"></div>{call}</form>')
 
 
 def close_dive(dive: dict) -> str:
@@ -307,9 +371,13 @@ def plan_frames(e: dict) -> None:
 
 
 def frames_key(e: dict) -> str:
-    """What an explorer's frames depend on: the package's code and data, frames.py, class and arguments."""
+    """What an explorer's frames depend on: the package's code and data, frames.py, class and arguments.
+
+    The exercise bank is left out: no explorer imports it (tests/test_site_access.py checks that), so a
+    change to an exercise rebuilds the pages in seconds, not the frames."""
     package = ROOT / "sdpa_helpers"
-    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts] + [HERE / "frames.py"]
+    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+              and "exercises" not in p.relative_to(package).parts[:1]] + [HERE / "frames.py"]
     return F.source_digest(inputs) + "-" + e["cls"].__name__ + "-" + json.dumps(e["kwargs"], sort_keys=True)
 
 
@@ -407,20 +475,26 @@ def banner(page: Page) -> str:
     binder = BINDER.format(repo=REPO, name=page.path.name)
     clone = GITHUB.format(repo=REPO)
     return f"""<aside class="run-note" role="note">
-<p><strong>Read-only page:</strong> the code and the exercises' <code>check()</code> do not run here; the
-outputs are those stored in the notebook, and the explorers move between frames drawn in advance.
-To run this notebook: <a href="{binder}">open it on Binder</a>, or on your machine
-<code>git clone {clone}</code> then <code>make lab</code> in that folder.
-<small>(<code>{REPO}</code> is a placeholder until the repository is published.)</small></p>
+<p><strong>The code does not run here:</strong> the outputs are those stored in the notebook, the
+explorers move between frames drawn in advance, and the exercises with a number or a choice for an
+answer are checked in this page (the same verdicts as <code>check()</code>; your progress stays in this
+browser). To run the code and write the functions: <a href="{binder}">open this notebook on Binder</a>,
+or on your machine <code>git clone {clone}</code> then <code>make lab</code> in that folder.{placeholder_note()}</p>
 </aside>"""
 
 
-def nav(pages: list[Page], k: int) -> str:
+def placeholder_note() -> str:
+    return (f" <small>(<code>{PLACEHOLDER}</code> is a placeholder: the Pages workflow fills in the repository's "
+            f"own name.)</small>" if REPO == PLACEHOLDER else "")
+
+
+def nav(pages: list[Page], k: int, where: str = "top") -> str:
     prev = (f'<a rel="prev" href="{pages[k - 1].stem}.html">← {html.escape(pages[k - 1].title)}</a>'
             if k > 0 else "<span></span>")
     nxt = (f'<a rel="next" href="{pages[k + 1].stem}.html">{html.escape(pages[k + 1].title)} →</a>'
            if k + 1 < len(pages) else "<span></span>")
-    return f'<nav class="pager" aria-label="previous and next">{prev}<a href="index.html">Contents</a>{nxt}</nav>'
+    label = "previous and next" if where == "top" else "previous and next, end of page"
+    return f'<nav class="pager" aria-label="{label}">{prev}<a href="index.html">Contents</a>{nxt}</nav>'
 
 
 HEAD = """<!doctype html>
@@ -432,6 +506,7 @@ HEAD = """<!doctype html>
 <link rel="stylesheet" href="_static/site.css">
 <link rel="stylesheet" href="_static/pygments.css">
 <script src="_static/explorer.js"></script>
+<script src="_static/exercises.js"></script>
 </head>
 <body>
 """
@@ -445,7 +520,7 @@ def page_html(pages: list[Page], k: int) -> str:
             + f'<header class="site"><a class="home" href="index.html">Why √d_k?</a>{nav(pages, k)}</header>\n'
             + '<div class="layout"><nav class="toc" aria-label="contents"><details><summary>Contents</summary>'
             + f"<ol start=\"0\">{toc}</ol></details></nav>\n<main>\n{banner(page)}\n{page.body()}\n</main></div>\n"
-            + f'<footer>{nav(pages, k)}</footer>\n</body>\n</html>\n')
+            + f'<footer>{nav(pages, k, "end")}</footer>\n</body>\n</html>\n')
 
 
 def index_html(pages: list[Page], stats: dict) -> str:
@@ -453,16 +528,41 @@ def index_html(pages: list[Page], stats: dict) -> str:
         n = len(p.explorers)
         return f" — {n} explorer{'s' if n > 1 else ''}" if n else ""
 
-    items = "".join(f'<li><a href="{p.stem}.html">{html.escape(p.title)}</a>{count(p)}</li>' for p in pages)
+    def keys(p):
+        return " ".join(e["key"] for e in p.exercises if e["kind"] != "function")
+
+    items = "".join(f'<li data-exercises="{keys(p)}"><a href="{p.stem}.html">{html.escape(p.title)}</a>{count(p)}'
+                    f'<span class="progress"></span></li>' for p in pages)
     return (HEAD.format(title="Why √d_k? — the course")
             + '<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>\n'
             + '<div class="layout"><main>\n'
             + "<h1>Why does scaled dot-product attention divide by √d<sub>k</sub>?</h1>\n"
-            + "<p>The course's ten notebooks, to read in order. The explorers work in this page with no server; "
-            + "to run the code and check your answers to the exercises, open the notebooks on "
-            + f'<a href="{BINDER.format(repo=REPO, name="00_start_here.ipynb")}">Binder</a> '
-            + f"or run <code>git clone {GITHUB.format(repo=REPO)}</code> and <code>make lab</code>.</p>\n"
+            + "<p>The course's ten notebooks, to read in order. The explorers work in these pages with no server, "
+            + "and so do the exercises whose answer is a number or a choice: which ones you answered right is kept "
+            + "in this browser only (its local storage), never sent anywhere. To run the code and write the "
+            + f'functions, open the notebooks on <a href="{BINDER.format(repo=REPO, name="00_start_here.ipynb")}">'
+            + f"Binder</a> or run <code>git clone {GITHUB.format(repo=REPO)}</code> and <code>make lab</code>."
+            + f"{placeholder_note()}</p>\n"
             + f'<ol start="0" class="contents">{items}</ol>\n</main></div>\n</body>\n</html>\n')
+
+
+def _luminance(hex_colour: str) -> float:
+    def channel(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def legible(hex_colour: str, background: str = "#f4f6f8", ratio: float = 4.6) -> str:
+    """``hex_colour`` darkened just enough to reach ``ratio`` (WCAG AA: 4.5) against the code's background."""
+    colour = hex_colour
+    for _ in range(100):
+        lighter = _luminance(background)
+        if (lighter + 0.05) / (_luminance(colour) + 0.05) >= ratio:
+            return colour
+        colour = "#" + "".join(f"{max(int(colour[i:i + 2], 16) - 6, 0):02x}" for i in (1, 3, 5))
+    return colour
 
 
 def copy_static(out: Path) -> None:
@@ -472,7 +572,13 @@ def copy_static(out: Path) -> None:
     static.mkdir(parents=True, exist_ok=True)
     for f in STATIC.iterdir():
         shutil.copy2(f, static / f.name)
-    (static / "pygments.css").write_text(HtmlFormatter(style="default").get_style_defs(".code"), encoding="utf-8")
+    css = HtmlFormatter(style="default").get_style_defs(".code")
+    def six(m):  # #A2F -> #AA22FF
+        h = m.group(0)[1:]
+        return "#" + ("".join(c * 2 for c in h) if len(h) == 3 else h)
+
+    css = re.sub(r"#(?:[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})\b", lambda m: legible(six(m)), css)
+    (static / "pygments.css").write_text(css, encoding="utf-8")
     if not (MATHJAX / "tex-svg.js").is_file():
         raise SystemExit(f"MathJax is missing at {MATHJAX}: run `npm ci` (package-lock.json pins it)")
     for part in MATHJAX_PARTS:
@@ -509,11 +615,14 @@ def build(out: Path, jobs: int, only: list[str]) -> dict:
     for k, p in enumerate(pages):
         if p in chosen:
             (out / f"{p.stem}.html").write_text(page_html(pages, k), encoding="utf-8")
+        else:
+            p.body()  # its exercises, for the contents page
     (out / "index.html").write_text(index_html(pages, stats), encoding="utf-8")
     (out / ".nojekyll").write_text("")
     manifest = {"seconds": round(time.perf_counter() - start, 1), "pages": {}}
     for p in chosen:
         manifest["pages"][p.stem] = {"title": p.title, "figures": p.figures,
+                                     "exercises": {e["key"]: e["kind"] for e in p.exercises},
                                      "explorers": [dict(id=e["id"], cls=e["cls"].__name__, kwargs=e["kwargs"],
                                                         controls=e["meta"]["controls"], **stats[e["id"]])
                                                    for e in p.explorers]}
@@ -526,11 +635,22 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "site")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--only", nargs="*", default=[], help="only notebooks whose names start with these")
+    parser.add_argument("--repo", default="", help="owner/name for the Binder and source links (the Pages workflow "
+                                                   "passes the repository it runs in); default: the placeholder")
     args = parser.parse_args(argv)
+    global REPO
+    if args.repo:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", args.repo):
+            parser.error(f"--repo must look like owner/name, got {args.repo!r}")
+        REPO = args.repo
     import matplotlib
 
     matplotlib.use("Agg")
-    manifest = build(args.out, args.jobs, args.only)
+    try:
+        manifest = build(args.out, args.jobs, args.only)
+    except MissingAlt as exc:
+        print(f"make site: {exc}", file=sys.stderr)
+        return 2
     total = sum(f.stat().st_size for f in args.out.rglob("*") if f.is_file())
     for stem, p in manifest["pages"].items():
         n = sum(e["frames"] for e in p["explorers"])

@@ -11,15 +11,17 @@ This package offers:
   :func:`choice_checker` (a conceptual multiple-choice question) -- how the exercise banks
   (one module per notebook topic in this package, named as the topic: ``variance.py`` for 02) define their exercises.
 
-One tolerance rule, course-wide (:func:`numeric_checker`'s default): a numeric answer is
-checked to **three significant figures** -- accepted within 0.5 % (relative) of the exact
-value, which every correct rounding to three significant figures is -- and an exact integer
-is checked exactly. Each numeric question says "(three significant figures)" or "(an integer)".
+One rule for significant figures, course-wide (:mod:`._figures`, applied by every
+:func:`numeric_checker`): a question asking for *n* significant figures (three, the default)
+accepts an answer that carries at least *n* figures -- a float counted from its shortest form,
+text as typed (``"0.0220"`` has three) -- and rounds at *n* figures to the exact value rounded the
+same way, or that is that rounding with its trailing zeros left off; too few figures is told as
+such. An integer is checked exactly. Each numeric question says "(three significant figures)" or
+"(an integer)". The site applies the same rule in the page (:func:`page_spec` exports it).
 
-Answers must be real numbers: a complex number, a string such as ``"64"`` or a bool is
-refused with a hint (write ``64``, not ``"64"``). A learner's function gets fresh copies of
-the test arrays on every call (editing them in place is allowed) and runs under a time
-limit (see :func:`check`).
+Answers are real numbers, or text that is one (``"0.0221"``); a complex number, other text or a
+bool is refused with a hint. A learner's function gets fresh copies of the test arrays on every
+call (editing them in place is allowed) and runs under a time limit (see :func:`check`).
 
 Checkers use the math layer only (numpy, :mod:`sdpa_helpers.attention`, ...).
 """
@@ -27,11 +29,9 @@ Checkers use the math layer only (numpy, :mod:`sdpa_helpers.attention`, ...).
 from __future__ import annotations
 
 import copy
-import decimal
 import difflib
 import dis
 import importlib
-import math
 import numbers
 import pkgutil
 import signal
@@ -44,17 +44,15 @@ from typing import Any
 import numpy as np
 
 from .._numerics import controlled_errstate
+from . import _answers as A
+from . import _figures as F
 
 __all__ = ["Exercise", "Slip", "check", "get", "hint", "question", "keys", "register",
            "numeric_checker", "function_checker", "with_attributes", "choice_checker", "is_untouched_stub",
-           "TIME_LIMIT", "RTOL"]
+           "TIME_LIMIT", "page_spec"]
 
 #: Seconds a learner's answer may take to check before :func:`check` stops it (see there).
 TIME_LIMIT = 5.0
-#: The course-wide tolerance: three significant figures = within 0.5 % of the exact value.
-RTOL = 5e-3
-#: Integers are checked "exactly": only floating-point round-off is forgiven.
-_INTEGER_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -278,7 +276,7 @@ def _unordered_kind(answer) -> str | None:
 class _CleanedFunction:
     """A learner's function seen through the shared answer cleaning: what every checker calls.
 
-    Its result is turned into real numbers (:func:`_as_real_array`), so a hand-written checker
+    Its result is turned into real numbers (:func:`._answers.as_real_array`), so a hand-written checker
     cannot accept a complex array or strings; a forgotten ``return`` and ``sys.exit`` are told
     as such (:class:`_AnswerProblem`, which no checker's ``except Exception`` swallows).
     """
@@ -303,105 +301,15 @@ class _CleanedFunction:
         unordered = _unordered_kind(result)
         if unordered:
             raise _AnswerProblem(f"your function returned a {unordered}; return an array or a list.")
-        arr, why = _as_real_array(result, "its result")
+        arr, why = A.as_real_array(result, "its result")
         if arr is None:
             raise _AnswerProblem(f"your function returned something that is not real numbers: {why}")
         return arr
 
 
-# --- turning an answer into real numbers -------------------------------------------------------
-
-def _kind_of_element(x) -> str | None:
-    """'string', 'complex', 'bool' or None (a plausible real number) for one element."""
-    if isinstance(x, (str, bytes, np.str_, np.bytes_)):
-        return "string"
-    if isinstance(x, (bool, np.bool_)):
-        return "bool"
-    if isinstance(x, (complex, np.complexfloating)) or (
-            isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real)):
-        return "complex"
-    return None
-
-
-def _as_real_array(answer, what: str) -> tuple[np.ndarray | None, str]:
-    """``(array of floats, "")`` for a real-valued answer, or ``(None, feedback)`` saying why not."""
-    try:
-        raw = np.asarray(answer)
-    except Exception:  # ragged nested lists and other shapes numpy cannot hold
-        return None, f"expected a number (or a list of numbers) for {what}, got {type(answer).__name__}."
-    kinds = set()
-    if isinstance(answer, np.ma.MaskedArray):
-        return None, f"{what} is a masked array; give plain numbers (for example .filled(0.0))."
-    if raw.dtype.kind in "USa":
-        kinds.add("string")
-    elif raw.dtype.kind == "c":
-        kinds.add("complex")
-    elif raw.dtype.kind == "b":
-        kinds.add("bool")
-    elif raw.dtype.kind == "O":
-        kinds = {k for k in map(_kind_of_element, raw.ravel().tolist()) if k}
-    if "string" in kinds:
-        text = str(answer).strip() if isinstance(answer, (str, np.str_)) else None
-        example = (f"write {text}, not \"{text}\"" if text and len(text) <= 20
-                   else "write the number itself, not the number in quotes")
-        return None, f"your answer for {what} is text (a string). Give a number without quotes: {example}."
-    if "complex" in kinds:
-        return None, (f"your answer for {what} is a complex number; the answer is a real number. "
-                      f"Check for a square root of a negative number, or pass the real value.")
-    if "bool" in kinds:
-        return None, f"your answer for {what} is True/False; give a number."
-    if raw.dtype.kind not in "iuf" and raw.dtype.kind != "O":
-        return None, f"expected a number for {what}, got {type(answer).__name__}."
-    try:
-        with np.errstate(all="ignore"):
-            arr = np.asarray(raw, dtype=float)
-    except Exception:
-        return None, f"expected a number (or a list of numbers) for {what}, got {type(answer).__name__}."
-    if not np.isfinite(arr).all():
-        return None, f"{what} should be a finite number, got {answer!r}."
-    return arr, ""
-
-
-def _shape_words(shape: tuple) -> str:
-    if shape == ():
-        return "one number"
-    if len(shape) == 1:
-        return f"{shape[0]} number{'s' if shape[0] != 1 else ''} (shape {shape})"
-    return f"an array of shape {shape}"
-
-
-def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
-    return bool(np.all(np.abs(got - want) <= atol + rtol * np.abs(want)))
-
-
-def _round_significant(x: float, n: int) -> set[float]:
-    """``x`` rounded to ``n`` significant figures both ways a learner may round a tie: as Python
-    formats it (ties to even, on the binary value) and half away from zero (school rounding, on
-    the decimal digits ``x`` prints with).
-
-    >>> sorted(_round_significant(0.0625, 2)), sorted(_round_significant(-2.5, 1))
-    ([0.062, 0.063], [-3.0, -2.0])
-    """
-    digits = decimal.Decimal(repr(float(x)))
-    step = decimal.Decimal(1).scaleb(digits.adjusted() - n + 1)
-    return {float(f"{x:.{n}g}"), float(digits.quantize(step, rounding=decimal.ROUND_HALF_UP))}
-
-
-def _significant_figures_slip(got: float, want: float) -> str | None:
-    """Feedback when ``got`` is ``want`` rounded to one or two significant figures (a tie rounded
-    either to even or half up)."""
-    if want == 0 or got == 0:
-        return None
-    for n in (1, 2):
-        if any(math.isclose(got, r, rel_tol=1e-9) for r in _round_significant(want, n)):
-            return (f"{got:g} is the right value rounded to {n} significant figure{'s' if n > 1 else ''}; "
-                    f"the question asks for three.")
-    return None
-
-
 def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: Any) -> Any:
-    """``checker`` with ``attributes`` set on it (``.expected``, ``.slips``, ``.reference`` ...: what the
-    tests read), returned typed as ``Any`` so that a bank can read them back.
+    """``checker`` with ``attributes`` set on it (``.expected``, ``.slips``, ``.reference``, ``.kind`` ...:
+    what the tests and the site read), returned typed as ``Any`` so that a bank can read them back.
 
     >>> with_attributes(lambda answer: (True, ""), expected=64).expected
     64
@@ -411,90 +319,83 @@ def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: An
     return checker
 
 
-def numeric_checker(expected, *, what: str = "the value", rtol: float | None = None,
-                    atol: float = 0.0, slips: Sequence[Slip] = ()) -> Callable[[Any], tuple[bool, str]]:
-    """A checker for a number (or array of numbers).
+def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGURES, slips: Sequence[Slip] = (),
+                    entry_names: Sequence[str] | None = None,
+                    not_whole: str | None = None) -> Callable[[Any], tuple[bool, str]]:
+    """A checker for a number (or array of numbers) by the course's one rule (see :mod:`._figures`).
 
-    Default: the course's one rule -- every entry within 0.5 % (relative) of the exact value
-    (three significant figures: every correct rounding passes), and every entry that is an
-    exact integer checked exactly (only floating-point round-off forgiven). Give ``rtol``
-    (and ``atol``) only for an exercise that states another rule in its question.
+    Every entry that is an integer is checked exactly ("(an integer)" in the question); every
+    other entry to ``figures`` significant figures (3: "(three significant figures)"). An answer
+    may be numbers or text as typed (``"0.0220"``: three figures).
 
-    ``slips`` are the exercise's classic wrong answers (:class:`Slip`): an answer that matches
-    one by the same rule is told what that mistake means; an answer that is the right value
-    rounded to too few significant figures is told that. The returned checker carries
-    ``.expected`` (the exact answer) and ``.slips`` for the tests.
+    ``slips`` are the exercise's classic wrong answers (:class:`Slip`), recognised by the same rule at
+    the answer's own figures and told what that mistake means (a slip of another shape than the answer's
+    is recognised only in that shape). ``entry_names`` (a pair) says which half of a half-right pair is
+    off; ``not_whole`` is told for a fraction where an integer is asked. The checker carries
+    ``.expected``, ``.slips``, ``.figures`` (per entry, None for an exact integer) and ``.kind`` for the
+    tests and the site (:func:`page_spec`).
 
     >>> c = numeric_checker(16.0, what="the spread", slips=[Slip(256.0, "the variance, not the spread")])
     >>> c(16)[0], c(256)
     (True, (False, 'your answer 256 is the variance, not the spread.'))
+    >>> c = numeric_checker(1 / 45.25)
+    >>> c(0.0221)[0], c(0.0222), c(0.022)
+    (True, (False, 'the value is off.'), (False, '0.022 has 2 significant figures; the question asks for 3.'))
     """
     expected_arr = np.asarray(expected, dtype=float)
     if not np.isfinite(expected_arr).all():
         raise ValueError(f"expected must be finite, got {expected!r}")
-    integer = expected_arr == np.round(expected_arr)
-    if rtol is None:
-        rtols = np.where(integer, _INTEGER_RTOL, RTOL)
-        atols = np.where(expected_arr == 0, 1e-12, 0.0) + atol
-    else:
-        rtols, atols = np.full(expected_arr.shape, float(rtol)), np.full(expected_arr.shape, float(atol))
+    flat = expected_arr.ravel().tolist()
+    refs = [F.of_float(x) for x in flat]
+    ns = [None if float(x).is_integer() else int(figures) for x in flat]
     slips = tuple(slips)
+    parsed_slips = []
     for slip in slips:
         if not isinstance(slip, Slip):
             raise TypeError(f"slips must be Slip objects, got {type(slip).__name__}")
         value = np.asarray(slip.value, dtype=float)
-        if value.shape != expected_arr.shape or not np.isfinite(value).all():
-            raise ValueError(f"slip {slip.means!r}: value must be finite with the answer's shape {expected_arr.shape}")
-        if np.all(np.abs(value - expected_arr) <= atols + rtols * np.abs(expected_arr)):
+        if not np.isfinite(value).all():
+            raise ValueError(f"slip {slip.means!r}: value must be finite")
+        entries = [F.of_float(x) for x in value.ravel().tolist()]
+        if value.shape == expected_arr.shape and all(
+                F.judge_entry(e, r, n) == "right" for e, r, n in zip(entries, refs, ns)):
             raise ValueError(f"slip {slip.means!r} gives the right answer ({slip.value!r}): it is not a slip")
-
-    def matches(arr, want):
-        return bool(np.all(np.abs(arr - want) <= atols + rtols * np.abs(want)))
+        parsed_slips.append((value.shape, entries, slip.means))
 
     def checker(answer):
-        arr, why = _as_real_array(answer, what)
-        if arr is None:
-            return False, why
-        if arr.shape != expected_arr.shape:
-            return False, (f"expected {_shape_words(expected_arr.shape)} for {what}; your answer has "
-                           f"{'shape ' + str(arr.shape) if arr.shape else 'one number'}.")
-        if matches(arr, expected_arr):
-            return True, ""
-        shown = f"{float(arr):g}" if arr.shape == () else np.array2string(arr, precision=4)
-        for slip in slips:
-            if matches(arr, np.asarray(slip.value, dtype=float)):
-                return False, f"your answer {shown} is {slip.means}."
-        if arr.shape == ():
-            rounded = _significant_figures_slip(float(arr), float(expected_arr))
-            if rounded:
-                return False, rounded
+        got = A.entries(answer, what)
+        if isinstance(got, str):
+            return False, got
+        shape, entries = got
+        shown = A.shown(shape, [t for t, _ in entries])
+        parsed = [p for _, p in entries]
+        if shape == expected_arr.shape:
+            verdicts = [F.judge_entry(p, r, n) for p, r, n in zip(parsed, refs, ns)]
+            if all(v == "right" for v in verdicts):
+                return True, ""
+        for slip_shape, values, means in parsed_slips:
+            slip_ns = ns if slip_shape == expected_arr.shape else [None] * len(values)
+            if slip_shape == shape and all(F.slip_matches(p, v, n) for p, v, n in zip(parsed, values, slip_ns)):
+                return False, f"your answer {shown} is {means}."
+        if shape != expected_arr.shape:
+            return False, (f"expected {A.shape_words(expected_arr.shape)} for {what}; your answer has "
+                           f"{'shape ' + str(shape) if shape else 'one number'}.")
+        if not_whole and any(n is None and int(p[2]) < 0 for p, n in zip(parsed, ns)):
+            return False, not_whole
+        few = [(t, p, n) for (t, p), v, n in zip(entries, verdicts, ns) if v == "few"]
+        if few:
+            t, p, n = few[0]
+            lead = t if shape == () else f"an entry of your answer, {t},"
+            return False, f"{lead} has {A.plural(p[3], 'significant figure')}; the question asks for {n}."
+        right = [v == "right" for v in verdicts]
+        if entry_names and len(right) == 2 and right.count(True) == 1:
+            good, bad = (0, 1) if right[0] else (1, 0)
+            return False, f"{entry_names[good]} is right; {entry_names[bad]} is off."
         return False, f"{what} is off."
 
-    return with_attributes(checker, expected=expected_arr, slips=slips)
-
-
-def three_figures_told(checker: Any) -> Any:
-    """``checker`` (a one-number :func:`numeric_checker`) that also tells an answer rounded to one or
-    two significant figures as such when that rounding happens to lie within the 0.5 % tolerance
-    (0.022 for 0.02210, 0.29 for 0.2887): the question asks for three, as everywhere else. The
-    three-figure rounding and more precise answers pass as before.
-
-    >>> c = three_figures_told(numeric_checker(1 / 45.25, what="c", slips=[Slip(0.0442, "1/sqrt(512)")]))
-    >>> c(0.0221)[0], c(0.022)
-    (True, (False, '0.022 is the right value rounded to 2 significant figures; the question asks for three.'))
-    """
-    want = float(checker.expected)
-    three = float(f"{want:.3g}")
-
-    def strict(answer):
-        if (isinstance(answer, numbers.Real) and not isinstance(answer, bool)
-                and not math.isclose(float(answer), three, rel_tol=1e-9)):
-            told = _significant_figures_slip(float(answer), want)
-            if told:
-                return False, told
-        return checker(answer)
-
-    return with_attributes(strict, expected=checker.expected, slips=checker.slips)
+    return with_attributes(checker, expected=expected_arr, slips=slips, figures=ns, what=what,
+                           entry_names=tuple(entry_names) if entry_names else None, not_whole=not_whole,
+                           kind="number" if expected_arr.shape == () else "tuple")
 
 
 def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tuple[bool, str]]:
@@ -521,7 +422,7 @@ def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tup
             return True, ""
         return False, f"not ({answer.strip().lower()}) {options[answer.strip().lower()]}."
 
-    return with_attributes(checker, correct=correct, options=options)
+    return with_attributes(checker, correct=correct, options=options, kind="choice")
 
 
 # --- a learner's function ----------------------------------------------------------------------
@@ -563,15 +464,32 @@ def _show(x) -> str:
                            separator=", ").replace("\n", " ")
 
 
+def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -> bool:
+    """Whether ``fn`` returns what the mistake ``slip`` returns on every case (errors: no)."""
+    try:
+        for args in cases:
+            with controlled_errstate():
+                want = np.asarray(slip(*copy.deepcopy(args)), dtype=float)
+                got = np.asarray(fn(*copy.deepcopy(args)), dtype=float)
+            if got.shape != want.shape or not A.close(got, want, rtol, max(atol, 1e-8)):
+                return False
+        return True
+    except (Exception, _AnswerProblem):
+        return False
+
+
 def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1e-7, atol: float = 1e-12,
-                     names: list[str] | None = None) -> Callable[[Any], tuple[bool, str]]:
+                     names: list[str] | None = None,
+                     slips: Sequence[tuple[Callable, str]] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a learner's function: run it on ``cases`` and compare with ``reference``.
 
     Each case is a tuple of positional arguments; ``names`` labels the cases in feedback
     (e.g. ``"huge logits 1e6"``), so a learner sees which case failed, not its answer.
     Every call (the learner's and the reference's) gets fresh deep copies of the case, so a
     function that edits its input in place is judged fairly and cannot change a later
-    verdict. The returned checker carries ``.reference`` and ``.cases`` for the tests.
+    verdict. ``slips`` are the exercise's classic wrong functions, each with what it does
+    ("divides by len(x) whatever ddof is"): a function that returns what one returns on every
+    case is told that. The returned checker carries ``.reference``, ``.cases`` and ``.slips``.
     """
     labels = names or [f"case {i + 1}" for i in range(len(cases))]
     if len(labels) != len(cases):
@@ -596,17 +514,21 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
                 if is_untouched_stub(fn):
                     return False, STUB_FEEDBACK
                 return False, f"your function returned None on {label}: did you forget `return`?"
-            got, why = _as_real_array(result, "its result")
+            got, why = A.as_real_array(result, "its result")
             if got is None:
                 return False, f"on {label} your function returned something that is not real numbers: {why}"
+            if got.shape != want.shape or not A.close(got, want, rtol, atol):
+                for slip, means in slips:
+                    if _same_as(fn, slip, cases, rtol, atol):
+                        return False, f"your function {means}."
             if got.shape != want.shape:
                 return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
-            if not _close(got, want, rtol, atol):
+            if not A.close(got, want, rtol, atol):
                 return False, (f"on {label} your function returned a wrong value.\n"
                                f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
         return True, f"passed all {len(cases)} cases."
 
-    return with_attributes(checker, reference=reference, cases=cases)
+    return with_attributes(checker, reference=reference, cases=cases, slips=tuple(slips), kind="function")
 
 
 _LOADED = False
@@ -629,3 +551,5 @@ def _load_banks() -> None:
 # softmax, ...) are bound now, so a learner who later assigns a function of their own to
 # ``sdpa_helpers.attention.softmax`` does not change what a check compares with.
 _load_banks()
+
+from ._page import page_spec  # noqa: E402  (reads the registry above)

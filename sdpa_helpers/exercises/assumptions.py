@@ -100,7 +100,7 @@ register(
     "(conceptual) Which change keeps the matching key's logit bounded whatever rho and d_k become: (a) Xavier's "
     "rule instead of PyTorch's default, (b) LayerNorm on the tokens x, (c) QK-norm? Answer with a letter.",
     "Which of the three acts on q and k themselves, after the learned matrices, at every step of training?",
-    choice_checker("c", {"a": "Xavier's rule only sets the starting factor Var(q_i); training moves the weights",
+    choice_checker("c", {"a": "Xavier's rule: it only sets the starting factor Var(q_i); training moves the weights",
                          "b": "LayerNorm normalises x, not q or k: the learned W_Q, W_K can still make q and k "
                               "long and aligned",
                          "c": "QK-norm: g cos(theta) stays in [-g, g]"}),
@@ -111,6 +111,10 @@ register(
     "Write cosine_logit(q, k, g): the QK-norm logit g * cos(theta) of two 1-D vectors q and k.",
     "Divide each vector by its length (np.linalg.norm) before the dot product.",
     function_checker(_cosine_logit, _CASES,
+                     slips=[(lambda q, k, g: _cosine_logit(q, k, 1.0), "leaves out the gain g"),
+                            (lambda q, k, g: g * float(np.dot(q, k)), "returns g q·k: the lengths are not divided out"),
+                            (lambda q, k, g: g * float(np.dot(q, k)) / float(np.dot(q, q) * np.dot(k, k)),
+                             "divides by the squared lengths |q|² |k|²; a length is the square root")],
                      names=["2-D vectors", "opposite directions", "random vectors, d_k = 64",
                             "very long q, very short k"]),
 )

@@ -79,9 +79,25 @@ _EMPTY_ROW_CASE = (np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.0, -1.0, 2.0], [3.0, 
                    np.array([[True, False, True, True], [True, True, False, False], [False, False, False, False]]))
 
 
-# The index right after the word: "row 2", "row (2,)", "rows [[2]]", "row(s) [2]", "Row index 2";
-# not "row 0 is bad; 2 keys" nor "a 2-D mask has an empty row".
-_ROW_2 = re.compile(r"\brow(?:s|\(s\))?\W{0,4}(?:(?:index|number)\W{0,3})?2\b", re.IGNORECASE)
+#: A row named in an error message: the number right after "row", "rows", "index", "position",
+#: "mask[" or "[" ("row 2", "row (2,)", "rows [[2]]", "mask[2]", "index 2", "Row index 2", "row=2");
+#: not "a 2-D mask" nor "2 keys".
+_ROW_NAMED = re.compile(r"(?:\brows?|\(s\)|\bindex|\bposition|\bmask\s*\[|\[)\W{0,4}(?:(?:index|number)\W{0,3})?"
+                        r"(\d+\b(?:\s*(?:,|and|or|&)\s*\d+\b(?!\s*(?:keys?|columns?|entries|values|-D|x\b)))*)",
+                        re.IGNORECASE)
+
+
+def _rows_named(message: str) -> set[int]:
+    """The row numbers an error message names.
+
+    >>> sorted(_rows_named("row 2 of mask has no True entry")), sorted(_rows_named("mask[2] is all False"))
+    ([2], [2])
+    >>> sorted(_rows_named("index 2: empty (rows 0 and 1 are fine)")), sorted(_rows_named("a 2-D mask, 4 keys"))
+    ([0, 1, 2], [])
+    >>> sorted(_rows_named("rows [2, 0] are empty")), sorted(_rows_named("row 2, 4 keys, has no True entry"))
+    ([0, 2], [2])
+    """
+    return {int(n) for m in _ROW_NAMED.finditer(message) for n in re.findall(r"\d+", m.group(1))}
 
 
 def _last_row(result) -> str:
@@ -110,9 +126,13 @@ def _masked_softmax_checker():
             with np.errstate(all="ignore"):
                 result = call(logits, mask)
         except ValueError as exc:
-            if not _ROW_2.search(str(exc)):
+            named = _rows_named(str(exc))
+            if 2 not in named:
                 return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; "
                                f"name the row (2) in the message.")
+            if named != {2}:
+                return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; it also "
+                               f"names row {min(named - {2})}, which has keys to attend to: name only the empty row.")
             return True, f"passed all {len(_CASES)} cases, and raised a ValueError naming the all-False row."
         except Exception as exc:
             return False, (f"on a 3 x 4 mask whose row 2 is all False your function raised {type(exc).__name__}, "
@@ -120,7 +140,7 @@ def _masked_softmax_checker():
         return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {_last_row(result)}; "
                        f"it should raise a ValueError naming the row (2), e.g. \"row 2 of mask has no True entry\".")
 
-    return with_attributes(checker, reference=_masked_softmax, cases=_CASES)
+    return with_attributes(checker, reference=_masked_softmax, cases=_CASES, kind="function")
 
 
 register(

@@ -16,10 +16,13 @@ def _rowwise_dot(A, B):
 
 
 def shape_checker(expected: tuple, slips: dict[tuple, str] | None = None):
-    """A checker for an array shape given as a tuple of integers, with feedback about shapes only;
-    ``slips`` maps a wrong shape a known mistake gives to what that mistake is."""
+    """A checker for an array shape given as a tuple of integers (checked exactly, entry by entry);
+    ``slips`` maps a wrong shape a known mistake gives to what that mistake is. A matrix or a single
+    number is told that a shape is a tuple."""
     expected = tuple(int(n) for n in expected)
-    slips = {tuple(int(n) for n in shape): means for shape, means in (slips or {}).items()}
+    inner = numeric_checker(expected, what="the shape",
+                            slips=[Slip(shape, means) for shape, means in (slips or {}).items()],
+                            not_whole="every entry of a shape is a whole number of rows or columns.")
 
     def checker(answer):
         if isinstance(answer, np.ndarray) and answer.ndim > 1 or (
@@ -28,23 +31,12 @@ def shape_checker(expected: tuple, slips: dict[tuple, str] | None = None):
                            "such as (1, 2) -- in numpy, `(Q @ K.T).shape`.")
         if isinstance(answer, numbers.Number) or (isinstance(answer, np.ndarray) and answer.ndim == 0):
             return False, f"a shape has one integer per axis; give a tuple of {len(expected)} integers, e.g. (1, 2)."
-        try:
-            values = list(answer)
-        except TypeError:
-            return False, f"expected a tuple of integers such as (1, 2), got {type(answer).__name__}."
-        if not all(isinstance(v, numbers.Integral) or (isinstance(v, float) and v.is_integer()) for v in values):
-            return False, "every entry of a shape is a whole number of rows or columns."
-        if len(values) != len(expected):
+        if isinstance(answer, (list, tuple)) and len(answer) != len(expected):
             return False, f"this product has {len(expected)} axes, so its shape has {len(expected)} entries."
-        if tuple(int(v) for v in values) == expected:
-            return True, ""
-        if tuple(int(v) for v in values) in slips:
-            return False, f"that is {slips[tuple(int(v) for v in values)]}."
-        return False, "the shape is off."
+        return inner(answer)
 
-    checker.expected = expected  # type: ignore[attr-defined]
-    checker.shape_slips = slips  # type: ignore[attr-defined]
-    return checker
+    return with_attributes(checker, **{k: getattr(inner, k) for k in
+                                       ("expected", "slips", "figures", "what", "entry_names", "not_whole", "kind")})
 
 
 _HAND_Q, _HAND_K = np.array([2, -1, 3]), np.array([4, 0, -2])
@@ -117,6 +109,16 @@ _PROBE_N = 2000  # rows of the probe: the full table A @ B.T takes 32 MB, the n 
 _PROBE = (_rng.standard_normal((_PROBE_N, 3)), _rng.standard_normal((_PROBE_N, 3)))
 
 
+#: The classic wrong functions of 01.rowwise_dot, and what each does.
+_ROWWISE_SLIPS = [
+    (lambda A, B: np.sum(np.asarray(A) * np.asarray(B)), "adds every product into one number: sum each row (axis=1)"),
+    (lambda A, B: np.sum(np.asarray(A) * np.asarray(B), axis=0),
+     "sums each column (axis=0): the dot product of row i sums along the row, axis=1"),
+    (lambda A, B: np.asarray(A) @ np.asarray(B).T,
+     "returns the full table A @ B.T; the row-wise dots are n of its entries"),
+]
+
+
 def rowwise_checker():
     """The checker of ``01.rowwise_dot``: the right numbers on every case, and no full ``n x n`` table.
 
@@ -124,7 +126,7 @@ def rowwise_checker():
     memory it allocates is traced: building ``A @ B.T`` (as ``np.diag(A @ B.T)`` does) needs
     ``8 n^2`` bytes = 32 MB at once; the row-wise ways need a few ``8 n d`` bytes (48 kB).
     """
-    cases_checker = function_checker(_rowwise_dot, _CASES, names=_NAMES)
+    cases_checker = function_checker(_rowwise_dot, _CASES, names=_NAMES, slips=_ROWWISE_SLIPS)
     table_bytes = 8 * _PROBE_N**2
 
     def checker(fn):
@@ -141,7 +143,7 @@ def rowwise_checker():
                            f"to keep {_PROBE_N} of its entries. Multiply entry by entry, then sum each row.")
         return ok, feedback
 
-    return with_attributes(checker, reference=_rowwise_dot, cases=_CASES)
+    return with_attributes(checker, reference=_rowwise_dot, cases=_CASES, slips=_ROWWISE_SLIPS, kind="function")
 
 
 register(

@@ -46,8 +46,24 @@ def _finite_difference_reference(p):
     return finite_difference_jacobian(softmax, np.log(np.asarray(p, dtype=float)), h=_H)
 
 
+def _p(p):
+    return np.asarray(p, dtype=float)
+
+
+#: The two classic slips (the sign, and p * p or p @ p where the outer product is meant), and diag(p) alone.
+_JACOBIAN_SLIPS = [
+    (lambda p: np.outer(_p(p), _p(p)) - np.diag(_p(p)),
+     "has every sign flipped: it computes p pᵀ − diag(p); J[i, i] = p_i (1 − p_i) is positive"),
+    (lambda p: np.diag(_p(p)) - _p(p) * _p(p),
+     "subtracts p * p, which multiplies entry by entry (n numbers, broadcast along each row); p pᵀ is the "
+     "n x n matrix of every product p_i p_j"),
+    (lambda p: np.diag(_p(p)) - _p(p) @ _p(p),
+     "subtracts p @ p, one number (the dot product); p pᵀ is the n x n matrix of every product p_i p_j"),
+    (lambda p: np.diag(_p(p)), "returns diag(p) alone: the − p pᵀ term is missing"),
+]
+
 _check_jacobian = function_checker(_finite_difference_reference, [(softmax(z),) for z in _LOGITS],
-                                   rtol=0.0, atol=_TOL, names=_NAMES)
+                                   rtol=0.0, atol=_TOL, names=_NAMES, slips=_JACOBIAN_SLIPS)
 
 
 register(

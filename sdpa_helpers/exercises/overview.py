@@ -8,7 +8,7 @@ exercise's inputs.
 import math
 
 from .. import theory
-from . import Slip, numeric_checker, register, three_figures_told
+from . import Slip, numeric_checker, register, with_attributes
 
 # -- Exercise 1: d_k from d_model and the number of heads ---------------------------------------
 BERT_D_MODEL, BERT_HEADS, PAPER_HEADS = 768, 12, 8
@@ -75,7 +75,8 @@ register(
     "(a) without the scale, (b) with it? Answer with a pair.",
     "Read the 'largest' numbers in the weights panels of the rows d_k = 64 and d_k = 1024, and compare "
     "each change with 10 %.",
-    _largest_weight_checker,
+    with_attributes(_largest_weight_checker, kind="choices", slots=[list(_DIRECTIONS), list(_DIRECTIONS)],
+                    labels=["(a) without the scale", "(b) with the scale"]),
 )
 
 # -- Exercise 4: non-unit components: the scale is not 1/sqrt(d_k) --------------------------------
@@ -88,7 +89,7 @@ register(
     "which factor c makes the logits c·(q·k) have spread 1? (three significant figures)",
     "A component of variance 4 is a unit-variance component times 2 (spread √4 = 2). What does that do "
     "to q·k?",
-    three_figures_told(numeric_checker(1 / _spread, what="the factor c", slips=[
+    numeric_checker(1 / _spread, what="the factor c", slips=[
         Slip(1 / math.sqrt(DESIGN_D_K), "1/√d_k, right only when the variances multiply to 1; here "
                                          "Var(q·k) = d_k · 4 · 1"),
         Slip(1 / _spread**2, "1/Var(q·k): dividing by the variance, not by the spread"),
@@ -96,5 +97,5 @@ register(
                                                           "q·k grows by their spread √4 = 2"),
         Slip(1 / math.sqrt(DESIGN_D_K * (VAR_Q + VAR_K)), "adding the variances 4 + 1; they multiply"),
         Slip(_spread, "the spread of q·k itself; c is one over it"),
-    ])),
+    ]),
 )

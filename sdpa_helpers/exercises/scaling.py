@@ -5,7 +5,7 @@ import numpy as np
 from .. import theory
 from ..attention import attention_scores
 from ..scales import D_K_CHOICES
-from . import Slip, choice_checker, function_checker, numeric_checker, register, three_figures_told
+from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 
 def _d_k_where(spread, target):
@@ -19,19 +19,19 @@ register(
     "sqrt(d_model) instead of sqrt(d_k). With unit-variance components, what is the standard deviation of one "
     "head's scaled logits (three significant figures)?",
     "The unscaled logits of one head have variance d_k; multiplying by c multiplies the variance by c^2.",
-    three_figures_told(numeric_checker(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).std,
+    numeric_checker(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).std,
                     what="the standard deviation",
                     slips=[Slip(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).var,
                                 "the variance of the scaled logits, not their standard deviation"),
                            Slip(theory.scaled_moments(theory.dot_product_moments(64), 64**-0.5).std,
                                 "the spread with the right scale 1/sqrt(d_k); this code divides by sqrt(d_model)"),
                            Slip(768**-0.5, "the factor 1/sqrt(768) alone; it multiplies logits whose own "
-                                           "standard deviation is sqrt(64) = 8"),
+                                           "standard deviation is not 1"),
                            Slip(theory.scaled_moments(theory.dot_product_moments(64), 1 / 768).std,
-                                "8/768: dividing by d_model, not by its square root"),
+                                "what dividing by d_model gives: you divided by d_model, not √d_model"),
                            Slip(theory.scaled_moments(theory.dot_product_moments(64), 512**-0.5).std,
-                                "sqrt(64/512), section 5's value for the original Transformer's d_model = 512; "
-                                "this model has d_model = 768")])),
+                                "section 5's value for the original Transformer's d_model = 512; "
+                                "this model has d_model = 768")]),
 )
 
 register(
@@ -40,8 +40,10 @@ register(
     "scaling the logits. For d_k = 64, which c > 0 gives (c q) . (c k) = q . k / sqrt(d_k) "
     "(three significant figures)?",
     "Pull both factors c out of the dot product: what multiplies q . k then?",
-    three_figures_told(numeric_checker(64**-0.25, what="c",
-                    slips=[Slip(64**-0.5, "1/sqrt(d_k) on each of q and k: that multiplies q . k by 1/d_k")])),
+    numeric_checker(64**-0.25, what="c",
+                    slips=[Slip(64**-0.5, "1/sqrt(d_k) on each of q and k: (c q) . (c k) = c^2 q . k, so you divided "
+                                          "by d_k, not √d_k"),
+                           Slip(64**0.25, "d_k^(1/4): you multiplied q and k by it; the logits must shrink")]),
 )
 
 register(
@@ -86,5 +88,11 @@ register(
     "d_k is the length of the last axis of Q. For stacked (batched) inputs, K.T reverses *all* axes: "
     "you need to swap only the last two.",
     function_checker(lambda Q, K: attention_scores(Q, K), _cases(), rtol=1e-9,
-                     names=["2-D, d_k = 4", "one query, d_k = 64", "a batch of 2, d_k = 16"]),
+                     names=["2-D, d_k = 4", "one query, d_k = 64", "a batch of 2, d_k = 16"],
+                     slips=[(lambda Q, K: Q @ np.swapaxes(K, -1, -2) / Q.shape[-1],
+                             "divides by d_k: you divided by d_k, not √d_k"),
+                            (lambda Q, K: Q @ np.swapaxes(K, -1, -2), "returns Q K^T unscaled: the scale is missing"),
+                            (lambda Q, K: Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]),
+                             "divides by the square root of the number of keys; the scale reads d_k, the length of "
+                             "each query and key")]),
 )

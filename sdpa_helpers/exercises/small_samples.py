@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import theory
 from ..small_samples import THREAD_BIG_SCALED, z_score
-from . import Slip, choice_checker, function_checker, numeric_checker, register
+from . import Slip, choice_checker, function_checker, numeric_checker, register, with_attributes
 
 register(
     "03.np_var_mean",
@@ -28,8 +28,13 @@ register(
 )
 
 
+def _float(x):
+    return np.asarray(x, dtype=float)
+
+
 def _reference_variance(x, ddof):
-    return np.var(np.asarray(x, dtype=float), ddof=ddof)
+    """The squared deviations from the mean, added, over len(x) - ddof (by hand: the task forbids np.var)."""
+    return _by_hand(x, lambda n: n - ddof)
 
 
 _CASES = [
@@ -40,15 +45,60 @@ _CASES = [
     (np.linspace(-2.0, 5.0, 9) ** 2, 1),
 ]
 
+def _by_hand(x, count):
+    """The squared deviations from the mean, added, over ``count`` (what each slip gets right)."""
+    x = _float(x)
+    return np.sum((x - x.mean()) ** 2) / count(x.size)
+
+
+#: The classic wrong functions, and what each does.
+_VARIANCE_SLIPS = [
+    (lambda x, ddof: _by_hand(x, lambda n: n), "divides by len(x) whatever ddof is: ddof=1 divides by len(x) - 1"),
+    (lambda x, ddof: _by_hand(x, lambda n: n - 1), "divides by len(x) - 1 whatever ddof is: ddof=0 divides by len(x)"),
+    (lambda x, ddof: _by_hand(x, lambda n: n + ddof), "divides by len(x) + ddof: ddof is subtracted from the count"),
+    (lambda x, ddof: np.sum(_float(x) ** 2) / (_float(x).size - ddof),
+     "squares the values themselves: square their deviations from the mean, x - mean"),
+    (lambda x, ddof: np.sqrt(_by_hand(x, lambda n: n - ddof)),
+     "returns the standard deviation, the square root of the variance"),
+]
+#: What the task forbids: a function that calls any of these does not count.
+_FORBIDDEN = {"var", "nanvar", "variance", "pvariance"}
+
+
+def _names_used(code) -> set[str]:
+    """Every name and attribute a function's code (and the code nested in it) reads."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def _sample_variance_checker():
+    """The function cases, the classic slips, and no np.var (nor x.var(), statistics.variance)."""
+    on_cases = function_checker(_reference_variance, _CASES, rtol=1e-9, slips=_VARIANCE_SLIPS,
+                                names=["[1, 2, 4, 7] with ddof=0", "[1, 2, 4, 7] with ddof=1", "two values, ddof=1",
+                                       "three equal values, ddof=0", "nine squares, ddof=1"])
+
+    def checker(fn):
+        code = getattr(getattr(fn, "fn", fn), "__code__", None)
+        used = _names_used(code) & _FORBIDDEN if code is not None else set()
+        if used:
+            return False, (f"your function calls {sorted(used)[0]}(): the task is to compute the variance without "
+                           f"np.var -- from the squared deviations, by hand.")
+        return on_cases(fn)
+
+    return with_attributes(checker, reference=_reference_variance, cases=_CASES, slips=_VARIANCE_SLIPS,
+                           kind="function")
+
+
 register(
     "03.sample_variance",
     "Write sample_variance(x, ddof) without np.var: the sum of squared deviations from the mean, "
     "divided by len(x) - ddof. It must work for ddof=0 and ddof=1, on lists and 1-D arrays.",
-    "Convert x to a float array first, so that a list works too. Use x.size (or len(x)) for the "
-    "number of values.",
-    function_checker(_reference_variance, _CASES, rtol=1e-9,
-                     names=["[1, 2, 4, 7] with ddof=0", "[1, 2, 4, 7] with ddof=1", "two values, ddof=1",
-                            "three equal values, ddof=0", "nine squares, ddof=1"]),
+    "Subtract the mean from every value before squaring, add the squares up, then divide by the number "
+    "of values minus ddof (np.asarray(x, dtype=float) makes a list work too).",
+    _sample_variance_checker(),
 )
 
 _BIG_SD = theory.matmul_sample_variance_moments(1111, 111, 1111).std  # SD of s^2 of the unscaled product
@@ -56,7 +106,8 @@ _BIG_SD = theory.matmul_sample_variance_moments(1111, 111, 1111).std  # SD of s^
 register(
     "03.scaled_z",
     "Section 4 printed the standard deviation of s^2 for the thread's 1111x111 @ 111x1111 product. The thread's "
-    "scaled result 0.99604 is the s^2 of the same product divided by sqrt(111). How many standard deviations "
+    "scaled result 0.99604 is the s^2 of the same product with every entry divided by sqrt(111). How many "
+    "standard deviations "
     "from its true value 1 does 0.99604 lie (three significant figures; negative if below)?",
     "Dividing every entry by sqrt(111) divides s^2 by 111. What does it do to the standard deviation of s^2?",
     numeric_checker(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111), what="the number of standard deviations",
@@ -77,7 +128,8 @@ register(
     "(a) double n; (b) multiply n by 4; (c) double the number of entries n^2. Answer with a letter.",
     "Section 3 shows how the spread of s^2 / n falls with n on log-log axes: what is the slope?",
     choice_checker("a", {"a": "double n",
-                         "b": "multiply n by 4: the spread falls like 1/n, so that quarters it rather than halving it",
+                         "b": "multiply n by 4: that changes the spread by more than a factor 2; read the slope "
+                              "in section 3",
                          "c": "double the number of entries n^2: that multiplies n by sqrt(2) only, so the spread "
                               "falls by sqrt(2), about 1.41, not 2"}),
 )

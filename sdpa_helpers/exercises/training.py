@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..attention import softmax
-from . import Slip, choice_checker, function_checker, numeric_checker, register, with_attributes
+from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 #: The small numbers of exercise 09.logit_grad_w_q (also printed in the notebook).
 LOGIT_GRAD_W_K = np.array([[1.0, 0.0, 2.0], [0.0, -1.0, 1.0]])  # (d_k, d_in) = (2, 3)
@@ -21,29 +21,15 @@ def _softmax_ce_backward(z, t):
 
 
 def _logit_grad_checker():
-    """The numeric checker of 09.logit_grad_w_q; it also recognises two mistakes whose shape is not
-    the answer's 2×3 (a :class:`Slip` of ``numeric_checker`` must have the answer's shape)."""
+    """The numeric checker of 09.logit_grad_w_q, with its classic slips (two of them of another shape
+    than the answer's 2×3: recognised in their own shape)."""
     x, y, k = LOGIT_GRAD_X, LOGIT_GRAD_Y, LOGIT_GRAD_W_K @ LOGIT_GRAD_Y
-    expected = np.outer(k, x)
-    swapped = Slip(np.outer(LOGIT_GRAD_W_K @ x, y), "x and y swapped: the key is k = W_K y, and the gradient is k xᵀ")
-    inner = numeric_checker(expected, what="the gradient", slips=[swapped])
-    other_shapes = (
+    return numeric_checker(np.outer(k, x), what="the gradient", slips=[
+        Slip(np.outer(LOGIT_GRAD_W_K @ x, y), "x and y swapped: the key is k = W_K y, and x enters through q = W_Q x"),
         Slip(np.outer(y, x), "y xᵀ, with W_K left out: the factor is the key k = W_K y (2 numbers), not y itself"),
-        Slip(np.outer(x, k), "x kᵀ, the transpose: the gradient has W_Q's shape, 2×3, so it is k xᵀ"),
-    )
-
-    def checker(answer):
-        ok, feedback = inner(answer)
-        try:
-            arr = np.asarray(answer, dtype=float)
-        except (TypeError, ValueError):
-            return ok, feedback
-        for slip in other_shapes:
-            if not ok and arr.shape == slip.value.shape and np.allclose(arr, slip.value, rtol=0, atol=1e-9):
-                return False, f"your answer is {slip.means}."
-        return ok, feedback
-
-    return with_attributes(checker, expected=expected, slips=(swapped, *other_shapes))
+        Slip(np.outer(x, k), "x kᵀ, the transpose: the gradient has W_Q's shape, 2×3"),
+        Slip(-np.outer(k, x), "the right size with the wrong sign: q·k grows with each (W_Q)_ia by k_i x_a"),
+    ])
 
 
 register(
@@ -66,6 +52,10 @@ register(
         [(np.array([1.0, 2.0, 3.0]), 0), (np.array([0.5, -1.0]), 1), (np.zeros(4), 2),
          (np.array([1e6, 0.0, -1e6]), 1), (np.array([-3.0, 40.0, 2.0, 0.0, 7.0]), 4)],
         names=["three logits", "two logits", "equal logits", "huge logits ±1e6", "five logits"],
+        slips=[(lambda z, t: softmax(np.asarray(z, dtype=float)), "returns softmax(z) alone: the target's −z_t "
+                "term is missing"),
+               (lambda z, t: -_softmax_ce_backward(z, t),
+                "has every sign flipped: differentiate −z_t + log Σ exp(z_j)")],
     ),
 )
 
@@ -91,8 +81,9 @@ register(
     "over half never got there within the run; (c) 288, the slowest run that got there. Answer with a letter.",
     "Sort all twenty runs, counting a run that never got there as slower than any that did; which run is in "
     "the middle?",
-    choice_checker("b", {"a": "the median of the runs that got there only (it drops the 15 slowest)",
-                         "b": "more than 300 steps", "c": "the slowest run that got there"}),
+    choice_checker("b", {"a": "274 is the median of the 5 runs that got there only: it drops the 15 slowest",
+                         "b": "more than 300 steps",
+                         "c": "288 is the slowest run that got there: the 15 that never did are slower still"}),
 )
 
 register(
@@ -101,6 +92,8 @@ register(
     "unscaled model with initial W_Q, W_K times d_k^(-1/4) follow the scaled one, which rate does β need? "
     "(a) η/√d_k, like W_Q and W_K; (b) η, unchanged; (c) none works: the equivalence breaks. Answer with a letter.",
     "Does the rescaling of W_Q and W_K change how the loss depends on β?",
-    choice_checker("b", {"a": "η/√d_k, like W_Q and W_K", "b": "η, unchanged",
-                         "c": "none works: the equivalence breaks"}),
+    choice_checker("b", {"a": "η/√d_k, like W_Q and W_K: their d_k^(1/4) factors come from rescaling them; "
+                              "is β rescaled?",
+                         "b": "η, unchanged",
+                         "c": "none works: ask whether rescaling W_Q and W_K changes how the loss depends on β"}),
 )

@@ -7,12 +7,9 @@ A ladder: recall the two-term rule (``02.var_sum_dependent``), apply the product
 an answer pair with one half right and matching no slip is told which half is wrong.
 """
 
-from typing import Any
-
-import numpy as np
 
 from .. import sampling, theory
-from . import Slip, choice_checker, numeric_checker, register, with_attributes
+from . import Slip, choice_checker, numeric_checker, register
 
 # -- 1. recall: Var(X + Y) with a covariance ---------------------------------------------------------
 _VX, _VY, _COV = 2.0, 3.0, -1.0
@@ -51,24 +48,6 @@ register(
     ]),
 )
 
-def _pair_checker(expected, names, slips):
-    """``numeric_checker`` for a pair; an answer matching no slip with one half right is told which half is off."""
-    inner: Any = numeric_checker(expected, what=f"({names[0][4:]}, {names[1][4:]})", slips=slips)
-    halves = [numeric_checker(value, what=name) for value, name in zip(expected, names)]
-
-    def checker(answer):
-        ok, feedback = inner(answer)
-        if ok or not feedback.endswith(" is off."):  # right, a named slip, or not a pair of numbers
-            return ok, feedback
-        right = [half(float(a))[0] for half, a in zip(halves, np.asarray(answer, dtype=float))]
-        if right.count(True) == 1:
-            good, bad = (0, 1) if right[0] else (1, 0)
-            feedback = f"{names[good]} is right; {names[bad]} is off."
-        return False, feedback
-
-    return with_attributes(checker, expected=inner.expected, slips=inner.slips)
-
-
 # -- 3. apply: non-zero means ------------------------------------------------------------------------
 _D3, _MQ, _VQ, _MK, _VK = 32, 1.0, 2.0, -1.0, 1.0
 _GENERAL = theory.dot_product_moments(_D3, _MQ, _VQ, _MK, _VK)
@@ -79,7 +58,8 @@ register(
     "variance 1 (all independent). Give (E[q·k], Var(q·k)) as a pair (integers).",
     "Work out one product q_i k_i first: its mean by section 3, its variance by section 4 "
     "(E[X^2] = Var(X) + E[X]^2). Then multiply by d_k. Mind the sign of the mean.",
-    _pair_checker([_GENERAL.mean, _GENERAL.var], ("the mean", "the variance"), slips=[
+    numeric_checker([_GENERAL.mean, _GENERAL.var], what="(mean, variance)",
+                    entry_names=("the mean", "the variance"), slips=[
         Slip([_GENERAL.mean, _D3 * _VQ * _VK], "a variance without the mean terms: Var(XY) = Var(X)Var(Y) holds "
                                                "only when the means are 0; use E[X^2]E[Y^2] - (E[X]E[Y])^2"),
         Slip([_GENERAL.mean, _D3 * (_VQ + _MQ**2) * (_VK + _MK**2)],
@@ -91,7 +71,7 @@ register(
         Slip([_GENERAL.mean, _D3 * (_VQ + _VK)], "a variance from adding the two variances; a product's variance "
                                                  "multiplies second moments"),
         Slip([theory.product_moments(_MQ, _VQ, _MK, _VK).mean, theory.product_moments(_MQ, _VQ, _MK, _VK).var],
-             "the mean and variance of ONE term q_i k_i; q·k adds d_k = 32 independent terms, so multiply both by 32"),
+             "the mean and variance of ONE term q_i k_i; q·k adds d_k independent terms"),
     ]),
 )
 
@@ -103,11 +83,11 @@ register(
     "q has d_k = 16 independent standard normal components. k is NOT built from independent components: "
     "one standard normal number y, independent of q, is copied into all 16 (k = (y, y, ..., y)). "
     "What is Var(q·k) (an integer)?",
-    "Factor out y: q·k = y (q_1 + ... + q_16), a product of two independent numbers (y and the sum S of q's "
-    "components). Section 5 gives E[S] = 0 and Var(S) = 16; then apply section 4's product rule to y S.",
+    "Factor out y: q·k = y (q_1 + ... + q_16) = y S, a product of two independent numbers. Find E[S] and "
+    "Var(S) with section 5, then apply section 4's product rule to y S.",
     numeric_checker(float(_D4), what="Var(q·k)", slips=[
         Slip(float(_D4**2), "d_k^2, as if q·k were 16 y times a number of variance 1 (true when q's components "
-                            "are copies too); here q·k = y S with Var(S) = 16, so E[y^2]E[S^2] - 0 = 1 * 16"),
+                            "are copies too); here q·k = y S, with S the sum of q's independent components"),
         Slip(1.0, "the variance of one term q_i y; q·k = y (q_1 + ... + q_16), and the sum has variance 16"),
         Slip(float(_D4) ** 0.5, "the standard deviation of q·k; the question asks for its variance"),
     ]),

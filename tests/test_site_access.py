@@ -1,0 +1,290 @@
+"""The site serves every reader (issue 30 §2-§4).
+
+- axe-core (from npm, pinned in package-lock.json) on every page, deep dives folded and open:
+  0 critical and 0 serious violations (its colour-contrast rule included); the counts by impact
+  are printed as a table;
+- every figure's alt text is its author's (the build refuses a figure without it);
+- each page reads at 320 CSS px (a phone) and at 640 px (200 % zoom of a 1280 px window) with no
+  sideways scrolling; explorers work by keyboard alone, show a visible focus, and announce their
+  readout (an ``aria-live`` region whose text follows the frame); nothing moves under
+  ``prefers-reduced-motion: reduce``;
+- print: an explorer prints its current frame without its controls; deep dives print open or
+  closed as the reader left them;
+- links: the checked-in ``OWNER/REPO`` placeholders are the only ones, and the Pages workflow
+  fills in the repository it runs in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import types
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import test_site as ts
+
+PAGES, SKIP, new_page, probe = ts.PAGES, ts.SKIP, ts.new_page, ts.probe
+site, manifest, server, chromium = ts.site, ts.manifest, ts.server, ts.chromium  # the site's fixtures
+
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+ALL = ["index", *PAGES]
+IMPACTS = ("critical", "serious", "moderate", "minor")
+
+
+def run_axe(page) -> list[dict]:
+    if not page.evaluate("() => !!window.axe"):
+        page.add_script_tag(path=str(AXE))  # the file's text, injected: no request
+    return page.evaluate("""async () => {
+      const r = await axe.run(document, {resultTypes: ['violations']});
+      return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                     where: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+    }""")
+
+
+def test_axe_core_is_pinned_and_locked_like_mathjax():
+    package = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+    version = package["devDependencies"]["axe-core"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"axe-core must be pinned exactly, got {version!r}"
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))["packages"]["node_modules/axe-core"]
+    assert lock["version"] == version and lock["integrity"].startswith("sha512-")
+
+
+@pytest.mark.browser
+def test_axe_core_finds_no_critical_or_serious_violation(server, chromium):
+    if SKIP:
+        pytest.skip(SKIP)
+    if not AXE.is_file():
+        pytest.skip("axe-core is missing: npm ci (package-lock.json pins it)")
+    table, bad = {}, []
+    for stem in ALL:
+        page = new_page(chromium)
+        try:
+            probe.open_page(page, server.url + f"{stem}.html")
+            counts: Counter = Counter()
+            for state in ("folded", "open"):
+                if state == "open":
+                    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+                for v in run_axe(page):
+                    counts[v["impact"]] += v["nodes"]
+                    if v["impact"] in ("critical", "serious"):
+                        bad.append((stem, state, v))
+            table[stem] = counts
+            assert page.sdpa_blocked == []
+        finally:
+            page.context.close()
+    lines = ["| page | " + " | ".join(IMPACTS) + " |", "|---|" + "---|" * len(IMPACTS)]
+    lines += [f"| {stem} | " + " | ".join(str(c.get(i, 0)) for i in IMPACTS) + " |" for stem, c in table.items()]
+    print("\naxe-core violations (nodes), folded + open:\n" + "\n".join(lines))
+    assert not bad, bad[:5]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width,height", [(320, 640), (640, 450)])
+def test_pages_reflow_without_sideways_scrolling(width, height, server, chromium):
+    """320 px: a phone (WCAG's reflow width); 640 px: a 1280 px window at 200 % zoom."""
+    if SKIP:
+        pytest.skip(SKIP)
+    wide = []
+    for stem in ALL:
+        page = new_page(chromium, viewport={"width": width, "height": height})
+        try:
+            probe.open_page(page, server.url + f"{stem}.html")
+            page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            page.wait_for_timeout(300)  # the pages react to a deep dive opened (its 'toggle' event)
+            w = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+            if w[0] > w[1] + 1:
+                wide.append((stem, w))
+        finally:
+            page.context.close()
+    assert not wide, f"pages that scroll sideways at {width} px: {wide}"
+
+
+@pytest.mark.browser
+def test_explorers_by_keyboard_visible_focus_and_announced_readout(server, chromium, manifest):
+    if SKIP:
+        pytest.skip(SKIP)
+    stem = next(s for s in PAGES if manifest["pages"][s]["explorers"])
+    page = new_page(chromium)
+    try:
+        probe.open_page(page, server.url + f"{stem}.html")
+        ex = probe.explorers(page)[0]
+        figure = page.locator(f"#explorer-{ex['id']}")
+        assert figure.locator(".readout").get_attribute("aria-live") == "polite"
+        first = figure.locator("[data-control]").first
+        first.focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")  # focus arrives by keyboard: :focus-visible applies
+        style = page.evaluate("() => { const s = getComputedStyle(document.activeElement); "
+                              "return [s.outlineStyle, s.outlineWidth, document.activeElement.dataset.control]; }")
+        assert style[0] != "none" and float(style[1].rstrip("px")) >= 2, style
+        k = int(style[2])
+        c = ex["controls"][k]
+        state = probe.shown(page, ex["id"])["state"]
+        alt_before = probe.shown(page, ex["id"])["alt"]
+        forward = c["kind"] == "checkbox" or state[k] + 1 < len(c["labels"])
+        state[k] = 1 - state[k] if c["kind"] == "checkbox" else state[k] + (1 if forward else -1)
+        probe.press(page, ex["id"], k, c["kind"], forward, probe.expected_frame(state, ex["ext"]))
+        after = probe.shown(page, ex["id"])
+        assert after["alt"] != alt_before and c["labels"][state[k]] in after["alt"]
+        readout = page.evaluate(f"""() => {{ const m = window.SDPA_EXPLORERS['{ex['id']}'];
+            const e = window.SDPA_LIVE['{ex['id']}']; const d = document.createElement('div');
+            d.innerHTML = m.readouts[m.readout_of[m.controls.reduce((k, c, i) => k * c.labels.length + e.state[i], 0)]];
+            return d.textContent.replace(/\\s+/g, ' ').trim(); }}""")
+        assert " ".join(figure.locator(".readout").inner_text().split()) == readout  # the live region follows
+    finally:
+        page.context.close()
+
+
+@pytest.mark.browser
+def test_nothing_moves_under_reduced_motion(server, chromium, manifest):
+    if SKIP:
+        pytest.skip(SKIP)
+    page = new_page(chromium)
+    try:
+        page.emulate_media(reduced_motion="reduce")
+        probe.open_page(page, server.url + f"{PAGES[0]}.html")
+        moving = page.evaluate("""() => {
+          const out = document.getAnimations().map(a => String(a.id || a.constructor.name));
+          for (const el of document.querySelectorAll('*')) {
+            const s = getComputedStyle(el);
+            if (s.animationName !== 'none' || parseFloat(s.transitionDuration) > 0) out.push(el.tagName);
+          }
+          return out;
+        }""")
+        assert moving == []
+    finally:
+        page.context.close()
+
+
+@pytest.mark.browser
+def test_print_shows_the_current_frame_and_the_reader_s_deep_dives(server, chromium, manifest):
+    if SKIP:
+        pytest.skip(SKIP)
+    stem = next(s for s in PAGES if manifest["pages"][s]["explorers"])
+    page = new_page(chromium)
+    try:
+        probe.open_page(page, server.url + f"{stem}.html")
+        ex = probe.explorers(page)[0]
+        page.evaluate(f"""() => {{ let d = document.querySelector('#explorer-{ex["id"]}').closest('details');
+                          while (d) {{ d.open = true; d = d.parentElement.closest('details'); }} }}""")
+        state = probe.shown(page, ex["id"])["state"]
+        k = next(i for i, c in enumerate(ex["controls"]) if len(c["labels"]) > 1)
+        c = ex["controls"][k]
+        forward = c["kind"] == "checkbox" or state[k] + 1 < len(c["labels"])
+        state[k] = 1 - state[k] if c["kind"] == "checkbox" else state[k] + (1 if forward else -1)
+        probe.press(page, ex["id"], k, c["kind"], forward, probe.expected_frame(state, ex["ext"]))
+        dives = page.locator("details.deep-dive")
+        opened = page.evaluate("() => Array.from(document.querySelectorAll('details.deep-dive')).map(d => d.open)")
+        page.emulate_media(media="print")
+        figure = page.locator(f"#explorer-{ex['id']}")
+        assert not figure.locator(".controls").is_visible()
+        assert figure.locator(".frame img").is_visible()
+        assert figure.locator(".frame img").get_attribute("data-frame") == probe.expected_frame(state, ex["ext"])
+        for i, was_open in enumerate(opened):
+            body = dives.nth(i).locator(":scope > :not(summary)").first
+            if body.count():
+                assert body.is_visible() == was_open, (i, was_open)
+        assert not page.locator("header.site").is_visible()
+        buttons = page.locator("form.exercise button")
+        assert buttons.count() == 0 or not buttons.first.is_visible()
+        pdf = page.pdf()
+        assert pdf[:4] == b"%PDF" and len(pdf) > 10_000
+    finally:
+        page.context.close()
+
+
+def test_no_explorer_imports_the_exercise_bank():
+    """The frames' key leaves sdpa_helpers/exercises out (build.frames_key): true while no explorer uses it."""
+    code = "import sys, sdpa_helpers.widgets as w; w.all_explorers(); " \
+           "print(any(m.startswith('sdpa_helpers.exercises') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
+
+
+# -- author alt text -----------------------------------------------------------------------------
+
+def _build_module():
+    sys.path.insert(0, str(ROOT / "authoring" / "site"))
+    import importlib
+
+    import build  # noqa: F401
+
+    return importlib.reload(sys.modules["build"])
+
+
+def test_the_build_refuses_a_figure_without_author_alt_text(monkeypatch):
+    monkeypatch.delenv("SITE_ALLOW_MISSING_ALT", raising=False)
+    build = _build_module()
+    cell = {"cell_type": "code", "source": "ax = plots.spread(d_ks)\nax.figure", "metadata": {}}
+    with pytest.raises(build.MissingAlt, match=r"05_softmax_saturation.ipynb, cell 12 .*ax = plots.spread"):
+        build.figure_alt(cell, "05_softmax_saturation.ipynb", 12)
+    cell["metadata"]["alt"] = "Log-log plot of the spread against d_k: slope 1/2."
+    assert build.figure_alt(cell, "05_softmax_saturation.ipynb", 12) == cell["metadata"]["alt"]
+    assert "of this page, drawn by" not in Path(build.__file__).read_text(encoding="utf-8")  # no generated fallback
+
+
+def test_every_figure_cell_carries_author_alt_text():
+    """What the build will refuse, found in the notebooks first: every code cell whose stored output is
+    a figure has ``alt`` metadata (``# %% alt="..."`` in authoring/notebooks/)."""
+    missing = []
+    for nb_path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(nb_path.read_text(encoding="utf-8"))
+        for i, cell in enumerate(nb["cells"]):
+            figure = any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+            if cell["cell_type"] == "code" and figure and not str(cell["metadata"].get("alt", "")).strip():
+                missing.append(f"{nb_path.name} cell {i}")
+    assert not missing, f"{len(missing)} figures without author alt text: {missing[:8]}"
+
+
+# -- links ---------------------------------------------------------------------------------------
+
+#: Where the placeholder OWNER/REPO may stand in the repository, and why.
+PLACEHOLDER_FILES = {
+    "README.md",  # the site and Binder addresses, explained as placeholders
+    "CONTRIBUTING.md",  # what to replace before publishing
+    "authoring/site/build.py",  # the default when no --repo is given (a local build)
+    "Makefile",  # the comment on SITE_REPO
+    "docs/site.md",  # how the workflow fills it in
+    "tests/test_site_access.py",  # this test
+}
+
+
+def test_the_checked_in_placeholders_are_the_only_ones():
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    found = {}
+    for name in files:
+        path = ROOT / name
+        if path.suffix in (".png", ".webp", ".ipynb", ".lock") or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        hits = re.findall(r"OWNER[/.](?:REPO|github\.io)", text)
+        if hits:
+            found[name] = len(hits)
+    assert set(found) <= PLACEHOLDER_FILES, {k: v for k, v in found.items() if k not in PLACEHOLDER_FILES}
+
+
+def test_the_pages_workflow_fills_in_its_own_repository():
+    import yaml
+
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text(encoding="utf-8"))
+    runs = [s.get("run", "") for job in wf["jobs"].values() for s in job.get("steps", [])]
+    assert any("make site" in r and "SITE_REPO=" in r and "${{ github.repository }}" in r for r in runs), runs
+
+
+def test_a_build_for_a_repository_has_no_placeholder(monkeypatch):
+    build = _build_module()
+    monkeypatch.setattr(build, "REPO", "someone/why-sqrt-dk")
+    page = types.SimpleNamespace(path=Path("05_softmax_saturation.ipynb"))
+    text = build.banner(page) + build.rewrite_links('<a href="../README.md">x</a>') + build.exercise_html(
+        {"key": "05.stable_softmax", "kind": "function"}, page)
+    assert "OWNER" not in text and "REPO" not in text
+    assert "mybinder.org/v2/gh/someone/why-sqrt-dk/HEAD" in text and "github.com/someone/why-sqrt-dk" in text
