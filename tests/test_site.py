@@ -116,10 +116,14 @@ def new_page(chromium, viewport=None, allow_file=False):
 # -- static checks ------------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_every_notebook_has_a_page_and_the_site_is_not_committed(site, manifest):
+def test_every_notebook_has_a_page(site, manifest):
     assert sorted(manifest["pages"]) == PAGES
     for stem in PAGES:
         assert (site / f"{stem}.html").is_file()
+
+
+@pytest.mark.git  # skipped, with its reason, in a checkout without git history (issue 27)
+def test_the_built_site_is_not_committed():
     ignored = subprocess.run(["git", "check-ignore", "-q", "build/site/index.html"], cwd=ROOT)
     assert ignored.returncode == 0, "build/site must be git-ignored"
 
