@@ -243,8 +243,9 @@ class Server:
         self._log = open(self.log_path, "wb")
         # A new session: the server and the kernels it starts form one process group. The server
         # gets SIGTERM when this process dies (the thread that starts it must live as long: main).
-        self.process = subprocess.Popen(stopped_with_parent(self.command()), cwd=self.root, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(stopped_with_parent(self.command()), cwd=self.root, env=env,
+                                        stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         _RUNNING[id(self)] = self
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
