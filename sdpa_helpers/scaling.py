@@ -235,13 +235,17 @@ def typical_query() -> TypicalQuery:
     w = np.array([_largest_scaled_weights(s) for s in seeds])  # (n_seeds, len(SHOWN_D_KS))
     percentile = w.argsort(axis=0).argsort(axis=0) * 100 / (len(seeds) - 1)
     best = int(np.argmin(np.abs(percentile - 50).sum(axis=1)))
-    return TypicalQuery(seeds[best], w[best], np.median(w, axis=0))
+    largest, median = w[best].copy(), np.median(w, axis=0)
+    largest.flags.writeable = median.flags.writeable = False  # cached: every caller gets the same arrays
+    return TypicalQuery(seeds[best], largest, median)
 
 
 @lru_cache(maxsize=1)
 def _prefix_logits() -> np.ndarray:
     """The typical query's unscaled logits against ``N_KEYS`` keys at every d_k of :data:`D_KS`, (13, N_KEYS)."""
-    return prefix_logits(D_KS, N_KEYS, rng=make_rng(typical_query().seed))
+    z = prefix_logits(D_KS, N_KEYS, rng=make_rng(typical_query().seed))
+    z.flags.writeable = False  # cached
+    return z
 
 
 def query_weights(d_k: int) -> dict[str, np.ndarray]:

@@ -64,6 +64,7 @@ _X_MAX = 9.0  # the density grid spans +-9 standard deviations
 _X_GRID = np.linspace(-_X_MAX, _X_MAX, 901)  # step 0.02
 _T_MAX = 14.0
 _T_GRID = np.linspace(0.0, _T_MAX, 281)  # step 0.05: the trapezoid aliasing period 2 pi / 0.05 = 126 >> 18
+_X_GRID.flags.writeable = _T_GRID.flags.writeable = False  # shared by every call
 
 
 def _si_ci_small(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,7 +175,7 @@ def dot_product_density(d_k: int, dist: str = "normal", x: ArrayLike | None = No
     w = np.full(_T_GRID.size, _T_GRID[1] - _T_GRID[0])
     w[[0, -1]] /= 2.0  # trapezoid weights
     if x is None:
-        xs, cos = _X_GRID, _cos_table()
+        xs, cos = _X_GRID.copy(), _cos_table()  # a copy: the caller may change it
     else:
         xs = _checks.real_array("x", x)
         cos = np.cos(np.multiply.outer(xs, _T_GRID))
@@ -188,7 +189,9 @@ _COS_TABLE: list[np.ndarray] = []
 def _cos_table() -> np.ndarray:
     """``cos(x t)`` on the default grids, computed once (901 x 281 floats, 2 MB)."""
     if not _COS_TABLE:
-        _COS_TABLE.append(np.cos(np.multiply.outer(_X_GRID, _T_GRID)))
+        table = np.cos(np.multiply.outer(_X_GRID, _T_GRID))
+        table.flags.writeable = False  # cached
+        _COS_TABLE.append(table)
     return _COS_TABLE[0]
 
 
@@ -203,7 +206,9 @@ def _cdf(d_k: int, dist: str) -> tuple[np.ndarray, np.ndarray]:
             _CDF_CACHE.pop(next(iter(_CDF_CACHE)))  # bounded: drop the oldest
         x, f = dot_product_density(d_k, dist)
         cdf = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2.0 * np.diff(x))])
-        _CDF_CACHE[key] = (x, cdf / cdf[-1])
+        cdf = cdf / cdf[-1]
+        x.flags.writeable = cdf.flags.writeable = False  # cached
+        _CDF_CACHE[key] = (x, cdf)
     return _CDF_CACHE[key]
 
 
