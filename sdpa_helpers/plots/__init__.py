@@ -99,7 +99,8 @@ def style():
     >>> mpl.rcParams["axes.grid"] == before
     True
     """
-    with mpl.rc_context({k: v for k, v in _course_rc().items() if mpl.rcParams[k] != v}):  # only what differs
+    current: Any = mpl.rcParams  # (typed with literal keys only)
+    with mpl.rc_context({k: v for k, v in _course_rc().items() if current[k] != v}):  # only what differs
         yield
 
 
@@ -110,6 +111,7 @@ def _course_rc() -> dict:
     """matplotlib's defaults (``style.use("default")``: the backend and such kept) with :data:`_RC` on
     top, as validated rc values; made once."""
     if not _COURSE_RC:
+        params: Any = mpl.rcParams
         with mpl.rc_context():
             mpl.style.use("default")
             mpl.rcParams.update(_RC)
@@ -117,7 +119,7 @@ def _course_rc() -> dict:
             for k in sorted((set(mpl.rcParamsDefault) - _KEPT) | set(_RC)):
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    v = mpl.rcParams[k]
+                    v = params[k]
                 if not caught:  # a deprecated setting (it warns when read) is left alone
                     rc[k] = v
             _COURSE_RC.append(rc)
