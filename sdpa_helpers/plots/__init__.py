@@ -114,7 +114,7 @@ def _course_rc() -> dict:
         params: Any = mpl.rcParams
         with mpl.rc_context():
             mpl.style.use("default")
-            mpl.rcParams.update(_RC)
+            params.update(_RC)
             rc = {}
             for k in sorted((set(mpl.rcParamsDefault) - _KEPT) | set(_RC)):
                 with warnings.catch_warnings(record=True) as caught:
