@@ -362,7 +362,8 @@ def test_reads_on_a_phone(stem, server, chromium):
 def test_a_missing_frame_shows_frame_missing_never_another_value(site, chromium, manifest, tmp_path):
     """Frame files missing (a half-copied site): the picture and readout of the previous value never
     stay up under the new label; a "frame missing" note names the values; other frames still work.
-    The starting frame of a second explorer is missing too, and a third explorer has no frame table."""
+    The starting frame of a second explorer is missing too, a third explorer has no frame table, and
+    at the end the script itself goes: its controls stay disabled, never moved away from the picture."""
     if SKIP:
         pytest.skip(SKIP)
     ranges = [(stem, e) for stem in PAGES for e in manifest["pages"][stem]["explorers"]
@@ -429,6 +430,14 @@ def test_a_missing_frame_shows_frame_missing_never_another_value(site, chromium,
                     assert figure.locator("[data-control]").evaluate_all("xs => xs.every(x => x.disabled)")
             finally:
                 page.context.close()
+        (copy / "_static" / "explorer.js").unlink()  # no script at all: the controls cannot move
+        page = new_page(chromium)
+        try:
+            page.goto(server.url + f"{stem}.html", wait_until="load")
+            controls = page.locator(f"#explorer-{ex['id']} [data-control]")
+            assert controls.count() and controls.evaluate_all("xs => xs.every(x => x.disabled)")
+        finally:
+            page.context.close()
 
 
 def _assert_missing(page, explorer_id, label, value_label, old_readout, frame) -> None:
