@@ -241,8 +241,9 @@ class Server:
         env = jupyter_env(self.home)
         _install_stoppers()
         self._log = open(self.log_path, "wb")
-        # A new session: the server and the kernels it starts form one process group. The server
-        # gets SIGTERM when this process dies (the thread that starts it must live as long: main).
+        # A new session (a signal to the test run does not reach it; its kernels have sessions of
+        # their own, which the server shuts down on SIGTERM). The server gets SIGTERM when this
+        # process dies (the thread that starts it must live as long: the main thread).
         self.process = subprocess.Popen(stopped_with_parent(self.command()), cwd=self.root, env=env,
                                         stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
                                         start_new_session=True)
