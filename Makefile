@@ -63,6 +63,19 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # IPython/matplotlib dirs go under .venv/home instead, and it says so.
 FALLBACK_HOME := $(CURDIR)/$(VENV)/home
 
+# JupyterLab stops cleanly on SIGTERM and Ctrl-C (kernels shut down, runtime files removed) but
+# dies on the spot on SIGHUP (its terminal closed) and SIGQUIT (Ctrl-\), leaving its kernels to
+# notice alone and its runtime files behind: `make lab` turns those two into SIGTERM.
+define LAB_STOPS_ON_HANGUP
+import os, signal, sys
+from jupyterlab.labapp import main
+for name in ("SIGHUP", "SIGQUIT"):
+    signal.signal(getattr(signal, name), lambda *_: os.kill(os.getpid(), signal.SIGTERM))
+sys.argv[0] = "jupyter-lab"
+sys.exit(main())
+endef
+export LAB_STOPS_ON_HANGUP
+
 lab: $(STAMP)
 	@if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
 	  echo "HOME ($$HOME) is not writable: Jupyter keeps its runtime, data and settings in $(FALLBACK_HOME) instead"; \
@@ -71,7 +84,7 @@ lab: $(STAMP)
 	    IPYTHONDIR="$(FALLBACK_HOME)/ipython" MPLCONFIGDIR="$(FALLBACK_HOME)/matplotlib"; \
 	fi; \
 	echo "$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb"; \
-	exec $(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
+	exec $(BIN)/python -c "$$LAB_STOPS_ON_HANGUP" $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
 app: $(STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks

@@ -8,8 +8,11 @@ Used by ``tests/test_browser.py`` and by ``benchmarks/browser_latency.py``. It o
   so nothing a test does can touch the committed notebooks;
 - :class:`Server` -- ``jupyter lab`` or ``voila`` on 127.0.0.1 and a free port, in its own
   session, with scratch Jupyter config/runtime/data/settings dirs, stopped by its PID -- also
-  when the test run is stopped by SIGTERM (``timeout``, a CI runner) or SIGINT, and at exit
-  (:func:`stop_all_servers`): a server in its own session does not get the signal itself;
+  when the test run is stopped by SIGTERM (``timeout``, a CI runner), SIGINT (Ctrl-C), SIGHUP
+  (the terminal closed) or SIGQUIT (Ctrl-\\), and at exit (:func:`stop_all_servers`): a server
+  in its own session does not get the signal itself. Where the test process dies without a
+  word (SIGKILL, the out-of-memory killer), Linux sends the server SIGTERM
+  (``PR_SET_PDEATHSIG``, set by :data:`STOP_WITH_PARENT` before the server's program starts);
 - :func:`launch_chromium` -- headless Chromium through Playwright's sync API;
 - :func:`explorer_cells` -- which code cells of a stored notebook show an explorer;
 - :func:`run_all_in_lab`, :func:`page_problems`, :func:`sweep_main_control` -- what a user
@@ -150,11 +153,38 @@ def _on_signal(signum, frame):
     os.kill(os.getpid(), signum)
 
 
+#: The signals that end a test run from outside: a CI runner or ``timeout`` (TERM), Ctrl-C (INT),
+#: the terminal closed (HUP), Ctrl-\ (QUIT).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
+                     if hasattr(signal, name))
+
+#: Runs as ``python -c STOP_WITH_PARENT <parent pid> <program> <args...>``: asks Linux to send this
+#: process SIGTERM when its parent dies (prctl PR_SET_PDEATHSIG; kept across exec), exits if the
+#: parent is already gone, then becomes ``program`` (same PID). Elsewhere (no prctl) it only execs:
+#: the signal handlers and the atexit hook still stop the server.
+STOP_WITH_PARENT = """
+import ctypes, os, signal, sys
+parent = int(sys.argv[1])
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # 1 = PR_SET_PDEATHSIG (Linux)
+except (OSError, AttributeError):
+    pass
+if os.getppid() != parent:
+    sys.exit(1)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def stopped_with_parent(command: list[str]) -> list[str]:
+    """``command`` run so that it gets SIGTERM when this (the calling) process dies."""
+    return [sys.executable, "-c", STOP_WITH_PARENT, str(os.getpid()), *command]
+
+
 def _install_stoppers() -> None:
-    """SIGTERM/SIGINT handlers and an atexit hook that stop the servers (main thread only, once)."""
+    """Handlers for :data:`STOP_SIGNALS` and an atexit hook that stop the servers (main thread only, once)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in STOP_SIGNALS:
         if signum not in _HANDLED:
             current = signal.getsignal(signum)
             if current is not _on_signal:
@@ -211,9 +241,12 @@ class Server:
         env = jupyter_env(self.home)
         _install_stoppers()
         self._log = open(self.log_path, "wb")
-        # A new session: the server and the kernels it starts form one process group.
-        self.process = subprocess.Popen(self.command(), cwd=self.root, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        # A new session (a signal to the test run does not reach it; its kernels have sessions of
+        # their own, which the server shuts down on SIGTERM). The server gets SIGTERM when this
+        # process dies (the thread that starts it must live as long: the main thread).
+        self.process = subprocess.Popen(stopped_with_parent(self.command()), cwd=self.root, env=env,
+                                        stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         _RUNNING[id(self)] = self
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

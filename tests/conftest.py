@@ -66,3 +66,40 @@ def raises_naming(call, error: type[Exception], words) -> None:
     message = str(info.value)
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
+
+
+# -- tests that need the project's git repository ------------------------------------------------
+
+_ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def git_skip_reason() -> str | None:
+    """Why a test marked ``git`` cannot run here (a ZIP/tarball/``git archive`` checkout), or None.
+
+    The project must be its own repository's top level: a checkout unpacked inside some other
+    repository (a home directory kept in git) has no history of its own either.
+    """
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        return "git is not installed"
+    try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=_ROOT, capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"git did not answer ({exc})"
+    if top.returncode != 0 or not top.stdout.strip():
+        return (f"no git repository at {_ROOT} (a ZIP, tarball or `git archive` checkout): "
+                "the test needs git (use `git clone` to run it)")
+    if __import__("pathlib").Path(top.stdout.strip()).resolve() != _ROOT:
+        return (f"{_ROOT} is not a git repository of its own (it lies inside {top.stdout.strip()}): "
+                "the test needs git (use `git clone` to run it)")
+    return None
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("git") is not None:
+        reason = git_skip_reason()
+        if reason:
+            pytest.skip(reason)

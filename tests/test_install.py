@@ -169,7 +169,7 @@ def test_make_lab_with_a_home_it_cannot_write_falls_back_to_a_writable_place(tmp
     proj = _make_project(tmp_path)
     bin_dir = proj / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
-    fake = bin_dir / "jupyter"
+    fake = bin_dir / "python"  # `make lab` runs JupyterLab through .venv's python (stopped cleanly on SIGHUP)
     fake.write_text("#!/bin/sh\n"
                     "for d in \"$JUPYTER_RUNTIME_DIR\" \"$JUPYTER_DATA_DIR\" \"$IPYTHONDIR\" \"$MPLCONFIGDIR\"; do\n"
                     "  mkdir -p \"$d\" && touch \"$d/probe\" || { echo \"cannot write $d\"; exit 3; }\n"

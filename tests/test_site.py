@@ -116,10 +116,14 @@ def new_page(chromium, viewport=None, allow_file=False):
 # -- static checks ------------------------------------------------------------------------------
 
 @pytest.mark.browser
-def test_every_notebook_has_a_page_and_the_site_is_not_committed(site, manifest):
+def test_every_notebook_has_a_page(site, manifest):
     assert sorted(manifest["pages"]) == PAGES
     for stem in PAGES:
         assert (site / f"{stem}.html").is_file()
+
+
+@pytest.mark.git  # skipped, with its reason, in a checkout without git history (issue 27)
+def test_the_built_site_is_not_committed():
     ignored = subprocess.run(["git", "check-ignore", "-q", "build/site/index.html"], cwd=ROOT)
     assert ignored.returncode == 0, "build/site must be git-ignored"
 
@@ -350,3 +354,98 @@ def test_reads_on_a_phone(stem, server, chromium):
         assert page.sdpa_errors == []
     finally:
         page.context.close()
+
+
+# -- a site copied or uploaded only in part (issue 27) -------------------------------------------
+
+@pytest.mark.browser
+def test_a_missing_frame_shows_frame_missing_never_another_value(site, chromium, manifest, tmp_path):
+    """Frame files missing (a half-copied site): the picture and readout of the previous value never
+    stay up under the new label; a "frame missing" note names the values; other frames still work.
+    The starting frame of a second explorer is missing too, a third explorer has no frame table, and
+    at the end the script itself goes: its controls stay disabled, never moved away from the picture."""
+    if SKIP:
+        pytest.skip(SKIP)
+    ranges = [(stem, e) for stem in PAGES for e in manifest["pages"][stem]["explorers"]
+              if e["controls"][0]["kind"] == "range"
+              and len(e["controls"][0]["values"]) >= e["controls"][0]["initial"] + 5]
+    (stem, ex), (stem2, ex2), (stem3, ex3) = ranges[0], ranges[1], ranges[2]
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    ext = next((copy / "frames" / ex["id"]).iterdir()).suffix[1:]
+    start = [c["initial"] for c in ex["controls"]]
+    gone = list(start)
+    gone[0] += 3  # three steps right: not prefetched when the page opens, tried again on the move
+    (copy / "frames" / ex["id"] / probe.expected_frame(gone, ext)).unlink()
+    (copy / "frames" / ex2["id"] / probe.expected_frame([c["initial"] for c in ex2["controls"]], ext)).unlink()
+    (copy / "frames" / f"{ex3['id']}.js").unlink()
+    with SiteServer(copy) as server:
+        page = new_page(chromium)
+        try:
+            page.goto(server.url + f"{stem}.html", wait_until="load")
+            page.wait_for_function(probe.READY, timeout=30_000)
+            e = {"id": ex["id"], "ext": ext, "controls": ex["controls"]}
+            state = list(start)
+            c = ex["controls"][0]
+            for _ in range(2):
+                state[0] += 1
+                probe.press(page, ex["id"], 0, c["kind"], True, probe.expected_frame(state, ext))
+                check_frame(page, e, state)
+            before = probe.shown(page, ex["id"])
+            page.keyboard.press("ArrowRight")  # onto the missing frame
+            figure = page.locator(f"#explorer-{ex['id']}")
+            figure.locator(".frame-missing").wait_for(timeout=20_000)
+            _assert_missing(page, ex["id"], c["label"], c["labels"][gone[0]], before["readout"],
+                            probe.expected_frame(gone, ext))
+            state[0] += 2  # past it: a picture again, the note gone
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("""(id) => !document.querySelector(`#explorer-${id}`).hasAttribute(
+                                      'data-frame-missing')""", arg=ex["id"], timeout=20_000)
+            page.wait_for_function(f"""() => document.querySelector('#explorer-{ex["id"]} .frame img')
+                                          .dataset.frame === '{probe.expected_frame(state, ext)}'""")
+            check_frame(page, e, state)
+            assert figure.locator(".frame-missing").count() == 0
+            assert figure.locator(".frame img").is_visible()
+            before = probe.shown(page, ex["id"])
+            page.keyboard.press("ArrowLeft")  # back onto it: missing again (tried again, not cached)
+            figure.locator(".frame-missing").wait_for(timeout=20_000)
+            _assert_missing(page, ex["id"], c["label"], c["labels"][gone[0]], before["readout"],
+                            probe.expected_frame(gone, ext))
+        finally:
+            page.context.close()
+        for stem_, ex_, what in ((stem2, ex2, "start"), (stem3, ex3, "table")):
+            page = new_page(chromium)
+            try:
+                page.goto(server.url + f"{stem_}.html", wait_until="load")
+                figure = page.locator(f"#explorer-{ex_['id']}")
+                figure.locator(".frame-missing").wait_for(timeout=20_000)
+                note = figure.locator(".frame-missing").inner_text()
+                assert note.startswith("Frame"), note
+                if what == "start":
+                    assert not figure.locator(".frame img").is_visible(), "the broken starting picture is hidden"
+                    c = ex_["controls"][0]
+                    assert f"{c['label']} = {c['labels'][c['initial']]}" in note, note
+                else:
+                    assert f"frames/{ex_['id']}.js" in note, note
+                    assert figure.locator("[data-control]").evaluate_all("xs => xs.every(x => x.disabled)")
+            finally:
+                page.context.close()
+        (copy / "_static" / "explorer.js").unlink()  # no script at all: the controls cannot move
+        page = new_page(chromium)
+        try:
+            page.goto(server.url + f"{stem}.html", wait_until="load")
+            controls = page.locator(f"#explorer-{ex['id']} [data-control]")
+            assert controls.count() and controls.evaluate_all("xs => xs.every(x => x.disabled)")
+        finally:
+            page.context.close()
+
+
+def _assert_missing(page, explorer_id, label, value_label, old_readout, frame) -> None:
+    figure = page.locator(f"#explorer-{explorer_id}")
+    note = figure.locator(".frame-missing").inner_text()
+    assert note.startswith("Frame missing") and f"{label} = {value_label}" in note and frame in note, note
+    assert figure.get_attribute("data-frame-missing") == frame
+    assert not figure.locator(".frame img").is_visible(), "a picture of another value is still shown"
+    readout = figure.locator(".readout").inner_html()
+    assert readout != old_readout and readout.strip() == "", f"the previous value's readout stays: {readout}"
+    assert figure.get_attribute("aria-busy") is None

@@ -314,7 +314,11 @@ def close_dive(dive: dict) -> str:
 # -- explorers ------------------------------------------------------------------------------
 
 def explorer_html(e: dict) -> str:
-    """The static explorer: native controls, the starting frame, its readout, what it is."""
+    """The static explorer: native controls, the starting frame, its readout, what it is.
+
+    The controls start disabled; explorer.js enables them once it has the explorer's frame table,
+    so a page without its script (a half-copied site, scripts off) never shows a control moved
+    away from the picture it shows."""
     meta = e["meta"]
     controls = []
     for k, c in enumerate(meta["controls"]):
@@ -324,15 +328,15 @@ def explorer_html(e: dict) -> str:
             controls.append(
                 f'<div class="control"><label for="{cid}">{label}</label>'
                 f'<input type="range" id="{cid}" data-control="{k}" min="0" max="{len(c["labels"]) - 1}" step="1" '
-                f'value="{c["initial"]}" aria-valuetext="{html.escape(c["labels"][c["initial"]])}">'
+                f'value="{c["initial"]}" aria-valuetext="{html.escape(c["labels"][c["initial"]])}" disabled>'
                 f'<output for="{cid}">{html.escape(c["labels"][c["initial"]])}</output></div>')
         elif c["kind"] == "select":
             options = "".join(f'<option value="{j}"{" selected" if j == c["initial"] else ""}>{html.escape(t)}</option>'
                               for j, t in enumerate(c["labels"]))
             controls.append(f'<div class="control"><label for="{cid}">{label}</label>'
-                            f'<select id="{cid}" data-control="{k}">{options}</select></div>')
+                            f'<select id="{cid}" data-control="{k}" disabled>{options}</select></div>')
         else:
-            checked = " checked" if c["initial"] else ""
+            checked = " checked disabled" if c["initial"] else " disabled"
             controls.append(f'<div class="control"><input type="checkbox" id="{cid}" data-control="{k}"{checked}>'
                             f'<label for="{cid}">{label}</label></div>')
     notes = [c["note"] for c in meta["controls"] if c["note"]]

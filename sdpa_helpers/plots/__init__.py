@@ -22,10 +22,12 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
+import warnings
 import zlib
-from typing import Any, cast
+from typing import Any
 
 import matplotlib as mpl
+import matplotlib.style  # noqa: F401  (mpl.style)
 import numpy as np
 from cycler import cycler
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -84,6 +86,11 @@ _RC: dict[str, Any] = {
 def style():
     """Apply the course's matplotlib style inside a ``with`` block only.
 
+    It starts from matplotlib's defaults (``matplotlib.style.use("default")``), so a style the
+    learner set before (``plt.style.use("dark_background")``, ``rcParams["font.size"] = 20``,
+    ``text.usetex``) does not change the course's figures; the learner's settings are back after
+    the block.
+
     >>> import matplotlib as mpl
     >>> before = mpl.rcParams["axes.grid"]
     >>> with style():
@@ -92,8 +99,37 @@ def style():
     >>> mpl.rcParams["axes.grid"] == before
     True
     """
-    with mpl.rc_context(cast(Any, _RC)):
+    current: Any = mpl.rcParams  # (typed with literal keys only)
+    with mpl.rc_context({k: v for k, v in _course_rc().items() if current[k] != v}):  # only what differs
         yield
+
+
+_COURSE_RC: list[dict] = []
+
+
+def _course_rc() -> dict:
+    """matplotlib's defaults (``style.use("default")``: the backend and such kept) with :data:`_RC` on
+    top, as validated rc values; made once."""
+    if not _COURSE_RC:
+        params: Any = mpl.rcParams
+        with mpl.rc_context():
+            mpl.style.use("default")
+            params.update(_RC)
+            rc = {}
+            for k in sorted((set(mpl.rcParamsDefault) - _KEPT) | set(_RC)):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    v = params[k]
+                if not caught:  # a deprecated setting (it warns when read) is left alone
+                    rc[k] = v
+            _COURSE_RC.append(rc)
+    return _COURSE_RC[0]
+
+
+#: rc settings that are no part of a style (matplotlib's own list, matplotlib.style's blacklist).
+_KEPT = {"interactive", "backend", "webagg.port", "webagg.address", "webagg.port_retries", "webagg.open_in_browser",
+         "backend_fallback", "toolbar", "timezone", "figure.max_open_warning", "figure.raise_window",
+         "savefig.directory", "tk.window_focus", "docstring.hardcopy", "date.epoch"}
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.0, 4.0), dpi: float = 100, **subplot_kw):

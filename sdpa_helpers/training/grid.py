@@ -123,7 +123,8 @@ _GRID: list = []
 
 
 def training_grid() -> Grid:
-    """The stored grid (:data:`GRID_FILE`, read once); an error if it is missing or out of date."""
+    """The stored grid (:data:`GRID_FILE`, read once; its arrays read-only, shared by every caller: copy
+    one to change it, e.g. ``grid.steps(64, "scaled").copy()``); an error if it is missing or out of date."""
     if not _GRID:
         with np.load(GRID_FILE) as f:
             meta = (tuple(f["d_ks"].tolist()), tuple(f["lrs"].tolist()), tuple(f["seeds"].tolist()),
@@ -132,8 +133,11 @@ def training_grid() -> Grid:
                                                                   STEPS, BATCH_SIZE):
                 raise ValueError(f"{GRID_FILE.name} does not match the grid's settings: "
                                  "regenerate it with python -m sdpa_helpers.training.grid")
-            _GRID.append(Grid(*meta, f["curves"], f["final_accuracy"].astype(float),
-                              f["steps_to_90"].astype(float), f["nudged_steps_to_90"].astype(float)))
+            arrays = (f["curves"], f["final_accuracy"].astype(float), f["steps_to_90"].astype(float),
+                      f["nudged_steps_to_90"].astype(float))
+        for a in arrays:  # one grid shared by every caller: read-only, so no caller can change the others'
+            a.flags.writeable = False
+        _GRID.append(Grid(*meta, *arrays))
     return _GRID[0]
 
 

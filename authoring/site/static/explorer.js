@@ -6,6 +6,8 @@
  * Frames are loaded as images (fetch is blocked from file://) and decoded before they are
  * shown: the frames one step away along every control are prefetched and decoded after each
  * move, so a key press swaps in an image that is already decoded.
+ * A frame that cannot load (a half-copied site) is never stood in for by another: the picture
+ * is hidden and a "frame missing" note names the values and the file (figure[data-frame-missing]).
  * When every explorer has its neighbours decoded, <html data-explorers-ready> is set and
  * MathJax (copied into the site) is loaded, so the math does not compete with the frames.
  */
@@ -34,9 +36,17 @@
     this.inputs = Array.prototype.slice.call(figure.querySelectorAll("[data-control]"));
     this.readout = figure.querySelector(".readout");
     this.shown = figure.querySelector(".frame img");
-    this.cache.set(this.shown.getAttribute("data-frame"), {img: this.shown, promise: Promise.resolve(this.shown), ok: true});
-    var self = this;
+    var first = this.shown.getAttribute("data-frame"), self = this;
+    this.cache.set(first, {img: this.shown, promise: Promise.resolve(this.shown), ok: true});
+    var initial = this.state.slice();
+    var broken = function () {
+      self.cache.delete(first);
+      if (frameName(self.state, meta) === first) self.missing(initial, first);
+    };
+    if (this.shown.complete && this.shown.naturalWidth === 0) broken();
+    else this.shown.addEventListener("error", broken);
     this.inputs.forEach(function (input) {
+      input.disabled = false;  // the page starts with them off: without this script they would move nothing
       var k = Number(input.getAttribute("data-control"));
       var handler = function () { self.move(k, self.valueOf(input)); };
       input.addEventListener("input", handler);
@@ -62,7 +72,11 @@
     img.decoding = "sync";
     img.src = this.meta.base + name;
     entry = {img: img, ok: false};
-    entry.promise = img.decode().then(function () { entry.ok = true; return img; });
+    var cache = this.cache;
+    entry.promise = img.decode().then(function () { entry.ok = true; return img; }, function (err) {
+      if (cache.get(name) === entry) cache.delete(name);  // not kept: a later move tries again
+      throw err;
+    });
     this.cache.set(name, entry);
     while (this.cache.size > CACHE_MAX) {
       var oldest = this.cache.keys().next().value;
@@ -125,7 +139,31 @@
       this.shown.replaceWith(img);
       this.shown = img;
     }
+    img.hidden = false;
+    var note = this.figure.querySelector(".frame-missing");
+    if (note) note.remove();
+    this.figure.removeAttribute("data-frame-missing");
     this.readout.innerHTML = meta.readouts[meta.readout_of[flatIndex(indices, meta)]];
+    this.figure.removeAttribute("aria-busy");
+  };
+
+  /* The frame at ``indices`` could not load: no picture and no readout of another value, a note instead. */
+  Explorer.prototype.missing = function (indices, name) {
+    var meta = this.meta;
+    var parts = meta.controls.map(function (c, k) { return c.label + " = " + c.labels[indices[k]]; });
+    var note = this.figure.querySelector(".frame-missing");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "frame-missing";
+      note.setAttribute("role", "alert");
+      this.shown.parentNode.appendChild(note);
+    }
+    note.textContent = "Frame missing: the picture for " + parts.join(", ") + " (" + meta.base + name +
+      ") could not be loaded; this copy of the site is incomplete. Move the control to another value, " +
+      "or copy the site again (make site builds it).";
+    this.shown.hidden = true;
+    this.readout.textContent = "";
+    this.figure.setAttribute("data-frame-missing", name);
     this.figure.removeAttribute("aria-busy");
   };
 
@@ -149,7 +187,9 @@
       this.figure.setAttribute("aria-busy", "true");
       this.load(name).then(function (img) {
         if (frameName(self.state, meta) === name) self.show(indices, img);
-      }, function () {});
+      }, function () {
+        if (frameName(self.state, meta) === name) self.missing(indices, name);
+      });
     }
     this.prefetch();
   };
@@ -186,7 +226,18 @@
     var waits = [];
     Array.prototype.forEach.call(figures, function (figure) {
       var id = figure.getAttribute("data-explorer");
-      if (!all[id]) { console.error("explorer " + id + ": no frame table"); return; }
+      if (!all[id]) {  // its frame table did not load: controls that move nothing are switched off
+        console.error("explorer " + id + ": no frame table");
+        figure.querySelectorAll("[data-control]").forEach(function (input) { input.disabled = true; });
+        var note = document.createElement("p");
+        note.className = "frame-missing";
+        note.setAttribute("role", "alert");
+        note.textContent = "Frames missing: this explorer's frame table (frames/" + id + ".js) could not be " +
+          "loaded; this copy of the site is incomplete. Copy the site again (make site builds it).";
+        figure.querySelector(".frame").appendChild(note);
+        figure.setAttribute("data-frame-missing", "frames/" + id + ".js");
+        return;
+      }
       var ex = new Explorer(figure, all[id]);
       window.SDPA_LIVE[id] = ex;
       waits.push(ex.prefetch());
