@@ -1,20 +1,17 @@
 # %% [markdown]
 # # Mean and variance of q·k, derived step by step
 #
-# Notebook 01 measured that $q\cdot k$ spreads like $\sqrt{d_k}$. Here we derive why, from two
-# definitions, with pencil and paper. Every rule is proved on two random numbers, then checked
-# exactly on a case small enough to list every outcome; from section 2 on, also by simulation.
+# Notebook 01 measured that $q\cdot k$ spreads like $\sqrt{d_k}$. Here we derive why, with pencil
+# and paper: each rule on two random numbers, checked exactly on a small case and by simulation.
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(X + Y)$ and $\mathrm{Var}(XY)$ from the definitions, and say where independence is used.
 # - Derive $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components.
-# - Tell three kinds of evidence apart: a proof, an exact computation, a simulation within its standard error.
-# - See that every component distribution gives variance $d_k$, while the shape becomes normal at its own pace.
+# - Tell a proof, an exact computation and a simulation apart.
 #
 # **Prerequisites**
 # - [01 — Dot products](01_dot_products.ipynb): $q\cdot k = \sum_i q_ik_i$.
 # - A random number $X$ takes values $x$ with probabilities $P(X = x)$ that add up to 1.
-#   Mean and variance as words; the notebook defines them.
 
 # %% [markdown]
 # ## Setup
@@ -43,32 +40,21 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. Two definitions
 #
-# The **expectation** (mean) of $X$ is its probability-weighted average:
-#
-# $$E[X] = \sum_x x\,P(X = x).$$
-#
-# The same recipe, each outcome's value times its probability, gives the mean of anything computed
-# from random numbers. For two, write $P(x, y)$ for the probability that $X = x$ and $Y = y$
+# The **expectation** (mean) of $X$ is its probability-weighted average, $E[X] = \sum_x x\,P(X = x)$.
+# The same recipe gives the mean of anything computed from random numbers. For two, write $P(x, y)$ for the probability that $X = x$ and $Y = y$
 # together; then $E[f(X, Y)] = \sum_{x,y} f(x, y)\,P(x, y)$.
 #
-# The mean is *linear*. Summing out $y$, $\sum_y P(x, y) = P(X = x)$, so
-# $\sum_{x,y} x\,P(x, y) = \sum_x x\,P(X = x) = E[X]$, and
-# $E[X + Y] = \sum_{x,y}(x + y)P(x, y) = \sum_{x,y} x\,P(x, y) + \sum_{x,y} y\,P(x, y) = E[X] + E[Y]$,
-# whether or not $X$ and $Y$ depend on each other; likewise $E[cX] = cE[X]$ and $E[c] = c$ for a
-# constant $c$.
+# The mean is *linear*: split $E[X + Y] = \sum_{x,y}(x + y)P(x, y)$ into two double sums; summing
+# out $y$ ($\sum_y P(x, y) = P(X = x)$) turns the first into $E[X]$, so $E[X + Y] = E[X] + E[Y]$,
+# whether or not $X$ and $Y$ depend on each other. Likewise $E[cX] = cE[X]$ and $E[c] = c$ for a constant $c$.
 #
-# The **variance** is the mean squared distance from the mean, with $\mu = E[X]$:
-#
-# $$\mathrm{Var}(X) = E[(X - \mu)^2].$$
-#
-# Expanding the square and using linearity gives a shortcut we will need:
-# $E[X^2 - 2\mu X + \mu^2] = E[X^2] - 2\mu^2 + \mu^2$, so
+# The **variance** is the mean squared distance from the mean, $\mathrm{Var}(X) = E[(X - \mu)^2]$
+# with $\mu = E[X]$. Expanding the square, by linearity $E[X^2 - 2\mu X + \mu^2] = E[X^2] - \mu^2$:
 #
 # $$\mathrm{Var}(X) = E[X^2] - (E[X])^2 .$$
 #
-# **Exact check.** Our running example: $X$ takes the values 1, 2, 3, each with probability 1/3.
-# Averages over equally likely outcomes, in exact fractions, with a classic slip beside the rule
-# (a mean of 0 or 1 would hide it):
+# **Exact check** on our running example, $X$ uniform on 1, 2, 3, in exact fractions, with a classic
+# slip beside the rule:
 
 # %%
 X = [1, 2, 3]  # three equally likely values
@@ -79,20 +65,22 @@ verify(f"exact: Var(X) by the definition = {variance.exact_var(X)} = E[X²] − 
 # %% [markdown]
 # ## 2. The variance of a sum of two
 #
-# Write $X + Y - (\mu_X + \mu_Y) = (X - \mu_X) + (Y - \mu_Y)$ and square it:
-#
-# $$(X - \mu_X)^2 + (Y - \mu_Y)^2 + 2(X - \mu_X)(Y - \mu_Y).$$
-#
-# Take the expectation of each term (linearity):
+# Write $X + Y - (\mu_X + \mu_Y) = (X - \mu_X) + (Y - \mu_Y)$, square it, and take the expectation
+# of each of the three terms (linearity):
 #
 # $$\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y),
 # \qquad \mathrm{Cov}(X, Y) = E[(X - \mu_X)(Y - \mu_Y)] .$$
 #
-# The **covariance** is positive when $X$ and $Y$ tend to be above their means together. The
-# rule holds for any $X$, $Y$; variances simply add only when the covariance is 0.
+# The rule holds for any $X$, $Y$; variances simply add only when the covariance is 0.
 #
-# **Exact check**, two cases: $X$ and $Y$ independent copies of the running example (all 9 pairs
-# $(x, y)$ equally likely), and $Y = X$ (3 equally likely pairs):
+# **Exact check**, two cases: $X$ and $Y$ independent copies of the running example (9 equally
+# likely pairs), and $Y = X$ (3 pairs).
+#
+# **Simulation** with *normal* components (mean 0, variance 1; sums become integrals over a
+# **density**, and every rule holds the same way), $n = 100\,000$ draws.
+# A simulated answer wobbles from draw to draw; its typical wobble is its **standard error** (SE),
+# $\sqrt{\mathrm{Var}/n}$ for an average (a sample variance has one too: deep dive below). A check
+# passes when the simulation lands within 4 SE of the theory.
 
 # %%
 independent = [(x, y) for x in X for y in X]  # 9 equally likely pairs
@@ -100,21 +88,6 @@ copied = [(x, x) for x in X]  # Y = X: 3 equally likely pairs
 for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
     lhs, cov = variance.exact_var([x + y for x, y in pairs]), variance.exact_cov(pairs)
     verify(f"exact, {name}: Var(X + Y) = {lhs} = Var X + Var Y + 2 Cov(X, Y)", lhs == 2 * variance.exact_var(X) + 2 * cov, f"Cov(X, Y) = {cov}")
-
-# %% [markdown]
-# With $Y = X$, adding the variances would give $4/3$; the covariance term doubles it.
-#
-# **Simulation.** Now *normal* components (the bell curve, mean 0, variance 1). They take every
-# value on a line, so each sum becomes an integral, $E[X] = \int x\,p(x)\,dx$, with $p$ the **density**
-# (its area over an interval is the chance of landing there); every rule holds the same way. We draw $n = 100\,000$.
-#
-# A simulated answer wobbles: draw again and it comes out a little different. Its typical wobble
-# is its **standard error** (SE). An average of $n$ values has SE $\sqrt{\mathrm{Var}/n}$; a sample
-# variance has one too (deep dive below).
-#
-# A check passes when the simulation lands within 4 SE of the theory: a right theory rarely misses by more.
-
-# %%
 n = 100_000
 x_sim, y_sim = sample_components(n, rng=rng), sample_components(n, rng=rng)  # independent normals, mean 0, variance 1
 for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_sim + x_sim, 4)):
@@ -173,14 +146,12 @@ print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.
 #
 # $$E[XY] = \sum_x\sum_y xy\,P(X = x)P(Y = y) = \Big(\sum_x x\,P(X = x)\Big)\Big(\sum_y y\,P(Y = y)\Big) = E[X]\,E[Y].$$
 #
-# The same steps work for $E[f(X)\,g(Y)] = E[f(X)]\,E[g(Y)]$, e.g. $E[X^2Y^2] = E[X^2]\,E[Y^2]$.
-# Several numbers are independent when every joint probability is the product of all the single
-# ones. For $q_1, k_1, q_2, k_2$ that product regroups as $[P(q_1)P(k_1)]\,[P(q_2)P(k_2)]$, one
-# bracket per pair: the joint probability of the two pairs factorises, and the same double-sum split
-# gives $E[f(q_1, k_1)\,g(q_2, k_2)] = E[f]\,E[g]$ for anything computed from each pair
-# ($q_1k_1$, $q_2k_2$): they are independent.
+# The same steps give $E[X^2Y^2] = E[X^2]\,E[Y^2]$, and likewise for any function of $X$ times any of $Y$.
+# Several numbers are independent when every joint probability is the product of the single ones;
+# for $q_1, k_1, q_2, k_2$ that product regroups as $[P(q_1)P(k_1)]\,[P(q_2)P(k_2)]$, so anything
+# computed from one pair is independent of anything computed from the other.
 # Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
-# $\mathrm{Cov}(X, Y) = 0$ and, by section 2, $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y)$.
+# covariance 0, and by section 2 the variances add.
 #
 # **Exact check**, then a **simulation** with $X$, $Y$ independent normals of mean 2 and
 # variance 1, written $N(2, 1)$ ($E[XY] = 2\cdot 2$):
@@ -192,7 +163,7 @@ verify(f"exact, X, Y independent: E[XY] = {E_XY} = E[X]·E[Y]", E_XY == mean_X *
 st = variance.sample_summary(sample_components(n, mean=2.0, rng=rng) * sample_components(n, mean=2.0, rng=rng))
 verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st["se_mean"])
 
-# %% [markdown]
+# %% [markdown] predict_answer=["52/9", "5.78"]
 # ## 4. The variance of a product
 #
 # **Predict:** $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
@@ -202,10 +173,7 @@ verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st[
 #
 # $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
 #
-# For components of mean 0 and variance 1, $E[X^2] = \mathrm{Var}(X) + (E[X])^2 = 1$, so
-# $\mathrm{Var}(XY) = 1\cdot 1 - 0 = 1$. The running example has means 2, which tells the rule
-# apart from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the missing square
-# $E[X^2]E[Y^2] - E[X]E[Y]$. For $N(2, 1)$, $E[X^2] = 1 + 2^2 = 5$:
+# For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so $\mathrm{Var}(XY) = 1$. Means of 2 tell it apart from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the missing square. For $N(2, 1)$, $E[X^2] = 5$:
 
 # %%
 var_XY = variance.exact_var([x * y for x, y in independent])
@@ -218,10 +186,8 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 
 # %% [markdown]
 # The common guess is $(2/3)^2 = 4/9$; the exact answer 52/9 is thirteen times that, because the
-# means enter (the missing square gives 160/9). So the formula often written for dot products,
-# $\mathrm{Var}(u\cdot v) = \sum_i \mathrm{Var}(u_i)\,\mathrm{Var}(v_i)$, needs zero means. At mean 0 the
-# right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, which is the case we need next. (Components of
-# $\pm 1$ could not have shown the difference: there $X^2 = 1$ always, and all three rules give 1.)
+# means enter (the missing square gives 160/9). At mean 0 the right rule and
+# $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree: the case we need next.
 #
 # ## 5. $d_k$ terms: $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$
 #
@@ -231,18 +197,16 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 # **Mean.** Linearity, then independence of $q_i$ and $k_i$ (section 3):
 # $E[q\cdot k] = \sum_i E[q_ik_i] = \sum_i E[q_i]\,E[k_i] = 0$.
 #
-# **Variance.** Add one term at a time. $S_j = Z_1 + \dots + Z_j$ is built from the first $j$
-# pairs of components and $Z_{j+1}$ from another pair, so they are independent and
-# $\mathrm{Cov}(S_j, Z_{j+1}) = 0$. Section 2 gives
-# $\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + \mathrm{Var}(Z_{j+1}) = \mathrm{Var}(S_j) + 1$
-# (section 4), and starting from $\mathrm{Var}(S_1) = 1$:
+# **Variance.** Add one term at a time. The sum $S_j$ of the first $j$ terms and the next term
+# $Z_{j+1}$ are built from different pairs of components, so they are independent (section 3):
+# their covariance is 0, and by section 2 the next term adds its variance, 1 by section 4:
 #
-# $$\mathrm{Var}(q\cdot k) = d_k .$$
+# $$\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + 1, \quad\text{so}\quad \mathrm{Var}(q\cdot k) = d_k .$$
 #
 # Independence was used twice: between $q_i$ and $k_i$ (sections 3 and 4), and between different
-# pairs (adding variances). **Exact check**: list every $(q, k)$ with $\pm 1$ components at
-# $d_k = 1, \dots, 4$, and every one of the 729 with components in $\{1, 2, 3\}$ at $d_k = 3$
-# ($d_k$ times one term's mean 4 and variance 52/9):
+# pairs (adding variances). **Exact check**: every $(q, k)$ with components $\pm 1$ ($d_k$ = 1 to 4),
+# and all 729 with components in 1, 2, 3 ($d_k = 3$: three times one term's mean 4 and variance
+# 52/9); then a **simulation** with normal components at $d_k = 8$ and 64:
 
 # %%
 exact = {d: variance.all_dot_products([-1, 1], d) for d in (1, 2, 3, 4)}  # 4**d_k equally likely (q, k)
@@ -252,11 +216,6 @@ dots = variance.all_dot_products(X, 3)
 mean_dots, var_dots = variance.exact_mean(dots), variance.exact_var(dots)
 verify(f"exact, components in {{1, 2, 3}}, d_k = 3: E[q·k] = {mean_dots} = 3·{E_XY}, Var(q·k) = {var_dots} = 3·{var_XY}",
        mean_dots == 3 * E_XY and var_dots == 3 * var_XY)
-
-# %% [markdown]
-# **Simulation** with normal components, at a small and a realistic head size:
-
-# %%
 for d_k in (8, 64):
     st = variance.sample_summary(sample_dot_products(d_k, n, rng=rng))  # n draws of q·k
     verify_close(f"simulated, d_k = {d_k}: E[q·k]", st["mean"], 0, se=st["se_mean"])
@@ -264,9 +223,7 @@ for d_k in (8, 64):
 
 # %% [markdown]
 # Three kinds of evidence: the proof covers every distribution with independent mean-0, variance-1
-# components; the exact computation applies only the definitions, to every outcome of a small case;
-# the simulation covers a case too large to list, up to its standard error. Dividing by $\sqrt{d_k}$
-# brings the variance back to 1, since $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ (notebook 04).
+# components; the exact check, every outcome of a small case; the simulation, a large case up to its SE. Dividing by $\sqrt{d_k}$ brings the variance back to 1 (notebook 04).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: every term and every pair of terms at once
@@ -440,10 +397,11 @@ verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(
 # $\sigma_k^2(\sigma_q^2 + \mu_q^2) = 1.25$ ($\lVert q\rVert^2/d_k$ varies between queries by about
 # $\sqrt{3/d_k}$ here). So non-zero means do not defeat the scaling.
 
-# %% [markdown]
-# ## 6. Not only normal components: same variance, different shapes
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: not only normal components — same variance, different shapes
 #
-# The derivation never used the shape of the distribution. Four shapes, each with mean 0
+# Why care: the derivation never used the shape of the distribution, but the softmax also feels
+# the shape. Four shapes, each with mean 0
 # and variance 1: normal, uniform on $[-\sqrt3, \sqrt3]$, Rademacher ($\pm1$) and Laplace
 # (density proportional to $e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
 # product and the shapes differ wildly; a sum of many independent terms drifts towards a
@@ -454,14 +412,14 @@ verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(
 # Rows: distribution; columns: $d_k$; 4 000 dot products per panel, x axes over
 # $\pm 4.5\sqrt{d_k}$. Rademacher $q\cdot k$ takes integer values two apart (stems):
 
-# %% alt="A grid of histograms of q·k, 4000 draws each: rows normal, uniform, Rademacher (stems at integers two apart) and Laplace components; columns d_k = 1, 4, 16 and 256, each against the normal curve of variance d_k. At d_k = 1 the shapes differ wildly; at 16 normal, uniform and Rademacher follow the curve while Laplace is still sharper at the peak; at 256 all four look alike."
+# %% tags=["deep-dive"] alt="A grid of histograms of q·k, 4000 draws each: rows normal, uniform, Rademacher (stems at integers two apart) and Laplace components; columns d_k = 1, 4, 16 and 256, each against the normal curve of variance d_k. At d_k = 1 the shapes differ wildly; at 16 normal, uniform and Rademacher follow the curve while Laplace is still sharper at the peak; at 256 all four look alike."
 grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
     st = variance.sample_summary(grid[dist][16])
     verify_close(f"simulated, {dist} components, d_k = 16: Var(q·k)", st["var"], 16, se=st["se_var"])
 variance_plots.histogram_grid(grid)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # The variance is $d_k$ in every row, as the proof says. The shape is another matter: at
 # $d_k = 16$ normal, uniform and Rademacher already hug the curve, but Laplace is still visibly
 # sharper at the peak; by $d_k = 256$ all four look alike. Heavy tails take longer to wash out
@@ -470,7 +428,7 @@ variance_plots.histogram_grid(grid)
 # Live: drag $d_k$ from 1 to 4096 and switch the components; the table compares sample
 # mean, variance and the shape's peakedness (excess kurtosis) with the theory.
 
-# %% tags=["nbval-ignore-output"] alt="Explorer: drag d_k from 1 to 4096 and switch the component distribution; a histogram of q·k against the normal curve of variance d_k, and a table of sample mean, variance and excess kurtosis against theory; opens at d_k = 16."
+# %% tags=["deep-dive", "nbval-ignore-output"] alt="Explorer: drag d_k from 1 to 4096 and switch the component distribution; a histogram of q·k against the normal curve of variance d_k, and a table of sample mean, variance and excess kurtosis against theory; opens at d_k = 16."
 VarianceExplorer(d_k=16)
 
 # %% [markdown] tags=["deep-dive"]
@@ -570,16 +528,14 @@ _ = check("02.kurtosis_laplace", answer)
 # %% [markdown]
 # ## Summary
 #
-# - $E[X] = \sum_x x\,P(X = x)$ is linear; $\mathrm{Var}(X) = E[(X - \mu)^2] = E[X^2] - (E[X])^2$.
-# - Expanding a square: $\mathrm{Var}(X + Y) = \mathrm{Var}(X) + \mathrm{Var}(Y) + 2\,\mathrm{Cov}(X, Y)$.
-# - Independence factorises the double sum: $E[XY] = E[X]E[Y]$, so $\mathrm{Cov} = 0$ and variances add.
-# - $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$: 1 for mean-0 unit components; $\mathrm{Var}(X)\mathrm{Var}(Y)$ only at zero means (52/9, not 4/9, on $\{1, 2, 3\}$).
-# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution, using independence twice: between $q_i$ and $k_i$, and between pairs.
+# - The mean is linear; $\mathrm{Var}(X) = E[X^2] - (E[X])^2$; a sum's variance adds twice the covariance to the two variances.
+# - Independence: $E[XY] = E[X]E[Y]$, so the covariance is 0 and variances add.
+# - The variance of a product of independent numbers is $E[X^2]E[Y^2]$ minus the squared mean: 1 for mean-0 unit components.
+# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution, using independence twice: within each pair $q_i, k_i$, and between pairs.
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`. Numbers are checked to three
-# significant figures (within 0.5 %), integers exactly.
+# Each is checked by `check(key, answer)`: numbers to three significant figures, integers exactly.
 #
 # **Exercise 1 (recall).** $\mathrm{Var}(X) = 2$, $\mathrm{Var}(Y) = 3$ and $\mathrm{Cov}(X, Y) = -1$. What is
 # $\mathrm{Var}(X + Y)$ (an integer)?
@@ -594,21 +550,7 @@ _ = check("02.var_sum_dependent", answer)
 # Section 2: $2 + 3 + 2\cdot(-1) = 3$. Adding the variances (5) would treat $X$ and $Y$ as uncorrelated.
 # </details>
 #
-# **Exercise 2 (apply).** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
-# variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$ (an integer)?
-
-# %%
-answer = None  # replace None with your answer
-_ = check("02.var_components_3", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# One product: $E[X^2]E[Y^2] - (E[X]E[Y])^2 = 3\cdot 3 - 0 = 9$ (at mean 0, $E[X^2] = \mathrm{Var}(X)$).
-# Sum of 64 independent terms: $64 \cdot 9 = 576$, not the $64$ of unit components.
-# </details>
-#
-# **Exercise 3 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
+# **Exercise 2 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
 # component of $k$ has mean $-1$ and variance 1 (all independent). Give
 # $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair (integers).
 
@@ -624,7 +566,7 @@ _ = check("02.general", answer)
 # $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
 # </details>
 #
-# **Exercise 4 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
+# **Exercise 3 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
 # standard normal number $y$, independent of $q$, is copied into all 16 components. What is
 # $\mathrm{Var}(q\cdot k)$ (an integer)?
 
@@ -643,7 +585,7 @@ _ = check("02.copied_key", answer)
 # $q\cdot k = 16\,xy$ and variance $16^2 = 256$.)
 # </details>
 #
-# **Exercise 5 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
+# **Exercise 4 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
 # each uniform on a short list, and tell $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$ from
 # the shortcut $\mathrm{Var}(X)\,\mathrm{Var}(Y)$. Which list works: (a) $[-1, 1]$, (b) $[-1, 0, 1]$,
 # (c) $[1, 2]$, (d) $[-2, 2]$? Answer with a letter, e.g. `'a'`.
@@ -660,6 +602,25 @@ _ = check("02.exact_case_design", answer)
 # (a), (b) and (d) all have mean 0. For $[1, 2]$: mean 3/2, variance 1/4, $E[X^2] = 5/2$, so the
 # rule gives $25/4 - 81/16 = 19/16$ and the shortcut $1/16$.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
-# ---
+# **Exercise 5 (apply).** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
+# variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$ (an integer)?
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer
+_ = check("02.var_components_3", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# One product: $E[X^2]E[Y^2] - (E[X]E[Y])^2 = 3\cdot 3 - 0 = 9$ (at mean 0, $E[X^2] = \mathrm{Var}(X)$).
+# Sum of 64 independent terms: $64 \cdot 9 = 576$, not the $64$ of unit components.
+# </details>
+
+# %% [markdown]
+# ## Next
+#
 # **Next:** [03 — Small experiments mislead](03_small_experiments.ipynb)

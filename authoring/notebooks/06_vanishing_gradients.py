@@ -6,13 +6,13 @@
 # softmax, and a saturated softmax lets almost none through.
 #
 # **Learning goals**
-# - Derive the softmax Jacobian $\partial p_i/\partial z_j = p_i(\delta_{ij} - p_j)$ and check it by finite differences.
-# - Use the bound $\|J\|_F \le 2\,(1 - \max_i p_i)$: a nearly one-hot softmax has a nearly zero Jacobian.
+# - Derive the softmax Jacobian $J$ and check it by finite differences.
+# - Bound $J$ by the weight left off the top key: a nearly one-hot softmax has a nearly zero Jacobian.
 # - Measure the gradient reaching the logits and the query against $d_k$, unscaled vs scaled, and say when "nearly zero" holds.
 #
 # **Prerequisites**
 # - Notebook 05 (softmax saturation).
-# - Derivatives, the quotient rule and the chain rule; matrix–vector products.
+# - Derivatives, the quotient rule and the chain rule.
 
 # %% tags=["nbval-ignore-output"]
 # %matplotlib inline
@@ -45,12 +45,12 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$\frac{\partial L}{\partial z} = J^\top g,\qquad J_{ij} = \frac{\partial p_i}{\partial z_j},\qquad g = \frac{\partial L}{\partial p}.$$
 #
-# The transpose comes from the chain rule: $\partial L/\partial z_j = \sum_i g_i\,\partial p_i/\partial z_j = \sum_i J_{ij}\,g_i$,
-# column $j$ of $J$ dotted with $g$. By Cauchy–Schwarz ($|a\cdot b| \le \|a\|\,\|b\|$) each such entry is at most that column's length
-# times $\|g\|$; summing the squares, $\|J^\top g\| \le \|J\|_F\,\|g\|$ ($\|J\|_F$: the root of the
-# sum of all squared entries). So if $J$ is nearly zero, so is $J^\top g$, as long as $g$ is bounded.
-# In attention it is: the head's output is the weighted average $\sum_j p_j v_j$ of value vectors, so $g_j = v_j\cdot\partial L/\partial(\text{output})$,
-# bounded whenever the values and the gradient from above are.
+# The transpose comes from the chain rule: $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$, column $j$ of $J$
+# dotted with $g$. By Cauchy–Schwarz each entry is at most that column's length times $\|g\|$; summing
+# the squares, $\|J^\top g\| \le \|J\|_F\,\|g\|$ ($\|J\|_F$: the root of the sum of all squared
+# entries). So a nearly zero $J$ passes back a nearly zero gradient, as long as $g$ is bounded. In
+# attention it is: the output is $\sum_j p_j v_j$, so $g_j = v_j\cdot\partial L/\partial(\text{output})$,
+# bounded when the values and the gradient from above are.
 #
 # ## 2. The Jacobian of the softmax
 #
@@ -62,8 +62,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # = \delta_{ij}\,p_i - p_i\,p_j = p_i\,(\delta_{ij} - p_j), \qquad J = \mathrm{diag}(p) - p\,p^\top.$$
 #
 # $J$ is symmetric, and each row sums to $p_i - p_i\sum_j p_j = 0$: shifting every logit changes no
-# weight (notebook 05). Check against central finite differences, $[p(z + h e_j) - p(z - h e_j)]/2h$
-# ($e_j$: 1 at position $j$, 0 elsewhere):
+# weight (notebook 05). Check against central finite differences (each logit moved by $\pm h$ in turn):
 
 # %%
 z = np.array([1.0, -0.5, 2.0, 0.3])
@@ -94,22 +93,18 @@ for h in (1e-1, 1e-2, 1e-3, 1e-4):
 # %% [markdown]
 # ## 3. A nearly one-hot softmax has a nearly zero Jacobian
 #
-# Take Karpathy's five logits from notebook 05, then the same times 8 and times 64:
-
-# %%
-z5 = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
-for c in (1, 8, 64):
-    print(f"logits × {c:2d}: max p = {softmax(c * z5).max():.4f}, ||J||_F = {gradients.jacobian_frobenius(softmax(c * z5)):.2e}")
-
-# %% [markdown]
 # The Jacobian shrinks as the softmax sharpens. With $m = \max_i p_i$,
 #
 # $$|J_{ij}| \;\le\; \|J\|_F \;\le\; 2\,(1 - m).$$
 #
 # $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$ (proof in
-# the deep dive). Checked on 5000 random softmaxes of 8 logits, flat to extremely peaked:
+# the deep dive). Karpathy's five logits from notebook 05, times 1, 8 and 64; then 5000 random
+# softmaxes of 8 logits, flat to extremely peaked:
 
 # %%
+z5 = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
+for c in (1, 8, 64):
+    print(f"logits × {c:2d}: max p = {softmax(c * z5).max():.4f}, ||J||_F = {gradients.jacobian_frobenius(softmax(c * z5)):.2e}")
 c = np.exp(rng.uniform(np.log(0.1), np.log(40.0), 5000))  # logit scales from 0.1 to 40
 P = softmax(c[:, None] * rng.standard_normal((5000, 8)))  # (5000, 8) probability vectors
 gap = gradients.one_minus_max(P)  # 1 - max p, summed from the small weights
@@ -157,21 +152,25 @@ gradients_plots.jacobian_bound_figure(gap, fro).figure
 #
 # The bound needs a bounded $g$. Put cross-entropy directly on $p$ with target key $t$, $L = -\ln p_t$:
 # $g = -e_t/p_t$ grows without bound as $p_t \to 0$, and $J^\top g = (\mathrm{diag}\,p - pp^\top)(-e_t/p_t) = -e_t + p$,
-# which does not vanish however saturated $p$ is ([notebook 09](09_training_with_and_without_scale.ipynb) checks this on its own model).
-# A softmax saturated on the *wrong* key, with that loss:
+# which does not vanish however saturated $p$ is (checked in the deep dive below;
+# [notebook 09](09_training_with_and_without_scale.ipynb) checks it on its own model). An attention
+# softmax's $g$ comes from bounded values: back to the rule.
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: a softmax saturated on the wrong key, under cross-entropy
+#
+# Section 4's $J^\top g = p - e_t$, checked on three keys with the weight on key 1 and the target key 2:
+
+# %% tags=["deep-dive"]
 p = softmax(np.array([12.0, 0.0, 0.0]))  # nearly one-hot on key 1; the target is key 2
 g = np.array([0.0, -1 / p[1], 0.0])  # dL/dp for L = -log p_2
 verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.norm(gradients.logit_gradient(p, g)), np.linalg.norm(p - [0, 1, 0]), rtol=1e-9)
 
-# %% [markdown]
-# An attention softmax's $g$ comes from bounded values: back to the rule.
-#
+# %% [markdown] predict_answer=["rises", "rise"]
 # ## 5. Gradient size against $d_k$
 #
-# One query against $n = 8$ keys, all components $N(0,1)$. With no real loss, a random
-# $g = \partial L/\partial p$, its $n$ components independent $N(0, 1)$, stands in for the bounded gradient from above. We measure $\|J\|_F$, the gradient reaching the **logits**
+# One query against $n = 8$ keys, all components $N(0,1)$. With no real loss, a random $g$ (independent
+# $N(0, 1)$ components) stands in for the bounded gradient from above. We measure $\|J\|_F$, the gradient reaching the **logits**
 # $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
 # through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
@@ -185,23 +184,20 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 # %% [markdown]
 # Filled markers: the mean (bars ±1 SE); hollow: the median. **What happened:** Unscaled (vermillion, dashed), the median query's gradient *collapses*, below $10^{-10}$ at
 # $d_k = 4096$; the mean to the logits falls far less, and the mean to the query *rises*, above the
-# scaled one from $d_k = 2$ on. Scaled (blue, solid), every size stays in a narrow band:
+# scaled one from $d_k = 2$ on. Scaled (blue, solid), every size stays in a narrow band.
+#
+# Why is the unscaled *mean* to the query larger, when the median query gets nothing?
+# The gradient to the query multiplies by $K^\top$, and the keys have length about $\sqrt{d_k}$: scaled,
+# $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the few queries whose two largest logits
+# nearly tie (a **near tie**: $\|J\|_F > 0.1$) get a large *kick*. The curves' checks, then the near
+# ties per $d_k$, unscaled:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
 verify("mean ||dL/dq||: unscaled above scaled at every d_k from 2 on", np.all(u[1:] > s[1:]), "unscaled / scaled: " + ", ".join(f"d_k = {d}: {u[i]:.2f} / {s[i]:.2f}" for d, i in ((1, 0), (2, 1), (64, 6), (4096, 12))))
 for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
     s_mean, u_med = getattr(grads["sqrt"], field).mean, getattr(grads["unscaled"], field).median
-    verify(f"scaled {field}: smallest mean > 2/3 of the largest", s_mean.min() > 2 / 3 * s_mean.max(), f"{s_mean.min():.3f} to {s_mean.max():.3f}")
-    verify(f"unscaled {field}: median < 1e-10 at d_k = 4096", u_med[-1] < 1e-10)
-
-# %% [markdown]
-# Why is the unscaled *mean* to the query larger, when the median query gets nothing?
-# $\|\partial L/\partial q\| = c\,\|K^\top (Jg)\|$ and the keys have length about $\sqrt{d_k}$: scaled,
-# $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the few queries whose two largest logits
-# nearly tie (a **near tie**: $\|J\|_F > 0.1$) get a large *kick* $\|\partial L/\partial q\|$. Per $d_k$, unscaled:
-
-# %%
+    verify(f"{field}: scaled smallest mean > 2/3 of the largest; unscaled median < 1e-10 at d_k = 4096", s_mean.min() > 2 / 3 * s_mean.max() and u_med[-1] < 1e-10, f"scaled {s_mean.min():.3f} to {s_mean.max():.3f}")
 tail = {s: gradients.gradient_samples((64, 256, 1024, 4096), n_keys, n_queries, scale=s, rng=SEED + 1) for s in ("unscaled", "sqrt")}
 for i, d in enumerate(tail["unscaled"].d_k):
     u_q, s_q, tie = tail["unscaled"].query_grad_norm[i], tail["sqrt"].query_grad_norm[i], tail["unscaled"].jacobian_norm[i] > 0.1
@@ -298,14 +294,14 @@ for d in (16, 256, 4096):
 verify("f √d_k climbs towards the limit from below (d_k = 16, 256, 4096)", f_root[0] < f_root[1] < f_root[2] < limit)
 verify_close("f √d_k at d_k = 4096 within 5 % of the limit f_G(0) t", f_root[-1], limit, rtol=0.05)
 
-# %% [markdown]
-# ## 6. Explorer: the Jacobian as $d_k$ grows
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: explorer — the Jacobian of one query as $d_k$ grows
 #
 # One query against 8 keys, its Jacobian $J_{ij} = \partial p_i/\partial z_j$ as a heatmap (colour
 # limits $\pm 1/4$, the largest any entry can be), at $d_k$ = 1, 16, 256 and 4096. Neither a lucky nor an
 # unlucky query: of seeds 0–98, the one whose unscaled $\|J\|_F$ ranks closest to the middle (deep dive below).
 
-# %% alt="Jacobian heatmaps of one median-ranked query against 8 keys at d_k = 1, 16, 256 and 4096, unscaled (top) and scaled (bottom), colour limits ±1/4: unscaled the pattern fades to flat, ||J||_F from 0.36 to 7e-12; scaled it keeps its contrast, ||J||_F 0.35 to 0.38."
+# %% tags=["deep-dive"] alt="Jacobian heatmaps of one median-ranked query against 8 keys at d_k = 1, 16, 256 and 4096, unscaled (top) and scaled (bottom), colour limits ±1/4: unscaled the pattern fades to flat, ||J||_F from 0.36 to 7e-12; scaled it keeps its contrast, ||J||_F 0.35 to 0.38."
 panel_d = (1, 16, 256, 4096)
 typical = gradients.typical_query_seed(D_K_CHOICES, panel_d, n_keys, seeds=range(99))
 z_typical = saturation.prefix_logits(D_K_CHOICES, n_keys, rng=typical)  # (13 d_k, 8 keys): one query, its first d_k components
@@ -313,17 +309,17 @@ panels = gradients.jacobian_panels(panel_d, z_typical[[D_K_CHOICES.index(d) for 
 print(f"seed {typical}, ||J||_F unscaled:", ", ".join(f"{f:.2g}" for f in panels.frobenius[0]), "| scaled:", ", ".join(f"{f:.2f}" for f in panels.frobenius[1]))
 gradients_plots.jacobian_small_multiples(panels)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # Unscaled, this query's heatmap fades to flat ($\|J\|_F$ from 0.36 to $7\times10^{-12}$); scaled, it keeps
 # its contrast (0.35 to 0.38). Drag $d_k$ and the seed (seed 0
 # is a closer tie, unscaled above scaled at $d_k = 64$); the star marks the query's $\|J\|_F$ against the mean and median curves.
 
-# %% tags=["nbval-ignore-output"] alt="Explorer: drag d_k from 1 to 4096 and the seed; the Jacobian heatmaps of one query against 8 keys, unscaled and scaled, and a star marking its ||J||_F against the mean and median curves; opens at d_k = 64."
+# %% tags=["deep-dive", "nbval-ignore-output"] alt="Explorer: drag d_k from 1 to 4096 and the seed; the Jacobian heatmaps of one query against 8 keys, unscaled and scaled, and a star marking its ||J||_F against the mean and median curves; opens at d_k = 64."
 explorer = JacobianExplorer()
 explorer
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: how section 6's query is picked
+# ## Deep dive: how the explorer's query is picked
 #
 # For every seed 0–98 the code computes the unscaled $\|J\|_F$ at each $d_k$, ranks it among the 99
 # seeds (its percentile), and picks the seed with the smallest sum of $|\text{percentile} - 50|$ over
@@ -335,24 +331,21 @@ fro = np.array([gradients.jacobian_panels(D_K_CHOICES, z).frobenius for z in z_s
 for i in [D_K_CHOICES.index(d) for d in panel_d + (64,)]:
     print(f"d_k = {D_K_CHOICES[i]:4d}: seed {typical} ||J||_F unscaled {fro[typical, 0, i]:.2g} (percentile {np.mean(fro[:, 0, i] < fro[typical, 0, i]):.0%}), scaled {fro[typical, 1, i]:.2f}")
 verify(f"seed {typical}: a near tie at d_k = 16 and 64, yet unscaled below scaled at d_k = 16, 64, 256, 4096", np.all(fro[typical, 0, [4, 6]] > 0.1) and np.all(np.subtract(*fro[typical][:, [4, 6, 8, 12]]) < 0))
-verify("section 6's panels are this seed's", np.allclose(panels.frobenius, fro[typical][:, [D_K_CHOICES.index(d) for d in panel_d]]))
+verify("the explorer deep dive's panels are this seed's", np.allclose(panels.frobenius, fro[typical][:, [D_K_CHOICES.index(d) for d in panel_d]]))
 
 # %% [markdown]
 # ## Summary
 #
-# - $J = \partial p/\partial z = \mathrm{diag}(p) - pp^\top$; central differences agree to $O(h^2)$.
-# - $|J_{ij}| \le \|J\|_F \le 2\,(1 - \max_i p_i)$ and $\|J^\top g\| \le \|J\|_F\|g\|$: with a bounded upstream
-#   gradient, as in attention, a nearly one-hot softmax passes back almost nothing. An unbounded one
-#   (cross-entropy directly on $p$) escapes the bound.
-# - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$,
-#   8 keys), while the *mean* to $q$ rises above the scaled one, carried by rare near ties with large
-#   kicks (6 % of queries at $d_k = 4096$): part 3 of the answer, **speed, not possibility**.
-# - Scaled, each size's smallest mean over $d_k = 1 \dots 4096$ is over two-thirds of its largest.
+# - $J = \mathrm{diag}(p) - pp^\top$; central differences agree to $O(h^2)$.
+# - $\|J^\top g\| \le \|J\|_F\|g\| \le 2\,(1 - \max_i p_i)\|g\|$: with a bounded upstream gradient, as in
+#   attention, a nearly one-hot softmax passes back almost nothing; cross-entropy directly on $p$ escapes the bound.
+# - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$),
+#   while the *mean* to $q$ rises above the scaled one, carried by rare near ties with large kicks:
+#   part 3 of the answer, **speed, not possibility**. Scaled, each size's smallest mean is over two-thirds of its largest.
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`. Numeric answers are accepted to three
-# significant figures (within 0.5%).
+# Each is checked by `check(key, answer)`, numbers to three significant figures.
 #
 # **Exercise 1.** What is the Jacobian of the softmax where $p = [0.5, 0.5]$? Give a 2×2 array
 # (three significant figures).
@@ -368,20 +361,7 @@ _ = check("06.jacobian_half", answer)
 # 2-key Jacobian gets: $p(1-p)$ peaks at $p = 1/2$.
 # </details>
 #
-# **Exercise 2.** For $p = [0.7, 0.2, 0.1]$, what is the largest entry of $J = \mathrm{diag}(p) - pp^\top$?
-# (three significant figures)
-
-# %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("06.largest_entry", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# Off the diagonal every entry is $-p_ip_j < 0$; on it, $p_i(1 - p_i)$ = 0.21, 0.16, 0.09. The largest is 0.21.
-# </details>
-#
-# **Exercise 3 (apply).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
+# **Exercise 2 (apply).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
 # cross-entropy on $p$ with target key 2, $L = -\ln p_2$. What is $\|\partial L/\partial z\|$?
 # (three significant figures) Does the bound $\|J\|_F \le 2(1 - \max p)$ say it must be small? Why not?
 
@@ -399,7 +379,7 @@ _ = check("06.cross_entropy_grad", answer)
 # while the gradient through an attention softmax, whose $g$ comes from bounded values, vanishes.
 # </details>
 #
-# **Exercise 4.** Write `my_softmax_jacobian(p)` returning the $n\times n$ Jacobian for a probability
+# **Exercise 3.** Write `my_softmax_jacobian(p)` returning the $n\times n$ Jacobian for a probability
 # vector `p` of shape `(n,)`. The checker compares it with central finite differences of the softmax.
 
 # %%
@@ -421,7 +401,7 @@ _ = check("06.softmax_jacobian", my_softmax_jacobian)
 # `np.diag(p)` puts $p_i$ on the diagonal ($\delta_{ij}p_i$); `np.outer(p, p)` holds $p_ip_j$.
 # </details>
 #
-# **Exercise 5 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
+# **Exercise 4 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
 # unscaled attention learn better? (a) yes; (b) no, a few near ties carry the mean; (c) no, the bound
 # $\|J^\top g\| \le \|J\|_F\|g\|$ fails there. A letter, then why.
 
@@ -437,6 +417,24 @@ _ = check("06.mean_vs_typical", answer)
 # every query, (c) is wrong: near ties simply have a $J$ that is not small. A learning signal that reaches
 # a few queries in a hundred, in large noisy kicks, is worse than a modest one for every query.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
-# ---
+# **Exercise 5.** For $p = [0.7, 0.2, 0.1]$, what is the largest entry of $J = \mathrm{diag}(p) - pp^\top$?
+# (three significant figures)
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer, then run the cell
+_ = check("06.largest_entry", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# Off the diagonal every entry is $-p_ip_j < 0$; on it, $p_i(1 - p_i)$ = 0.21, 0.16, 0.09. The largest is 0.21.
+# </details>
+
+# %% [markdown]
+# ## Next
+#
 # **Next:** [07 — Attention end to end](07_attention_end_to_end.ipynb)

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 08 — Does unit variance hold?
 #
-# Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need* (quoted in 00): the components
+# Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need*: the components
 # of $q$ and $k$ are independent, with mean 0 and variance 1. In a real model $q = W_Q x$ and
 # $k = W_K x'$ come from tokens through learned matrices. Does the assumption hold there?
 #
@@ -9,7 +9,7 @@
 # - Derive $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ at initialisation.
 # - Put numbers on three weight rules.
 # - See what aligned $q$ and $k$ do, and what models do about it.
-# - Say where the course's answer stops, and what this course has not tested.
+# - Say where the course's answer stops.
 #
 # **Prerequisites**
 # - Notebooks 02, 04 and 05.
@@ -43,26 +43,17 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # ## 1. Before attention: LayerNorm
 #
 # A token reaches attention as a vector $x$ of $d_\text{model}$ numbers. Most models since GPT-2
-# put a LayerNorm right before attention (*pre-LN*; T5 and Llama use RMSNorm, which skips the mean):
-# it subtracts the token's mean and divides by its standard deviation, so $|x|^2 = \sum_j x_j^2 = d_\text{model}$
-# (before its learned gain and bias). It normalises $x$, not $q$ or $k$.
+# put a LayerNorm right before attention (*pre-LN*): it subtracts the token's mean and divides by its
+# standard deviation, so $\sum_j x_j^2 = d_\text{model}$ (before its learned gain and bias). It normalises $x$, not $q$ or $k$ (checked in section 2's cell).
 
-# %%
-d_model, d_k = 512, 64
-x = layer_norm(A.sample_tokens(4, d_model, layer_normed=False, rng=SEED))  # 4 raw tokens, each normalised
-verify("after LayerNorm every token has mean 0 and variance 1", np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
-verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, rtol=1e-4)
-
-# %% [markdown]
+# %% [markdown] predict_answer=["9 times", "1/9", "nine times"]
 # ## 2. At initialisation: the starting weights
 #
 # A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's $d_\text{model}$ inputs (its
 # *fan-in*; its $d_k$ outputs are the *fan-out*). The weights start independent, of mean 0 and variance
-# $\mathrm{Var}(W)$, so for a fixed token $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and variances add (02):
-#
-# $$\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W) \quad\text{(after LayerNorm).}$$
-#
-# $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i) = d_k\,\mathrm{Var}(q_i)^2$.
+# $\mathrm{Var}(W)$, so for a fixed token $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and variances
+# add (02): $\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W)$ after LayerNorm.
+# $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$.
 # The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three rules in use:
 #
 # | rule | $\mathrm{Var}(W)$ |
@@ -74,25 +65,27 @@ verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, r
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks of 64 token pairs (the standard error counts each network as one draw).
+# The check: 32 random networks of 64 token pairs, then the scaled logits against the footnote's
+# $N(0, 1)$ (dotted).
 
-# %%
+# %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
+d_model, d_k = 512, 64
+x = layer_norm(A.sample_tokens(4, d_model, layer_normed=False, rng=SEED))  # 4 raw tokens, each normalised
+verify("after LayerNorm every token has mean 0 and variance 1", np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
+verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, rtol=1e-4)
 RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
 X, X2 = A.sample_tokens(64, d_model, rng=rng), A.sample_tokens(64, d_model, rng=rng)  # (64, d_model) each
 for scheme, name in RULES.items():
     logits = A.sample_projected_logits(scheme, d_k, X, X2, n_networks=32, rng=rng)  # (32 networks, 64 pairs)
     estimate, se = A.cluster_mean(logits**2)  # E[q·k] = 0, so this is Var(q·k)
     verify_close(f"{name}: Var(q_i) = {A.query_variance(scheme, d_model, d_k):.3f}, so Var(q·k) = d_k·Var(q_i)²", estimate, A.init_logit_moments(scheme, d_model, d_k).var, se=se)
+panels = {RULES[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in RULES}
+assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
 # Xavier's is above it. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
-# variance $d_k\,\mathrm{Var}(q_i)^2/d_k = \mathrm{Var}(q_i)^2$ (04), not 1 (PyTorch's default:
-# variance 1/9, std 1/3). Against the footnote's $N(0, 1)$ (dotted):
-
-# %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
-panels = {RULES[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_model, d_k) ** 2) for s in RULES}
-assumptions_plots.init_small_multiples(panels)
+# variance $\mathrm{Var}(q_i)^2$ (04), not 1 (PyTorch's default: 1/9), as the histograms show.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the named initialisations, PyTorch's default, and Xavier's shapes
@@ -282,12 +275,12 @@ ax.figure
 # ($\mathrm{Var}(q_i) \to 2$); GPT-2's fixed $0.02$ climbs like $d_\text{model}^2$ and passes 1
 # at $d_\text{model} = 2500$ — of the widths here, only at 4096.
 
-# %% [markdown]
+# %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
 # ## 3. During training: $q$ and $k$ agree
 #
 # Training makes a query match the keys it should attend to: $q$ and $k$ become
 # *correlated*. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
-# every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$ (0: unrelated, 1: $k = q$).
+# every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$.
 #
 # **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
 # logit $q\cdot k/\sqrt{d_k}$ stay near 0, grow like $\sqrt{d_k}$, or grow like $d_k$?
@@ -300,30 +293,36 @@ for d in (4, 64, 1024):
     qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z, so q·k = ρ q·q + √(1−ρ²) q·z
     by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 1000, rng=SEED + 1)[1])
     print(f"d_k = {d:4d}: mean of the matching key's q·k/√d_k = {by_d_k[d][0].mean() / np.sqrt(d):.2f}")
+    verify_close(f"d_k = {d:4d}: that mean, against theory", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
 # **What happened:** the mean grows like $\sqrt{d_k}$: 1, 4, 16 (solid curves: a normal approximation,
-# too flat at $d_k = 4$). Why, one term $q_i k_i$ at a time: $z_i$ is independent of $q_i$ and has mean 0, so
+# too flat at $d_k = 4$).
+# Why, one term $q_i k_i$ at a time: $z_i$ is independent of $q_i$ and has mean 0, so
 #
 # $$\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho,$$
 #
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
-# $\sqrt{d_k}$: $\mathrm{Var}(q\cdot k) = d_k\,(1 + \rho^2)$ (deep dive below).
+# $\sqrt{d_k}$ (deep dive below).
 # So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows. **μP** (*maximal update
-# parametrisation*, Yang et al. 2022) divides by $d_k$, holding the mean at $\rho$. As in 04, the
-# exponent is forced and the constant is a convention, and here it matters: μP's README uses $8/d_k$,
-# equal to $1/\sqrt{64}$ at $d_k = 64$. The matching key's weight among 12 keys, 2000 queries each:
+# parametrisation*, Yang et al. 2022) divides by $d_k$, holding the mean at $\rho$ (its attention
+# weights: deep dive below).
 
-# %%
-for d in (4, 64, 1024):
-    verify_close(f"d_k = {d:4d}: mean of q·k/√d_k = ρ√d_k", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: μP's constant and the matching key's weight
+#
+# As in 04, the exponent is forced and the constant is a convention, and here it matters: μP's
+# README uses $8/d_k$, equal to $1/\sqrt{64}$ at $d_k = 64$. The matching key's weight among 12 keys,
+# 2000 queries each:
+
+# %% tags=["deep-dive"]
 scales = {"1/√d_k": lambda d: d**-0.5, "1/d_k": lambda d: 1 / d, "8/d_k": lambda d: 8 / d}  # d_k -> the factor c
 for r in (0.5, 1.0):
     w = {(name, d): A.match_weight(d, r, scale=c(d), rng=SEED).mean() for name, c in scales.items() for d in (64, 1024)}
     print(f"ρ = {r}: " + " | ".join(f"{name}: {w[name, 64]:.3f} at d_k = 64, {w[name, 1024]:.3f} at 1024" for name in scales) + f"\n        limits as d_k grows: 1/d_k → e^ρ/(e^ρ + 11) = {np.exp(r) / (np.exp(r) + 11):.3f}, 8/d_k → e^(8ρ)/(e^(8ρ) + 11) = {np.exp(8 * r) / (np.exp(8 * r) + 11):.3f}")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # With $1/\sqrt{d_k}$ the matching key's weight climbs with $d_k$ at a fixed $\rho$. With μP's $a/d_k$
 # it settles where $\rho$ and the constant $a$ put it: with $a = 1$ near 0.2 even at $\rho = 1$ (limit
 # 0.198, for unit-variance components); with the README's $a = 8$ near 0.83 at $\rho = 0.5$ (limit 0.832)
@@ -421,9 +420,15 @@ correlation_explorer
 #   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
 # - **Soft-capping** (Gemma 2): $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond $\pm c$.
 #
-# Section 3's correlated key ($\rho = 0.5$), mean over 200 pairs per $d_k$:
+# Both, on section 3's correlated key, are measured in the deep dive below.
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the two fixes on section 3's correlated key
+#
+# $\rho = 0.5$, mean over 200 pairs per $d_k$ (this cell draws from the main line's `rng`, as it did
+# when it stood on the main line, so section 5's draws are unchanged):
+
+# %% tags=["deep-dive"]
 for d in (64, 1024, 4096):
     q, k = A.sample_correlated_qk(200, d, rho, rng=rng)  # (200, d_k) each
     scaled = np.einsum("nd,nd->n", q, k) / np.sqrt(d)  # row-wise dot: (200,)
@@ -431,10 +436,10 @@ for d in (64, 1024, 4096):
     verify(f"d_k = {d:4d}: QK-norm logits within ±g, soft-capped ones within ±50", np.abs(normed).max() <= 5.0 and np.abs(capped).max() <= 50.0,
            f"mean: scaled {scaled.mean():.1f} | QK-norm, g = 5: {normed.mean():.2f} | soft-capped at 50: {capped.mean():.1f}")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # The scaled mean $\rho\sqrt{d_k}$ keeps growing; QK-norm settles near $g\rho = 2.5$
 # ($\cos\theta \to \rho$). The cap bounds the logit, not the commitment: capped means of 15.5
-# and 28.2 still give the matching key nearly all the weight (section 3: at a mean of 16 it takes 1.000).
+# and 28.2 still give the matching key nearly all the weight (μP deep dive: at a mean of 16 it takes 1.000).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: Var(cos θ) = 1/d_k, QK-layernorm, and entropy collapse in the literature
@@ -546,14 +551,14 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 #   `mesh_tensorflow/transformer/attention.py`; Hugging Face's `modeling_t5.py` `_init_weights` draws
 #   `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`.
 
-# %% [markdown]
+# %% [markdown] predict_answer=["T5's is exactly 1", "T5 starts at variance 1"]
 # ## 5. Real models: GPT-2 and T5
 #
-# The course's one table of published models, each row with its source (00, 04 and 07 refer here).
+# The course's table of published models, with sources (00, 04 and 07 refer here).
 # **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
-# $1/d_\text{model}$ ($d_{kv}$ is its $d_k$), and adds a small position bias, left out here.
+# $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
 #
 # **Predict:** which of the two starts with logits (after its scale, if any) of variance exactly 1?
 
@@ -567,9 +572,9 @@ print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} �
 
 # %% [markdown]
 # T5's is exactly 1: its $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights. GPT-2's is far below 1:
-# its $W_Q$, $W_K$ start small. Does it need its scale at all? One row of 1024 independent logits,
-# GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row; 05's measures (top weight,
-# $e^H$ keys in play), medians of 1000 rows, range over 5 seeds:
+# its $W_Q$, $W_K$ start small. Does it need its scale at all? A row of 1024 independent logits,
+# GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row: top weight and $e^H$ keys in
+# play (05), medians of 1000 rows, range over 5 seeds:
 
 # %%
 spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
@@ -629,12 +634,10 @@ for t in models.TECHNIQUES:
 # %% [markdown]
 # ## Summary
 #
-# - LayerNorm normalises $x$, not $q$ or $k$. At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$,
-#   with $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$: $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
-# - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows with $d_k$; μP's $a/d_k$ holds it at $a\rho$
-#   ($a = 8$ in its README); QK-norm keeps the logit within $\pm g$.
+# - LayerNorm normalises $x$, not $q$ or $k$. At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$:
+#   $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
+# - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows; μP's $a/d_k$ holds it at $a\rho$; QK-norm bounds the logit.
 # - T5 starts at variance 1; GPT-2 lower (6.04 unscaled at $d_k = 64$), still proportional to $d_k$.
-# - Where the answer stops: at initialisation, under the footnote's assumption.
 #
 # ## Exercises
 #
@@ -664,22 +667,7 @@ _ = check("08.default_logit_var", None)  # replace None with your answer, then r
 # so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.2$.
 # </details>
 #
-# **Exercise 3.** GPT-2 medium has $d_\text{model} = 1024$ and heads of $d_k = 64$, draws $W_Q$
-# and $W_K$ from $N(0, 0.02^2)$, and LayerNorms its tokens. What is the standard deviation of its scaled logits
-# $q\cdot k/\sqrt{64}$ at initialisation (three significant figures)?
-
-# %%
-_ = check("08.gpt2_medium_std", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\mathrm{Var}(q_i) = 1024 \cdot 0.02^2 = 0.4096$; the scaled logit has variance
-# $\mathrm{Var}(q_i)^2$, so its standard deviation is $\mathrm{Var}(q_i) \approx 0.410$ — wider than
-# GPT-2 small's 0.307, because GPT-2's rule does not shrink with the width. Still far from saturation.
-# </details>
-#
-# **Exercise 4.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
+# **Exercise 3.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
 # the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
 
 # %%
@@ -692,7 +680,7 @@ _ = check("08.rho_mean", None)  # replace None with your answer, then run the ce
 # unrelated key, whose scaled logit has mean 0 and standard deviation 1.
 # </details>
 #
-# **Exercise 5.** Push section 3 to $\rho = 1$: $k = q$, $d_k = 64$ independent standard normal
+# **Exercise 4.** Push section 3 to $\rho = 1$: $k = q$, $d_k = 64$ independent standard normal
 # components ($\mathrm{E}[q_i^4] = 3$). What is the variance of $q\cdot q$ (an integer)?
 
 # %%
@@ -705,7 +693,7 @@ _ = check("08.k_equals_q_var", None)  # replace None with your answer, then run 
 # so $2 d_k = 128$. The mean $\rho\,d_k = 64$ dwarfs the spread $\sqrt{128} \approx 11$.
 # </details>
 #
-# **Exercise 6 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
+# **Exercise 5 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
 # and $d_k$: (a) Xavier's rule; (b) LayerNorm on the tokens $x$; (c) QK-norm? Answer with a
 # letter; say why not the other two.
 
@@ -721,7 +709,7 @@ _ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"
 # and the mean $\rho\, d_k$ grows.
 # </details>
 #
-# **Exercise 7.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
+# **Exercise 6.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
 # vectors `q` and `k`.
 
 # %%
@@ -739,6 +727,26 @@ _ = check("08.cosine_logit", cosine_logit)
 #     return g * np.dot(q, k) / (np.linalg.norm(q) * np.linalg.norm(k))
 # ```
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
-# ---
+# **Exercise 7.** GPT-2 medium has $d_\text{model} = 1024$ and heads of $d_k = 64$, draws $W_Q$
+# and $W_K$ from $N(0, 0.02^2)$, and LayerNorms its tokens. What is the standard deviation of its scaled logits
+# $q\cdot k/\sqrt{64}$ at initialisation (three significant figures)?
+
+# %% tags=["deep-dive"]
+_ = check("08.gpt2_medium_std", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{Var}(q_i) = 1024 \cdot 0.02^2 = 0.4096$; the scaled logit has variance
+# $\mathrm{Var}(q_i)^2$, so its standard deviation is $\mathrm{Var}(q_i) \approx 0.410$ — wider than
+# GPT-2 small's 0.307, because GPT-2's rule does not shrink with the width. Still far from saturation.
+# </details>
+
+# %% [markdown]
+# ## Next
+#
 # **Next:** [09 — Training with and without the scale](09_training_with_and_without_scale.ipynb)
