@@ -827,6 +827,7 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
     "training.steps_to_accuracy": "accuracies in [0, 1]",
     "training.compute_grid": "grids of d_k, learning rates and arm names",
     "training.write_grid": "a path",
+    "variance.write_wobble_counts": "a path",
     "overview.walk_end_variance": "the course's range, a ValueError beyond (test_overview)",
     "overview.query_gradient_norm": "the course's range and finite logits, a ValueError beyond (test_overview)",
     "overview.format_gradient_ratios": "formats ratios as text",

@@ -57,7 +57,7 @@ def test_halve_spread_feedback_matches_the_exact_spread():
     assert 45**2 * 2 == pytest.approx(64**2, rel=0.02) and sd[0] / sd[1] == pytest.approx(2**0.5, rel=0.02)
     checker = exercises.get("03.halve_spread").checker
     assert checker("a")[0]
-    assert "quarters" in checker("b")[1] and "1.41" in checker("c")[1]
+    assert "more than a factor 2" in checker("b")[1] and "1.41" in checker("c")[1]
 
 
 def test_variance_with_se_against_a_naive_computation_and_its_own_calibration():
