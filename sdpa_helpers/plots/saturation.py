@@ -343,7 +343,7 @@ def temperature_small_multiples(bar_temperatures, bar_weights, curve_temperature
             ax.text(curve_t.min(), level, f" uniform ({level:g})", va="bottom" if ax is ax_max else "top", fontsize=8)
         for ax in (ax_max, ax_eff):
             for i, t in enumerate(temps):
-                label = None if i else "$T$ of the bars"
-                ax.axvline(t, color=OKABE_ITO["black"], linewidth=0.6, alpha=0.4, label=label)
+                ax.axvline(t, color=OKABE_ITO["black"], linewidth=0.6, alpha=0.4,
+                           label="_nolegend_" if i else "$T$ of the bars")
             ax.legend(loc="center right" if ax is ax_max else "center left", fontsize=8)
     return fig
