@@ -24,8 +24,8 @@ from .. import _checks
 from ..scales import check_scaling
 from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm", "format_norm_axis",
-           "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
+__all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm",
+           "format_norm_axis", "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
 
 #: Colour limits of Jacobian heatmaps: ``p_i (1 - p_i) <= 1/4`` and ``p_i p_j <= 1/4``.
 JACOBIAN_LIMIT = 0.25

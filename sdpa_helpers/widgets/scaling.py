@@ -47,7 +47,7 @@ class ScalingExplorer(Explorer):
         self.ax_w.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02),
                       xlim=(0.5, N_KEYS + 0.5))
         self.ax_w.legend(loc="upper right")
-        self.title = self.ax_w.set_title(" ", animated=True)
+        self.ax_w.set_title(f"one query, {N_KEYS} keys")
 
     def _update(self, d_k):
         sd = logit_std(d_k)
@@ -59,6 +59,5 @@ class ScalingExplorer(Explorer):
             self.lines[name].set_ydata(weights[name])
             parts.append(f"{_PLAIN[name]}: logit std {c * sd:.3g}, "
                          f"largest weight {weights[name][0]:.2f}, entropy {float(entropy(weights[name])):.2f}")
-        self.title.set_text(f"one query, {N_KEYS} keys, $d_k$ = {d_k}")
         return (f"d_k = {d_k} (uniform weights would be 1/{N_KEYS} = {1 / N_KEYS:.4f}; "
                 f"entropy at most ln {N_KEYS} = {np.log(N_KEYS):.2f}).<br>" + "<br>".join(parts))

@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import ipywidgets as W
-import numpy as np
 
 from ..plots.variance import HistogramPanel
 from ..sampling import DISTRIBUTIONS, EXCESS_KURTOSIS
