@@ -6,7 +6,8 @@ The scalings are named as in :data:`sdpa_helpers.scales.SCALINGS` and drawn in t
 - :func:`logit_std_vs_d_k` -- log-log: the logits' standard deviation against d_k, theory lines
   (slopes 1/2, 0, -1/2) and simulation dots;
 - :func:`attention_vs_d_k` -- mean entropy and mean largest weight of the softmax against d_k;
-- :func:`sorted_weights` and :func:`weights_small_multiples` -- one query's softmax weights.
+- :class:`SortedWeightsPanel`, :func:`sorted_weights` and :func:`weights_small_multiples` -- one query's
+  softmax weights (notebook 04's explorer draws through the same panel).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .. import _checks
 from ..scales import SCALINGS, check_scaling
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["set_power_of_two_axis", "logit_std_vs_d_k", "attention_vs_d_k",
+__all__ = ["set_power_of_two_axis", "logit_std_vs_d_k", "attention_vs_d_k", "SortedWeightsPanel",
            "sorted_weights", "weights_small_multiples"]
 
 
@@ -162,8 +163,43 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
     return fig
 
 
+class SortedWeightsPanel:
+    """One query's softmax weights per scaling, keys sorted from the largest ``q . k`` down, on one Axes;
+    :meth:`show` puts one setting's weights in. :func:`sorted_weights` (notebook 04's figure) and
+    :class:`sdpa_helpers.widgets.scaling.ScalingExplorer` draw through it.
+
+    Parameters
+    ----------
+    ax : Axes
+    names : sequence of str
+        Scaling names (:data:`sdpa_helpers.scales.SCALINGS`), one line each, in this order.
+    n_keys : int
+    animated : bool
+        Make the lines animated (for the explorer's blitting).
+    """
+
+    def __init__(self, ax, names, n_keys: int, animated: bool = False):
+        ranks = np.arange(1, n_keys + 1)
+        self.lines = {}
+        with style():
+            for name in names:
+                spec = SCALING_STYLES[name]
+                (self.lines[name],) = ax.plot(ranks, np.full(n_keys, 1.0 / n_keys), color=spec["color"],
+                                              linestyle=spec["linestyle"], marker=spec["marker"], markersize=4,
+                                              label=spec["label"], animated=animated)
+            ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02))
+            ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+
+    def show(self, weights: dict) -> None:
+        """Draw ``weights`` (name -> the weights of the same keys; sorted by the first entry's order)."""
+        order = np.argsort(-np.asarray(next(iter(weights.values()))), kind="stable")
+        for name, w in weights.items():
+            self.lines[name].set_ydata(np.asarray(w, dtype=float)[order])
+
+
 def sorted_weights(weights: dict, ax=None, title: str = ""):
-    """One query's softmax weights per scaling, keys sorted from the largest ``q . k`` down.
+    """One query's softmax weights per scaling, keys sorted from the largest ``q . k`` down
+    (a :class:`SortedWeightsPanel`).
 
     Parameters
     ----------
@@ -186,15 +222,9 @@ def sorted_weights(weights: dict, ax=None, title: str = ""):
         _check_name("the keys of weights", name)
     ax = get_axes(ax)
     first = _checks.real_array("weights", next(iter(weights.values())), min_ndim=1, shape_hint="(n_keys,)")
-    order = np.argsort(-first, kind="stable")
-    ranks = np.arange(1, first.size + 1)
+    SortedWeightsPanel(ax, list(weights), first.size).show(weights)
     with style():
-        for name, w in weights.items():
-            spec = SCALING_STYLES[name]
-            ax.plot(ranks, np.asarray(w, dtype=float)[order], color=spec["color"], linestyle=spec["linestyle"],
-                    marker=spec["marker"], markersize=4, label=spec["label"])
-        ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02), title=title)
-        ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+        ax.set_title(title)
     return ax
 
 

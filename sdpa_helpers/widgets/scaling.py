@@ -34,18 +34,16 @@ class ScalingExplorer(Explorer):
         self.ax_std, self.ax_w = fig.subplots(1, 2)
         scaling_plots.logit_std_vs_d_k(ax=self.ax_std)
         self.ax_std.set_title("standard deviation of the logits")
-        self.markers, self.lines = {}, {}
-        ranks = np.arange(1, N_KEYS + 1)
+        self.markers = {}
         for name in SCALINGS:
             spec = SCALING_STYLES[name]
             (self.markers[name],) = self.ax_std.plot([], [], linestyle="none", marker=spec["marker"], markersize=10,
                                                      color=spec["color"], markeredgecolor="black", animated=True)
-            (self.lines[name],) = self.ax_w.plot(ranks, np.full(N_KEYS, 1 / N_KEYS), color=spec["color"],
-                                                 linestyle=spec["linestyle"], marker=spec["marker"], markersize=4,
-                                                 label=spec["label"], animated=True)
+        # the same panel as notebook 04's figure
+        self.weights_panel = scaling_plots.SortedWeightsPanel(self.ax_w, SCALINGS, N_KEYS, animated=True)
+        self.lines = self.weights_panel.lines
         self.ax_w.axhline(1 / N_KEYS, color="black", linewidth=1, linestyle=(0, (1, 3)))
-        self.ax_w.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02),
-                      xlim=(0.5, N_KEYS + 0.5))
+        self.ax_w.set_xlim(0.5, N_KEYS + 0.5)
         self.ax_w.legend(loc="upper right")
         self.ax_w.set_title(f"one query, {N_KEYS} keys")
 
@@ -53,10 +51,10 @@ class ScalingExplorer(Explorer):
         sd = logit_std(d_k)
         weights = query_weights(d_k)
         parts = []
+        self.weights_panel.show(weights)
         for name in SCALINGS:
             c = scale_factor(name, d_k)
             self.markers[name].set_data([d_k], [c * sd])
-            self.lines[name].set_ydata(weights[name])
             parts.append(f"{_PLAIN[name]}: logit std {c * sd:.3g}, "
                          f"largest weight {weights[name][0]:.2f}, entropy {float(entropy(weights[name])):.2f}")
         return (f"d_k = {d_k} (uniform weights would be 1/{N_KEYS} = {1 / N_KEYS:.4f}; "
