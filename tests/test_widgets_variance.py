@@ -22,69 +22,60 @@ def test_variance_explorer_defaults_and_controls():
     assert labelled(e.ax)
 
 
-def test_variance_explorer_shows_the_cached_samples_and_their_moments():
+def test_variance_explorer_shows_the_samples_and_their_moments():
     e = wv.VarianceExplorer(d_k=64, components="laplace")
     s = sample_dot_products_fast(64, e.n_samples, "laplace", rng=e.seed)  # an independent draw, same seed
-    values, edges, _ = e.bars.get_data()
+    values, edges, _ = e.panel.bars.get_data()
     counts, _ = np.histogram(s, law.histogram_edges(64, "laplace"))
-    assert np.allclose(values * np.diff(edges) * s.size, counts)
-    # the axes are in standardised units: the N(0, d_k) density of q·k is N(0, 1) in z = q·k / 8
-    x, y = e.curve.get_data()
+    # the axes are in units of sqrt(d_k) = 8: the bars are the density of q·k / 8
+    assert np.allclose(values / 8 * np.diff(edges * 8) * s.size, counts)
+    x, y = e.panel.curve.get_data()
     assert np.allclose(y, normal_pdf(x)) and x.min() == -4.5 and x.max() == 4.5
     assert tuple(map(float, e.ax.get_xlim())) == (-4.5, 4.5)
-    assert f"variance {s.var(ddof=1):.2f}" in e.title.get_text() and "(theory 64)" in e.title.get_text()
+    assert f"variance {s.var(ddof=1):.2f} (theory 64)" in e.readout.value and "laplace components" in e.readout.value
     assert f"{s.mean():.3f} ± {s.std(ddof=1) / math.sqrt(s.size):.3f}" in e.readout.value
 
 
-def test_variance_explorer_tick_labels_are_in_real_units():
+def test_variance_explorer_axes_are_labelled_in_units_of_sqrt_d_k():
     e = wv.VarianceExplorer(d_k=64)
-    labels = e.x_ticks.texts()
-    values = [float(t.replace("\u2212", "-")) for t in labels]
-    assert "0" in labels and all(abs(v) <= 36 for v in values) and len(values) >= 5
-    positions = [t.get_position()[0] for t in e.x_ticks.labels if t.get_visible()]
-    assert np.allclose(np.array(positions) * 8, values)  # label = position * sqrt(d_k)
-    y_values = [float(t) for t in e.y_ticks.texts()]
-    y_positions = [t.get_position()[1] for t in e.y_ticks.labels if t.get_visible()]
-    assert np.allclose(np.array(y_positions) / 8, y_values)  # density of q·k = density of z / sqrt(d_k)
-    e.controls["d_k"].value = 4096
-    assert max(float(t.replace("\u2212", "-")) for t in e.x_ticks.texts()) >= 200
+    labels = [t.get_text() for t in e.ax.get_xticklabels()]
+    assert labels == ["\u22124√d_k", "\u22122√d_k", "0", "2√d_k", "4√d_k"]
+    assert [float(t) for t in e.ax.get_xticks()] == [-4, -2, 0, 2, 4]
+    y = dict(zip((round(float(v), 1) for v in e.ax.get_yticks()), (t.get_text() for t in e.ax.get_yticklabels())))
+    assert y[0.4] == "0.4/√d_k"  # the N(0, d_k) peak, 0.399 / sqrt(d_k), sits at 0.399 on the axis
+    assert "±36" in e.readout.value  # the x axis spans ±4.5 sqrt(64) in real units
 
 
 def test_variance_explorer_changes_with_the_distribution():
     e = wv.VarianceExplorer(d_k=4)
     before = e.image.value
     e.controls["components"].value = "rademacher"
-    assert e.image.value != before and "rademacher components" in e.title.get_text()
+    assert e.image.value != before and "rademacher components" in e.readout.value
 
 
 @pytest.mark.parametrize("dist", DISTRIBUTIONS)
 def test_variance_explorer_bars_fit_under_the_y_limit(dist):
+    e = wv.VarianceExplorer(components=dist)
     for d_k in (1, 2, 4, 8, 16, 64):
-        _, density, level, _, (_, stem_y) = wv._view(d_k, dist, wv.VarianceExplorer.n_samples, wv.VarianceExplorer.seed)
-        tallest = stem_y.max() if dist == "rademacher" else density.max() * math.sqrt(d_k)
-        assert tallest <= level, f"{dist}, d_k={d_k}: the tallest bar is cut off"
-
-
-def test_variance_explorer_cache_is_read_only():
-    s = wv._samples(4, "normal", 100, 0)
-    with pytest.raises(ValueError):
-        s[0] = 1.0
+        e.controls["d_k"].value = d_k
+        tallest = e.panel.stem_tops.get_data()[1].max() if dist == "rademacher" else e.panel.bars.get_data()[0].max()
+        assert tallest <= e.ax.get_ylim()[1], f"{dist}, d_k={d_k}: the tallest bar is cut off"
 
 
 @pytest.mark.parametrize("d_k", [1, 4, 64])
 def test_variance_explorer_draws_rademacher_as_stems(d_k):
     e = wv.VarianceExplorer(d_k=d_k, components="rademacher")
     s = sample_dot_products_fast(d_k, e.n_samples, "rademacher", rng=e.seed)  # the same draw, independently
-    assert not e.bars.get_visible()
-    x, y = e.stem_tops.get_data()
+    assert not e.panel.bars.get_visible()
+    x, y = e.panel.stem_tops.get_data()
     sd = math.sqrt(d_k)
     values = np.asarray(x) * sd  # back to real units
     assert np.allclose(values, np.round(values)) and set(np.round(values).astype(int) % 2) == {d_k % 2}
     for v, h in zip(values, y):  # height in standardised units: probability / 2 * sqrt(d_k)
         assert np.isclose(h, np.mean(s == round(v)) / 2 * sd)
-    assert len(e.stems.get_segments()) == len(values)
+    assert len(e.panel.stems.get_segments()) == len(values)
     e.controls["components"].value = "normal"
-    assert e.bars.get_visible() and len(e.stems.get_segments()) == 0
+    assert e.panel.bars.get_visible() and not e.panel.stems.get_visible()
 
 
 def test_variance_explorer_first_visits_draw_o_n_numbers(monkeypatch):
@@ -98,8 +89,7 @@ def test_variance_explorer_first_visits_draw_o_n_numbers(monkeypatch):
         return real(d_k, n_samples, *args, **kwargs)
 
     monkeypatch.setattr("sdpa_helpers.variance.sample_dot_products", spy)
-    wv._samples.cache_clear()
-    wv._view.cache_clear()
+    wv._frame.cache_clear()
     e = wv.VarianceExplorer(d_k=4096)
     for dist in DISTRIBUTIONS:
         e.controls["components"].value = dist

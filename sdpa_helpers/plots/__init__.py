@@ -198,9 +198,9 @@ def rgba_to_png(rgba) -> bytes:
 
     Explorers send a new frame per slider move, so encoding speed matters more than a few
     kilobytes. The PNG is written directly: the RGBA rows as they are (PNG filter type 0), one
-    zlib stream at level 1. That takes about a quarter of the time Pillow's encoder needs for the
-    same frame (no copy to RGB, no per-row filter search; ``benchmarks/controls_latency.py``), and
-    the file is lossless and standard.
+    zlib stream at level 1. That takes 30-50 % of the time Pillow's encoder needs for the
+    same frame (no copy to RGB, no per-row filter search; measured on real explorer frames by
+    ``benchmarks/png_encoders.py``, see ``benchmarks/results.md``), and the file is lossless and standard.
 
     >>> png = rgba_to_png(np.full((2, 3, 4), 255, dtype=np.uint8))
     >>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"

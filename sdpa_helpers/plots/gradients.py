@@ -4,6 +4,8 @@ This module offers:
 
 - :data:`JACOBIAN_LIMIT` -- every entry of ``diag(p) - p p^T`` lies in [-1/4, 1/4];
 - :func:`jacobian_heatmap` -- one Jacobian, fixed colour limits +-1/4;
+- :class:`JacobianHeatmaps` -- one query's Jacobians at one d_k, one heatmap per scale (the static
+  figure and notebook 06's explorer draw through it);
 - :func:`jacobian_small_multiples` -- the Jacobians of one query at a few d_k, one row per scale
   (from :func:`sdpa_helpers.gradients.jacobian_panels`);
 - :func:`norm_curves` -- mean (+-1 SE) and median of a Monte Carlo norm against d_k, log-log;
@@ -22,8 +24,8 @@ from .. import _checks
 from ..scales import check_scaling
 from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "jacobian_small_multiples", "format_norm", "format_norm_axis",
-           "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
+__all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm",
+           "format_norm_axis", "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
 
 #: Colour limits of Jacobian heatmaps: ``p_i (1 - p_i) <= 1/4`` and ``p_i p_j <= 1/4``.
 JACOBIAN_LIMIT = 0.25
@@ -34,6 +36,19 @@ NORM_LABELS = (r"$\|J\|_F$", r"$\|\partial L/\partial z\|$", r"$\|\partial L/\pa
 
 def _spec(scale: str) -> dict:
     return SCALING_STYLES[check_scaling("scale", scale)]
+
+
+def _heatmap(ax, n: int, animated: bool = False):
+    """An empty n x n Jacobian heatmap on ``ax`` (fixed limits +-1/4, ticks, labels); returns the image."""
+    with style():
+        image = ax.imshow(np.zeros((n, n)), cmap=HEATMAP_CMAP, vmin=-JACOBIAN_LIMIT, vmax=JACOBIAN_LIMIT,
+                          interpolation="nearest", extent=(0.5, n + 0.5, n + 0.5, 0.5), animated=animated)
+        ax.grid(False)
+        ticks = np.arange(1, n + 1, max(1, n // 8))
+        ax.set_xticks(ticks)
+        ax.set_yticks(ticks)
+        ax.set(xlabel="logit $z_j$", ylabel="weight $p_i$")
+    return image
 
 
 def jacobian_heatmap(J, ax=None, title: str | None = None, colorbar: bool = True):
@@ -59,20 +74,58 @@ def jacobian_heatmap(J, ax=None, title: str | None = None, colorbar: bool = True
     if J.ndim != 2 or J.shape[0] != J.shape[1] or J.size == 0:
         raise ValueError(f"J must be a square matrix of shape (n, n), got {J.shape}")
     ax = get_axes(ax)
-    n = J.shape[0]
+    image = _heatmap(ax, J.shape[0])
+    image.set_data(J)
     with style():
-        image = ax.imshow(J, cmap=HEATMAP_CMAP, vmin=-JACOBIAN_LIMIT, vmax=JACOBIAN_LIMIT,
-                          interpolation="nearest", extent=(0.5, n + 0.5, n + 0.5, 0.5))
-        ax.grid(False)
-        ticks = np.arange(1, n + 1, max(1, n // 8))
-        ax.set_xticks(ticks)
-        ax.set_yticks(ticks)
-        ax.set(xlabel="logit $z_j$", ylabel="weight $p_i$")
         if title:
             ax.set_title(title)
         if colorbar:
             ax.figure.colorbar(image, ax=ax, label=r"$\partial p_i/\partial z_j$", shrink=0.9)
     return ax
+
+
+class JacobianHeatmaps:
+    """The Jacobians of one query at one ``d_k``, one heatmap per scale; :meth:`show` fills them.
+
+    Notebook 06's static figure (:func:`jacobian_small_multiples`: one column of these per ``d_k``)
+    and its explorer (:class:`sdpa_helpers.widgets.gradients.JacobianExplorer`) draw through it.
+
+    Parameters
+    ----------
+    axes : sequence of Axes
+        One per scale.
+    scales : sequence of str
+        Names from :data:`sdpa_helpers.scales.SCALINGS`.
+    n : int
+        Keys per query (the heatmaps are n x n).
+    numbers_in_titles : bool
+        Titles carry ``d_k`` and ``||J||_F`` (static figures); otherwise each title names its
+        scale once and the numbers go elsewhere (the explorer's readout).
+    animated : bool
+        Make the images animated (for the explorer's blitting).
+    """
+
+    def __init__(self, axes, scales, n: int, numbers_in_titles: bool = True, animated: bool = False):
+        self.axes, self.scales, self.numbers_in_titles = tuple(axes), tuple(scales), numbers_in_titles
+        self.images = [_heatmap(ax, n, animated) for ax in self.axes]
+        if not numbers_in_titles:
+            with style():
+                for ax, scale in zip(self.axes, self.scales):
+                    ax.set_title(_spec(scale)["label"])
+
+    def show(self, jacobians, norms, d_k: int) -> None:
+        """Put the Jacobians (one (n, n) array per scale) and their Frobenius norms at ``d_k`` in."""
+        for ax, image, scale, J, norm in zip(self.axes, self.images, self.scales, jacobians, norms):
+            image.set_data(J)
+            if self.numbers_in_titles:
+                with style():
+                    ax.set_title(f"{_spec(scale)['label']}\n$d_k$ = {d_k}: " + r"$\|J\|_F$"
+                                 + f" = {format_norm(norm)}")
+
+    def colorbar(self, **kw):
+        """One colour bar for the heatmaps (they share the limits +-1/4)."""
+        with style():
+            return self.axes[0].figure.colorbar(self.images[0], label=r"$\partial p_i/\partial z_j$", **kw)
 
 
 def jacobian_small_multiples(panels):
@@ -109,15 +162,13 @@ def jacobian_small_multiples(panels):
                          f"got {jacobians.shape} and {norms.shape}")
     figsize = (2.7 * d_ks.size + 1.0, 2.8 * len(scales))
     fig, axes = new_figure(len(scales), d_ks.size, figsize=figsize, squeeze=False)
-    for row, scale in enumerate(scales):
-        label = _spec(scale)["label"]
-        for col, d_k in enumerate(d_ks.tolist()):
-            title = f"{label}\n$d_k$ = {d_k}: " + r"$\|J\|_F$" + f" = {format_norm(norms[row, col])}"
-            ax = jacobian_heatmap(jacobians[row, col], ax=axes[row, col], colorbar=False, title=title)
-            if col:
+    columns = [JacobianHeatmaps(axes[:, col], scales, jacobians.shape[-1]) for col in range(d_ks.size)]
+    for col, (column, d_k) in enumerate(zip(columns, d_ks.tolist())):
+        column.show(jacobians[:, col], norms[:, col], d_k)
+        if col:
+            for ax in axes[:, col]:
                 ax.set_ylabel("")
-    with style():
-        fig.colorbar(axes[0, 0].images[0], ax=axes, label=r"$\partial p_i/\partial z_j$", shrink=0.8)
+    columns[0].colorbar(ax=axes, shrink=0.8)
     return fig
 
 

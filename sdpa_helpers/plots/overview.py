@@ -97,8 +97,9 @@ class EffectsPanels:
     animated : bool
         Make the moving artists animated (for the explorer's blitting).
     annotate : bool
-        Write the largest weights in the weights panel (the explorer, where text is the slowest
-        thing to draw, puts them in its readout instead).
+        Write the changing numbers in the panels: the spreads in the histograms' titles, the largest
+        weights in the weights panel (the explorer puts them in its readout instead, and its titles
+        stay fixed).
     curves : bool
         Draw the Jacobian curves in ``axes[3]`` (False when several rows share that panel and
         another row has drawn them: each row then adds only its markers).
@@ -107,7 +108,7 @@ class EffectsPanels:
     def __init__(self, axes, d_ks, bands, n_keys: int, d_max: int, animated: bool = False,
                  annotate: bool = True, curves: bool = True):
         ax_u, ax_s, ax_w, ax_j = axes
-        self.axes = (ax_u, ax_s, ax_w, ax_j)
+        self.axes, self.annotate = (ax_u, ax_s, ax_w, ax_j), annotate
         self.edges_u = spread_edges(d_max)
         u, s = SCALING_STYLES["unscaled"], SCALING_STYLES["sqrt"]
         zeros_u, zeros_s = np.zeros(len(self.edges_u) - 1), np.zeros(len(SCALED_EDGES) - 1)
@@ -116,14 +117,14 @@ class EffectsPanels:
         self.stairs_u = ax_u.stairs(zeros_u, self.edges_u, fill=True, color=u["color"], alpha=0.7, **kw)
         ax_u.set(xlim=(self.edges_u[0], self.edges_u[-1]), ylim=(0, 1.1), xlabel=r"$q\cdot k$ (unscaled logit)",
                  ylabel=HIST_YLABEL)
-        self.title_u = ax_u.set_title(" ", **kw)
+        self.title_u = ax_u.set_title(" " if annotate else "unscaled logits")
         # (b) scaled logits, normalised as (a), with the bell curve of spread 1 for reference
         self.stairs_s = ax_s.stairs(zeros_s, SCALED_EDGES, fill=True, color=s["color"], alpha=0.7, **kw)
         x = np.linspace(-4, 4, 201)
         ax_s.plot(x, np.exp(-x**2 / 2), color="0.2", linewidth=1, label="normal curve, spread 1")
         ax_s.set(xlim=(-4, 4), ylim=(0, 1.1), xlabel=r"$q\cdot k/\sqrt{d_k}$ (scaled logit)", ylabel=HIST_YLABEL)
         ax_s.legend(loc="upper right", fontsize=8)
-        self.title_s = ax_s.set_title(" ", **kw)
+        self.title_s = ax_s.set_title(" " if annotate else "scaled logits")
         # (c) softmax weights of a query, sorted, averaged over queries
         rank = np.arange(1, n_keys + 1)
         self.line_wu, = ax_w.plot(rank, np.zeros(n_keys), color=u["color"], linestyle=u["linestyle"],
@@ -174,8 +175,9 @@ class EffectsPanels:
             density_s = density_histogram(scaled.logits, SCALED_EDGES)
         self.stairs_u.set_data(density_u / max(float(density_u.max()), 1e-300))
         self.stairs_s.set_data(density_s / max(float(density_s.max()), 1e-300))
-        self.title_u.set_text(f"d_k = {d_k}: unscaled, spread {unscaled.logits.std():.1f}")  # no mathtext: fast
-        self.title_s.set_text(f"scaled, spread {scaled.logits.std():.2f}")
+        if self.annotate:
+            self.title_u.set_text(f"d_k = {d_k}: unscaled, spread {unscaled.logits.std():.1f}")
+            self.title_s.set_text(f"scaled, spread {scaled.logits.std():.2f}")
         self.axes[2].set_ylabel(f"weight, mean of {len(unscaled.sorted_weights)} queries")
         self.line_wu.set_ydata(unscaled.sorted_weights.mean(axis=0))
         self.line_ws.set_ydata(scaled.sorted_weights.mean(axis=0))

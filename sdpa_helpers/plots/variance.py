@@ -3,6 +3,8 @@
 This module offers:
 
 - :data:`DIST_STYLE` -- one colour, line style and marker per component distribution;
+- :class:`HistogramPanel` -- one histogram of ``q . k`` on one Axes, refilled by ``show`` (the
+  static figures and notebook 02's explorer draw through it);
 - :func:`dot_product_histogram` -- one histogram of ``q . k`` with the ``N(0, d_k)`` density on top
   (stems for the discrete Rademacher case);
 - :func:`histogram_grid` -- small multiples: one row per distribution, one column per ``d_k``;
@@ -22,7 +24,7 @@ from ..theory import normal_pdf
 from ..variance import histogram_density, histogram_edges
 from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["DIST_STYLE",
+__all__ = ["DIST_STYLE", "HistogramPanel", "Y_LEVELS",
            "dot_product_histogram", "histogram_grid", "covariance_heatmap", "kurtosis_decay"]
 
 #: Colour, line style and marker of each component distribution (Okabe-Ito, none of the
@@ -37,14 +39,105 @@ DIST_STYLE = {
 _NORMAL_LINE = {"color": OKABE_ITO["black"], "linewidth": 1.5}
 
 
-def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, title: str | None = None,
-                          xlabel: bool = True, ylabel: bool = True, legend: bool = True):
-    """Histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top.
+#: y-axis tops of a standardised panel, in units of 1 / sqrt(d_k) (the N(0, 1) peak is 0.399): the
+#: smallest that fits is used, so a standardised panel's frame takes only these three forms.
+Y_LEVELS = (0.5, 1.0, 1.6)
+
+
+class HistogramPanel:
+    """One histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top, on one Axes.
+
+    Made once; :meth:`show` puts one setting's samples in. Notebook 02's static figures
+    (:func:`dot_product_histogram`, :func:`histogram_grid`) and its explorer
+    (:class:`sdpa_helpers.widgets.variance.VarianceExplorer`) draw through this one class.
 
     The x axis spans ±4.5 ``sqrt(d_k)``, so the normal curve has the same shape at every
     ``d_k``; only the numbers on the axis change. Rademacher components make ``q . k`` discrete
-    (integers of the parity of ``d_k``, two apart): it is drawn as stems at its values, of height
+    (integers of the parity of ``d_k``, two apart): drawn as stems at its values, of height
     probability / 2, so that they compare with the density (bars of width 2 would look uniform).
+
+    Parameters
+    ----------
+    ax : Axes
+    xlabel, ylabel, legend : bool
+        Label the axes, show the legend.
+    standardised : bool
+        Draw in units of ``sqrt(d_k)``: the axes are labelled ``2√d_k``, ``0.2/√d_k`` and so on, so
+        they never change with ``d_k`` (the explorer's frame stays put; only the data move). The
+        y top is the smallest of :data:`Y_LEVELS` that fits. Otherwise real units, autoscaled.
+    animated : bool
+        Make the moving artists animated (for the explorer's blitting).
+    """
+
+    def __init__(self, ax, xlabel: bool = True, ylabel: bool = True, legend: bool = True,
+                 standardised: bool = False, animated: bool = False):
+        self.ax, self.legend, self.standardised = ax, legend, standardised
+        self._discrete = None  # the legend shows bars or stems: remade when that changes
+        colour, kw = UNSCALED["color"], {"animated": animated}
+        with style():
+            self.bars = ax.stairs([0.0], [0.0, 1.0], fill=True, color=colour, alpha=0.55, **kw)
+            self.stems = ax.vlines([], 0.0, [], color=colour, **kw)
+            (self.stem_tops,) = ax.plot([], [], "o", color=colour, **kw)
+            (self.curve,) = ax.plot([], [], **_NORMAL_LINE, label=r"$N(0, d_k)$")
+            if xlabel:
+                ax.set_xlabel(r"$q\cdot k$")
+            if ylabel:
+                ax.set_ylabel("density")
+            if standardised:
+                ax.set_xlim(-4.5, 4.5)
+                ax.set_xticks(range(-4, 5, 2), [f"{i}√d_k".replace("-", "\u2212") if i else "0"
+                                                 for i in range(-4, 5, 2)])
+                ax.set_yticks(np.arange(0.0, 1.61, 0.2),
+                              ["0"] + [f"{v:.1f}/√d_k" for v in np.arange(0.2, 1.61, 0.2)])
+
+    def show(self, samples: np.ndarray, d_k: int, dist: str, title: str | None = None) -> None:
+        """Draw ``samples`` (values of ``q . k`` with ``d_k`` components of ``dist``); inputs trusted.
+
+        ``title`` defaults to the distribution, ``d_k`` and the sample variance; ``""`` leaves it.
+        """
+        sd = math.sqrt(d_k)
+        x_unit, y_unit = (sd, 1 / sd) if self.standardised else (1.0, 1.0)
+        discrete = dist == "rademacher"
+        if discrete:  # q·k takes the values -d_k, -d_k + 2, ..., d_k
+            values, counts = np.unique(samples, return_counts=True)
+            shown = np.abs(values) <= 4.5 * sd
+            x, top = values[shown] / x_unit, counts[shown] / samples.size / 2.0 / y_unit  # probability / 2
+            self.stems.set_segments(np.stack([np.stack([x, 0 * x], 1), np.stack([x, top], 1)], 1))
+            self.stems.set_linewidth(2.0 if d_k <= 64 else 1.0)
+            self.stem_tops.set_data(x, top)
+            self.stem_tops.set_markersize(4 if d_k <= 64 else 2)
+        else:
+            edges = histogram_edges(d_k, dist)
+            top = histogram_density(samples, edges) / y_unit
+            self.bars.set_data(top, edges / x_unit)
+        self.bars.set_visible(not discrete)
+        self.stems.set_visible(discrete)
+        self.stem_tops.set_visible(discrete)
+        z = np.linspace(-4.5, 4.5, 301)
+        pdf = normal_pdf(z)
+        self.curve.set_data(z * sd / x_unit, pdf / sd / y_unit)
+        tallest = max(float(pdf.max() / sd / y_unit), float(top.max()) if top.size else 0.0)
+        with style():
+            if self.standardised:
+                self.ax.set_ylim(0, next((y for y in Y_LEVELS if y >= 1.08 * tallest), Y_LEVELS[-1]))
+            else:  # what autoscaling would give: a 5 % margin over the tallest of bars and curve
+                self.ax.set_xlim(-4.5 * sd, 4.5 * sd)
+                self.ax.set_ylim(0, 1.05 * tallest)
+            if title != "":
+                self.ax.set_title(f"{dist}, $d_k$ = {d_k}: variance {samples.var(ddof=1):.3g}"
+                                  if title is None else title)
+            if discrete != self._discrete:
+                self._discrete = discrete
+                self.bars.set_label("_bars" if discrete else r"$q\cdot k$ (simulated)")
+                self.stem_tops.set_label(r"$q\cdot k$ (simulated): probability / 2 at each value"
+                                         if discrete else "_stems")
+                if self.legend:
+                    self.ax.legend(handles=[self.stem_tops if discrete else self.bars, self.curve], loc="upper right")
+
+
+def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, title: str | None = None,
+                          xlabel: bool = True, ylabel: bool = True, legend: bool = True):
+    """Histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top (a :class:`HistogramPanel`).
 
     Parameters
     ----------
@@ -72,33 +165,9 @@ def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, titl
     """
     d_k = _checks.positive_int("d_k", d_k)
     samples = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    edges = histogram_edges(d_k, dist)
-    sd = math.sqrt(d_k)
+    dist = check_dist("dist", dist)
     ax = get_axes(ax)
-    with style():
-        if dist == "rademacher":  # discrete: q·k takes the values -d_k, -d_k + 2, ..., d_k
-            values, counts = np.unique(samples, return_counts=True)
-            shown = np.abs(values) <= 4.5 * sd
-            height = counts[shown] / samples.size / 2.0  # probability per unit length (values 2 apart)
-            ax.vlines(values[shown], 0.0, height, color=UNSCALED["color"], linewidth=2.0 if d_k <= 64 else 1.0)
-            ax.plot(values[shown], height, "o", color=UNSCALED["color"], markersize=4 if d_k <= 64 else 2,
-                    label=r"$q\cdot k$ (simulated): probability / 2 at each value")
-        else:
-            ax.stairs(histogram_density(samples, edges), edges, fill=True, color=UNSCALED["color"], alpha=0.55,
-                      label=r"$q\cdot k$ (simulated)")
-        x = np.linspace(-4.5 * sd, 4.5 * sd, 301)
-        ax.plot(x, normal_pdf(x, 0.0, d_k), **_NORMAL_LINE, label=r"$N(0, d_k)$")
-        ax.set_xlim(-4.5 * sd, 4.5 * sd)
-        ax.set_ylim(0, None)
-        if xlabel:
-            ax.set_xlabel(r"$q\cdot k$")
-        if ylabel:
-            ax.set_ylabel("density")
-        if title is None:
-            title = f"{dist}, $d_k$ = {d_k}: variance {samples.var(ddof=1):.3g}"
-        ax.set_title(title)
-        if legend:
-            ax.legend(loc="upper right")
+    HistogramPanel(ax, xlabel=xlabel, ylabel=ylabel, legend=legend).show(samples, d_k, dist, title)
     return ax
 
 

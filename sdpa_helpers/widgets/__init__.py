@@ -40,9 +40,7 @@ import weakref
 from collections.abc import Callable, Hashable
 
 import ipywidgets as W
-import matplotlib.colors
 import numpy as np
-from matplotlib.text import Text
 
 from .. import plots
 from .._numerics import controlled_errstate
@@ -173,7 +171,6 @@ class Explorer:
         self.readout = W.HTML()
         self.renders = 0
         self._backgrounds: dict = {}
-        self._text_cache: dict = {}  # see _blend_text
         self.last_update_seconds = 0.0
         self._closed = False
         self._observer = _WeakObserver(self)
@@ -262,7 +259,6 @@ class Explorer:
             return
         self._closed = True
         self._finalizer()
-        self._text_cache.clear()
         fig, self.fig = self.fig, None
         if fig is not None:
             fig.clear()
@@ -294,68 +290,10 @@ class Explorer:
             self._backgrounds[key] = canvas.copy_from_bbox(self.fig.bbox)
         else:
             canvas.restore_region(background)
-        pixels = np.asarray(canvas.buffer_rgba())
         for artist in self._animated_artists():
-            if not artist.get_visible():
-                continue
-            if not (self.cache_text and isinstance(artist, Text) and self._blend_text(artist, pixels)):
+            if artist.get_visible():
                 self.fig.draw_artist(artist)
-        return plots.rgba_to_png(pixels)
-
-    #: Draw animated text from cached glyph coverage (see :meth:`_blend_text`); False: matplotlib draws it.
-    cache_text = True
-    #: At most this many cached text renderings per explorer (one byte a pixel: a few kB each).
-    TEXT_CACHE_SIZE = 256
-
-    def _blend_text(self, text, pixels) -> bool:
-        """Draw ``text`` into ``pixels`` from its cached coverage; False if it must be drawn normally.
-
-        matplotlib lays out and rasterises text glyph by glyph, about 0.2 ms a character here: the
-        titles and readouts in a figure cost more than the curves. A text with the same string,
-        font, place and clipping looks the same every time, so its coverage (how much of each pixel
-        the glyphs cover, 0 to 1) is rendered once -- black on white, by matplotlib -- and every
-        later frame blends the text's colour over what lies beneath: ``out = under + (colour -
-        under) * alpha * coverage``, matplotlib's own blending. The result matches matplotlib's
-        drawing to within rounding (``tests/test_widgets.py``).
-        """
-        if text.get_bbox_patch() is not None or text.get_path_effects() or not text.get_text():
-            return False
-        renderer = self.fig.canvas.get_renderer()
-        extent = text.get_window_extent(renderer)
-        height, width = pixels.shape[:2]
-        pad = 3
-        x0, x1 = max(int(math.floor(extent.x0)) - pad, 0), min(int(math.ceil(extent.x1)) + pad, width)
-        r0 = max(height - int(math.ceil(extent.y1)) - pad, 0)  # rows count from the top
-        r1 = min(height - int(math.floor(extent.y0)) + pad, height)
-        if x0 >= x1 or r0 >= r1:
-            return True  # entirely outside the figure: nothing to draw
-        clip = text.get_clip_box() if text.get_clip_on() else None
-        key = (id(text), text.get_text(), x0, x1, r0, r1, hash(text.get_fontproperties()), text.get_rotation(),
-               text.get_usetex(), tuple(clip.bounds) if clip is not None else None)
-        cache = self._text_cache
-        coverage = cache.get(key)
-        if coverage is None:
-            region = pixels[r0:r1, x0:x1].copy()
-            pixels[r0:r1, x0:x1] = 255
-            colour, alpha = text.get_color(), text.get_alpha()
-            try:
-                text.set_color("black")
-                text.set_alpha(None)
-                self.fig.draw_artist(text)
-                coverage = 255 - pixels[r0:r1, x0:x1, 0]  # black on white: 255 - level is the coverage
-            finally:
-                text.set_color(colour)
-                text.set_alpha(alpha)
-                pixels[r0:r1, x0:x1] = region
-            if len(cache) >= self.TEXT_CACHE_SIZE:
-                cache.clear()
-            cache[key] = coverage
-        rgba = matplotlib.colors.to_rgba(text.get_color(), text.get_alpha())
-        weight = coverage[..., None] * np.float32(rgba[3] / 255.0)
-        under = pixels[r0:r1, x0:x1, :3].astype(np.float32)
-        colour = np.array(rgba[:3], dtype=np.float32) * 255.0
-        pixels[r0:r1, x0:x1, :3] = np.rint(under + (colour - under) * weight).astype(np.uint8)
-        return True
+        return plots.rgba_to_png(np.asarray(canvas.buffer_rgba()))
 
     def _animated_artists(self) -> list:
         """The animated artists, in drawing order; found again only when the figure gains or loses artists.

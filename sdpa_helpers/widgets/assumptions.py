@@ -62,7 +62,7 @@ class InitExplorer(Explorer):
         self.ax_h.plot(x, normal_pdf(x), **REFERENCE)
         self.ax_h.set(xlim=LOGIT_RANGE, ylim=(0, 1.3), xlabel=r"$q\cdot k/\sqrt{d_k}$", ylabel="density")
         self.ax_h.legend(loc="upper right", fontsize=8)
-        self.title_h = self.ax_h.set_title(" ", animated=True, fontsize=10)
+        self.ax_h.set_title("the logit: simulation and theory (numbers below)", fontsize=10)
 
         d_models = np.array(D_MODEL_CHOICES, dtype=float)
         self.ax_v.axhline(1.0, color="grey", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
@@ -91,7 +91,6 @@ class InitExplorer(Explorer):
         self.theory_line.set_ydata(curve)
         estimate, se = (s**2).mean(), (s**2).std(ddof=1) / np.sqrt(s.size)  # independent samples
         self.sim_point.set_data([d_model], [estimate])
-        self.title_h.set_text(f"Var: theory {theory.var:.3f}, simulation {estimate:.3f}")
         return (f"d_model = {d_model}, fan_out = {fan_out}: Var(W) = "
                 f"{A.init_weight_variance(init, d_model, fan_out):.3g}, Var(q_i) = d_model·Var(W) = "
                 f"<b>{var_q:.3f}</b>; Var(q·k/√d_k) = Var(q_i)² = <b>{theory.var:.3f}</b> "
@@ -133,7 +132,7 @@ class CorrelationExplorer(Explorer):
         self.ax_h.plot(self.x, normal_pdf(self.x), **REFERENCE)
         self.ax_h.set(xlim=self.x_range, ylim=(0, 0.62), xlabel=r"$q\cdot k/\sqrt{d_k}$", ylabel="density")
         self.ax_h.legend(loc="upper right", fontsize=8)
-        self.title_h = self.ax_h.set_title(" ", animated=True, fontsize=10)
+        self.ax_h.set_title("× 1/√d_k: correlated vs unrelated key (numbers below)", fontsize=10)
 
         d_ks = np.array(D_K_CHOICES, dtype=float)
         self.d_ks = d_ks
@@ -166,7 +165,6 @@ class CorrelationExplorer(Explorer):
         self.h_other.set_data(np.histogram(c * other, bins=self.edges)[0] / other.size / widths)
         theory = A.correlated_dot_product_moments(d_k, rho, scale=c)
         self.p_match.set_ydata(normal_pdf(self.x, theory.mean, theory.var))
-        self.title_h.set_text(f"× 1/√d_k: correlated key mean {c * dots.mean():.2f} (theory {theory.mean:.2f})")
         parts = []
         for key, (mean_line, band_lo, band_hi, point) in self.lines.items():
             curve = [A.correlated_dot_product_moments(int(d), rho, scale=scale_factor(key, int(d))) for d in self.d_ks]

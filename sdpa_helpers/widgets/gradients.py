@@ -66,21 +66,15 @@ class JacobianExplorer(Explorer):
     def _setup(self, fig):
         grid = fig.add_gridspec(1, 3, width_ratios=(1.0, 1.0, 1.25))
         self.ax_u, self.ax_s, self.ax_norm = (fig.add_subplot(grid[0, i]) for i in range(3))
-        n = self.n_keys
-        zeros = np.zeros((n, n))
-        self.images, self.titles = [], []
-        for ax in (self.ax_u, self.ax_s):
-            gradients_plots.jacobian_heatmap(zeros, ax=ax, colorbar=False)
-            image = ax.images[0]
-            image.set_animated(True)
-            self.images.append(image)
-            self.titles.append(ax.set_title(" ", animated=True))  # plain text: no mathtext per move
-        fig.colorbar(self.images[1], ax=self.ax_s, label=r"$\partial p_i/\partial z_j$", shrink=0.85)
+        # the same heatmaps as notebook 06's figure; the changing numbers go to the readout
+        self.heatmaps = gradients_plots.JacobianHeatmaps((self.ax_u, self.ax_s), _SCALES, self.n_keys,
+                                                         numbers_in_titles=False, animated=True)
+        self.heatmaps.colorbar(ax=self.ax_s, shrink=0.85)
         gradients_plots.format_norm_axis(self.ax_norm, gradients_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
         # plain "1e-8" tick labels: eight mathtext powers of ten cost a visible part of the build
         power_of_ten = FuncFormatter(lambda v, _: f"1e{round(np.log10(v)):d}" if v < 1 else "1")
         self.ax_norm.yaxis.set_major_formatter(power_of_ten)
-        for curve, scale in zip(_curves(n), _SCALES):
+        for curve, scale in zip(_curves(self.n_keys), _SCALES):
             gradients_plots.norm_curves(self.ax_norm, D_K_CHOICES, curve, scale)
         self.ax_norm.set_title(f"this query (star) vs {N_QUERIES} random queries")
         self.ax_norm.legend(loc="lower left", fontsize=8)
@@ -92,13 +86,11 @@ class JacobianExplorer(Explorer):
 
     def _update(self, d_k, seed):
         panels, col = _one_query(seed, self.n_keys), D_K_CHOICES.index(d_k)
-        norms = []
-        for i, name in enumerate(("unscaled", "scaled")):
-            norm = float(panels.frobenius[i, col])  # accurate even where J's top diagonal entry rounds to 0
-            norms.append(norm)
-            self.images[i].set_data(panels.jacobian[i, col])
-            self.titles[i].set_text(f"{name}, d_k = {d_k}: ‖J‖_F = {gradients_plots.format_norm(norm)}")
-            self.markers[i].set_data([d_k], [max(norm, NORM_FLOOR)])
+        # accurate even where J's top diagonal entry rounds to 0
+        norms = [float(v) for v in panels.frobenius[:, col]]
+        self.heatmaps.show(panels.jacobian[:, col], norms, d_k)
+        for marker, norm in zip(self.markers, norms):
+            marker.set_data([d_k], [max(norm, NORM_FLOOR)])
         floor = (f" (below the axis floor {NORM_FLOOR:.0e}: its star sits on the bottom edge)"
                  if norms[0] < NORM_FLOOR else "")
         tie = (" Here unscaled is not smaller: this query's two largest logits are nearly tied, so its "

@@ -47,7 +47,8 @@ class ThreeEffectsExplorer(Explorer):
         u, s = self.rows["unscaled"][d_k], self.rows["sqrt"][d_k]
         self.panels.show(u, s, self.density_u[d_k], self.density_s[d_k])
         j_u, j_s = (float(overview.jacobian_norm_bands((r,), (0.5,))[0, 0]) for r in (u, s))
-        return (f"<b>d_k = {d_k}</b>: the unscaled logits spread about √{d_k} = {d_k ** 0.5:.1f}. "
+        return (f"<b>d_k = {d_k}</b>: the unscaled logits spread about √{d_k} = {d_k ** 0.5:.1f} "
+                f"(here {u.logits.std():.1f}; scaled {s.logits.std():.2f}). "
                 f"Mean largest of {overview.N_KEYS} weights {float(u.max_weight.mean):.2f} unscaled vs "
                 f"{float(s.max_weight.mean):.2f} scaled; median size of J {j_u:.2g} vs {j_s:.2f} "
                 f"(unscaled ÷ scaled {j_u / j_s:.2g}).")

@@ -98,7 +98,7 @@ class SaturationExplorer(Explorer):
         self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
         saturation_plots.format_curve_axes(self.ax_curves[0], self.ax_curves[1], self.ax_curves[2],
                                            n_max=max(KEY_COUNTS))
-        self.bars, self.titles = [], []
+        self.bars = []
         for ax, scale in zip(self.ax_bars, _SCALES):
             saturation_plots.format_weight_axes(ax, 16)
             ax.set_xlim(0.0, 1.0)  # keys at (j - 1/2)/n: one fixed axis for every n, no redraw
@@ -109,8 +109,6 @@ class SaturationExplorer(Explorer):
             ax.add_collection(bars)
             self.bars.append(bars)
             ax.set_title(_TITLE[scale])  # static: drawn once into the background
-            self.titles.append(ax.text(0.98, 0.95, " ", transform=ax.transAxes, ha="right", va="top",
-                                       fontsize=9, animated=True))
         self.lines, self.markers, self.refs, self.onsets = {}, {}, [], []
         for ax in self.ax_curves:
             for _ in ("one-hot", "uniform"):
@@ -141,9 +139,6 @@ class SaturationExplorer(Explorer):
         weights, stats = softmax(logits), weight_stats(logits)
         for i in range(len(_SCALES)):
             self.bars[i].set_verts(list(_bar_verts(weights[i], unit=True)))
-            # plain text, no mathtext: parsing a new $...$ string on every move costs tens of ms
-            self.titles[i].set_text(f"max {stats.max_weight[i]:.2f}\nH {stats.entropy[i]:.2f}\n"
-                                    f"e^H {stats.effective_keys[i]:.1f}")
         edges = np.array([self._x[0] / 1.4, self._x[-1] * 1.4])
         onset = self.onset_at[keys]
         references = ((1.0, 1.0 / keys), (0.0, np.log(keys)), (1.0, float(keys)))
@@ -158,8 +153,11 @@ class SaturationExplorer(Explorer):
         law = entropy_closed_form(keys, self._law_x)
         self.law.set_data(self._law_x[law >= 0], law[law >= 0])
         u, s = (self.curves[keys, scale] for scale in _SCALES)
-        return (f"d_k = {d_k}, n = {keys} keys. Average over {explorer_queries(keys, QUERY_BUDGET)} "
-                f"random queries: largest weight {u.max_weight.mean[at]:.2f} unscaled vs "
+        this = "; ".join(f"{name} max {stats.max_weight[i]:.2f}, H {stats.entropy[i]:.2f}, "
+                         f"e^H {stats.effective_keys[i]:.1f}" for i, name in enumerate(("unscaled", "scaled")))
+        return (f"d_k = {d_k}, n = {keys} keys. This query (bars): {this}. Average over "
+                f"{explorer_queries(keys, QUERY_BUDGET)} random queries: largest weight "
+                f"{u.max_weight.mean[at]:.2f} unscaled vs "
                 f"{s.max_weight.mean[at]:.2f} scaled; effective keys {u.effective_keys.mean[at]:.1f} vs "
                 f"{s.effective_keys.mean[at]:.1f} (uniform: {keys}, one-hot: 1). Onset of saturation (unscaled), "
                 f"the d_k where the mean entropy falls 1 nat below ln n (section 5's table: integer d_k, median "
@@ -188,7 +186,7 @@ class TemperatureExplorer(Explorer):
         colour = plots.OKABE_ITO["reddish_purple"]
         self.bars = PolyCollection([], facecolor=colour, edgecolor="none", animated=True)
         self.ax_bars.add_collection(self.bars)
-        self.title = self.ax_bars.set_title(" ", animated=True)
+        self.ax_bars.set_title("softmax(z / T) (numbers below)")
         _, curve = temperature_curves(z, 2.0 ** np.linspace(-6, 6, 49))
         self.weights, self.stats = temperature_curves(z, TEMPERATURES)  # every slider value, at build
         curve_t = 2.0 ** np.linspace(-6, 6, 49)
@@ -210,8 +208,8 @@ class TemperatureExplorer(Explorer):
         p, top, eff = self.weights[i], self.stats.max_weight[i], self.stats.effective_keys[i]
         self.bars.set_verts(list(_bar_verts(p)))
         name = f"{temperature:g}" if temperature >= 1 else f"1/{1 / temperature:g}"
-        self.title.set_text(f"T = {name}: max {top:.2f}, e^H = {eff:.2f}")  # plain text: no mathtext per move
         self.markers[0].set_data([temperature], [top])
         self.markers[1].set_data([temperature], [eff])
-        return (f"T = {name}: softmax(z / T) = " + ", ".join(f"{w:.3f}" for w in p)
+        return (f"T = {name}: largest weight {top:.2f}, e^H = {eff:.2f}; softmax(z / T) = "
+                + ", ".join(f"{w:.3f}" for w in p)
                 + f". Small T sharpens toward one-hot; large T flattens toward uniform (1/{p.size} each).")

@@ -65,7 +65,7 @@ class VarianceSpreadExplorer(Explorer):
         self.ax_h.set(xlabel=r"$s^2 / n$ (sample variance over the true variance $n$)",
                       ylabel="fraction of experiments (√ scale)")
         self.ax_h.legend(loc="upper right")
-        self.title = self.ax_h.set_title(" ", animated=True)
+        self.ax_h.set_title(r"$s^2/n$ over the experiments")
         small_samples_plots.spread_vs_n(SIZES, None, ax=self.ax_s, n_max=max(SIZES), iid=False)
         (self.marker,) = self.ax_s.plot([], [], linestyle="none", marker="o", markersize=9,
                                         color=plots.OKABE_ITO["black"], animated=True,
@@ -81,7 +81,6 @@ class VarianceSpreadExplorer(Explorer):
         self.mean_line.set_xdata([mean, mean])
         exact = exact_relative_sd([n])[0]
         self.marker.set_data([n], [sd])
-        self.title.set_text(f"$n$ = {n}: {n * n} entries, SD of $s^2/n$ = {sd:.3f}")
         outside = float(np.mean(r > REL_BINS[-1]))
         return (f"n = {n}: each experiment pools the {n * n} entries of one {n}×{n} product. "
                 f"Over {r.size} experiments, s²/n has mean {mean:.3f} (truth 1) and standard deviation "

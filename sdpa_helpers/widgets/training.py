@@ -64,7 +64,7 @@ class TrainingExplorer(Explorer):
                 ax.yaxis.set_major_formatter(LogFormatter())  # plain "1e-08": no mathtext parser at build
         fig.legend(list(self.lines[arm][0] for arm in self.grid.arms), [_PLAIN[arm] for arm in self.grid.arms],
                    loc="outside lower center", ncol=3, fontsize=8)
-        self.title = fig.suptitle(" ", animated=True)
+        fig.suptitle("one training run of each arm (SGD, batch 64; the setting is named below)")
 
     def _update(self, **values) -> str:
         g = self.grid
@@ -78,5 +78,4 @@ class TrainingExplorer(Explorer):
             over_seeds = seed_summary(g.steps_to_90[i, :, a, k])
             parts.append(f"{arm}: step {_fmt_steps(g.steps_to_90[i, s, a, k])} "
                          f"(all seeds: {over_seeds.n - over_seeds.never} of {over_seeds.n} get there)")
-        self.title.set_text(f"d_k = {d_k}, learning rate {lr:g}, seed {seed} (SGD, batch 64)")  # no mathtext: cheaper
-        return "90% accuracy — " + "; ".join(parts) + "."
+        return f"<b>d_k = {d_k}, learning rate {lr:g}, seed {seed}</b>. 90% accuracy — " + "; ".join(parts) + "."
