@@ -44,11 +44,11 @@ import numpy as np
 
 from .. import plots
 from .._numerics import controlled_errstate
+from ..scales import D_K_CHOICES
 
 __all__ = ["Explorer", "D_K_CHOICES", "d_k_slider", "seed_slider", "all_explorers"]
 
-#: The d_k values the sliders offer: powers of two from 1 to 4096 (a log scale).
-D_K_CHOICES = tuple(2**i for i in range(13))
+#: The d_k values the sliders offer (a log scale) are the course's grid, ``scales.D_K_CHOICES``.
 
 
 def d_k_slider(value: int = 64, description: str = "d_k", choices=D_K_CHOICES) -> W.SelectionSlider:
