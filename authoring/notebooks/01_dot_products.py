@@ -308,41 +308,7 @@ _ = check("01.qk_shape", None)  # replace None with a tuple, e.g. (1, 2)
 # $(5, 64) @ (64, 7) \to (5, 7)$: one row per query, one column per key; $d_k = 64$ is summed away.
 # </details>
 #
-# **Exercise 3.** For $A = \begin{bmatrix}1 & -2\\ 3 & 0\end{bmatrix}$ and
-# $B = \begin{bmatrix}2 & 1\\ -1 & 5\end{bmatrix}$, compute $\langle A, B\rangle_F$ (an integer).
-
-# %%
-_ = check("01.frobenius", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $A\circ B = \begin{bmatrix}2 & -2\\ -3 & 0\end{bmatrix}$; the row-wise dots are $0$ and $-3$;
-# their sum is $\langle A, B\rangle_F = -3$. In code: `np.sum(A * B)`, or `np.trace(A.T @ B)` (the trace is the sum of the diagonal).
-# </details>
-#
-# **Exercise 4.** Write `rowwise_dot(A, B)`: for $A$, $B$ of shape $(n, d)$ it returns the
-# $n$ dot products $a_i\cdot b_i$, shape $(n,)$, without computing the full table $AB^\top$.
-
-# %%
-def rowwise_dot(A, B):
-    ...  # your code here: return an array of shape (n,)
-
-
-_ = check("01.rowwise_dot", rowwise_dot)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# def rowwise_dot(A, B):
-#     return (np.asarray(A) * np.asarray(B)).sum(axis=1)   # Hadamard, then sum over columns
-# ```
-# `np.einsum("ij,ij->i", A, B)` is the same. `np.diag(A @ B.T)` gives the same numbers
-# but computes all $n^2$ entries to keep $n$ of them (the checker notices the memory it takes).
-# </details>
-#
-# **Exercise 5 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
+# **Exercise 3 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
 # components. Without simulating: what is the standard deviation of $\cos\theta$, the
 # cosine of the angle between them (three significant figures)?
 
@@ -357,7 +323,7 @@ _ = check("01.cos_spread", None)  # replace None with your answer, then run the 
 # so $\cos\theta$ spreads like $16 / (16\cdot 16)$.
 # </details>
 #
-# **Exercise 6 (conceptual).** Explain: a friend picks three pairs of vectors with components from 1
+# **Exercise 4 (conceptual).** Explain: a friend picks three pairs of vectors with components from 1
 # to 10 in 2 dimensions and three in 5 dimensions, and finds the 5-d dot products larger
 # and more spread out. Name three reasons this does not show that the spread of $q\cdot k$
 # grows like $\sqrt{d_k}$, and design a test that would.
@@ -374,6 +340,46 @@ _ = check("01.cos_spread", None)  # replace None with your answer, then run the 
 # components at several $d_k$, measure the standard deviation with its standard error,
 # and compare with $\sqrt{d_k}$ (section 5).
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
-# ---
+# **Exercise 5.** For $A = \begin{bmatrix}1 & -2\\ 3 & 0\end{bmatrix}$ and
+# $B = \begin{bmatrix}2 & 1\\ -1 & 5\end{bmatrix}$, compute $\langle A, B\rangle_F$ (an integer).
+
+# %% tags=["deep-dive"]
+_ = check("01.frobenius", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $A\circ B = \begin{bmatrix}2 & -2\\ -3 & 0\end{bmatrix}$; the row-wise dots are $0$ and $-3$;
+# their sum is $\langle A, B\rangle_F = -3$. In code: `np.sum(A * B)`, or `np.trace(A.T @ B)` (the trace is the sum of the diagonal).
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
+# **Exercise 6.** Write `rowwise_dot(A, B)`: for $A$, $B$ of shape $(n, d)$ it returns the
+# $n$ dot products $a_i\cdot b_i$, shape $(n,)$, without computing the full table $AB^\top$.
+
+# %% tags=["deep-dive"]
+def rowwise_dot(A, B):
+    ...  # your code here: return an array of shape (n,)
+
+
+_ = check("01.rowwise_dot", rowwise_dot)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def rowwise_dot(A, B):
+#     return (np.asarray(A) * np.asarray(B)).sum(axis=1)   # Hadamard, then sum over columns
+# ```
+# `np.einsum("ij,ij->i", A, B)` is the same. `np.diag(A @ B.T)` gives the same numbers
+# but computes all $n^2$ entries to keep $n$ of them (the checker notices the memory it takes).
+# </details>
+
+# %% [markdown]
+# ## Next
+#
 # **Next:** [02 — Mean and variance of q·k](02_mean_and_variance.ipynb)

@@ -290,21 +290,7 @@ _ = check("04.wrong_d", answer)
 # $64/768$ and standard deviation $\sqrt{64/768} = 0.289$.
 # </details>
 #
-# **Exercise 2.** Some codebases multiply $q$ and $k$ each by the same factor $c$ before the
-# dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$
-# (three significant figures)?
-
-# %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("04.split_scale", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $(cq)\cdot(ck) = c^2\,(q\cdot k)$, so $c^2 = 1/8$ and $c = d_k^{-1/4} = 64^{-1/4} = 0.354$.
-# </details>
-#
-# **Exercise 3.** Probe the other choice: with the scale $1/d_k$ and unit-variance components,
+# **Exercise 2.** Probe the other choice: with the scale $1/d_k$ and unit-variance components,
 # the logits' standard deviation is 1 at $d_k = 1$. At which $d_k$ has it fallen to $1/16$
 # (an integer)?
 
@@ -320,7 +306,7 @@ _ = check("04.inv_d_spread", answer)
 # give 16: that is the *variance* of the scaled logits, $1/d_k$, set to 1/16.)
 # </details>
 #
-# **Exercise 4 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
+# **Exercise 3 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
 # these changes the factor $c$ that gives unit-variance logits? (a) $d_v$, the length of the
 # value vectors; (b) the number of keys; (c) the variance of the components of $q$ and $k$;
 # (d) $d_\text{model}$, with $d_k$ fixed. Answer with a letter, e.g. `answer = "a"`.
@@ -336,18 +322,36 @@ _ = check("04.what_sets_scale", answer)
 # the dot product. The values, the number of keys and $d_\text{model}$ (beyond the head's
 # $d_k$) never enter it.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
+# **Exercise 4.** Some codebases multiply $q$ and $k$ each by the same factor $c$ before the
+# dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$
+# (three significant figures)?
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer, then run the cell
+_ = check("04.split_scale", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $(cq)\cdot(ck) = c^2\,(q\cdot k)$, so $c^2 = 1/8$ and $c = d_k^{-1/4} = 64^{-1/4} = 0.354$.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 5.** Write `scaled_scores(Q, K)` with numpy only: the logits $QK^\top/\sqrt{d_k}$
 # for `Q` of shape `(..., n_q, d_k)` and `K` of shape `(..., n_k, d_k)` (batches included).
 
-# %%
+# %% tags=["deep-dive"]
 def scaled_scores(Q, K):
     ...  # your code here
 
 
 _ = check("04.scaled_scores", scaled_scores)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -356,6 +360,8 @@ _ = check("04.scaled_scores", scaled_scores)
 #     return Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
 # ```
 # </details>
+
+# %% [markdown]
+# ## Next
 #
-# ---
 # **Next:** [05 — Softmax saturation](05_softmax_saturation.ipynb)
