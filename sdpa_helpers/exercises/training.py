@@ -93,7 +93,7 @@ register(
     "(a) η/√d_k, like W_Q and W_K; (b) η, unchanged; (c) none works: the equivalence breaks. Answer with a letter.",
     "Does the rescaling of W_Q and W_K change how the loss depends on β?",
     choice_checker("b", {"a": "η/√d_k, like W_Q and W_K: their d_k^(1/4) factors come from rescaling them; "
-                              "is β rescaled?",
+                              "ask whether β is rescaled",
                          "b": "η, unchanged",
                          "c": "none works: ask whether rescaling W_Q and W_K changes how the loss depends on β"}),
 )
