@@ -148,8 +148,11 @@ print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.
 #
 # The same steps give $E[X^2Y^2] = E[X^2]\,E[Y^2]$, and likewise for any function of $X$ times any of $Y$.
 # Several numbers are independent when every joint probability is the product of the single ones;
-# for $q_1, k_1, q_2, k_2$ that product regroups as $[P(q_1)P(k_1)]\,[P(q_2)P(k_2)]$, so anything
-# computed from one pair is independent of anything computed from the other.
+# for $q_1, k_1, q_2, k_2$ that product regroups as $[P(q_1)P(k_1)]\,[P(q_2)P(k_2)]$.
+#
+# **So anything computed from some pairs is independent of anything computed from the others**
+# (section 5 uses this).
+#
 # Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
 # covariance 0, and by section 2 the variances add.
 #
@@ -198,7 +201,7 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 # $E[q\cdot k] = \sum_i E[q_ik_i] = \sum_i E[q_i]\,E[k_i] = 0$.
 #
 # **Variance.** Add one term at a time. The sum $S_j$ of the first $j$ terms and the next term
-# $Z_{j+1}$ are built from different pairs of components, so they are independent (section 3):
+# $Z_{j+1}$ come from different pairs, so they are independent (section 3):
 # their covariance is 0, and by section 2 the next term adds its variance, 1 by section 4:
 #
 # $$\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + 1, \quad\text{so}\quad \mathrm{Var}(q\cdot k) = d_k .$$
@@ -403,16 +406,16 @@ verify("softmax ignores the row's shift", np.allclose(softmax(S[:, 0]), softmax(
 # Why care: the derivation never used the shape of the distribution, but the softmax also feels
 # the shape. Four shapes, each with mean 0
 # and variance 1: normal, uniform on $[-\sqrt3, \sqrt3]$, Rademacher ($\pm1$) and Laplace
-# (density proportional to $e^{-\sqrt2\lvert x\rvert}$, heavy tails). At $d_k = 1$, $q\cdot k$ is one
-# product and the shapes differ wildly; a sum of many independent terms drifts towards a
-# normal curve (the central limit theorem), here $N(0, d_k)$.
+# (density proportional to $e^{-\sqrt2\lvert x\rvert}$). At $d_k = 1$, $q\cdot k$ is one
+# product and the shapes differ wildly.
 #
 # **Predict:** at $d_k = 16$, will the four histograms look alike?
 #
 # Rows: distribution; columns: $d_k$; 4 000 dot products per panel, x axes over
-# $\pm 4.5\sqrt{d_k}$. Rademacher $q\cdot k$ takes integer values two apart (stems):
+# $\pm 4.5\sqrt{d_k}$. Rademacher $q\cdot k$ takes integer values two apart: stems of height
+# probability/2, comparable with a density:
 
-# %% tags=["deep-dive"] alt="A grid of histograms of q·k, 4000 draws each: rows normal, uniform, Rademacher (stems at integers two apart) and Laplace components; columns d_k = 1, 4, 16 and 256, each against the normal curve of variance d_k. At d_k = 1 the shapes differ wildly; at 16 normal, uniform and Rademacher follow the curve while Laplace is still sharper at the peak; at 256 all four look alike."
+# %% tags=["deep-dive"] alt="A grid of histograms of q·k, 4000 draws each: rows normal, uniform, Rademacher (stems at integers two apart, height = probability/2, comparable with a density) and Laplace components; columns d_k = 1, 4, 16 and 256, each against the normal curve of variance d_k. At d_k = 1 the shapes differ wildly; at 16 normal, uniform and Rademacher follow the curve while Laplace is still sharper at the peak; at 256 all four look alike."
 grid = {dist: {d: sample_dot_products(d, 4000, dist=dist, rng=rng) for d in (1, 4, 16, 256)} for dist in DISTRIBUTIONS}
 for dist in DISTRIBUTIONS:
     st = variance.sample_summary(grid[dist][16])
@@ -420,9 +423,10 @@ for dist in DISTRIBUTIONS:
 variance_plots.histogram_grid(grid)
 
 # %% [markdown] tags=["deep-dive"]
-# The variance is $d_k$ in every row, as the proof says. The shape is another matter: at
+# The variance is $d_k$ in every row, as the proof says. The shape drifts towards a normal curve,
+# $N(0, d_k)$, as a sum of many independent terms does (the central limit theorem): at
 # $d_k = 16$ normal, uniform and Rademacher already hug the curve, but Laplace is still visibly
-# sharper at the peak; by $d_k = 256$ all four look alike. Heavy tails take longer to wash out
+# sharper at the peak; by $d_k = 256$ all four look alike. Laplace's heavy tails take longer to wash out
 # (deep dive below).
 #
 # Live: drag $d_k$ from 1 to 4096 and switch the components; the table compares sample

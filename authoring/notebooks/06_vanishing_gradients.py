@@ -174,7 +174,7 @@ verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.no
 # $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
 # through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
-# **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient shrink steadily, collapse, or stay? Does the mean tell the same story as the median?
+# **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient to the query, for the median query and on average, shrink steadily, collapse, stay or grow?
 
 # %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays in a narrow band near 0.23 to 0.37. Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
@@ -188,9 +188,8 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 #
 # Why is the unscaled *mean* to the query larger, when the median query gets nothing?
 # The gradient to the query multiplies by $K^\top$, and the keys have length about $\sqrt{d_k}$: scaled,
-# $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the few queries whose two largest logits
-# nearly tie (a **near tie**: $\|J\|_F > 0.1$) get a large *kick*. The curves' checks, then the near
-# ties per $d_k$, unscaled:
+# $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the queries with $\|J\|_F > 0.1$ (**near
+# ties**) get a large *kick*. Checks, then the near ties per $d_k$, unscaled:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
@@ -209,8 +208,8 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # %% [markdown]
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
 # everywhere. Through the query its mean is larger, because unscaled logits move $\sqrt{d_k}$ times
-# faster; but it arrives as rare large kicks (6 % of queries at $d_k = 4096$, 37× the scaled median),
-# while the median query gets almost nothing.
+# faster; but it arrives as large kicks to the near ties (44 % of queries at $d_k = 64$, 6 % at 4096,
+# kicked 37× the scaled median), while the median query gets almost nothing.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -338,9 +337,10 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 #
 # - $J = \mathrm{diag}(p) - pp^\top$; central differences agree to $O(h^2)$.
 # - $\|J^\top g\| \le \|J\|_F\|g\| \le 2\,(1 - \max_i p_i)\|g\|$: with a bounded upstream gradient, as in
-#   attention, a nearly one-hot softmax passes back almost nothing; cross-entropy directly on $p$ escapes the bound.
+#   attention, a nearly one-hot softmax passes back almost nothing: part 2 of the answer (**commitment**).
+#   Cross-entropy directly on $p$ escapes the bound.
 # - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$),
-#   while the *mean* to $q$ rises above the scaled one, carried by rare near ties with large kicks:
+#   while the *mean* to $q$ rises above the scaled one, carried by near ties with large kicks:
 #   part 3 of the answer, **speed, not possibility**. Scaled, each size's smallest mean is over two-thirds of its largest.
 #
 # ## Exercises

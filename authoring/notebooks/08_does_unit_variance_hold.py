@@ -3,13 +3,13 @@
 #
 # Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need*: the components
 # of $q$ and $k$ are independent, with mean 0 and variance 1. In a real model $q = W_Q x$ and
-# $k = W_K x'$ come from tokens through learned matrices. Does the assumption hold there?
+# $k = W_K x'$ come from tokens through learned matrices. Does the assumption hold there? One thread:
+# the starting weights set $\mathrm{Var}(q_i)$, hence $\mathrm{Var}(q\cdot k)$ (sections 1–2); training
+# correlates $q$ and $k$ (3); what real models do (4–5); where the answer stops (5).
 #
 # **Learning goals**
-# - Derive $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ at initialisation.
-# - Put numbers on three weight rules.
-# - See what aligned $q$ and $k$ do, and what models do about it.
-# - Say where the course's answer stops.
+# - Derive $\mathrm{Var}(q\cdot k)$ from the weight rule.
+# - Say what training and real models change, and where the answer stops.
 #
 # **Prerequisites**
 # - Notebooks 02, 04 and 05.
@@ -42,13 +42,15 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. Before attention: LayerNorm
 #
-# A token reaches attention as a vector $x$ of $d_\text{model}$ numbers. Most models since GPT-2
-# put a LayerNorm right before attention (*pre-LN*): it subtracts the token's mean and divides by its
-# standard deviation, so $\sum_j x_j^2 = d_\text{model}$ (before its learned gain and bias). It normalises $x$, not $q$ or $k$ (checked in section 2's cell).
+# This section shows what LayerNorm fixes: the token $x$, not $q$ or $k$. A token reaches attention as
+# $d_\text{model}$ numbers; most models since GPT-2 put a LayerNorm right before attention (*pre-LN*): it
+# subtracts the token's mean and divides by its standard deviation, so $\sum_j x_j^2 = d_\text{model}$
+# (checked in section 2's cell).
 
 # %% [markdown] predict_answer=["9 times", "1/9", "nine times"]
 # ## 2. At initialisation: the starting weights
 #
+# This section derives $\mathrm{Var}(q\cdot k)$ from the weight rule.
 # A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's $d_\text{model}$ inputs (its
 # *fan-in*; its $d_k$ outputs are the *fan-out*). The weights start independent, of mean 0 and variance
 # $\mathrm{Var}(W)$, so for a fixed token $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and variances
@@ -65,8 +67,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks of 64 token pairs, then the scaled logits against the footnote's
-# $N(0, 1)$ (dotted).
+# The check: 32 random networks of 64 token pairs; then histograms of the scaled logits (8 networks ×
+# 256 pairs; Xavier is `xavier_uniform_`, so its panel is PyTorch's uniform draw rescaled) against $N(0, 1)$ (dotted).
 
 # %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
 d_model, d_k = 512, 64
@@ -85,7 +87,7 @@ assumptions_plots.init_small_multiples(panels)
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
 # Xavier's is above it. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
-# variance $\mathrm{Var}(q_i)^2$ (04), not 1 (PyTorch's default: 1/9), as the histograms show.
+# variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the named initialisations, PyTorch's default, and Xavier's shapes
@@ -278,8 +280,8 @@ ax.figure
 # %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
 # ## 3. During training: $q$ and $k$ agree
 #
-# Training makes a query match the keys it should attend to: $q$ and $k$ become
-# *correlated*. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
+# This section shows what training changes: to make a query match its keys, it *correlates* $q$ and
+# $k$. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
 # every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$.
 #
 # **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
@@ -415,12 +417,12 @@ correlation_explorer
 # %% [markdown]
 # ## 4. What real models do about it
 #
-# Two fixes bound the logit whatever $\rho$ and $d_k$ do:
+# This section shows two fixes that bound the logit whatever $\rho$ and $d_k$ do:
 # - **QK-norm**: divide $q$ and $k$ by their lengths, and multiply the dot product by a
 #   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
 # - **Soft-capping** (Gemma 2): $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond $\pm c$.
 #
-# Both, on section 3's correlated key, are measured in the deep dive below.
+# Both are measured in the deep dive below.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the two fixes on section 3's correlated key
@@ -551,16 +553,16 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 #   `mesh_tensorflow/transformer/attention.py`; Hugging Face's `modeling_t5.py` `_init_weights` draws
 #   `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`.
 
-# %% [markdown] predict_answer=["T5's is exactly 1", "T5 starts at variance 1"]
+# %% [markdown] predict_answer=["below", "far below"]
 # ## 5. Real models: GPT-2 and T5
 #
-# The course's table of published models, with sources (00, 04 and 07 refer here).
-# **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
+# This section checks where two real models start, and where the answer stops. The
+# course's table of published models (00, 04 and 07 refer here). **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
 # $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
 #
-# **Predict:** which of the two starts with logits (after its scale, if any) of variance exactly 1?
+# **Predict:** is GPT-2 small's logit variance at initialisation (scaled) above or below 1?
 
 # %%
 print(models.format_table())
@@ -568,18 +570,18 @@ gpt2, t5 = models.model("GPT-2 small"), models.model("T5 base")
 Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d_model)  # two sets of tokens
 var_gpt2, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
 var_t5 = t5.head_dim * (t5.d_model / (t5.d_model * t5.head_dim)) * (t5.d_model / t5.d_model)  # d_kv·Var(q_i)·Var(k_i)
-print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} ± {se:.4f} (16 networks), T5 base {var_t5:.4f}")
+print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} ± {se:.4f} (16 networks), T5 base {var_t5:.4f} (formula)")
 
 # %% [markdown]
-# T5's is exactly 1: its $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights. GPT-2's is far below 1:
-# its $W_Q$, $W_K$ start small. Does it need its scale at all? A row of 1024 independent logits,
+# GPT-2's is far below 1: its $W_Q$, $W_K$ start small. T5's is 1 by its formula (not simulated): its
+# $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights.
+# Does GPT-2 need its scale at all? A row of 1024 independent logits,
 # GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row: top weight and $e^H$ keys in
 # play (05), medians of 1000 rows, range over 5 seeds:
 
 # %%
 spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
 verify_close(f"GPT-2 small: Var(q·k/√64) = Var(q_i)², std {spread:.3f}", var_gpt2, spread**2, se=se)
-verify_close("T5 base: d_kv · Var(q_i) · Var(k_i) = 1", var_t5, 1.0, rtol=1e-12)
 z = np.stack([make_rng(SEED + 10 + s).standard_normal((1000, 1024)) for s in range(5)])  # (5 seeds, 1000 rows, 1024)
 for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread), ("unit variance without (00)", 8.0)):
     w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H; shape (5, 1000)
@@ -587,16 +589,17 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
     print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
 
 # %% [markdown]
-# **Why does GPT-2 need the scale?** Its small start does part of the work at $d_k = 64$: unscaled, its
-# logits have variance 6.04, not 64, and 78–84 of 1024 keys stay in play, not 00's 2.2–2.4. But that start
-# is already partly committed (scaled: 977 keys), and it grows with $d_k$ and the width. The scale removes
+# **Why does GPT-2 need the scale?** At $d_k = 64$ its small start helps: unscaled, its
+# logits have variance 6.04, not 64 (00's row: 2.2–2.4 keys in play). Still, unscaled it is partly
+# committed (78–84 of 1024 keys in play vs 977 scaled), and its variance $d_k(d_\text{model}\cdot 0.02^2)^2$ grows with
+# $d_k$ and with the width squared. The scale removes
 # the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to the rule's constant factor.
 #
 # **Where the answer stops.** All of this is at initialisation, under the footnote's assumption. This
 # notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$) and when it breaks (trained
 # $q$ and $k$ correlate; μP's $1/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook
 # trains a real model. 09's small layer still learns unscaled, in more steps as $d_k$ grows (part 3,
-# **speed, not possibility**). That leaves the answer as it is: it claims the start, and the speed 09 measures.
+# **speed, not possibility**). The answer claims the start, and the speed 09 measures.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: GPT-2's start against 05's closed form, and the sources
@@ -637,7 +640,7 @@ for t in models.TECHNIQUES:
 # - LayerNorm normalises $x$, not $q$ or $k$. At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
 # - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows; μP's $a/d_k$ holds it at $a\rho$; QK-norm bounds the logit.
-# - T5 starts at variance 1; GPT-2 lower (6.04 unscaled at $d_k = 64$), still proportional to $d_k$.
+# - T5 starts at variance 1 (its formula); GPT-2 lower (6.04 unscaled at $d_k = 64$), still proportional to $d_k$.
 #
 # ## Exercises
 #

@@ -244,7 +244,7 @@ def _normal_curve_handle() -> Line2D:
 def correlated_small_multiples(logits_by_d_k: dict, rho: float):
     """Top row: logits times 1/sqrt(d_k); bottom row: times 1/d_k; one column per d_k.
 
-    Every panel of a row shares one x range (the union of the rows' ranges), so the runaway
+    Every panel of a row shares one x range (the union of the rows' ranges, trimmed to rho), so the runaway
     of the correlated key's logit under 1/sqrt(d_k) shows without reading tick labels; one
     legend sits below the figure, clear of the bars.
 
@@ -265,8 +265,10 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
     d_ks = sorted(logits_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(3.6 * len(d_ks), 6.4), squeeze=False)
     for row, scaling in enumerate(("sqrt", "inv_d")):
+        # correlated_range covers every rho up to 1; trim the top to this rho's largest mean
         ranges = [correlated_range(d_k, scaling) for d_k in d_ks]
-        xlim = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+        xlim = (min(r[0] for r in ranges),
+                max(r[1] - (1.0 - rho) * scale_factor(scaling, d_k) * d_k for r, d_k in zip(ranges, d_ks)))
         for j, d_k in enumerate(d_ks):
             c = scale_factor(scaling, d_k)
             match, other = (c * np.asarray(a, dtype=float) for a in logits_by_d_k[d_k])
@@ -276,7 +278,7 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
     h_bottom = axes[1, 0].get_legend_handles_labels()[0][0]
     curve = _normal_curve_handle()
     with style():
-        labels = [l_top + " × 1/√d_k", l_top + " × 1/d_k", l_match, curve.get_label()]
+        labels = [l_top + r" × $1/\sqrt{d_k}$", l_top + r" × $1/d_k$", l_match, curve.get_label()]
         fig.legend([h_top, h_bottom, h_match, curve], labels, loc="outside lower center", ncol=2, fontsize=9,
                    frameon=False)
     return fig
