@@ -9,7 +9,8 @@
 #
 # **Learning goals**
 # - Derive $\mathrm{Var}(q\cdot k)$ from the weight rule.
-# - Say what training and real models change, and where the answer stops.
+# - Say what training changes.
+# - Say what real models do, and where the answer stops.
 #
 # **Prerequisites**
 # - Notebooks 02, 04 and 05.
@@ -575,7 +576,7 @@ print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} Â
 # %% [markdown]
 # GPT-2's is far below 1: its $W_Q$, $W_K$ start small. T5's is 1 by its formula (not simulated): its
 # $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights.
-# Does GPT-2 need its scale at all? A row of 1024 independent logits,
+# Does GPT-2 need its scale? A row of 1024 independent logits,
 # GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row: top weight and $e^H$ keys in
 # play (05), medians of 1000 rows, range over 5 seeds:
 
