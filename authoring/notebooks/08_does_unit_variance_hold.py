@@ -87,7 +87,7 @@ assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's is above it. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
+# Xavier's is above. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
 # variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
 # %% [markdown] tags=["deep-dive"]
@@ -557,13 +557,13 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # %% [markdown] predict_answer=["below", "far below"]
 # ## 5. Real models: GPT-2 and T5
 #
-# This section checks where two real models start, and where the answer stops. The
+# This section checks where two real models start, and where the answer stops. First, the
 # course's table of published models (00, 04 and 07 refer here). **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
 # $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
 #
-# **Predict:** is GPT-2 small's logit variance at initialisation (scaled) above or below 1?
+# **Predict:** is GPT-2 small's scaled logit variance at initialisation above or below 1?
 
 # %%
 print(models.format_table())
