@@ -204,9 +204,10 @@ for sd in seeds:
     heavy = np.argsort(u_sd["norms"])[::-1][:int(round(u_sd["share"] * len(held.x)))]
     gap_ratio.append(np.median(gap[heavy]) / np.median(np.delete(gap, heavy)))
 for sc in ("unscaled", "sqrt"):
-    print(f"{sc}: share carrying 90 %,", training.seed_summary([init[sd, sc]["share"] for sd in seeds]))
+    share = training.seed_summary([init[sd, sc]["share"] for sd in seeds])
+    print(f"{sc}: share carrying 90 %, median {share.median:.0%} (range {share.low:.0%} to {share.high:.0%})")
 verify("every seed: the heavy examples' median top-2 gap below 0.2 × the rest's", max(gap_ratio) < 0.2,
-       f"gap ratio {training.seed_summary(gap_ratio)}")
+       f"gap ratio: median {np.median(gap_ratio):.2f}, largest {max(gap_ratio):.2f}")
 verify("every seed: the batch gradient is larger unscaled", ratio["batch"].low > 1)
 training_plots.gradient_histogram(init[SEED, "sqrt"]["norms"], init[SEED, "unscaled"]["norms"], d_k=1024).figure
 
