@@ -52,6 +52,11 @@ def test_the_table_covers_the_three_parts_and_the_course():
 
 @pytest.mark.parametrize("row", stored_table(), ids=lambda r: f"{r.notebook}-{r.claim[:30]}")
 def test_each_number_is_what_its_notebook_prints(row):
+    """Rows of 00 and 09 match their stored output; the other rows (04, 06) are recomputed by
+    ``course_evidence`` with the package's functions and the source notebook's seed, rounded for
+    the table, so they do not depend on how those notebooks print (their claims: below)."""
+    if row.notebook not in ("00", "09"):
+        pytest.skip("recomputed with the package's functions, not matched to printed text")
     skip = TABLE_CELL if row.notebook == "09" else None
     text = stored_text(NOTEBOOKS[row.notebook], skip)
     for value in row.values:

@@ -30,17 +30,25 @@ PANELS = (
 )
 
 
+#: Style of the panels' reference lines (accuracy 0.9, entropy log 8, the gradient floor): grey and
+#: dash-dotted, unlike any arm's line (the reparametrised arm is dotted).
+REFERENCE_STYLE = {"color": "0.55", "lw": 0.8, "ls": "-."}
+
+#: The reference line of a panel, by field: (height, label written on it).
+REFERENCES = {"accuracy": (0.9, "90 %"), "entropy": (N_KEYS_ENTROPY, "ln 8: uniform"),
+              "grad_norm_q": (GRAD_FLOOR, "floor 1e-8")}
+
+
 def decorate_panel(ax, field: str, label: str, ylim, log: bool, steps: int) -> None:
-    """Labels, limits and reference lines of one panel (dotted: accuracy 0.9, entropy log 8)."""
+    """Labels, limits and the labelled grey reference line of one panel (:data:`REFERENCES`)."""
     if log:
         ax.set_yscale("log")
     ax.set(xlim=(0, steps), ylim=ylim, xlabel="step", ylabel=label)
-    if field == "entropy":
-        ax.axhline(N_KEYS_ENTROPY, color=OKABE_ITO["black"], lw=0.8, ls=":")
-    if field == "accuracy":
-        ax.axhline(0.9, color=OKABE_ITO["black"], lw=0.8, ls=":")
-    if field == "grad_norm_q":
-        ax.axhline(GRAD_FLOOR, color=OKABE_ITO["black"], lw=0.8, ls=":")
+    if field in REFERENCES:
+        y, text = REFERENCES[field]
+        ax.axhline(y, **REFERENCE_STYLE)
+        ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), xytext=(-2, 2), textcoords="offset points",
+                    ha="right", va="bottom", fontsize="x-small", color=REFERENCE_STYLE["color"])
 
 
 def draw_history(history, axes, arm: str = "scaled", animated: bool = False, decorate: bool = True) -> list:

@@ -3,8 +3,9 @@
 Each row names a part of the answer (spread, commitment, speed), a claim, the numbers that back it
 and the notebook that shows them. Every number is recomputed here with the source notebook's own
 call and seed (cheap ones: notebooks 00, 04, 06), read from the stored training grid, or passed
-in from notebook 09's own cells, and formatted as that notebook prints it, so a test can find each
-one in the notebook's stored output.
+in from notebook 09's own cells, and rounded sensibly (no rounding noise). Rows of notebooks 00 and 09
+are formatted as those notebooks print them, so a test can find each one in their stored output;
+the other rows are recomputed here with the package's functions and the source notebook's seed.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ class Evidence(NamedTuple):
     notebook: str
 
 
-def _g4(x: float) -> str:
-    return f"{x:.4g}"
+def _fixed(x: float, places: int) -> str:
+    """``x`` with ``places`` decimals, never ``-0.000`` (a rounded zero keeps no sign)."""
+    text = f"{x:.{places}f}"
+    return text.lstrip("-") if float(text) == 0 else text
 
 
 def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
@@ -72,12 +75,12 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     end = overview.walk_end_variance(overview.dot_product_walks(256, 4000, rng=0))
     add("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256)", [f"{end.var:.0f}"], "00")
     x = sample_dot_products(64, 100_000, rng=0)
-    add("spread", "Var(q·k/√d_k), d_k = 64, 100 000 draws (theory 1)", [_g4(float(np.var(x / 8, ddof=1)))], "04")
+    add("spread", "Var(q·k/√d_k), d_k = 64, 100 000 draws (theory 1)", [_fixed(float(np.var(x / 8, ddof=1)), 3)], "04")
     slopes = log_log_slopes(SCALING_D_KS, simulated_logit_stds(SCALING_D_KS, n=2000, seed=0), n=2000)
     add("spread", "spread ∝ d_k^a: a unscaled / 1/√d_k / 1/d_k (theory ½, 0, −½)",
-        [_g4(slopes[name][0]) for name in ("unscaled", "sqrt", "inv_d")], "04")
-    drift = overview.scaled_drifts(seed=0)
-    add("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by",
+        [_fixed(slopes[name][0], 3) for name in ("unscaled", "sqrt", "inv_d")], "04")
+    drift = np.median([overview.scaled_drifts(seed=s) for s in range(20)], axis=0)
+    add("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by (median, 20 seeds)",
         [f"{v:.1%}" for v in drift[:3]], "00")
     # commitment: 00 section 4 (seed 0), 09 section 3
     heads = [overview.compare(d, rng=0) for d in overview.HEAD_D_KS]
@@ -86,7 +89,7 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     add("commitment", "d_k = 64: median largest weight, unscaled / scaled",
         [f"{np.median(e.sorted_weights[:, 0]):#.2g}" for e in (heads[0].unscaled, heads[0].scaled)], "00")
     add("commitment", "start, d_k = 1024: median example's gradient, unscaled ÷ scaled",
-        [_g4(init_ratio["median"].median)], "09")
+        [f"{init_ratio['median'].median:.1e}"], "09")
     # speed: 00 section 4, 06 section 5 (seed 6), 09 sections 3, 4 and 6
     many = overview.compare(64, overview.MANY_KEYS, rng=0)
     add("speed", "1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", [f"{many.ratio:.1f}"], "00")
@@ -94,7 +97,7 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
          for name in ("unscaled", "sqrt")]
     add("speed", "d_k = 64: mean gradient to the query, unscaled / scaled", [f"{v:.2f}" for v in g], "06")
-    add("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", [_g4(init_ratio["batch"].median)], "09")
+    add("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", [f"{init_ratio['batch'].median:.1f}"], "09")
     s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
     add("speed", "d_k = 1024, best η each: steps to 90 %, scaled / unscaled / ratio",
         [f"{s:.0f}", f"{u:.0f}", f"{u / s:.1f}"], "09")
