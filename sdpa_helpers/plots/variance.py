@@ -72,7 +72,7 @@ class HistogramPanel:
     def __init__(self, ax, xlabel: bool = True, ylabel: bool = True, legend: bool = True,
                  standardised: bool = False, animated: bool = False):
         self.ax, self.legend, self.standardised = ax, legend, standardised
-        self._discrete = None  # the legend shows bars or stems: remade when that changes
+        self._discrete: bool | None = None  # the legend shows bars or stems: remade when that changes
         colour, kw = UNSCALED["color"], {"animated": animated}
         with style():
             self.bars = ax.stairs([0.0], [0.0, 1.0], fill=True, color=colour, alpha=0.55, **kw)
