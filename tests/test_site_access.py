@@ -115,6 +115,7 @@ def test_explorers_by_keyboard_visible_focus_and_announced_readout(server, chrom
         probe.open_page(page, server.url + f"{stem}.html")
         ex = probe.explorers(page)[0]
         figure = page.locator(f"#explorer-{ex['id']}")
+        figure.evaluate("e => { const d = e.closest('details'); if (d) d.open = true; }")  # a folded deep dive: open it
         assert figure.locator(".readout").get_attribute("aria-live") == "polite"
         first = figure.locator("[data-control]").first
         first.focus()

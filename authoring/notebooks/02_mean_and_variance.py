@@ -176,7 +176,7 @@ verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st[
 #
 # $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
 #
-# For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so $\mathrm{Var}(XY) = 1$. Means of 2 tell it apart from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the missing square. For $N(2, 1)$, $E[X^2] = 5$:
+# For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so $\mathrm{Var}(XY) = 1$. Means of 2 tell it apart from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and $E[X^2]E[Y^2] - E[X]E[Y]$ (the square on the means forgotten). For $N(2, 1)$, $E[X^2] = 5$:
 
 # %%
 var_XY = variance.exact_var([x * y for x, y in independent])

@@ -403,8 +403,8 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
 # - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
-#   Real heads, $d_k = 64$ or 128, are far past it at initialisation: each query starts committed to one
-#   random key (**commitment**).
+#   Real heads, $d_k = 64$ or 128, are far past it at initialisation: with 16 keys each query starts
+#   committed to one random key (**commitment**); with 1024 keys the commitment is weaker at $d_k = 64$ (00 §4).
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises

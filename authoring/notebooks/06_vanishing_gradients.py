@@ -174,7 +174,7 @@ verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.no
 # $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
 # through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
-# **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient to the query, for the median query and on average, shrink steadily, collapse, stay or grow?
+# **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient to the query shrink steadily, collapse, stay or grow?
 
 # %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays in a narrow band near 0.23 to 0.37. Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
@@ -209,7 +209,7 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
 # everywhere. Through the query its mean is larger, because unscaled logits move $\sqrt{d_k}$ times
 # faster; but it arrives as large kicks to the near ties (44 % of queries at $d_k = 64$, 6 % at 4096,
-# kicked 37× the scaled median), while the median query gets almost nothing.
+# where their median kick is 37× the scaled median), while the median query gets almost nothing.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors

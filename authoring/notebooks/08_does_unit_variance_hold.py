@@ -296,7 +296,6 @@ for d in (4, 64, 1024):
     qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z, so q·k = ρ q·q + √(1−ρ²) q·z
     by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 1000, rng=SEED + 1)[1])
     print(f"d_k = {d:4d}: mean of the matching key's q·k/√d_k = {by_d_k[d][0].mean() / np.sqrt(d):.2f}")
-    verify_close(f"d_k = {d:4d}: that mean, against theory", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
@@ -311,6 +310,10 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows. **μP** (*maximal update
 # parametrisation*, Yang et al. 2022) divides by $d_k$, holding the mean at $\rho$ (its attention
 # weights: deep dive below).
+
+# %%
+for d in (4, 64, 1024):  # the means above against rho·√d_k
+    verify_close(f"d_k = {d:4d}: the matching key's mean scaled logit", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: μP's constant and the matching key's weight
@@ -558,7 +561,7 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # ## 5. Real models: GPT-2 and T5
 #
 # This section checks where two real models start, and where the answer stops. First, the
-# course's table of published models (00, 04 and 07 refer here). **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
+# course's table of published models (00, 04 and 07 refer here); this section uses only its GPT-2 small and T5 base rows. **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
 # $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
@@ -597,8 +600,8 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 # the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to the rule's constant factor.
 #
 # **Where the answer stops.** All of this is at initialisation, under the footnote's assumption. This
-# notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$) and when it breaks (trained
-# $q$ and $k$ correlate; μP's $1/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook
+# notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$), when it breaks (trained
+# $q$ and $k$ correlate), and what models do about it (μP's $1/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook
 # trains a real model. 09's small layer still learns unscaled, in more steps as $d_k$ grows (part 3,
 # **speed, not possibility**). The answer claims the start, and the speed 09 measures.
 
@@ -640,7 +643,7 @@ for t in models.TECHNIQUES:
 #
 # - LayerNorm normalises $x$, not $q$ or $k$. At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$:
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
-# - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows; μP's $a/d_k$ holds it at $a\rho$; QK-norm bounds the logit.
+# - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows; μP's $1/d_k$ holds it at $\rho$; QK-norm bounds the logit.
 # - T5 starts at variance 1 (its formula); GPT-2 lower (6.04 unscaled at $d_k = 64$), still proportional to $d_k$.
 #
 # ## Exercises
