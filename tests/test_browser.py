@@ -316,6 +316,11 @@ def test_opened_without_running(path, lab, browser, scratch):
                 f"deep dive at cell {heading} is not collapsed when the notebook opens"
             assert not bs.is_hidden(h), f"the heading of the deep dive at cell {heading} is visible"
             shown = [i for i in members if not bs.is_hidden(bs.lab_cell(page, i))]
+            for _ in range(50):  # JupyterLab hides the cells under a collapsed heading a moment after it renders
+                if not shown:
+                    break
+                page.wait_for_timeout(200)
+                shown = [i for i in members if not bs.is_hidden(bs.lab_cell(page, i))]
             assert not shown, f"deep dive at cell {heading}: cells {shown} are shown before a click"
         if dives:
             heading, members = dives[0]

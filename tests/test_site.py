@@ -418,6 +418,7 @@ def test_a_missing_frame_shows_frame_missing_never_another_value(site, chromium,
             try:
                 page.goto(server.url + f"{stem_}.html", wait_until="load")
                 figure = page.locator(f"#explorer-{ex_['id']}")
+                figure.evaluate("e => { const d = e.closest('details'); if (d) d.open = true; }")  # a folded deep dive
                 figure.locator(".frame-missing").wait_for(timeout=20_000)
                 note = figure.locator(".frame-missing").inner_text()
                 assert note.startswith("Frame"), note

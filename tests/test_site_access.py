@@ -256,6 +256,7 @@ PLACEHOLDER_FILES = {
 }
 
 
+@pytest.mark.git  # it lists the tracked files: skipped, with its reason, in a checkout without git history
 def test_the_checked_in_placeholders_are_the_only_ones():
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     found = {}
