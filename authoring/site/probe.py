@@ -114,7 +114,8 @@ def press(page, explorer_id: str, k: int, kind: str, forward: bool, frame: str, 
     """
     control = control_locator(page, explorer_id, k)
     # an explorer in a folded deep dive is pressed as a reader would: after opening the deep dive
-    control.evaluate("e => { for (let d = e.closest('details'); d; d = d.parentElement.closest('details')) d.open = true; }")
+    control.evaluate("e => { for (let d = e.closest('details'); d; d = d.parentElement.closest('details')) "
+                     "d.open = true; }")
     control.focus()
     page.evaluate(_ARM, [explorer_id, frame])
     page.keyboard.press(key_for(kind, forward))
