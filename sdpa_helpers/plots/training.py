@@ -247,13 +247,14 @@ def survival_curves(steps_by_arm: dict, max_steps: int, title: str = "", thresho
     ax = get_axes(ax, figsize=(5.0, 3.4))
     t = np.arange(1, max_steps + 1)
     with style():
-        for arm, entry in steps_by_arm.items():
+        for i, (arm, entry) in enumerate(steps_by_arm.items()):
             steps, label = entry if isinstance(entry, tuple) else (entry, None)
             steps = np.asarray(steps, dtype=float).ravel()
             spec = ARM_STYLES[arm]
             frac = survival_curve(steps, max_steps)
             se = np.sqrt(frac * (1 - frac) / steps.size)
-            ax.fill_between(t, frac - se, frac + se, step="post", color=spec["color"], alpha=0.18, lw=0)
+            ax.fill_between(t, frac - se, frac + se, step="post", color=spec["color"], alpha=0.18, lw=0,
+                            label="_nolegend_" if i else "band: ± 1 standard error")
             ax.step(t, frac, where="post", color=spec["color"], linestyle=spec["linestyle"], lw=1.5,
                     label=label or f"{spec['label']} ({steps.size} runs)")
         ax.set(xlim=(0, max_steps), ylim=(0.0, 1.02), xlabel="step $t$",
