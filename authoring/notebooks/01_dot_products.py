@@ -60,9 +60,8 @@ verify("q @ k = np.dot(q, k) = np.sum(q * k) = the loop", by_loop == q @ k == np
 # ## 2. How to see that the spread grows with the dimension
 #
 # A first attempt: three pairs worked by hand in 2 dimensions and three in 3, and the spreads
-# of the two sets compared. Such pairs are poor evidence: the spread reflects the picks;
-# all-positive components make the *mean* grow too (real queries and keys have both signs);
-# and the standard deviation of three numbers is very noisy.
+# of the two sets compared. Such pairs are poor evidence: the spread reflects the picks,
+# and all-positive components make the *mean* grow too (real queries and keys have both signs).
 #
 # **Predict:** draw three random pairs (standard normal components) in 2-d and three in 3-d,
 # many times over. How often does the 3-d set come out *less* spread: almost never, about 1 time
@@ -213,25 +212,37 @@ for d_k in (4, 16, 256, 1024):
     norm_q, norm_k = np.linalg.norm(qs, axis=1), np.linalg.norm(ks, axis=1)  # lengths ‖q‖, ‖k‖: (5000,)
     cos = (qs * ks).sum(axis=1) / (norm_q * norm_k)  # row-wise dots (section 4) over the lengths
     parts[d_k] = {"norm": norm_q / np.sqrt(d_k), "cos": np.sqrt(d_k) * cos, "dot": norm_q * norm_k * cos / np.sqrt(d_k)}
-    st, st_dot = (variance.sample_summary(parts[d_k][key]) for key in ("cos", "dot"))  # variance with SE, excess kurtosis
+    st = variance.sample_summary(parts[d_k]["cos"])  # sample variance with its standard error
     verify_close(f"d_k = {d_k:4d}: Var(√d_k cos θ), vs its closed form", st["var"], d_k * dot_products.cosine_moments(d_k).var, se=st["se_var"])
-    print(f"   excess kurtosis: cosine {st['kurt']:+.2f} (theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}), "
-          f"product {st_dot['kurt']:+.2f} (theory 6/d_k = {6 / d_k:+.3f})")
 dot_products_plots.geometric_picture(parts)
 
 # %% [markdown]
 # The spread of the lengths shrinks: they concentrate around 1 (left), as $\lVert q\rVert^2 = \sum_i q_i^2$
 # has mean $d_k$ and a relative spread shrinking like $1/\sqrt{d_k}$. The scaled cosine's spread
-# stays (variance 1 at every $d_k$, middle); its *shape* does not. The **excess kurtosis**
-# measures shape: 0 for the normal curve, negative for a flatter top with shorter tails,
-# positive for a sharper peak with longer tails. At $d_k = 4$ the cosine's is $-1$: its values,
+# stays (variance 1 at every $d_k$, middle); its *shape* does not: at $d_k = 4$ its values,
 # confined to $[-2, 2]$ (as $\lvert\cos\theta\rvert \le 1$), form a flat dome, not a bell.
 # Why $\mathrm{Var}(\cos\theta) = 1/d_k$: the unit vector $q/\lVert q\rVert$ has $d_k$ squared
 # coordinates summing to 1, and by symmetry they share it equally (deep dive).
 #
 # So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot\cos\theta$ has spread $\sqrt{d_k}$ at every
 # $d_k$ (right). The spread is exact; the shape is normal only for large $d_k$: at $d_k = 4$ the
-# product is *peakier* than normal (excess kurtosis $6/d_k = 1.5$).
+# product is *peakier* than normal (the deep dive below measures how much).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how far from normal — the excess kurtosis
+#
+# The **excess kurtosis** measures shape: 0 for the normal curve, negative for a flatter top with
+# shorter tails, positive for a sharper peak with longer tails. Theory: the cosine's is $-1$ at
+# $d_k = 4$; each product $q_ik_i$ has mean fourth power 9, an excess kurtosis of 6, and a sum of
+# $d_k$ independent ones has $6/d_k$. Measured on section 6's samples, with the standard error of a
+# sample excess kurtosis for a near-normal shape, $\sqrt{24/n}$ (about $0.07$ at $n = 5000$):
+
+# %% tags=["deep-dive"]
+for d_k, part in parts.items():
+    st_cos, st_dot = variance.sample_summary(part["cos"]), variance.sample_summary(part["dot"])
+    se_kurt = np.sqrt(24 / part["cos"].size)
+    print(f"d_k = {d_k:4d}: cosine {st_cos['kurt']:+.2f} ± {se_kurt:.2f} (theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}), "
+          f"product {st_dot['kurt']:+.2f} ± {se_kurt:.2f} (theory 6/d_k = {6 / d_k:+.3f})")
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why $\mathrm{Var}(\cos\theta) = 1/d_k$, and why the route is exact for normal components
@@ -255,9 +266,7 @@ dot_products_plots.geometric_picture(parts)
 # products. For other component distributions the length and the direction are not
 # independent, and this route is an approximation for large $d_k$; the sum of products
 # (notebook 02) still gives $d_k$ exactly. Notebook 08's QK-norm, which rescales every query and
-# key to a fixed length, keeps only $\cos\theta$. (Section 6's $6/d_k$: each product $q_ik_i$ has
-# mean fourth power 9, an excess kurtosis of 6, and a sum of $d_k$ independent ones has
-# $6/d_k$.) The variance of $\sqrt{d_k}\cos\theta$ at
+# key to a fixed length, keeps only $\cos\theta$. The variance of $\sqrt{d_k}\cos\theta$ at
 # $d_k = 256$, over five seeds:
 
 # %% tags=["deep-dive"]
@@ -282,8 +291,8 @@ verify_close("d_k·Var(cos θ) at d_k = 256, mean of 5 seeds", np.mean(var_cos),
 #
 # ## Exercises
 #
-# Check each answer with `check(key, answer)`: numbers to three significant figures (within
-# 0.5 %), integers exactly.
+# Check each answer with `check(key, answer)`: a number must match the exact value rounded to three
+# significant figures; an integer must be exact.
 #
 # **Exercise 1.** Compute $[2, -1, 3]\cdot[4, 0, -2]$ by hand (an integer).
 

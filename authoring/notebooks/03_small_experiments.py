@@ -142,7 +142,8 @@ print(f"np.var runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1)
 #
 # Let both matrices be $n\times n$: each entry has variance $n$, so $s^2/n$ (`ddof=1`) estimates 1.
 # Repeat the experiment at least 500 times at each $n$ and measure the SE of $s^2/n$ (its standard
-# deviation over the runs).
+# deviation over the runs). A measured SE comes from finitely many runs, so it too is uncertain:
+# its own standard error is called its **Monte Carlo error**.
 #
 # **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
 # the SE of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
@@ -159,8 +160,8 @@ ax.figure
 # %% [markdown]
 # About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For larger
 # $n$ the SE falls like $1/n$ (slope −1), one over the *square root* of the number of entries.
-# Each dot is measured from a finite number of runs, so it is itself uncertain: its bar spans ±2 of
-# that Monte Carlo error, and every dot lies within 4 of them of the exact line (deep dive).
+# Each dot's bar spans ±2 of its Monte Carlo error, and every dot lies within 4 of them of the
+# exact line (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the runs, live
@@ -285,8 +286,8 @@ print(f"SE of one run's s²: {exact_big.std:.3f}. 110.56 lies {z_score(THREAD_BI
 verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THREAD_BIG / 111, rtol=1e-5)
 
 # %% [markdown]
-# No: 110.56 is an ordinary draw, 0.68 SE below 111. And 0.99604 is no second confirmation: it is
-# $110.56/111$, the same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
+# No: 110.56 is an ordinary draw, 0.68 SE below 111. And 0.99604 is no second confirmation: it must
+# be $110.56/111 = 0.99604$ from the same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
 # ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). The entries of one product share rows and
 # columns: treating them as independent gives an SE 4.5 times too small (deep dives: forty runs of our own confirm the exact SE).
 

@@ -119,7 +119,7 @@ verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np
 # $d_k$ = 1, 16, 256 and 4096. Top: unscaled, $\mathrm{softmax}(q\cdot k_j)$. Bottom: scaled,
 # $\mathrm{softmax}(q\cdot k_j/\sqrt{d_k})$.
 #
-# **Predict:** with 16 keys, at which of these four $d_k$ will the unscaled top key first hold more than 90 % of the weight?
+# **Predict:** with 16 keys, at which of these four $d_k$ will the unscaled top key of a typical query first hold more than 90 % of the weight?
 
 # %% alt="Bar charts of one query's softmax weights over 16 keys at d_k = 1, 16, 256 and 4096: unscaled (top row) the largest weight grows 0.24, 0.70, 1.00, 1.00 until one bar holds everything; scaled (bottom row) it stays 0.24, 0.21, 0.27, 0.18 with several keys in play."
 z_by_d = saturation.prefix_logits(D_K_CHOICES[::4], 16, rng=rng)  # (4, 16): one row per d_k above
@@ -173,8 +173,8 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 #
 # This refines part 2 of the answer (**commitment**): unscaled, already at the head sizes real models
 # use, each query starts committed to one key the random draws picked. How committed: the weight left
-# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian (how strongly the weights respond
-# to the logits; notebook 06):
+# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian $J$ (the table of how much each
+# weight moves when each logit is nudged; notebook 06 builds it):
 
 # %%
 for d in (64, 128):
@@ -409,7 +409,8 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #
 # ## Exercises
 #
-# Each exercise is checked by `check(key, answer)`; three significant figures means within 0.5 %.
+# Each exercise is checked by `check(key, answer)`: a number must match the exact value rounded to
+# three significant figures; an integer must be exact.
 #
 # **Exercise 1.** Two keys have unscaled logits $q\cdot k = [8, 0]$ and $d_k = 16$. What weight
 # does *scaled* attention give the first key? (three significant figures)

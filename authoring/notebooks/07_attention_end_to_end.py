@@ -323,7 +323,22 @@ print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weigh
 # $d_\text{model}/h$** but not always (notebook 04, section 5; the deep dive lists published
 # configurations); the $h$ outputs are concatenated and projected back to $d_\text{model}$. A
 # head's logit sums $d_k$ products, not $d_\text{model}$: its variance is $d_k$, and the scale
-# $1/\sqrt{d_k}$ (deep dive).
+# $1/\sqrt{d_k}$ (deep dive). What if a layer divided by $\sqrt{d_\text{model}}$ instead? Section 5's
+# 100 draws at $d_k = 64$, 12 keys, as one head of a $d_\text{model} = 512$ layer (8 heads), scaled three
+# ways (the first two rows repeat section 5's numbers; $1/12 \approx 0.083$ would be perfectly uniform):
+
+# %%
+d_model, heads, head_dim = 512, 8, 64
+g = make_rng(SEED)  # section 5's seed and stream
+Qm, Km = g.standard_normal((n_draws, length, head_dim)), g.standard_normal((n_draws, length, head_dim))
+for label, c in (("unscaled", 1.0), ("× 1/√d_k", 1 / np.sqrt(head_dim)), ("× 1/√d_model", 1 / np.sqrt(d_model))):
+    w = scaled_dot_product_attention(Qm, Km, np.zeros((n_draws, length, 1)), scale=c)[1]
+    print(f"{label:13s}: mean largest weight {w.max(axis=-1).mean():.3f}")
+print(f"uniform rows: {1 / length:.3f}")
+
+# %% [markdown]
+# Divided by $\sqrt{d_\text{model}}$, the logits' spread is $\sqrt{64/512} \approx 0.35$ instead of 1, and
+# every head's rows start close to uniform: the scale belongs to the head.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published head sizes, the per-head check, and what the wrong scale does
@@ -340,7 +355,7 @@ print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_example
 # A 512-long query and key cut into 8 heads of 64, 20 000 pairs:
 
 # %% tags=["deep-dive"]
-d_model, heads, head_dim, n_pairs = 512, 8, 64, 20_000
+n_pairs = 20_000
 q_heads, k_heads = rng.standard_normal((2, n_pairs, heads, head_dim))  # (n, h, d_k): 512-vectors cut into 8 pieces
 head_logits = np.einsum("nhd,nhd->nh", q_heads, k_heads).ravel()  # one dot product per head
 verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var(), head_dim,
@@ -350,9 +365,7 @@ verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var
 # The three candidate scales: unscaled std $\sqrt{64} = 8$; times $1/\sqrt{d_k}$, std 1; times
 # $1/\sqrt{d_\text{model}}$, std $\sqrt{64/512} \approx 0.354$ — too small, which flattens every
 # head's softmax towards uniform. (The SE of a variance is $\sqrt{(m_4 - s^4)/N}$, $m_4$ the
-# fourth central moment.) Then the mean largest weight of one head's rows with 12 keys, for the
-# three scalings (1/12 ≈ 0.083 would be perfectly uniform), on section 5's 100 draws at $d_k = 64$
-# (same seed, same stream): the first two rows repeat its numbers.
+# fourth central moment.)
 
 # %% tags=["deep-dive"] alt="Histograms of one head's logits, d_k = 64 inside d_model = 512, 20000 pairs: unscaled a wide flat curve (std 7.99); times 1/sqrt(d_k) = 1/sqrt(64) a bell of std 1.00; times 1/sqrt(d_model) = 1/sqrt(512) a narrow spike of std 0.35."
 for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)), ("× 1/√d_k", 1 / np.sqrt(head_dim), 1.0),
@@ -360,14 +373,6 @@ for label, c, theory_std in (("unscaled", 1.0, np.sqrt(head_dim)), ("× 1/√d_k
     print(f"{label:13s}: std theory {theory_std:.3f}, simulation {c * head_logits.std():.3f}")
 ax = attention_maps_plots.head_scale_histograms(head_logits, head_dim, d_model)
 ax.figure
-
-# %% tags=["deep-dive"]
-g = make_rng(SEED)
-Qm, Km = g.standard_normal((n_draws, length, head_dim)), g.standard_normal((n_draws, length, head_dim))
-for label, c in (("unscaled", 1.0), ("× 1/√d_k", 1 / np.sqrt(head_dim)), ("× 1/√d_model", 1 / np.sqrt(d_model))):
-    w = scaled_dot_product_attention(Qm, Km, np.zeros((n_draws, length, 1)), scale=c)[1]
-    print(f"{label:13s}: mean largest weight {w.max(axis=-1).mean():.3f}")
-print(f"uniform rows: {1 / length:.3f}")
 
 # %% [markdown]
 # ## Summary
