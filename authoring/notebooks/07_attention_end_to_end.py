@@ -328,13 +328,10 @@ print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weigh
 # ways (the first two rows repeat section 5's numbers; $1/12 \approx 0.083$ would be perfectly uniform):
 
 # %%
-d_model, heads, head_dim = 512, 8, 64
-g = make_rng(SEED)  # section 5's seed and stream
-Qm, Km = g.standard_normal((n_draws, length, head_dim)), g.standard_normal((n_draws, length, head_dim))
+d_model, head_dim = 512, 64  # one of 8 heads
+Qm, Km = make_rng(SEED).standard_normal((2, n_draws, length, head_dim))  # section 5's draws at d_k = 64
 for label, c in (("unscaled", 1.0), ("× 1/√d_k", 1 / np.sqrt(head_dim)), ("× 1/√d_model", 1 / np.sqrt(d_model))):
-    w = scaled_dot_product_attention(Qm, Km, np.zeros((n_draws, length, 1)), scale=c)[1]
-    print(f"{label:13s}: mean largest weight {w.max(axis=-1).mean():.3f}")
-print(f"uniform rows: {1 / length:.3f}")
+    print(f"{label:13s}: mean largest weight {softmax(c * Qm @ np.swapaxes(Km, -1, -2)).max(axis=-1).mean():.3f}")
 
 # %% [markdown]
 # Divided by $\sqrt{d_\text{model}}$, the logits' spread is $\sqrt{64/512} \approx 0.35$ instead of 1, and
@@ -355,7 +352,7 @@ print("\nhead_dim ≠ d_model/h:\n" + models.format_table(models.counter_example
 # A 512-long query and key cut into 8 heads of 64, 20 000 pairs:
 
 # %% tags=["deep-dive"]
-n_pairs = 20_000
+n_pairs, heads = 20_000, 8
 q_heads, k_heads = rng.standard_normal((2, n_pairs, heads, head_dim))  # (n, h, d_k): 512-vectors cut into 8 pieces
 head_logits = np.einsum("nhd,nhd->nh", q_heads, k_heads).ravel()  # one dot product per head
 verify_close("Var(per-head q·k) = d_k = 64, not d_model = 512", head_logits.var(), head_dim,
