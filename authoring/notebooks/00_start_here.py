@@ -86,8 +86,8 @@ for c in (1, 8):
 # >    no other power of $d_k$) brings the spread back to 1 for every $d_k$.
 # > 2. **Commitment.** Unscaled, already at the head sizes real models use ($d_k$ = 64, 128), the
 # >    softmax over a few keys (16, as here) puts nearly all its weight on one key the random draws
-# >    picked (with many keys, 1024, the commitment is weaker at $d_k = 64$ and grows with $d_k$):
-# >    each query starts committed to a random key, and every key it ignores gets a gradient
+# >    picked. With many keys (1024) this commitment is weaker at $d_k = 64$ and grows with $d_k$.
+# >    So each query starts committed to a random key. Every key it ignores gets a gradient
 # >    multiplied by its near-zero weight: almost no learning signal. Scaled, attention starts soft
 # >    and every key gets signal.
 # > 3. **Speed, not possibility.** The unscaled gradient is not smaller everywhere, and unscaled

@@ -53,14 +53,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$\mathrm{Var}(X) = E[X^2] - (E[X])^2 .$$
 #
-# **Exact check** on our running example, $X$ uniform on 1, 2, 3, in exact fractions, with a classic
-# slip beside the rule:
-
-# %%
-X = [1, 2, 3]  # three equally likely values
-mean_X, E_X2 = variance.exact_mean(X), variance.exact_mean([x**2 for x in X])
-verify(f"exact: Var(X) by the definition = {variance.exact_var(X)} = E[X²] − (E[X])²", variance.exact_var(X) == E_X2 - mean_X**2,
-       f"E[X] = {mean_X}, E[X²] = {E_X2}; the slip E[X²] − E[X] gives {E_X2 - mean_X}")
+# Our running example: $X$ uniform on 1, 2, 3 (checked with section 2).
 
 # %% [markdown]
 # ## 2. The variance of a sum of two
@@ -73,8 +66,8 @@ verify(f"exact: Var(X) by the definition = {variance.exact_var(X)} = E[X²] − 
 #
 # The rule holds for any $X$, $Y$; variances simply add only when the covariance is 0.
 #
-# **Exact check**, two cases: $X$ and $Y$ independent copies of the running example (9 equally
-# likely pairs), and $Y = X$ (3 pairs).
+# **Exact check** in fractions: section 1's shortcut on the running example (a classic slip beside
+# it), then this rule in two cases, $X$ and $Y$ independent copies (9 equally likely pairs) and $Y = X$ (3 pairs).
 #
 # **Simulation** with *normal* components (mean 0, variance 1; sums become integrals over a
 # **density**, and every rule holds the same way), $n = 100\,000$ draws.
@@ -83,13 +76,15 @@ verify(f"exact: Var(X) by the definition = {variance.exact_var(X)} = E[X²] − 
 # passes when the simulation lands within 4 SE of the theory.
 
 # %%
-independent = [(x, y) for x in X for y in X]  # 9 equally likely pairs
-copied = [(x, x) for x in X]  # Y = X: 3 equally likely pairs
+X, n = [1, 2, 3], 100_000  # X: three equally likely values; n: draws per simulation
+mean_X, E_X2 = variance.exact_mean(X), variance.exact_mean([x**2 for x in X])
+verify(f"exact: Var(X) by the definition = {variance.exact_var(X)} = E[X²] − (E[X])²", variance.exact_var(X) == E_X2 - mean_X**2,
+       f"E[X] = {mean_X}, E[X²] = {E_X2}; the slip E[X²] − E[X] gives {E_X2 - mean_X}")
+independent, copied = [(x, y) for x in X for y in X], [(x, x) for x in X]  # 9 and (Y = X) 3 equally likely pairs
 for name, pairs in (("X, Y independent", independent), ("Y = X", copied)):
     lhs, cov = variance.exact_var([x + y for x, y in pairs]), variance.exact_cov(pairs)
     verify(f"exact, {name}: Var(X + Y) = {lhs} = Var X + Var Y + 2 Cov(X, Y)", lhs == 2 * variance.exact_var(X) + 2 * cov, f"Cov(X, Y) = {cov}")
-n = 100_000
-x_sim, y_sim = sample_components(n, rng=rng), sample_components(n, rng=rng)  # independent normals, mean 0, variance 1
+x_sim, y_sim = sample_components(n, rng=rng), sample_components(n, rng=rng)  # independent N(0, 1)
 for name, s, var_theory in (("X, Y independent", x_sim + y_sim, 2), ("Y = X", x_sim + x_sim, 4)):
     st = variance.sample_summary(s)  # sample mean and variance, with their SEs
     verify_close(f"simulated, {name}: Var(X + Y)", st["var"], var_theory, se=st["se_var"])
@@ -155,16 +150,6 @@ print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.
 #
 # Expanding the covariance, $\mathrm{Cov}(X, Y) = E[XY] - \mu_X\mu_Y$, so independence gives
 # covariance 0, and by section 2 the variances add.
-#
-# **Exact check**, then a **simulation** with $X$, $Y$ independent normals of mean 2 and
-# variance 1, written $N(2, 1)$ ($E[XY] = 2\cdot 2$):
-
-# %%
-E_XY = variance.exact_mean([x * y for x, y in independent])
-verify(f"exact, X, Y independent: E[XY] = {E_XY} = E[X]·E[Y]", E_XY == mean_X * mean_X,
-       f"but with Y = X, E[XY] = E[X²] = {variance.exact_mean([x * y for x, y in copied])}")
-st = variance.sample_summary(sample_components(n, mean=2.0, rng=rng) * sample_components(n, mean=2.0, rng=rng))
-verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st["se_mean"])
 
 # %% [markdown] predict_answer=["52/9", "5.78"]
 # ## 4. The variance of a product
@@ -176,22 +161,39 @@ verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st[
 #
 # $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
 #
-# For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so $\mathrm{Var}(XY) = 1$. Means of 2 tell it apart from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and $E[X^2]E[Y^2] - E[X]E[Y]$ (the square on the means forgotten). For $N(2, 1)$, $E[X^2] = 5$:
+# For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so $\mathrm{Var}(XY) = 1$. With
+# nonzero means it differs from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the
+# square on the means forgotten. Exact check of sections 3 and 4:
 
 # %%
+E_XY = variance.exact_mean([x * y for x, y in independent])
+verify(f"exact, X, Y independent: E[XY] = {E_XY} = E[X]·E[Y]", E_XY == mean_X * mean_X,
+       f"but with Y = X, E[XY] = E[X²] = {variance.exact_mean([x * y for x, y in copied])}")
 var_XY = variance.exact_var([x * y for x, y in independent])
 verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == E_X2 * E_X2 - (mean_X * mean_X) ** 2,
        f"wrong rules: Var(X)·Var(Y) = {variance.exact_var(X) ** 2}, E[X²]E[Y²] − E[X]E[Y] = {E_X2 * E_X2 - mean_X * mean_X}")
+
+# %% [markdown]
+# The exact answer, 52/9, is thirteen times the common guess $(2/3)^2 = 4/9$: the means enter. At
+# mean 0 the right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree: the case we need next.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: sections 3 and 4 by simulation, with means 2
+#
+# $X$, $Y$ independent normals of mean 2 and variance 1, written $N(2, 1)$: $E[XY] = 2\cdot 2$,
+# $E[X^2] = 5$, so $\mathrm{Var}(XY) = 25 - 16 = 9$, far from both wrong rules,
+# $\mathrm{Var}(X)\,\mathrm{Var}(Y) = 1$ and $E[X^2]E[Y^2] - E[X]E[Y] = 21$.
+
+# %% tags=["deep-dive"]
+g = make_rng(203)  # the deep dive's own stream: the main line never depends on it
+st = variance.sample_summary(sample_components(n, mean=2.0, rng=g) * sample_components(n, mean=2.0, rng=g))
+verify_close("simulated, X, Y independent N(2, 1): E[XY]", st["mean"], 4, se=st["se_mean"])
 verify_close("simulated, N(2, 1): Var(XY)", st["var"], theory.product_moments(2, 1, 2, 1).var, se=st["se_var"])
 wrong = {"Var(X)·Var(Y)": 1 * 1, "E[X²]E[Y²] − E[X]E[Y]": 5 * 5 - 2 * 2}
 verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k} = {v}" for k, v in wrong.items()),
        all(abs(st["var"] - v) > 100 * st["se_var"] for v in wrong.values()))
 
 # %% [markdown]
-# The common guess is $(2/3)^2 = 4/9$; the exact answer 52/9 is thirteen times that, because the
-# means enter (the missing square gives 160/9). At mean 0 the right rule and
-# $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree: the case we need next.
-#
 # ## 5. $d_k$ terms: $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$
 #
 # Take $q, k$ with $d_k$ components each, all $2d_k$ of them independent, each of mean 0 and
@@ -207,9 +209,8 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 # $$\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + 1, \quad\text{so}\quad \mathrm{Var}(q\cdot k) = d_k .$$
 #
 # Independence was used twice: between $q_i$ and $k_i$ (sections 3 and 4), and between different
-# pairs (adding variances). **Exact check**: every $(q, k)$ with components $\pm 1$ ($d_k$ = 1 to 4),
-# and all 729 with components in 1, 2, 3 ($d_k = 3$: three times one term's mean 4 and variance
-# 52/9); then a **simulation** with normal components at $d_k = 8$ and 64:
+# pairs. **Exact check**: components $\pm 1$ ($d_k$ = 1 to 4), and all 729
+# $(q, k)$ with components in 1, 2, 3 (three times section 4's term); then a **simulation** at $d_k = 8$ and 64:
 
 # %%
 exact = {d: variance.all_dot_products([-1, 1], d) for d in (1, 2, 3, 4)}  # 4**d_k equally likely (q, k)
@@ -532,10 +533,10 @@ _ = check("02.kurtosis_laplace", answer)
 # %% [markdown]
 # ## Summary
 #
-# - The mean is linear; $\mathrm{Var}(X) = E[X^2] - (E[X])^2$; a sum's variance adds twice the covariance to the two variances.
-# - Independence: $E[XY] = E[X]E[Y]$, so the covariance is 0 and variances add.
-# - The variance of a product of independent numbers is $E[X^2]E[Y^2]$ minus the squared mean: 1 for mean-0 unit components.
-# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1 components of any distribution, using independence twice: within each pair $q_i, k_i$, and between pairs.
+# - Four rules: the mean is linear; a sum's variance adds twice the covariance; independence
+#   factors means, so variances add; a product's variance is $E[X^2]E[Y^2]$ minus the squared mean.
+# - Hence $E[q\cdot k] = 0$ and $\mathrm{Var}(q\cdot k) = d_k$ for independent mean-0, variance-1
+#   components of any distribution, using independence within each pair and between pairs.
 #
 # ## Exercises
 #

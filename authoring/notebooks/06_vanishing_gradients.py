@@ -2,8 +2,7 @@
 # # 06 — Vanishing gradients
 #
 # Notebook 05 showed that without the $1/\sqrt{d_k}$ the softmax saturates. Why is that bad for
-# learning? A network learns $W_Q$ and $W_K$ from the gradient that flows back *through* the
-# softmax, and a saturated softmax lets almost none through.
+# learning? $W_Q$ and $W_K$ learn from the gradient that flows back *through* the softmax.
 #
 # **Learning goals**
 # - Derive the softmax Jacobian $J$ and check it by finite differences.
@@ -45,12 +44,11 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$\frac{\partial L}{\partial z} = J^\top g,\qquad J_{ij} = \frac{\partial p_i}{\partial z_j},\qquad g = \frac{\partial L}{\partial p}.$$
 #
-# The transpose comes from the chain rule: $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$, column $j$ of $J$
-# dotted with $g$. By Cauchy–Schwarz each entry is at most that column's length times $\|g\|$; summing
-# the squares, $\|J^\top g\| \le \|J\|_F\,\|g\|$ ($\|J\|_F$: the root of the sum of all squared
-# entries). So a nearly zero $J$ passes back a nearly zero gradient, as long as $g$ is bounded. In
-# attention it is: the output is $\sum_j p_j v_j$, so $g_j = v_j\cdot\partial L/\partial(\text{output})$,
-# bounded when the values and the gradient from above are.
+# The chain rule gives $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$ (hence the transpose), and
+# Cauchy–Schwarz gives $\|J^\top g\| \le \|J\|_F\,\|g\|$ ($\|J\|_F$: the root of the sum of all squared
+# entries; section 3's deep dive). So a nearly zero $J$ passes back a nearly zero
+# gradient when $g$ is bounded. In attention it is: the output is $\sum_j p_j v_j$, so
+# $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
 #
 # ## 2. The Jacobian of the softmax
 #
@@ -93,15 +91,21 @@ for h in (1e-1, 1e-2, 1e-3, 1e-4):
 # %% [markdown]
 # ## 3. A nearly one-hot softmax has a nearly zero Jacobian
 #
-# The Jacobian shrinks as the softmax sharpens. With $m = \max_i p_i$,
+# With $m = \max_i p_i$,
 #
 # $$|J_{ij}| \;\le\; \|J\|_F \;\le\; 2\,(1 - m).$$
 #
-# $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$ (proof in
-# the deep dive). Karpathy's five logits from notebook 05, times 1, 8 and 64; then 5000 random
-# softmaxes of 8 logits, flat to extremely peaked:
+# $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$.
+# The proof, and the bound checked on notebook 05's logits and on 5000 random softmaxes, are in the
+# deep dive below.
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: proof of the bound, and why 2 cannot be lowered
+#
+# First the bound at work: Karpathy's five logits from notebook 05, times 1, 8 and 64; then 5000
+# random softmaxes of 8 logits, flat to extremely peaked:
+
+# %% tags=["deep-dive"]
 z5 = np.array([0.1, -0.2, 0.3, -0.2, 0.5])
 for c in (1, 8, 64):
     print(f"logits × {c:2d}: max p = {softmax(c * z5).max():.4f}, ||J||_F = {gradients.jacobian_frobenius(softmax(c * z5)):.2e}")
@@ -112,7 +116,9 @@ ratio = gradients.jacobian_frobenius(P) / (2 * gap)
 verify("||J||_F <= 2 (1 - max p) on all 5000", np.all(ratio <= 1 + 1e-12), f"largest ratio {ratio.max():.3f}")
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: proof of the bound, and why 2 cannot be lowered
+# **Section 1's step.** $(J^\top g)_j = \sum_i J_{ij}\,g_i$ is column $j$ of $J$ dotted with $g$; by
+# Cauchy–Schwarz it is at most that column's length times $\|g\|$, and summing the squares over $j$
+# gives $\|J^\top g\| \le \|J\|_F\,\|g\|$.
 #
 # **(a) $J$ is positive semi-definite.** For any $v$, $v^\top J v = \sum_i p_i v_i^2 - (\sum_i p_i v_i)^2$:
 # the variance of $v_I$ when the index $I$ is drawn with probabilities $p$, so $\ge 0$.
@@ -150,16 +156,15 @@ gradients_plots.jacobian_bound_figure(gap, fro).figure
 # %% [markdown]
 # ## 4. When the upstream gradient is not bounded
 #
-# The bound needs a bounded $g$. Put cross-entropy directly on $p$ with target key $t$, $L = -\ln p_t$:
-# $g = -e_t/p_t$ grows without bound as $p_t \to 0$, and $J^\top g = (\mathrm{diag}\,p - pp^\top)(-e_t/p_t) = -e_t + p$,
-# which does not vanish however saturated $p$ is (checked in the deep dive below;
-# [notebook 09](09_training_with_and_without_scale.ipynb) checks it on its own model). An attention
-# softmax's $g$ comes from bounded values: back to the rule.
+# The bound needs a bounded $g$. Cross-entropy put directly on $p$, $L = -\ln p_t$, has $g = -e_t/p_t$,
+# unbounded as $p_t \to 0$, and its gradient to the logits does not vanish however saturated $p$ is
+# (Exercise 1; the deep dive below; [notebook 09](09_training_with_and_without_scale.ipynb) on its own
+# model). An attention softmax's $g$ comes from bounded values: back to the rule.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: a softmax saturated on the wrong key, under cross-entropy
 #
-# Section 4's $J^\top g = p - e_t$, checked on three keys with the weight on key 1 and the target key 2:
+# Here $J^\top g = (\mathrm{diag}\,p - pp^\top)(-e_t/p_t) = p - e_t$, checked on three keys with the weight on key 1 and the target key 2:
 
 # %% tags=["deep-dive"]
 p = softmax(np.array([12.0, 0.0, 0.0]))  # nearly one-hot on key 1; the target is key 2
@@ -182,14 +187,13 @@ grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, r
 gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
-# Filled markers: the mean (bars ±1 SE); hollow: the median. **What happened:** Unscaled (vermillion, dashed), the median query's gradient *collapses*, below $10^{-10}$ at
-# $d_k = 4096$; the mean to the logits falls far less, and the mean to the query *rises*, above the
-# scaled one from $d_k = 2$ on. Scaled (blue, solid), every size stays in a narrow band.
+# Filled markers: the mean (±1 SE); hollow: the median. **What happened:** unscaled (vermillion,
+# dashed), the median query's gradient *collapses*, below $10^{-10}$ at $d_k = 4096$, while the mean to
+# the query *rises*, above the scaled one from $d_k = 2$ on. Scaled (blue, solid), every size stays in a narrow band.
 #
-# Why is the unscaled *mean* to the query larger, when the median query gets nothing?
-# The gradient to the query multiplies by $K^\top$, and the keys have length about $\sqrt{d_k}$: scaled,
-# $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the queries with $\|J\|_F > 0.1$ (**near
-# ties**) get a large *kick*. Checks, then the near ties per $d_k$, unscaled:
+# Why does the mean rise? The gradient to the query multiplies by $K^\top$, and the keys have length
+# about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the queries with
+# $\|J\|_F > 0.1$ (**near ties**) get a large *kick*. Checks, then the near ties per $d_k$, unscaled:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
@@ -207,9 +211,8 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 
 # %% [markdown]
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
-# everywhere. Through the query its mean is larger, because unscaled logits move $\sqrt{d_k}$ times
-# faster; but it arrives as large kicks to the near ties (44 % of queries at $d_k = 64$, 6 % at 4096,
-# where their median kick is 37× the scaled median), while the median query gets almost nothing.
+# everywhere, but its larger mean arrives as large kicks to the near ties (44 % of queries at
+# $d_k = 64$, 6 % at 4096, where their median kick is 37× the scaled median).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -335,33 +338,16 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # %% [markdown]
 # ## Summary
 #
-# - $J = \mathrm{diag}(p) - pp^\top$; central differences agree to $O(h^2)$.
-# - $\|J^\top g\| \le \|J\|_F\|g\| \le 2\,(1 - \max_i p_i)\|g\|$: with a bounded upstream gradient, as in
-#   attention, a nearly one-hot softmax passes back almost nothing: part 2 of the answer (**commitment**).
-#   Cross-entropy directly on $p$ escapes the bound.
-# - Unscaled, the median gradient to the logits and to $q$ collapses (below $10^{-10}$ at $d_k = 4096$),
-#   while the *mean* to $q$ rises above the scaled one, carried by near ties with large kicks:
-#   part 3 of the answer, **speed, not possibility**. Scaled, each size's smallest mean is over two-thirds of its largest.
+# - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
+#   nothing, $\|J\|_F \le 2(1 - m)$: part 2 of the answer (**commitment**).
+# - Unscaled, the median query gets almost nothing, while the mean to $q$ rises, carried by near
+#   ties: part 3 of the answer (**speed, not possibility**). Scaled, every size stays in a narrow band.
 #
 # ## Exercises
 #
 # Each is checked by `check(key, answer)`, numbers to three significant figures.
 #
-# **Exercise 1.** What is the Jacobian of the softmax where $p = [0.5, 0.5]$? Give a 2×2 array
-# (three significant figures).
-
-# %%
-answer = None  # replace None with a 2×2 array, e.g. np.array([[1.0, 2.0], [3.0, 4.0]])
-_ = check("06.jacobian_half", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# The diagonal is $p_i(1 - p_i) = 0.25$, the off-diagonal $-p_1p_2 = -0.25$. This is the largest a
-# 2-key Jacobian gets: $p(1-p)$ peaks at $p = 1/2$.
-# </details>
-#
-# **Exercise 2 (apply).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
+# **Exercise 1 (apply).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
 # cross-entropy on $p$ with target key 2, $L = -\ln p_2$. What is $\|\partial L/\partial z\|$?
 # (three significant figures) Does the bound $\|J\|_F \le 2(1 - \max p)$ say it must be small? Why not?
 
@@ -379,7 +365,7 @@ _ = check("06.cross_entropy_grad", answer)
 # while the gradient through an attention softmax, whose $g$ comes from bounded values, vanishes.
 # </details>
 #
-# **Exercise 3.** Write `my_softmax_jacobian(p)` returning the $n\times n$ Jacobian for a probability
+# **Exercise 2.** Write `my_softmax_jacobian(p)` returning the $n\times n$ Jacobian for a probability
 # vector `p` of shape `(n,)`. The checker compares it with central finite differences of the softmax.
 
 # %%
@@ -401,7 +387,7 @@ _ = check("06.softmax_jacobian", my_softmax_jacobian)
 # `np.diag(p)` puts $p_i$ on the diagonal ($\delta_{ij}p_i$); `np.outer(p, p)` holds $p_ip_j$.
 # </details>
 #
-# **Exercise 4 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
+# **Exercise 3 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
 # unscaled attention learn better? (a) yes; (b) no, a few near ties carry the mean; (c) no, the bound
 # $\|J^\top g\| \le \|J\|_F\|g\|$ fails there. A letter, then why.
 
@@ -420,6 +406,20 @@ _ = check("06.mean_vs_typical", answer)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
+#
+# **Exercise 4.** What is the Jacobian of the softmax where $p = [0.5, 0.5]$? Give a 2×2 array
+# (three significant figures).
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with a 2×2 array, e.g. np.array([[1.0, 2.0], [3.0, 4.0]])
+_ = check("06.jacobian_half", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# The diagonal is $p_i(1 - p_i) = 0.25$, the off-diagonal $-p_1p_2 = -0.25$. This is the largest a
+# 2-key Jacobian gets: $p(1-p)$ peaks at $p = 1/2$.
+# </details>
 #
 # **Exercise 5.** For $p = [0.7, 0.2, 0.1]$, what is the largest entry of $J = \mathrm{diag}(p) - pp^\top$?
 # (three significant figures)

@@ -3,14 +3,12 @@
 #
 # Notebooks 00–04 rest on footnote 4 of *Attention Is All You Need*: the components
 # of $q$ and $k$ are independent, with mean 0 and variance 1. In a real model $q = W_Q x$ and
-# $k = W_K x'$ come from tokens through learned matrices. Does the assumption hold there? One thread:
-# the starting weights set $\mathrm{Var}(q_i)$, hence $\mathrm{Var}(q\cdot k)$ (sections 1–2); training
-# correlates $q$ and $k$ (3); what real models do (4–5); where the answer stops (5).
+# $k = W_K x'$ come from tokens through learned matrices. Does the assumption hold there?
 #
 # **Learning goals**
-# - Derive $\mathrm{Var}(q\cdot k)$ from the weight rule.
-# - Say what training changes.
-# - Say what real models do, and where the answer stops.
+# - Derive $\mathrm{Var}(q\cdot k)$ from the starting weights (sections 1–2).
+# - Say what training changes (3).
+# - Say what real models do (4–5), and where the answer stops (5).
 #
 # **Prerequisites**
 # - Notebooks 02, 04 and 05.
@@ -43,7 +41,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown]
 # ## 1. Before attention: LayerNorm
 #
-# This section shows what LayerNorm fixes: the token $x$, not $q$ or $k$. A token reaches attention as
+# LayerNorm fixes the token $x$, not $q$ or $k$. A token reaches attention as
 # $d_\text{model}$ numbers; most models since GPT-2 put a LayerNorm right before attention (*pre-LN*): it
 # subtracts the token's mean and divides by its standard deviation, so $\sum_j x_j^2 = d_\text{model}$
 # (checked in section 2's cell).
@@ -51,7 +49,6 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown] predict_answer=["9 times", "1/9", "nine times"]
 # ## 2. At initialisation: the starting weights
 #
-# This section derives $\mathrm{Var}(q\cdot k)$ from the weight rule.
 # A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's $d_\text{model}$ inputs (its
 # *fan-in*; its $d_k$ outputs are the *fan-out*). The weights start independent, of mean 0 and variance
 # $\mathrm{Var}(W)$, so for a fixed token $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and variances
@@ -69,7 +66,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
 # The check: 32 random networks of 64 token pairs; then histograms of the scaled logits (8 networks ×
-# 256 pairs; Xavier is `xavier_uniform_`, so its panel is PyTorch's uniform draw rescaled) against $N(0, 1)$ (dotted).
+# 256 pairs) against $N(0, 1)$ (dotted).
 
 # %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
 d_model, d_k = 512, 64
@@ -106,7 +103,8 @@ assumptions_plots.init_small_multiples(panels)
 #
 # PyTorch's default is written as `kaiming_uniform_(a=√5)`: a uniform with bound
 # $\sqrt{2/(1+a^2)}\cdot\sqrt{3/\text{fan\_in}} = 1/\sqrt{\text{fan\_in}}$. Checked, with a
-# deep-dive random stream of its own (the main line never depends on it):
+# deep-dive random stream of its own (the main line never depends on it). (Section 2's Xavier
+# panel is `xavier_uniform_`: PyTorch's uniform draw rescaled.)
 
 # %% tags=["deep-dive"]
 g = make_rng(SEED + 100)
@@ -281,8 +279,7 @@ ax.figure
 # %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
 # ## 3. During training: $q$ and $k$ agree
 #
-# This section shows what training changes: to make a query match its keys, it *correlates* $q$ and
-# $k$. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
+# To make a query match its keys, training *correlates* $q$ and $k$. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
 # every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$.
 #
 # **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
@@ -421,7 +418,7 @@ correlation_explorer
 # %% [markdown]
 # ## 4. What real models do about it
 #
-# This section shows two fixes that bound the logit whatever $\rho$ and $d_k$ do:
+# Two fixes bound the logit whatever $\rho$ and $d_k$ do:
 # - **QK-norm**: divide $q$ and $k$ by their lengths, and multiply the dot product by a
 #   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
 # - **Soft-capping** (Gemma 2): $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond $\pm c$.
@@ -560,8 +557,8 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # %% [markdown] predict_answer=["below", "far below"]
 # ## 5. Real models: GPT-2 and T5
 #
-# This section checks where two real models start, and where the answer stops. First, the
-# course's table of published models (00, 04 and 07 refer here); this section uses only its GPT-2 small and T5 base rows. **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
+# First, the course's table of published models (00, 04 and 07 refer here); only its GPT-2 small
+# and T5 base rows matter here. **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
 # $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
@@ -641,10 +638,9 @@ for t in models.TECHNIQUES:
 # %% [markdown]
 # ## Summary
 #
-# - LayerNorm normalises $x$, not $q$ or $k$. At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$:
-#   $1/\sqrt{d_k}$ removes the $d_k$, not the factor.
+# - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ (LayerNorm fixes $x$, not $q$ or $k$):
+#   $1/\sqrt{d_k}$ removes the $d_k$, not the factor. T5 starts at 1, GPT-2 lower.
 # - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows; μP's $1/d_k$ holds it at $\rho$; QK-norm bounds the logit.
-# - T5 starts at variance 1 (its formula); GPT-2 lower (6.04 unscaled at $d_k = 64$), still proportional to $d_k$.
 #
 # ## Exercises
 #
@@ -661,20 +657,7 @@ _ = check("08.xavier_head_var", None)  # replace None with your answer, then run
 # = \frac{1536}{832} \approx 1.85$. Check: `A.query_variance("xavier", 768, 64)`.
 # </details>
 #
-# **Exercise 2.** $W_Q$ and $W_K$ ($d_\text{model} \to d_k = 128$) start from PyTorch's default;
-# tokens are LayerNormed. What is the variance of the *unscaled* $q\cdot k$ (three significant figures)?
-
-# %%
-_ = check("08.default_logit_var", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\frac{1}{3\,\text{fan\_in}} = \frac13$ whatever $d_\text{model}$ is,
-# so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.2$.
-# </details>
-#
-# **Exercise 3.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
+# **Exercise 2.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
 # the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
 
 # %%
@@ -687,20 +670,7 @@ _ = check("08.rho_mean", None)  # replace None with your answer, then run the ce
 # unrelated key, whose scaled logit has mean 0 and standard deviation 1.
 # </details>
 #
-# **Exercise 4.** Push section 3 to $\rho = 1$: $k = q$, $d_k = 64$ independent standard normal
-# components ($\mathrm{E}[q_i^4] = 3$). What is the variance of $q\cdot q$ (an integer)?
-
-# %%
-_ = check("08.k_equals_q_var", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $q\cdot q = \sum_i q_i^2$: $d_k$ independent terms of variance $\mathrm{E}[q_i^4] - \mathrm{E}[q_i^2]^2 = 2$,
-# so $2 d_k = 128$. The mean $\rho\,d_k = 64$ dwarfs the spread $\sqrt{128} \approx 11$.
-# </details>
-#
-# **Exercise 5 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
+# **Exercise 3 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
 # and $d_k$: (a) Xavier's rule; (b) LayerNorm on the tokens $x$; (c) QK-norm? Answer with a
 # letter; say why not the other two.
 
@@ -716,7 +686,7 @@ _ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"
 # and the mean $\rho\, d_k$ grows.
 # </details>
 #
-# **Exercise 6.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
+# **Exercise 4.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
 # vectors `q` and `k`.
 
 # %%
@@ -737,6 +707,32 @@ _ = check("08.cosine_logit", cosine_logit)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
+#
+# **Exercise 5.** $W_Q$ and $W_K$ ($d_\text{model} \to d_k = 128$) start from PyTorch's default;
+# tokens are LayerNormed. What is the variance of the *unscaled* $q\cdot k$ (three significant figures)?
+
+# %% tags=["deep-dive"]
+_ = check("08.default_logit_var", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\frac{1}{3\,\text{fan\_in}} = \frac13$ whatever $d_\text{model}$ is,
+# so $\mathrm{Var}(q\cdot k) = d_k\cdot\frac13\cdot\frac13 = 128/9 \approx 14.2$.
+# </details>
+#
+# **Exercise 6.** Push section 3 to $\rho = 1$: $k = q$, $d_k = 64$ independent standard normal
+# components ($\mathrm{E}[q_i^4] = 3$). What is the variance of $q\cdot q$ (an integer)?
+
+# %% tags=["deep-dive"]
+_ = check("08.k_equals_q_var", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $q\cdot q = \sum_i q_i^2$: $d_k$ independent terms of variance $\mathrm{E}[q_i^4] - \mathrm{E}[q_i^2]^2 = 2$,
+# so $2 d_k = 128$. The mean $\rho\,d_k = 64$ dwarfs the spread $\sqrt{128} \approx 11$.
+# </details>
 #
 # **Exercise 7.** GPT-2 medium has $d_\text{model} = 1024$ and heads of $d_k = 64$, draws $W_Q$
 # and $W_K$ from $N(0, 0.02^2)$, and LayerNorms its tokens. What is the standard deviation of its scaled logits
