@@ -11,9 +11,8 @@ This module offers (the scalings are named as in :data:`sdpa_helpers.scales.SCAL
   against ``N_KEYS`` keys, at every d_k, for each scaling;
 - :func:`relative_variance_se` -- the standard error of a sample variance of dot products,
   relative to the true variance (the tolerance of notebook 04's first check);
-- :func:`logit_std`, :func:`weight_bands` -- cached numbers for notebook 04's figure and explorer:
-  the spread of 1000 logits, and the median and 10-90 % band of each rank's weight over 2000
-  queries with ``N_KEYS`` keys each.
+- :func:`logit_std`, :func:`weight_bands` -- notebook 04's figure and explorer: the spread of 1000
+  logits, and the median and 10-90 % band of each rank's weight over 2000 queries.
 
 numpy only. Independent mean-0, variance-1 components throughout: the setting of the
 paper's footnote, at initialisation.
@@ -21,7 +20,6 @@ paper's footnote, at initialisation.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -183,15 +181,8 @@ def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: in
     return AttentionStats(entropy, max_weight, gap)
 
 
-@lru_cache(maxsize=len(D_KS))
-def _logit_std(d_k: int) -> float:
-    return float(query_logits(d_k, 1, N_STD_SAMPLES, scale=1.0, rng=SEED).std())
-
-
 def logit_std(d_k: int) -> float:
-    """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (cached).
-
-    Exact draws whose cost does not depend on d_k (:func:`sdpa_helpers.sampling.query_logits`).
+    """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (exact draws, seed ``SEED``).
 
     >>> round(logit_std(64) / 8, 1)  # about sqrt(d_k)
     1.0
@@ -199,39 +190,29 @@ def logit_std(d_k: int) -> float:
     d_k = _checks.d_k("d_k", d_k)
     if d_k > max(D_KS):
         raise ValueError(f"d_k must be at most {max(D_KS)}, got {d_k}")
-    return _logit_std(d_k)
-
-
-@lru_cache(maxsize=len(D_KS))
-def _weight_bands(d_k: int) -> dict:
-    z = -np.sort(-query_logits(d_k, N_KEYS, N_BAND_QUERIES, scale=1.0, rng=d_k), axis=1)  # each row largest first
-    return {name: np.percentile(softmax(scale_factor(name, d_k) * z), BAND_PERCENTILES, axis=0) for name in SCALINGS}
+    return float(query_logits(d_k, 1, N_STD_SAMPLES, scale=1.0, rng=SEED).std())
 
 
 def weight_bands(d_k: int) -> dict[str, np.ndarray]:
-    """The softmax weights of :data:`N_BAND_QUERIES` random queries over ``N_KEYS`` keys, each
-    query's keys sorted from the largest ``q . k`` down: for every rank, the 10th, 50th and 90th
-    percentile of its weight over the queries (:data:`BAND_PERCENTILES`), for each scaling.
-
-    The queries are those of ``attention_by_d_k(seed=0)`` at this d_k (the same draws, scaled three
-    ways), so a band shows the spread behind that function's means: no single query stands in for
-    all. Cached per d_k; returns a new dict name -> ndarray, shape (3, N_KEYS).
+    """Per rank (each query's keys sorted from the largest ``q . k`` down), the 10th, 50th and 90th
+    percentile (:data:`BAND_PERCENTILES`) of the softmax weight over :data:`N_BAND_QUERIES` random
+    queries of ``N_KEYS`` keys (the draws of ``attention_by_d_k(seed=0)``), for each scaling:
+    name -> ndarray (3, N_KEYS).
 
     >>> b = weight_bands(1024)
-    >>> sorted(b), b["sqrt"].shape
-    (['inv_d', 'sqrt', 'unscaled'], (3, 16))
-    >>> float(b["unscaled"][1, 0]) > 0.999  # the median query puts all its weight on one key
-    True
+    >>> sorted(b), b["sqrt"].shape, float(b["unscaled"][1, 0]) > 0.999
+    (['inv_d', 'sqrt', 'unscaled'], (3, 16), True)
     """
     d_k = _checks.d_k("d_k", d_k)
     if d_k not in D_KS:
         raise ValueError(f"d_k must be one of {D_KS}, got {d_k}")
-    return {name: band.copy() for name, band in _weight_bands(d_k).items()}
+    z = -np.sort(-query_logits(d_k, N_KEYS, N_BAND_QUERIES, scale=1.0, rng=d_k), axis=1)  # each row largest first
+    return {name: np.percentile(softmax(scale_factor(name, d_k) * z), BAND_PERCENTILES, axis=0) for name in SCALINGS}
 
 
 def band_polygon(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     """The outline, shape (2 n, 2), of the band between ``low`` and ``high`` over ranks 1 ... n
-    (drawn by :func:`sdpa_helpers.plots.scaling.sorted_weights` and moved by notebook 04's explorer).
+    (drawn by :class:`sdpa_helpers.plots.scaling.SortedWeightsPanel`).
 
     >>> band_polygon([0.1, 0.2], [0.3, 0.4]).tolist()
     [[1.0, 0.1], [2.0, 0.2], [2.0, 0.4], [1.0, 0.3]]
