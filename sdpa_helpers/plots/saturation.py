@@ -152,8 +152,10 @@ class CurvePanels:
             for scale in _SCALES:
                 spec = SCALING_STYLES[scale]
                 (self.lines[ax, scale],) = ax.plot([], [], color=spec["color"], linestyle=spec["linestyle"],
-                                                   marker=spec["marker"], markersize=3, label=spec["label"], **kw)
-                self.errors[ax, scale] = ax.add_collection(LineCollection([], colors=spec["color"], **kw))
+                                                   marker=None if animated else spec["marker"], markersize=3,
+                                                   label=spec["label"], **kw)
+                if not animated:  # the static figure's +-2 SE bars (the explorer's readout gives its numbers)
+                    self.errors[ax, scale] = ax.add_collection(LineCollection([], colors=spec["color"]))
                 (self.markers[ax, scale],) = ax.plot([], [], color=spec["color"], marker=spec["marker"],
                                                      markersize=8, markeredgecolor="black", linestyle="none", **kw)
         ax0 = self.axes[0]
@@ -182,8 +184,9 @@ class CurvePanels:
             for ax, field in zip(self.axes, _FIELDS):
                 est = getattr(curves, field)
                 self.lines[ax, scale].set_data(d, est.mean)
-                lo, hi = est.mean - 2 * est.se, est.mean + 2 * est.se
-                self.errors[ax, scale].set_segments(np.stack([np.stack([d, lo], 1), np.stack([d, hi], 1)], 1))
+                if self.errors:
+                    lo, hi = est.mean - 2 * est.se, est.mean + 2 * est.se
+                    self.errors[ax, scale].set_segments(np.stack([np.stack([d, lo], 1), np.stack([d, hi], 1)], 1))
                 self.markers[ax, scale].set_data(d[at], est.mean[at])
         if self.law is not None and entropy_law is not None:
             x, h = (np.asarray(v, dtype=float) for v in entropy_law)
