@@ -100,8 +100,8 @@ def effects(d_k: int, scale: str | float | None, n_keys: int = N_KEYS, n_queries
     gives every scaling the same draws.
 
     >>> u, s = (effects(1024, name, rng=0) for name in ("unscaled", "sqrt"))
-    >>> round(float(u.max_weight.mean), 2), round(float(s.max_weight.mean), 2), bool(np.allclose(u.logits / 32, s.logits))
-    (0.96, 0.25, True)
+    >>> [round(float(x.max_weight.mean), 2) for x in (u, s)], bool(np.allclose(u.logits / 32, s.logits))
+    ([0.96, 0.25], True)
     """
     d_k = _checks.d_k("d_k", d_k)
     factor = scale_factor(scale, d_k)
@@ -184,7 +184,7 @@ class VarianceEstimate(NamedTuple):
 
 
 def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
-    """The sample variance of the walks' ends (``q . k``), its standard error (normal components) and the theory ``d_k``.
+    """The sample variance of the walks' ends (``q . k``), its standard error (normal components), the theory ``d_k``.
 
     >>> est = walk_end_variance(dot_product_walks(256, 4000, rng=0))
     >>> bool(abs(est.var - est.theory) < 4 * est.se), est.theory
