@@ -106,22 +106,10 @@ def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int
 
 
 def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
-    """Two panels against d_k: mean softmax entropy (left) and mean largest weight (right).
+    """Mean softmax entropy (left) and mean largest weight (right) against d_k, from dicts
+    name -> (len(d_ks),), with the uniform levels ``ln n`` and ``1/n``.
 
-    Parameters
-    ----------
-    d_ks : sequence of int
-    entropy, max_weight : dict name -> ndarray, shape (len(d_ks),)
-        Per scaling name (keys of :data:`sdpa_helpers.scales.SCALINGS`): the mean over queries.
-    n_keys : int
-        Number of keys: marks ``ln n`` (uniform attention) and ``1/n``.
-
-    Returns
-    -------
-    Figure
-
-    >>> d = [1, 2]
-    >>> fig = attention_vs_d_k(d, {"sqrt": np.ones(2)}, {"sqrt": np.full(2, 0.5)}, n_keys=4)
+    >>> fig = attention_vs_d_k([1, 2], {"sqrt": np.ones(2)}, {"sqrt": np.full(2, 0.5)}, n_keys=4)
     >>> [ax.get_ylabel() for ax in fig.axes]
     ['mean entropy (natural log)', 'mean largest weight']
     """
@@ -211,20 +199,7 @@ def sorted_weights(weights: dict, ax=None, title: str = ""):
 
 
 def weights_small_multiples(weights_by_d_k: dict):
-    """A row of :func:`sorted_weights` panels, one per d_k.
-
-    Parameters
-    ----------
-    weights_by_d_k : dict int -> dict name -> ndarray, shape (n_keys,) or (3, n_keys) (see :func:`sorted_weights`)
-
-    Returns
-    -------
-    Figure
-
-    >>> fig = weights_small_multiples({4: {"sqrt": np.full(3, 1 / 3)}, 64: {"sqrt": np.full(3, 1 / 3)}})
-    >>> len(fig.axes)
-    2
-    """
+    """A row of :func:`sorted_weights` panels from ``{d_k: {name: weights}}``, one per d_k."""
     if not isinstance(weights_by_d_k, dict) or not weights_by_d_k:
         raise TypeError(f"weights_by_d_k must be a non-empty dict d_k -> weights, got {type(weights_by_d_k).__name__}")
     d_ks = sorted(weights_by_d_k)
