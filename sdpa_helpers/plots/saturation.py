@@ -45,13 +45,11 @@ class WeightBars:
         self.ax, self.unit = ax, n_keys is None
         self.bars = PolyCollection([], facecolor=color, edgecolor=color, linewidth=0.6, animated=animated)
         ax.add_collection(self.bars)
-        if self.unit:
-            format_weight_axes(ax, 1, title)
+        format_weight_axes(ax, 1 if n_keys is None else n_keys, title)
+        if n_keys is None:
             ax.set_xlim(0.0, 1.0)
             ax.set_xticks([])
             ax.set_xlabel("key $j$ = 1 … $n$ (left to right)")
-        else:
-            format_weight_axes(ax, n_keys, title)
 
     def show(self, weights) -> None:
         h = np.asarray(weights, dtype=float)
@@ -62,7 +60,7 @@ class WeightBars:
         verts[:, :2, 0] = (x - width / 2)[:, None]
         verts[:, 2:, 0] = (x + width / 2)[:, None]
         verts[:, 1:3, 1] = h[:, None]
-        self.bars.set_verts(verts)
+        self.bars.set_verts(list(verts))
 
 
 def format_weight_axes(ax, n_keys: int, title: str | None = None):
@@ -142,7 +140,7 @@ class CurvePanels:
 
     def __init__(self, axes, n_max: int, law: bool = False, animated: bool = False, annotate: bool = True):
         self.axes, self.annotate = tuple(axes), annotate
-        format_curve_axes(*self.axes, n_max=n_max)
+        format_curve_axes(self.axes[0], self.axes[1], self.axes[2], n_max)
         kw = {"animated": animated}
         self.refs = [[ax.axhline(1.0, **REFERENCE, **kw) for _ in range(2)] for ax in self.axes]
         self.onsets = [ax.axvline(1.0, **ONSET, **kw, label=r"onset: $H = \ln n - 1$", visible=False)
@@ -166,7 +164,7 @@ class CurvePanels:
             (self.law,) = self.axes[1].plot([], [], color=OKABE_ITO["black"], linewidth=1.0,
                                             label=r"law $\ln n - d_k/2$", **kw)
             self.axes[1].legend(handles=[self.law], loc="lower left", fontsize=7 if animated else 8)
-        self.texts = []
+        self.texts: list = []
 
     def show(self, unscaled, scaled, n_keys: int, onset=None, entropy_law=None, d_k=None) -> None:
         """Draw two :class:`~sdpa_helpers.saturation.SaturationCurves` for ``n_keys`` keys; ``onset``
