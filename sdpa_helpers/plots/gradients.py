@@ -11,8 +11,8 @@ from .. import _checks
 from ..scales import check_scaling
 from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["JACOBIAN_LIMIT", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm",
-           "format_norm_axis", "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
+__all__ = ["JACOBIAN_LIMIT", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm", "NormPanel",
+           "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
 
 #: Colour limits of Jacobian heatmaps: ``p_i (1 - p_i) <= 1/4`` and ``p_i p_j <= 1/4``.
 JACOBIAN_LIMIT = 0.25
@@ -110,45 +110,50 @@ def format_norm(value: float) -> str:
     return f"{value:.2f}" if value >= 0.01 else f"{value:.1e}"
 
 
-def format_norm_axis(ax, label: str, ylim=(1e-13, 10.0)):
-    """A log-log axis for a gradient size against d_k (1 ... 4096)."""
-    set_d_k_axis(ax)
-    ax.set_xlim(0.7, 4096 * 1.4)
-    ax.set_yscale("log")
-    ax.set_ylim(*ylim)
-    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylabel(label)
-    return ax
+class NormPanel:
+    """A gradient size against d_k (1 ... 4096), log-log: for the unscaled and the scaled
+    :class:`~sdpa_helpers.sampling.MCEstimate` (m,) over ``d_ks`` (m,), the mean (filled markers,
+    +-1 SE bars) and the median (hollow); :meth:`show` marks one query's sizes at one ``d_k``
+    (stars, ``animated`` for the explorer's blitting)."""
 
+    def __init__(self, ax, label: str, d_ks, unscaled, scaled, ylim=(1e-13, 10.0), animated: bool = False):
+        set_d_k_axis(ax)
+        ax.set_xlim(0.7, 4096 * 1.4)
+        ax.set_yscale("log")
+        ax.set_ylim(*ylim)
+        ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel(label)
+        d_ks = np.asarray(d_ks, dtype=float)
+        self.markers = []
+        for estimate, scale in ((unscaled, "unscaled"), (scaled, "sqrt")):
+            spec = SCALING_STYLES[scale]
+            ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
+                        marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
+            ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=spec["linestyle"], linewidth=0.9,
+                    marker=spec["marker"], markersize=5, markerfacecolor="white", alpha=0.9,
+                    label=f"{spec['label']}: median")
+            (marker,) = ax.plot([], [], color=spec["color"], marker="*", markersize=13, markeredgecolor="black",
+                                linestyle="none", animated=animated)
+            self.markers.append(marker)
 
-def norm_curves(ax, d_ks, estimate, scale: str, median: bool = True):
-    """Mean (filled markers, +-1 SE bars) and, if ``median``, the median (hollow) of an :class:`MCEstimate`
-    (m,) against ``d_ks`` (m,), in the style of ``scale``.
-    """
-    spec = _spec(scale)
-    d_ks = np.asarray(d_ks, dtype=float)
-    ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
-                marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
-    if median:
-        ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=spec["linestyle"], linewidth=0.9,
-                marker=spec["marker"], markersize=5, markerfacecolor="white", alpha=0.9,
-                label=f"{spec['label']}: median")
-    return ax
+    def show(self, d_k: int, sizes) -> None:
+        """Stars at ``d_k`` for the (unscaled, scaled) ``sizes``, raised to the axis floor if below it."""
+        floor = self.markers[0].axes.get_ylim()[0]
+        for marker, size in zip(self.markers, sizes):
+            marker.set_data([d_k], [max(size, floor)])
 
 
 def gradient_norms_figure(unscaled, scaled):
-    """``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k, unscaled vs scaled (two
-    :class:`~sdpa_helpers.gradients.GradientCurves`), log-log.
+    """``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k (:class:`NormPanel`), unscaled vs
+    scaled (two :class:`~sdpa_helpers.gradients.GradientCurves`), log-log.
     """
     fig, axes = new_figure(1, 3, figsize=(12.0, 3.9))
     with style():
         fields = ("jacobian_norm", "logit_grad_norm", "query_grad_norm")
         titles = ("Jacobian of the softmax", "gradient reaching the logits $z$", "gradient reaching the query $q$")
         for ax, field, label, title in zip(axes, fields, NORM_LABELS, titles):
-            format_norm_axis(ax, label)
-            norm_curves(ax, unscaled.d_k, getattr(unscaled, field), "unscaled")
-            norm_curves(ax, scaled.d_k, getattr(scaled, field), "sqrt")
+            NormPanel(ax, label, unscaled.d_k, getattr(unscaled, field), getattr(scaled, field))
             ax.set_title(title)
         axes[0].legend(loc="lower left")
     return fig
