@@ -1,36 +1,6 @@
-"""Notebook 00's whole argument in numbers, at initialisation: numpy only.
-
-The setting is the paper's footnote 4: every component of the queries and keys is an
-independent N(0, 1) number (roughly true at initialisation, see notebook 08). This module offers:
-
-- :func:`dot_product_walks` -- the running sums ``q_1 k_1 + ... + q_i k_i``: ``q . k`` as a
-  random walk of ``d_k`` steps;
-- :class:`Effects`, :func:`effects` -- for one ``d_k`` and one scaling: the logits of random
-  queries against ``n_keys`` keys each, the softmax weights in decreasing order, the largest
-  weight, the entropy and the Frobenius norm of the softmax's Jacobian, per query;
-- :func:`effects_by_d_k` -- the same for every ``d_k`` of a grid, from one seed (cached);
-- :func:`jacobian_norm_bands` -- quantiles of the Jacobian norm against ``d_k``;
-- :class:`Comparison`, :func:`compare`, :func:`comparison_table` -- unscaled against scaled at one
-  ``d_k`` and one number of keys: largest weights in medians and 10-90 % ranges over queries, the
-  share of queries committed to one key (:data:`COMMITTED`), the ratio of the median Jacobian norms
-  (the head sizes real models use: :data:`HEAD_D_KS`, with :data:`N_KEYS` and :data:`MANY_KEYS` keys);
-- :func:`walk_end_variance` -- the variance of the walks' ends and its standard error;
-- :func:`query_gradient_norm`, :func:`query_gradient_ratio`, :func:`query_gradient_ratios`,
-  :func:`format_gradient_ratios` -- how strongly the weights respond to ``q``, ``||dp/dq||_F = factor ||J K||_F``,
-  unscaled against scaled (``||J||`` alone is the sensitivity to the logits);
-- :func:`scaled_drift` -- how far the scaled largest weight and ``||J||`` move over ``d_k``;
-- :class:`ScaledDrifts`, :func:`scaled_drifts` -- the same per quantity (spread, largest and smallest
-  weight, ``||J||``);
-- :func:`chain_holds` -- the check of notebook 00's figure: unscaled, the largest weight rises and
-  the Jacobian falls with ``d_k``; scaled, both stay put;
-- :func:`density_histogram` -- a histogram as a density (for the figures' panels), on the bins
-  :func:`spread_edges` (unscaled logits) and :data:`SCALED_EDGES` (scaled logits);
-- :data:`D_KS`, :data:`SHOWN_D_KS`, :data:`N_KEYS`, :data:`N_QUERIES`, :data:`COMPARED` --
-  the grid, the rows of the static figure, the sizes and the two scalings compared.
-
-The logits come from :func:`sdpa_helpers.sampling.query_logits` (exact draws whose cost does
-not grow with ``d_k``); the weight statistics from :func:`sdpa_helpers.saturation.weight_stats`
-and :func:`sdpa_helpers.gradients.jacobian_frobenius`.
+"""Notebook 00's argument in numbers, at initialisation (independent N(0, 1) components, the
+paper's footnote 4): the walk of q·k, what each scaling does to the logits, the softmax weights and
+its Jacobian (:class:`Effects`), and unscaled against scaled at real head sizes (:class:`Comparison`).
 """
 
 from __future__ import annotations
@@ -54,10 +24,9 @@ __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES"
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
            "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table", "density_histogram",
            "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
-           "query_gradient_ratios", "format_gradient_ratios", "scaled_drift", "ScaledDrifts", "scaled_drifts"]
+           "query_gradient_ratios", "format_gradient_ratios", "ScaledDrifts", "scaled_drifts"]
 
-#: The d_k values of the course's sliders (:data:`sdpa_helpers.scales.D_K_CHOICES`); the figure's
-#: :data:`SHOWN_D_KS` and the keys per query :data:`N_KEYS` come from :mod:`sdpa_helpers.scales` too.
+#: The course's d_k grid (:data:`sdpa_helpers.scales.D_K_CHOICES`).
 D_KS = D_K_CHOICES
 #: Keys per query of a long sequence (GPT-2's context length), for :func:`compare`.
 MANY_KEYS = 1024
@@ -75,9 +44,7 @@ SCALED_EDGES.setflags(write=False)
 
 
 def spread_edges(d_max: int, n_bins: int = 128) -> np.ndarray:
-    """Bins of the unscaled logits for every ``d_k <= d_max``: ``n_bins`` over ``±4 sqrt(d_max)``.
-
-    One set of bins for all ``d_k`` puts every histogram on the same x axis.
+    """Bins of the unscaled logits for every ``d_k <= d_max`` (one x axis): ``n_bins`` over ``±4 sqrt(d_max)``.
 
     >>> spread_edges(1024)[[0, -1]].tolist()
     [-128.0, 128.0]
@@ -89,33 +56,12 @@ def spread_edges(d_max: int, n_bins: int = 128) -> np.ndarray:
 
 
 def dot_product_walks(d_k: int, n_walks: int, dist: str = "normal", rng=None) -> np.ndarray:
-    """Running sums ``S_i = q_1 k_1 + ... + q_i k_i`` for ``n_walks`` independent pairs ``q``, ``k``.
+    """Running sums ``S_i = q_1 k_1 + ... + q_i k_i``, shape (n_walks, d_k), of ``n_walks`` independent
+    pairs ``q``, ``k`` with components of ``dist`` (mean 0, variance 1): a random walk, ``E[S_i^2] = i``.
 
-    Each step ``q_i k_i`` has mean 0 and variance 1 (independent mean-0, variance-1 components),
-    so ``S_i`` is a random walk: ``E[S_i] = 0`` and ``E[S_i^2] = i``. The last column is ``q . k``.
-
-    Parameters
-    ----------
-    d_k : int
-        Length of ``q`` and ``k`` (number of steps), >= 1.
-    n_walks : int
-        Independent pairs, >= 1.
-    dist : {"normal", "uniform", "rademacher", "laplace"}
-        Family of every component (standardised to mean 0, variance 1).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_walks, d_k)
-        Row ``w`` holds ``S_1, ..., S_{d_k}`` of walk ``w``.
-
-    Examples
-    --------
     >>> S = dot_product_walks(256, 20_000, rng=0)
-    >>> S.shape, round(float(np.mean(S[:, -1] ** 2) / 256), 1)  # E[S_256^2] = 256
+    >>> S.shape, round(float(np.mean(S[:, -1] ** 2) / 256), 1)
     ((20000, 256), 1.0)
-    >>> round(float(np.mean(S[:, 63] ** 2) / 64), 1)  # E[S_64^2] = 64
-    1.0
     """
     d_k = _checks.d_k("d_k", d_k)
     n_walks = _checks.positive_int("n_walks", n_walks)
@@ -126,26 +72,10 @@ def dot_product_walks(d_k: int, n_walks: int, dist: str = "normal", rng=None) ->
 
 
 class Effects(NamedTuple):
-    """What one scaling does at one ``d_k``: logits, weights and the softmax's Jacobian, per query.
-
-    Attributes
-    ----------
-    d_k : int
-    scale : str
-        A name of :data:`sdpa_helpers.scales.SCALINGS`.
-    factor : float
-        The factor that multiplies ``q . k`` (1 unscaled, ``1/sqrt(d_k)`` for ``"sqrt"``).
-    logits : ndarray, shape (n_queries, n_keys)
-        ``factor * (q . k_j)``; row ``i`` belongs to query ``i``.
-    sorted_weights : ndarray, shape (n_queries, n_keys)
-        ``softmax(logits)`` of each row, in decreasing order.
-    max_weight : MCEstimate
-        The largest weight: mean over queries, its standard error, median.
-    entropy : MCEstimate
-        The entropy of the weights in nats, ``-sum_j p_j ln p_j``: from 0 (one-hot) to ``ln n_keys``.
-    jacobian_norm : ndarray, shape (n_queries,)
-        ``||diag(p) - p p^T||_F`` per query: how strongly the weights respond to the logits.
-    """
+    """What one scaling does at one ``d_k``, per query (rows): ``logits`` (n_queries, n_keys), equal to
+    ``factor * q . k_j``; ``sorted_weights`` (n_queries, n_keys), the softmax in decreasing order;
+    ``max_weight`` and ``entropy`` (nats) as :class:`MCEstimate` over queries; ``jacobian_norm``
+    (n_queries,), ``||diag(p) - p p^T||_F``. ``scale`` is a name of :data:`~sdpa_helpers.scales.SCALINGS`."""
 
     d_k: int
     scale: str
@@ -158,7 +88,6 @@ class Effects(NamedTuple):
 
 
 def _scale_label(scale, d_k: int, factor: float) -> str:
-    """The name of the scaling (``None`` is ``"sqrt"``; a number, the name whose factor it is at ``d_k``)."""
     if scale is None or isinstance(scale, str):
         return "sqrt" if scale is None else scale
     named = [name for name in SCALINGS if scale_factor(name, d_k) == factor]
@@ -166,36 +95,13 @@ def _scale_label(scale, d_k: int, factor: float) -> str:
 
 
 def effects(d_k: int, scale: str | float | None, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=None) -> Effects:
-    """Logits, sorted weights, largest weight, entropy and Jacobian norm of random queries at ``d_k``.
+    """:class:`Effects` of ``n_queries`` (>= 2) random queries at ``d_k``, each against its own ``n_keys``
+    (>= 2) keys; ``scale`` as in :func:`~sdpa_helpers.scales.scale_factor`. The same integer ``rng``
+    gives every scaling the same draws.
 
-    ``n_queries`` independent queries each meet their own ``n_keys`` keys; all components are
-    independent N(0, 1). The same integer ``rng`` gives both scalings the same queries and keys
-    (only the factor differs), so the two can be compared draw by draw.
-
-    Parameters
-    ----------
-    d_k : int
-        Length of queries and keys, >= 1.
-    scale : None, {"unscaled", "sqrt", "inv_d"} or a positive number
-        Which factor multiplies ``q . k`` (resolved by :func:`sdpa_helpers.scales.scale_factor`;
-        ``None`` is 1/sqrt(d_k)).
-    n_keys : int
-        Keys per query, >= 2.
-    n_queries : int
-        Queries, >= 2 (for standard errors).
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    Effects
-
-    Examples
-    --------
     >>> u, s = (effects(1024, name, rng=0) for name in ("unscaled", "sqrt"))
-    >>> round(float(u.max_weight.mean), 2), round(float(s.max_weight.mean), 2)  # one-hot vs spread out
-    (0.96, 0.25)
-    >>> bool(np.allclose(u.logits / 32, s.logits))  # the same draws, divided by sqrt(1024)
-    True
+    >>> [round(float(x.max_weight.mean), 2) for x in (u, s)], bool(np.allclose(u.logits / 32, s.logits))
+    ([0.96, 0.25], True)
     """
     d_k = _checks.d_k("d_k", d_k)
     factor = scale_factor(scale, d_k)
@@ -224,32 +130,11 @@ def _effects_by_d_k(d_ks: tuple, scale: str | float | None, n_keys: int, n_queri
 
 def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unscaled", n_keys: int = N_KEYS,
                    n_queries: int = N_QUERIES, seed: int = 0) -> tuple[Effects, ...]:
-    """:func:`effects` at every ``d_k`` of ``d_ks``, each drawn from the same integer ``seed``.
+    """:func:`effects` at every ``d_k`` of ``d_ks`` (a tuple, in order), each from the same integer
+    ``seed`` (common random numbers: smooth curves, scalings compared on the same draws). Cached
+    (the last 4 calls) and read-only.
 
-    One seed for every ``d_k`` and both scalings (common random numbers): the keys' directions are
-    shared, only the query norms change with ``d_k``, so curves against ``d_k`` are smooth and
-    scaled and unscaled are compared on the same draws. Results are cached (the last 4 calls)
-    and read-only.
-
-    Parameters
-    ----------
-    d_ks : sequence of int
-        The ``d_k`` values, each >= 1.
-    scale : None, {"unscaled", "sqrt", "inv_d"} or a positive number
-        As in :func:`effects`.
-    n_keys, n_queries : int
-        As in :func:`effects`.
-    seed : int >= 0
-
-    Returns
-    -------
-    tuple of Effects
-        One per entry of ``d_ks``, in order.
-
-    Examples
-    --------
-    >>> rows = effects_by_d_k((1, 4096), "unscaled", n_queries=500)
-    >>> [round(float(r.max_weight.mean), 2) for r in rows]  # spread out at d_k = 1, one-hot at 4096
+    >>> [round(float(r.max_weight.mean), 2) for r in effects_by_d_k((1, 4096), "unscaled", n_queries=500)]
     [0.21, 0.98]
     """
     if isinstance(d_ks, (str, bytes)) or not hasattr(d_ks, "__iter__"):
@@ -265,23 +150,11 @@ def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unsc
 
 
 def jacobian_norm_bands(rows: Iterable[Effects], quantiles: ArrayLike = (0.1, 0.5, 0.9)) -> np.ndarray:
-    """Quantiles over queries of the Jacobian norm, one column per :class:`Effects` in ``rows``.
+    """Quantiles (default 10 %, median, 90 %) over queries of the Jacobian norm: shape
+    (len(quantiles), len(rows)), one column per :class:`Effects`.
 
-    Parameters
-    ----------
-    rows : sequence of Effects
-    quantiles : sequence of float in [0, 1]
-        Default: the 10 % quantile, the median and the 90 % quantile.
-
-    Returns
-    -------
-    ndarray, shape (len(quantiles), len(rows))
-
-    Examples
-    --------
-    >>> bands = jacobian_norm_bands(effects_by_d_k((1, 1024), "unscaled", n_queries=500))
-    >>> bands.shape, bool(bands[1, 1] < 1e-3 < 0.1 < bands[1, 0])  # the median falls from 0.27 to ~1e-5
-    ((3, 2), True)
+    >>> jacobian_norm_bands(effects_by_d_k((1, 1024), "unscaled", n_queries=500)).shape
+    (3, 2)
     """
     rows = tuple(rows)
     if not rows or not all(isinstance(r, Effects) for r in rows):
@@ -293,11 +166,8 @@ def jacobian_norm_bands(rows: Iterable[Effects], quantiles: ArrayLike = (0.1, 0.
 
 
 def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
-    """Histogram of ``values`` on ``edges`` as a density: ``counts / (len(values) * bin width)``.
-
-    Values outside the edges count in the total, so the bars' area is the fraction inside. The
-    package's one histogram, :func:`sdpa_helpers._numerics.histogram_fractions` (``density=True``):
-    its parameters, checks and errors.
+    """Histogram of ``values`` on ``edges`` as a density, ``counts / (len(values) * bin width)``: values
+    outside count in the total (:func:`sdpa_helpers._numerics.histogram_fractions`).
 
     >>> density_histogram([0.1, 0.2, 1.5, 9.0], [0.0, 1.0, 2.0]).tolist()
     [0.5, 0.25]
@@ -314,10 +184,7 @@ class VarianceEstimate(NamedTuple):
 
 
 def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
-    """The sample variance of the walks' ends (``q . k``), its exact standard error and the theory ``d_k``.
-
-    The standard error is that of a sample variance of ``n_walks`` draws of ``q . k`` with normal
-    components (:func:`sdpa_helpers.theory.sample_variance_moments`).
+    """The sample variance of the walks' ends (``q . k``), its standard error (normal components), the theory ``d_k``.
 
     >>> est = walk_end_variance(dot_product_walks(256, 4000, rng=0))
     >>> bool(abs(est.var - est.theory) < 4 * est.se), est.theory
@@ -332,13 +199,7 @@ def walk_end_variance(walks: ArrayLike) -> VarianceEstimate:
 
 
 class Comparison(NamedTuple):
-    """Unscaled against scaled at one ``d_k`` and one number of keys, on the same draws.
-
-    Attributes
-    ----------
-    d_k, n_keys : int
-    unscaled, scaled : Effects
-    """
+    """Unscaled against scaled :class:`Effects` at one ``d_k`` and one number of keys, on the same draws."""
 
     d_k: int
     n_keys: int
@@ -357,10 +218,7 @@ class Comparison(NamedTuple):
 
 
 def compare(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> Comparison:
-    """:func:`effects` unscaled and scaled at ``d_k`` with ``n_keys`` keys, from the same draws.
-
-    ``rng`` must be an integer seed (or None): both scalings are drawn from it, so they see the
-    same queries and keys.
+    """:func:`effects` unscaled and scaled at ``d_k``, both drawn from the integer seed ``rng`` (or None).
 
     >>> c = compare(64, n_queries=500)
     >>> c.d_k, c.n_keys, bool(np.allclose(c.unscaled.logits / 8, c.scaled.logits))
@@ -375,16 +233,13 @@ def compare(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -
 
 
 def _median_range(x: np.ndarray) -> str:
-    """``median (10 % quantile–90 % quantile)``, each to two significant figures."""
     lo, med, hi = np.quantile(x, (0.1, 0.5, 0.9))
     return f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})"
 
 
 def comparison_table(comparisons: Iterable[Comparison]) -> str:
-    """A text table of :class:`Comparison` rows: the largest weight unscaled and scaled, median (10-90 %
-    range over queries); the share of queries whose unscaled largest weight is above 0.9; and the ratio
-    of the medians of ``||J||_F``, unscaled / scaled (below 1 also as ``1/x``). Rows that all share one
-    number of keys say it in the title; otherwise a column says it.
+    """A text table of :class:`Comparison` rows: the largest weight unscaled and scaled (median, 10-90 %
+    range), the share of unscaled queries above 0.9, and :attr:`Comparison.ratio` (below 1 also as ``1/x``).
 
     >>> print(comparison_table([compare(64, n_queries=500)]).splitlines()[2])
      d_k  unscaled              scaled                above 0.9          unscaled ÷ scaled
@@ -409,8 +264,7 @@ def comparison_table(comparisons: Iterable[Comparison]) -> str:
 
 
 def _ratio_text(ratio: float) -> str:
-    """A ratio to two significant figures and, below 1, also as ``1/x`` (``0.37 = 1/2.7``), so
-    "2.7 times smaller" can be read off."""
+    """Two significant figures and, below 1, also as ``1/x`` (``0.37 = 1/2.7``)."""
     text = f"{ratio:#.2g}".rstrip(".")
     return text if ratio >= 1 else f"{text} = 1/{f'{1 / ratio:#.2g}'.rstrip('.')}"
 
@@ -439,23 +293,10 @@ def chain_holds(rows: Iterable[tuple[Effects, Effects]], tolerance: float = 0.1)
 def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndarray:
     """``||dp/dq||_F`` for ``p = softmax(factor * keys @ q)``: how strongly the weights respond to ``q``.
 
-    ``dp/dq = factor * J K`` with ``J = diag(p) - p p^T``, and row ``i`` of ``J K`` is
-    ``p_i (k_i - kbar)`` with ``kbar = sum_j p_j k_j`` (the weighted mean key), so
-    ``||dp/dq||_F = factor * sqrt(sum_i p_i^2 ||k_i - kbar||^2)``. The softmax's own sensitivity
-    ``||J||_F`` (to its logits) misses the ``factor * keys`` that the chain rule multiplies in.
+    ``dp/dq = factor * J K``, whose row ``i`` is ``p_i (k_i - kbar)`` (``kbar``: the weighted mean
+    key). ``q`` (..., d_k), ``keys`` (..., n_keys, d_k), ``factor`` > 0; returns shape (...).
 
-    Parameters
-    ----------
-    q : array_like, shape (..., d_k)
-    keys : array_like, shape (..., n_keys, d_k)
-    factor : float > 0
-        The scale (1 unscaled, ``1/sqrt(d_k)`` scaled).
-
-    Returns
-    -------
-    ndarray, shape (...)
-
-    >>> round(float(query_gradient_norm([0.0, 0.0], [[1.0, 0.0], [-1.0, 0.0]], 1.0)), 6)  # p = (1/2, 1/2): sqrt(1/2)
+    >>> round(float(query_gradient_norm([0.0, 0.0], [[1.0, 0.0], [-1.0, 0.0]], 1.0)), 6)  # sqrt(1/2)
     0.707107
     """
     q = _checks.real_array("q", q, min_ndim=1, shape_hint="(..., d_k)")
@@ -475,11 +316,8 @@ def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndar
 
 
 def query_gradient_ratio(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> float:
-    """Median ``||dp/dq||_F`` unscaled divided by the scaled median, on the same random ``q`` and keys.
-
-    All components independent N(0, 1), drawn explicitly (cost ``n_queries * n_keys * d_k``, in
-    chunks). Above 1: unscaled, the weights respond more strongly to ``q``, although ``||J||`` is smaller
-    (unscaled logits move ``sqrt(d_k)`` times more when ``q`` moves).
+    """Median ``||dp/dq||_F`` unscaled over the scaled median, on the same random ``q`` and keys (drawn
+    in chunks). Above 1: unscaled, the weights respond more to ``q`` although ``||J||`` is smaller.
 
     >>> round(query_gradient_ratio(1, n_queries=500), 2)  # d_k = 1: the two scalings are the same
     1.0
@@ -515,7 +353,7 @@ def query_gradient_ratios(d_ks: Iterable[int], n_keys: int = N_KEYS, n_queries: 
 
 
 def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) -> str:
-    """One line: per ``d_k``, the median over seeds of :func:`query_gradient_ratios` and its range.
+    """One line: per ``d_k``, the median over seeds (rows of ``ratios``) and its range.
 
     >>> format_gradient_ratios(16, (64, 128), [[2.0, 45.0], [3.0, 52.0], [2.5, 48.0]]).split(": ", 1)[1]
     'd_k = 64: 2.5 (2.0–3.0), d_k = 128: 48 (45–52)'
@@ -532,22 +370,9 @@ def format_gradient_ratios(n_keys: int, d_ks: Iterable[int], ratios: ArrayLike) 
             f"with fresh random draws: {cells}")
 
 
-def scaled_drift(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int = 0) -> float:
-    """How far the scaled mean largest weight and median ``||J||_F`` move over ``d_ks``: the larger of
-    the two ``largest / smallest - 1`` (default ``d_k`` = 4 ... 4096, the rows of :func:`effects_by_d_k`).
-
-    >>> 0.0 < scaled_drift() < 0.07 < scaled_drift((1, 64))
-    True
-    """
-    rows = effects_by_d_k(d_ks, "sqrt", n_keys=n_keys, seed=_checks.seed("seed", seed))
-    w = np.array([float(r.max_weight.mean) for r in rows])
-    j = np.array([float(np.median(r.jacobian_norm)) for r in rows])
-    return float(max(w.max() / w.min(), j.max() / j.min()) - 1)
-
-
 class ScaledDrifts(NamedTuple):
-    """How far each scaled quantity moves over a grid of ``d_k``: ``largest / smallest - 1`` of its
-    mean (the spread: the standard deviation of all logits; the Jacobian: the median ``||J||_F``)."""
+    """How far each scaled quantity moves over ``d_k``: ``largest / smallest - 1`` of its mean (spread:
+    the std of all logits; jacobian: the median ``||J||_F``)."""
 
     spread: float
     largest_weight: float
@@ -556,12 +381,7 @@ class ScaledDrifts(NamedTuple):
 
 
 def scaled_drifts(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: int = 0) -> ScaledDrifts:
-    """:func:`scaled_drift` per quantity: the spread of the scaled logits, the mean largest weight, the
-    median ``||J||_F`` and the mean smallest weight (the last of the sorted ``n_keys``), over ``d_ks``
-    (default ``d_k`` = 4 ... 4096, the rows of :func:`effects_by_d_k` with the same seed).
-
-    The spread, the largest weight and ``||J||`` stay within a few per cent; the small weights, which
-    depend on the far tail of the logits (not yet normal at small ``d_k``), move far more.
+    """:class:`ScaledDrifts` of the scaled rows of :func:`effects_by_d_k` over ``d_ks`` (default 4 ... 4096).
 
     >>> d = scaled_drifts()
     >>> max(d.spread, d.largest_weight, d.jacobian) < 0.06 < 0.3 < d.smallest_weight

@@ -1,18 +1,6 @@
-"""Softmax saturation (notebook 05), by Monte Carlo and by a closed form: numpy only.
-
-One query ``q`` meets ``n_keys`` keys ``k_j``; all components are independent N(0, 1).
-The logits are ``z_j = c * (q . k_j)`` with ``c`` given by a ``scale`` argument in the
-package's one vocabulary (:func:`sdpa_helpers.scales.scale_factor`). This module draws those
-logits exactly and cheaply, measures how peaked ``softmax(z)`` is (largest weight, entropy,
-effective number of keys) against ``d_k``, compares the entropy with its large-``n`` law
-``H ~ ln n - sigma^2/2``, and finds the measured onset of saturation. The gradient that a
-saturated softmax passes back is :mod:`sdpa_helpers.gradients` (notebook 06).
-
-The draws use one exact shortcut. For a fixed query, ``q . k_j = ||q|| a_j`` where
-``a_j = (q/||q||) . k_j`` are independent N(0, 1) (a unit vector dotted with a standard
-normal vector), and ``||q||^2`` is chi-square with ``d_k`` degrees of freedom. So
-``n_queries`` rows of logits cost ``n_queries * (n_keys + 1)`` random numbers whatever
-``d_k`` is, and the distribution is exactly that of the full vectors.
+"""Softmax saturation (notebook 05): how peaked ``softmax(c q . k_j)`` is against ``d_k``, by Monte
+Carlo (exact draws from :mod:`sdpa_helpers.sampling`'s chi-square shortcut) and by the large-n law
+``H ~ ln n - sigma^2/2``, and the measured onset of saturation.
 """
 
 from __future__ import annotations
@@ -48,18 +36,14 @@ __all__ = [
 
 #: Numbers of keys (sequence lengths) offered by notebook 05's explorer.
 KEY_COUNTS = (4, 16, 64, 256, 1024)
-#: The measured onset of saturation for each of :data:`KEY_COUNTS`: the median over 5 seeds of
-#: :func:`onset_over_seeds` (notebook 05's section 5 measures the same live). Stored, so that the
-#: explorer builds in well under a second; ``tests/test_saturation.py`` recomputes every value.
+#: The median over 5 seeds of :func:`onset_over_seeds` for each of :data:`KEY_COUNTS`, stored for the
+#: explorer (tests/test_saturation.py recomputes every value).
 MEASURED_ONSETS = {4: 21.397, 16: 4.0074, 64: 2.7455, 256: 2.3443, 1024: 2.2026}
 
 
 def explorer_queries(n_keys: int, budget: int = 16384) -> int:
-    """Queries per ``d_k`` for the explorer's curves at ``n_keys`` keys: ``budget // n`` (at least 32).
-
-    The work per curve point is ``n_queries * n_keys`` softmax entries, so every key count costs
-    the same; the entropy of many keys varies less from query to query, so its standard error
-    stays small.
+    """Queries per ``d_k`` for the explorer's curves at ``n_keys`` keys: ``budget // n`` (at least 32),
+    the same work for every key count.
 
     >>> [explorer_queries(n) for n in KEY_COUNTS]
     [4096, 1024, 256, 64, 32]
@@ -77,30 +61,12 @@ class WeightStats(NamedTuple):
 
 
 def weight_stats(logits) -> WeightStats:
-    """How peaked ``softmax(logits)`` is, row by row, computed stably from the logits.
+    """:class:`WeightStats` of ``softmax(logits)`` over the last axis of ``logits`` (..., n), fields of
+    shape (...). Stable for any finite logits: ``log p_i = z_i - logsumexp(z)``, and ``0 log 0 = 0``.
 
-    ``entropy = -sum_i p_i log p_i`` uses ``log p_i = z_i - logsumexp(z)``, which is exact
-    even where ``p_i`` underflows to 0; a term with ``p_i = 0`` contributes 0 (its limit), also
-    when the gap to the largest logit overflows (logits near +-1e308). ``effective_keys = exp(entropy)`` runs from 1
-    (one-hot) to ``n`` (uniform): the number of equally weighted keys with that entropy.
-
-    Parameters
-    ----------
-    logits : array_like, shape (..., n)
-        Finite logits; the softmax runs over the last axis.
-
-    Returns
-    -------
-    WeightStats
-        Fields of shape ``(...)``.
-
-    Examples
-    --------
     >>> s = weight_stats([[0.0, 0.0, 0.0, 0.0], [0.0, 1e6, 0.0, 0.0]])
     >>> s.max_weight.tolist(), s.entropy.round(4).tolist(), s.effective_keys.round(4).tolist()
     ([0.25, 1.0], [1.3863, 0.0], [4.0, 1.0])
-    >>> float(weight_stats([1e308, -1e308]).entropy)  # the gap overflows to inf: still one-hot
-    0.0
     """
     z = _checks.real_array("logits", logits, min_ndim=1, shape_hint="(..., n)", bounded=False)
     if z.shape[-1] == 0:
@@ -109,7 +75,6 @@ def weight_stats(logits) -> WeightStats:
 
 
 def _weight_stats(z: np.ndarray) -> WeightStats:
-    """:func:`weight_stats` of checked logits (nested calls trust their inputs)."""
     # a gap beyond the float range becomes -inf, and exp of a large gap underflows: weight exactly 0
     with np.errstate(over="ignore", under="ignore"):
         shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
@@ -132,40 +97,14 @@ class SaturationCurves(NamedTuple):
 
 
 def saturation_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -> SaturationCurves:
-    """Average largest weight, entropy and ``exp(entropy)`` of one query's softmax, against ``d_k``.
+    """Mean (:class:`MCEstimate` over ``n_queries`` >= 2 queries) largest weight, entropy and
+    ``exp(entropy)`` of one query's softmax over ``n_keys`` keys, at each ``d_k`` of ``d_ks``; fields
+    of shape (len(d_ks),). Logits ``scale_factor(scale, d_k) * q . k_j``; the key directions are shared
+    by every ``d_k`` (smooth curves) and the same ``rng`` seed gives every scale the same draws.
 
-    For each ``d_k`` in ``d_ks``, ``n_queries`` independent queries meet ``n_keys`` keys
-    each (components N(0, 1)); logits ``c (q . k_j)`` with ``c = scale_factor(scale, d_k)``.
-    The key directions ``a`` are drawn once and shared by every ``d_k`` (common random
-    numbers: smooth curves), the query norms afresh per ``d_k``. The same ``rng`` seed gives
-    every scale the same draws.
-
-    Parameters
-    ----------
-    d_ks : sequence of int
-        The ``d_k`` values, each >= 1.
-    n_keys : int
-        Keys per query, >= 1.
-    n_queries : int
-        Queries per ``d_k``, >= 2.
-    scale : None, str or float > 0
-        ``None``/``"sqrt"``: divide by ``sqrt(d_k)``; ``"unscaled"``; ``"inv_d"``; or a factor.
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    SaturationCurves
-        ``d_k`` (the given values) and one :class:`MCEstimate` per quantity, each field of
-        shape ``(len(d_ks),)``.
-
-    Examples
-    --------
     >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scale="unscaled", rng=0)
-    >>> c.max_weight.mean.round(2).tolist()  # unscaled: from spread out to nearly one-hot
+    >>> c.max_weight.mean.round(2).tolist()
     [0.3, 0.98]
-    >>> c = saturation_curves([1, 4096], n_keys=8, n_queries=2000, scale="sqrt", rng=0)
-    >>> c.max_weight.mean.round(2).tolist()  # scaled: far from one-hot at every d_k
-    [0.3, 0.36]
     """
     d_ks, n_queries, rng, a = curve_draws(d_ks, n_keys, n_queries, rng)
     stats = []
@@ -185,29 +124,11 @@ def _check_sigma2(sigma2) -> np.ndarray:
 
 
 def entropy_closed_form(n_keys: int, sigma2) -> np.ndarray:
-    """Entropy (nats) of the softmax of ``n_keys`` i.i.d. N(0, sigma2) logits, for large n: ``ln n - sigma2/2``.
+    """The large-n law for the entropy (nats) of ``n_keys`` i.i.d. N(0, sigma2) logits: ``ln n - sigma2/2``
+    (shape of ``sigma2``, each >= 0). From ``E e^z = e^{sigma2/2}``; it needs ``(e^{sigma2} - 1)/n``
+    small (:func:`law_holds_up_to` measures where it holds).
 
-    Derivation: ``H = ln Z - sum_j p_j z_j`` with ``Z = sum_j e^{z_j}``. For large ``n`` both
-    sums are close to ``n`` times their means, ``E e^z = e^{sigma2/2}`` (complete the square) and
-    ``E[z e^z] = sigma2 e^{sigma2/2}``, so ``ln Z ~ ln n + sigma2/2`` and ``sum_j p_j z_j ~ sigma2``.
-    That needs ``Var(Z)/(E Z)^2 = (e^{sigma2} - 1)/n`` to be small. Measured (notebook 05), the law is
-    within 5 % only for small ``sigma2``, and at ``sigma2 = ln n`` it is already 13 % low at
-    ``n = 1024`` and 26 % low at ``n = 16``; :func:`law_holds_up_to` computes the range.
-
-    Parameters
-    ----------
-    n_keys : int
-        Number of logits, >= 1.
-    sigma2 : float or array_like of float >= 0
-        Variance of each logit.
-
-    Returns
-    -------
-    ndarray, the shape of ``sigma2``
-
-    Examples
-    --------
-    >>> float(entropy_closed_form(1024, 1.0).round(4))  # ln 1024 - 1/2
+    >>> float(entropy_closed_form(1024, 1.0).round(4))
     6.4315
     """
     n_keys = _checks.positive_int("n_keys", n_keys)
@@ -215,42 +136,20 @@ def entropy_closed_form(n_keys: int, sigma2) -> np.ndarray:
 
 
 def effective_keys_closed_form(n_keys: int, sigma2) -> np.ndarray:
-    """``exp`` of :func:`entropy_closed_form`: ``n e^{-sigma2/2}`` effective keys (same range of validity).
+    """``exp`` of :func:`entropy_closed_form`: ``n e^{-sigma2/2}`` effective keys.
 
-    >>> float(effective_keys_closed_form(16, 2 * np.log(2)).round(6))  # sigma2 = 2 ln 2 halves the keys
+    >>> float(effective_keys_closed_form(16, 2 * np.log(2)).round(6))
     8.0
     """
     return np.exp(entropy_closed_form(n_keys, sigma2))
 
 
 def measured_onset(d_ks, mean_entropy, n_keys: int, drop: float = 1.0) -> float:
-    """The ``d_k`` at which the *measured* mean entropy first falls ``drop`` nats below ``ln n``.
+    """The ``d_k`` where the measured ``mean_entropy`` (shape of the increasing ``d_ks``) first falls
+    ``drop`` nats below ``ln n_keys`` (n >= 2), interpolated linearly; ``d_ks[0]`` if the first point
+    is below already; ValueError if none is.
 
-    The course's onset of saturation: with ``drop = 1`` the effective number of keys ``e^H`` is
-    down by a factor ``e`` from ``n``. It is read off Monte Carlo curves (for example
-    :func:`saturation_curves`' ``entropy.mean``), not off the law :func:`entropy_closed_form`,
-    which fails where saturation is strong. Between the two grid points around the first
-    crossing, the curve is interpolated linearly in ``d_k``.
-
-    Parameters
-    ----------
-    d_ks : sequence of int
-        Increasing ``d_k`` values, shape (m,).
-    mean_entropy : array_like, shape (m,)
-        The mean entropy (nats) at each ``d_k``.
-    n_keys : int
-        Keys per query, >= 2 (``ln n`` is the entropy of the uniform softmax).
-    drop : float > 0
-        How many nats below ``ln n``.
-
-    Returns
-    -------
-    float
-        The crossing; ``d_ks[0]`` if the first point is already below; a ValueError if none is.
-
-    Examples
-    --------
-    >>> measured_onset([1, 2, 3, 4], [2.5, 2.0, 1.5, 1.2], 16)  # ln 16 - 1 = 1.77: between 2 and 3
+    >>> measured_onset([1, 2, 3, 4], [2.5, 2.0, 1.5, 1.2], 16)  # ln 16 - 1 = 1.77
     2.4548
     """
     d_ks = check_d_ks(d_ks)
@@ -272,24 +171,15 @@ def measured_onset(d_ks, mean_entropy, n_keys: int, drop: float = 1.0) -> float:
 
 
 def onset_grid(n_keys: int) -> np.ndarray:
-    """The integer ``d_k`` grid of the onset for ``n_keys`` keys: 1 ... 32 below 16 keys, else 1 ... 8.
-
-    Few keys saturate late (4 keys: near d_k = 21), many keys early (near 2).
-
-    >>> onset_grid(4)[[0, -1]].tolist(), onset_grid(1024)[[0, -1]].tolist()
-    ([1, 32], [1, 8])
-    """
+    """The integer ``d_k`` grid of the onset: 1 ... 32 below 16 keys (few keys saturate late), else 1 ... 8."""
     n_keys = _checks.positive_int("n_keys", n_keys)
     return np.arange(1, 33 if n_keys < 16 else 9)
 
 
 @lru_cache(maxsize=16)
 def onset_over_seeds(n_keys: int, n_seeds: int = 5) -> tuple:
-    """The measured onset (:func:`measured_onset`, 1 nat) for ``n_keys`` keys, one value per seed 0 ... n_seeds - 1.
-
-    Each seed runs :func:`saturation_curves` (unscaled) on :func:`onset_grid` with
-    ``max(1000, 80_000 // n_keys)`` queries. Cached: notebook 05's table and its explorer show the
-    same numbers.
+    """:func:`measured_onset` (1 nat) for ``n_keys`` keys, one per seed 0 ... n_seeds - 1: unscaled
+    :func:`saturation_curves` on :func:`onset_grid` with ``max(1000, 80_000 // n_keys)`` queries (cached).
 
     >>> [round(x, 1) for x in onset_over_seeds(1024, 2)]
     [2.1, 2.3]
@@ -303,9 +193,9 @@ def onset_over_seeds(n_keys: int, n_seeds: int = 5) -> tuple:
 
 
 def law_error(n_keys: int, sigma2, measured) -> np.ndarray:
-    """Relative error ``law / measured - 1`` of :func:`entropy_closed_form` against measured entropies.
+    """Relative error ``law / measured - 1`` of :func:`entropy_closed_form`.
 
-    >>> law_error(16, [2.0], [1.90]).round(3).tolist()  # law 1.77: 7 % too low
+    >>> law_error(16, [2.0], [1.90]).round(3).tolist()
     [-0.067]
     """
     h = _checks.real_array("measured", measured)
@@ -313,7 +203,7 @@ def law_error(n_keys: int, sigma2, measured) -> np.ndarray:
 
 
 def onset_table(onsets: dict) -> str:
-    """A small text table of measured onsets: one row per key count, the median and the range over seeds.
+    """A text table of onsets (key count -> one onset per seed): median and range over seeds.
 
     >>> print(onset_table({16: (3.9, 4.0, 4.1)}))
      keys   onset d_k: median (range over 3 seeds)
@@ -340,9 +230,8 @@ class LawCheck(NamedTuple):
 
 
 def law_check(n_keys: int, sigma2, n_seeds: int = 5, n_entries: int = 400_000) -> LawCheck:
-    """:func:`entropy_closed_form` against :func:`iid_entropy` at ``sigma2`` and at ``ln n``, ``n_seeds`` seeds.
-
-    Each seed averages ``n_entries // n_keys`` rows (the same number of logits for every key count).
+    """:func:`entropy_closed_form` against :func:`iid_entropy` at ``sigma2`` and at ``ln n`` (appended),
+    ``n_seeds`` seeds of ``n_entries // n_keys`` rows each.
 
     >>> c = law_check(1024, [1.0], n_seeds=2, n_entries=100_000)
     >>> c.sigma2.round(2).tolist(), c.entropy.shape, bool(abs(c.error[0]) < 0.01)
@@ -357,10 +246,8 @@ def law_check(n_keys: int, sigma2, n_seeds: int = 5, n_entries: int = 400_000) -
 
 
 def slide_medians(d_k: int, n_keys: int, n_queries: int, seeds) -> tuple:
-    """Past the onset, per seed: the median weight an unscaled query leaves to its other keys, and
-    the median Frobenius norm of the softmax Jacobian scaled over unscaled (notebook 06's measure).
-
-    Returns two lists, one entry per seed; seed ``s`` draws both scalings with ``rng=s``.
+    """Per seed (two lists): the median weight an unscaled query leaves to its other keys, and the median
+    ``||J||_F`` scaled over unscaled; seed ``s`` draws both scalings with ``rng=s``.
 
     >>> left, ratio = slide_medians(4096, 16, 200, seeds=[0])
     >>> left[0] < 1e-9, ratio[0] > 1e6
@@ -376,24 +263,9 @@ def slide_medians(d_k: int, n_keys: int, n_queries: int, seeds) -> tuple:
 
 
 def law_holds_up_to(sigma2, measured, n_keys: int, rtol: float = 0.05) -> float:
-    """The largest ``sigma2`` of a grid up to which :func:`entropy_closed_form` is within ``rtol`` of ``measured``.
+    """The largest ``sigma2`` (increasing, shape (m,)) up to which every point has
+    ``|law - measured| <= rtol * measured``; ``nan`` if the first point fails.
 
-    Every grid point from the first up to the returned one has ``|law - measured| <= rtol * measured``;
-    the next one (if any) does not. Returns ``nan`` if the first point already fails.
-
-    Parameters
-    ----------
-    sigma2 : array_like, shape (m,)
-        Increasing logit variances.
-    measured : array_like, shape (m,)
-        The measured mean entropy at each (e.g. a median over seeds of :func:`iid_entropy`).
-    n_keys : int
-        Logits per softmax.
-    rtol : float > 0
-        The relative tolerance.
-
-    Examples
-    --------
     >>> law_holds_up_to([0.5, 1.0, 2.0], [2.52, 2.27, 1.90], 16)  # law 2.52, 2.27, 1.77
     1.0
     """
@@ -408,26 +280,9 @@ def law_holds_up_to(sigma2, measured, n_keys: int, rtol: float = 0.05) -> float:
 
 
 def iid_entropy(n_keys: int, sigma2, n_rows: int, seeds) -> np.ndarray:
-    """Monte Carlo entropy of the softmax of ``n_keys`` i.i.d. N(0, sigma2) logits: one mean per seed.
+    """Mean entropy (nats) over ``n_rows`` rows of ``n_keys`` i.i.d. N(0, sigma2) logits: shape
+    (len(seeds), len(sigma2)); the variances of one seed reuse the same standard normals.
 
-    Parameters
-    ----------
-    n_keys : int
-        Logits per row, >= 1.
-    sigma2 : array_like of float >= 0, shape (m,)
-        Variances; every variance of one seed reuses the same standard normals (scaled by sigma).
-    n_rows : int
-        Rows averaged per seed, >= 1.
-    seeds : sequence of int
-        One independent run per seed.
-
-    Returns
-    -------
-    ndarray, shape (len(seeds), m)
-        The mean entropy (nats) over ``n_rows`` rows, per seed and variance.
-
-    Examples
-    --------
     >>> h = iid_entropy(1024, [1.0], 500, seeds=[0, 1])
     >>> bool(np.all(np.abs(h - entropy_closed_form(1024, 1.0)) < 0.01))
     True
@@ -449,21 +304,8 @@ def iid_entropy(n_keys: int, sigma2, n_rows: int, seeds) -> np.ndarray:
 
 
 def temperature_curves(logits, temperatures):
-    """``softmax(logits / T)`` at each temperature, and its :class:`WeightStats`.
+    """``softmax(logits / T)`` (m, n) at each of the temperatures (m,) > 0, and its :class:`WeightStats` (m,).
 
-    Parameters
-    ----------
-    logits : array_like, shape (n,)
-    temperatures : array_like of float > 0, shape (m,)
-
-    Returns
-    -------
-    weights : ndarray, shape (m, n)
-    stats : WeightStats
-        Fields of shape (m,).
-
-    Examples
-    --------
     >>> w, s = temperature_curves([0.0, 1.0], [1.0, 1e-9])
     >>> w.round(4).tolist(), s.max_weight.round(4).tolist()
     ([[0.2689, 0.7311], [0.0, 1.0]], [0.7311, 1.0])

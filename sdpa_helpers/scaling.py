@@ -1,27 +1,10 @@
-"""No scale, 1/sqrt(d_k) or 1/d_k: the numbers behind notebook 04 ("why sqrt(d_k) and not d_k").
-
-This module offers (the scalings are named as in :data:`sdpa_helpers.scales.SCALINGS`):
-
-- :data:`D_KS`, :data:`N_KEYS`, :data:`SEED` -- the d_k grid, the keys per query and the seed;
-- :func:`simulated_logit_stds` -- the standard deviation of simulated logits ``c q . k`` at every
-  d_k, for each scaling (the same draws scaled three ways);
-- :func:`log_log_slopes` -- the slope of ``log2(std)`` against ``log2(d_k)`` for each scaling,
-  with its standard error;
-- :func:`attention_by_d_k` -- mean entropy and mean largest softmax weight of random queries
-  against ``N_KEYS`` keys, at every d_k, for each scaling;
-- :func:`relative_variance_se` -- the standard error of a sample variance of dot products,
-  relative to the true variance (the tolerance of notebook 04's first check);
-- :func:`logit_std`, :func:`weight_bands` -- cached numbers for notebook 04's figure and explorer:
-  the spread of 1000 logits, and the median and 10-90 % band of each rank's weight over 2000
-  queries with ``N_KEYS`` keys each.
-
-numpy only. Independent mean-0, variance-1 components throughout: the setting of the
-paper's footnote, at initialisation.
+"""No scale, 1/sqrt(d_k) or 1/d_k (notebook 04): the logits' spread against d_k and its log-log
+slopes, and how peaked the softmax is under each scaling (names of :data:`sdpa_helpers.scales.SCALINGS`).
+Independent N(0, 1) components, drawn exactly by :func:`sdpa_helpers.sampling.query_logits`.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -38,12 +21,9 @@ __all__ = ["D_KS", "N_KEYS", "N_STD_SAMPLES", "SEED", "SHOWN_D_KS", "N_BAND_QUER
            "log_log_slopes", "relative_variance_se", "AttentionStats", "attention_by_d_k", "logit_std",
            "weight_bands", "band_polygon"]
 
-#: The d_k grid of notebook 04's figures and explorer: the course's grid, powers of two, 1 ... 4096.
+#: The course's d_k grid; logits per d_k behind :func:`logit_std`, and its seed.
 D_KS = D_K_CHOICES
-#: (Keys per query :data:`N_KEYS` and the small multiples' :data:`SHOWN_D_KS` come from :mod:`.scales`.)
-#: Logits per d_k behind the explorer's markers (:func:`logit_std`).
 N_STD_SAMPLES = 1000
-#: Seed of the explorer's cached numbers.
 SEED = 4
 #: Queries behind :func:`weight_bands` (per d_k), and the percentiles of each rank's weight it returns.
 N_BAND_QUERIES = 2000
@@ -58,23 +38,12 @@ def _d_ks(d_ks) -> list[int]:
 
 
 def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:
-    """Standard deviation of ``n`` simulated logits ``c q . k`` at each d_k, for each scaling.
+    """Standard deviation of ``n`` simulated logits ``c q . k`` at each d_k (seed ``seed + d_k``), for each
+    scaling: name -> (len(d_ks),). The same dot products times each factor, so at one d_k the three
+    differ by exactly their factors.
 
-    At each d_k, ``n`` dot products of independent pairs of standard normal vectors are
-    drawn (seed ``seed + d_k``) through the exact shortcut ``q . k = ||q|| a`` of
-    :func:`sdpa_helpers.sampling.query_logits` (same distribution as full vectors, at a
-    cost that does not grow with d_k), and the same dot products are multiplied by each
-    scaling's factor. So the three results at one d_k
-    differ by exactly their factors: ``log2`` of their ratio is ``(1/2) log2 d_k`` (sqrt vs
-    unscaled) or ``log2 d_k`` (inv_d vs unscaled).
-
-    Returns
-    -------
-    dict name -> ndarray, shape (len(d_ks),)
-
-    >>> s = simulated_logit_stds([1, 64], n=4000)
-    >>> sorted(s), [round(float(v), 1) for v in s["sqrt"]]
-    (['inv_d', 'sqrt', 'unscaled'], [1.0, 1.0])
+    >>> [round(float(v), 1) for v in simulated_logit_stds([1, 64], n=4000)["sqrt"]]
+    [1.0, 1.0]
     """
     d_ks = _d_ks(d_ks)
     n = _checks.positive_int("n", n)
@@ -88,20 +57,12 @@ def simulated_logit_stds(d_ks: ArrayLike = D_KS, n: int = 2000, seed: int = 0) -
 
 
 def log_log_slopes(d_ks: ArrayLike, stds: dict, n: int) -> dict[str, tuple[float, float]]:
-    """Least-squares slope of ``log2(std)`` against ``log2(d_k)``, with its standard error, per scaling.
-
-    The standard error treats the points as independent, each with the standard error of
-    ``log2`` of a standard deviation of ``n`` values: half the relative standard error of
-    their sample variance (:func:`sdpa_helpers.theory.sample_variance_moments`, excess
-    kurtosis ``6 / d_k``), divided by ``ln 2``. Theory: slopes 1/2, 0 and -1/2.
-
-    Returns
-    -------
-    dict name -> (slope, standard error)
+    """Least-squares slope of ``log2(std)`` against ``log2(d_k)`` and its standard error (points taken
+    independent, each with the SE of ``log2`` of a standard deviation of ``n`` values), per scaling:
+    name -> (slope, se). Theory: 1/2, 0, -1/2.
 
     >>> d = [1, 4, 16, 64]
-    >>> exact = {"sqrt": np.ones(4), "unscaled": np.sqrt(d)}
-    >>> {k: round(v[0], 6) for k, v in log_log_slopes(d, exact, n=1000).items()}
+    >>> {k: round(v[0], 6) for k, v in log_log_slopes(d, {"sqrt": np.ones(4), "unscaled": np.sqrt(d)}, n=1000).items()}
     {'sqrt': 0.0, 'unscaled': 0.5}
     """
     d_ks = _d_ks(d_ks)
@@ -127,12 +88,8 @@ def log_log_slopes(d_ks: ArrayLike, stds: dict, n: int) -> dict[str, tuple[float
 
 
 def relative_variance_se(d_k: int, n: int) -> float:
-    """Standard error of the sample variance of ``n`` independent dot products ``q . k`` (independent
-    N(0, 1) components), divided by their true variance ``d_k``.
-
-    From :func:`sdpa_helpers.theory.sample_variance_moments` with the excess kurtosis ``6 / d_k`` of
-    ``q . k`` (:func:`sdpa_helpers.theory.dot_product_excess_kurtosis`): about ``sqrt(2 / n)`` for
-    large ``d_k``.
+    """Standard error of the sample variance of ``n`` independent ``q . k`` over their true variance ``d_k``
+    (about ``sqrt(2 / n)`` for large ``d_k``).
 
     >>> round(relative_variance_se(4096, 20_000) / float(np.sqrt(2 / 20_000)), 3)
     1.0
@@ -155,11 +112,8 @@ class AttentionStats(NamedTuple):
 
 def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: int = 2000,
                      seed: int = 0) -> AttentionStats:
-    """How peaked the softmax of random queries is, at every d_k, for each scaling.
-
-    At each d_k, ``n_queries`` independent queries each meet their own ``n_keys`` keys
-    (standard normal components; drawn exactly by :func:`sdpa_helpers.sampling.query_logits`,
-    seed ``seed + d_k``); the same unscaled logits are multiplied by each scaling's factor.
+    """:class:`AttentionStats` of ``n_queries`` random queries against their own ``n_keys`` keys at each
+    d_k (seed ``seed + d_k``), the same logits times each scaling's factor.
 
     >>> s = attention_by_d_k([1, 4096], n_keys=16, n_queries=500)
     >>> round(float(s.entropy["inv_d"][-1]), 2), round(float(np.log(16)), 2)  # 1/d_k: near uniform
@@ -183,15 +137,8 @@ def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: in
     return AttentionStats(entropy, max_weight, gap)
 
 
-@lru_cache(maxsize=len(D_KS))
-def _logit_std(d_k: int) -> float:
-    return float(query_logits(d_k, 1, N_STD_SAMPLES, scale=1.0, rng=SEED).std())
-
-
 def logit_std(d_k: int) -> float:
-    """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (cached).
-
-    Exact draws whose cost does not depend on d_k (:func:`sdpa_helpers.sampling.query_logits`).
+    """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (exact draws, seed ``SEED``).
 
     >>> round(logit_std(64) / 8, 1)  # about sqrt(d_k)
     1.0
@@ -199,39 +146,29 @@ def logit_std(d_k: int) -> float:
     d_k = _checks.d_k("d_k", d_k)
     if d_k > max(D_KS):
         raise ValueError(f"d_k must be at most {max(D_KS)}, got {d_k}")
-    return _logit_std(d_k)
-
-
-@lru_cache(maxsize=len(D_KS))
-def _weight_bands(d_k: int) -> dict:
-    z = -np.sort(-query_logits(d_k, N_KEYS, N_BAND_QUERIES, scale=1.0, rng=d_k), axis=1)  # each row largest first
-    return {name: np.percentile(softmax(scale_factor(name, d_k) * z), BAND_PERCENTILES, axis=0) for name in SCALINGS}
+    return float(query_logits(d_k, 1, N_STD_SAMPLES, scale=1.0, rng=SEED).std())
 
 
 def weight_bands(d_k: int) -> dict[str, np.ndarray]:
-    """The softmax weights of :data:`N_BAND_QUERIES` random queries over ``N_KEYS`` keys, each
-    query's keys sorted from the largest ``q . k`` down: for every rank, the 10th, 50th and 90th
-    percentile of its weight over the queries (:data:`BAND_PERCENTILES`), for each scaling.
-
-    The queries are those of ``attention_by_d_k(seed=0)`` at this d_k (the same draws, scaled three
-    ways), so a band shows the spread behind that function's means: no single query stands in for
-    all. Cached per d_k; returns a new dict name -> ndarray, shape (3, N_KEYS).
+    """Per rank (each query's keys sorted from the largest ``q . k`` down), the 10th, 50th and 90th
+    percentile (:data:`BAND_PERCENTILES`) of the softmax weight over :data:`N_BAND_QUERIES` random
+    queries of ``N_KEYS`` keys (the draws of ``attention_by_d_k(seed=0)``), for each scaling:
+    name -> ndarray (3, N_KEYS).
 
     >>> b = weight_bands(1024)
-    >>> sorted(b), b["sqrt"].shape
-    (['inv_d', 'sqrt', 'unscaled'], (3, 16))
-    >>> float(b["unscaled"][1, 0]) > 0.999  # the median query puts all its weight on one key
-    True
+    >>> sorted(b), b["sqrt"].shape, float(b["unscaled"][1, 0]) > 0.999
+    (['inv_d', 'sqrt', 'unscaled'], (3, 16), True)
     """
     d_k = _checks.d_k("d_k", d_k)
     if d_k not in D_KS:
         raise ValueError(f"d_k must be one of {D_KS}, got {d_k}")
-    return {name: band.copy() for name, band in _weight_bands(d_k).items()}
+    z = -np.sort(-query_logits(d_k, N_KEYS, N_BAND_QUERIES, scale=1.0, rng=d_k), axis=1)  # each row largest first
+    return {name: np.percentile(softmax(scale_factor(name, d_k) * z), BAND_PERCENTILES, axis=0) for name in SCALINGS}
 
 
 def band_polygon(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     """The outline, shape (2 n, 2), of the band between ``low`` and ``high`` over ranks 1 ... n
-    (drawn by :func:`sdpa_helpers.plots.scaling.sorted_weights` and moved by notebook 04's explorer).
+    (drawn by :class:`sdpa_helpers.plots.scaling.SortedWeightsPanel`).
 
     >>> band_polygon([0.1, 0.2], [0.3, 0.4]).tolist()
     [[1.0, 0.1], [2.0, 0.2], [2.0, 0.4], [1.0, 0.3]]

@@ -139,7 +139,6 @@ def _small_calls():
             "xavier", 32, d_k=16, n_samples=16, **kw),
         "scaling.attention_by_d_k": lambda **kw: scaling.attention_by_d_k([4, 16], n_keys=4, n_queries=3, **kw),
         "scaling.simulated_logit_stds": lambda **kw: scaling.simulated_logit_stds([4, 16], n=20, **kw),
-        "overview.scaled_drift": lambda **kw: overview.scaled_drift([4, 16], n_keys=4, **kw),
         "overview.scaled_drifts": lambda **kw: overview.scaled_drifts([4, 16], n_keys=4, **kw),
         "gradients.gradient_curves": lambda **kw: gradients.gradient_curves([4, 16], 4, 3, **{"rng": 0, **kw}),
         "gradients.gradient_samples": lambda **kw: gradients.gradient_samples([4, 16], 4, 3, **{"rng": 0, **kw}),

@@ -89,7 +89,7 @@ def test_scalings_keep_their_colours_and_line_styles():
     scaled = (plots.SCALED["color"].lower(), "-")
     u = S.saturation_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
     s = S.saturation_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
-    styles = _line_styles(PS.saturation_curves_figure(u, s, 4, iid_limit=(0.4, 1.0, 3.0)))
+    styles = _line_styles(PS.saturation_curves_figure(u, s, 4))
     assert unscaled in styles and scaled in styles
     u = G.gradient_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
     s = G.gradient_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)

@@ -18,8 +18,7 @@ def test_saturation_figures():
     u = S.saturation_curves([1, 8, 64], 4, 20, scale="unscaled", rng=0)
     s = S.saturation_curves([1, 8, 64], 4, 20, scale="sqrt", rng=0)
     law = (np.array([1.0, 2.0, 4.0]), S.entropy_closed_form(4, [1.0, 2.0, 4.0]))
-    fig = P.saturation_curves_figure(u, s, 4, iid_limit=(0.4, 1.0, 3.0), onset=2.5,
-                                     entropy_law=law)
+    fig = P.saturation_curves_figure(u, s, 4, onset=2.5, entropy_law=law)
     assert len(fig.axes) == 3 and all(labelled(ax, title_for_y=True) for ax in fig.axes)
     assert fig.axes[2].get_yscale() == "log"
     onset_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_linestyle() == "-."]

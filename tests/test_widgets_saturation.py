@@ -15,22 +15,22 @@ def test_saturation_explorer_shows_the_softmax_and_keeps_one_background():
 
     e = Wsat.SaturationExplorer(d_k=4096, keys=16, seed=3)
     z = Wsat._one_query(3)[-1, :16]  # unscaled logits at d_k = 4096
-    heights = [p.vertices[1, 1] for p in e.bars[0].get_paths()]
+    heights = [p.vertices[1, 1] for p in e.bars[0].bars.get_paths()]
     assert np.allclose(sorted(heights), sorted(softmax(z)))
-    heights = [p.vertices[1, 1] for p in e.bars[1].get_paths()]
+    heights = [p.vertices[1, 1] for p in e.bars[1].bars.get_paths()]
     assert np.allclose(sorted(heights), sorted(softmax(z / 64)))
     figures = len(__import__("matplotlib.pyplot").pyplot.get_fignums())
     for d_k in e.sweep_values():
         e.controls["d_k"].value = d_k
     for n in S.KEY_COUNTS:
         e.controls["keys"].value = n
-        assert len(e.bars[0].get_paths()) == n
+        assert len(e.bars[0].bars.get_paths()) == n
     assert len(__import__("matplotlib.pyplot").pyplot.get_fignums()) == figures, "no new figure per update"
     assert set(e.curves) == {(n, s) for n in S.KEY_COUNTS for s in ("unscaled", "sqrt")}
     # the onset line sits at the measured onset of its own curves; the law line is ln n - d_k/2 where >= 0
     n = S.KEY_COUNTS[-1]
-    assert np.allclose(e.onsets[0].get_xdata(), np.median(S.onset_over_seeds(n)))
-    x, h = e.law.get_data()
+    assert np.allclose(e.panels.onsets[0].get_xdata(), np.median(S.onset_over_seeds(n)))
+    x, h = e.panels.law.get_data()
     assert np.allclose(h, np.log(S.KEY_COUNTS[-1]) - x / 2) and h.min() >= 0
 
 
@@ -38,7 +38,7 @@ def test_temperature_explorer_reproduces_the_times_8_example():
     from sdpa_helpers.widgets.saturation import TEMPERATURES, TemperatureExplorer
 
     e = TemperatureExplorer(temperature=1 / 8)
-    heights = [p.vertices[1, 1] for p in e.bars.get_paths()]
+    heights = [p.vertices[1, 1] for p in e.panels.bars[0].bars.get_paths()]
     assert np.allclose(heights, [0.0326, 0.0030, 0.1615, 0.0030, 0.8000], atol=5e-5)
     assert e.sweep_values() == list(TEMPERATURES)
 
@@ -52,7 +52,7 @@ def test_explorer_onsets_agree_with_notebook_05s_table():
     shown = []
     for n in S.KEY_COUNTS:
         e.controls["keys"].value = n
-        shown.append(float(e.onsets[0].get_xdata()[0]))
+        shown.append(float(e.panels.onsets[0].get_xdata()[0]))
         assert f"d_k ≈ {shown[-1]:.1f}." in e.readout.value
     assert all(a > b for a, b in zip(shown, shown[1:])), shown  # monotone: more keys, earlier onset
     assert shown[0] > 15  # 4 keys

@@ -1,18 +1,5 @@
-"""Figures for notebook 06: the softmax Jacobian as a heatmap, and gradient sizes against d_k.
-
-This module offers:
-
-- :data:`JACOBIAN_LIMIT` -- every entry of ``diag(p) - p p^T`` lies in [-1/4, 1/4];
-- :func:`jacobian_heatmap` -- one Jacobian, fixed colour limits +-1/4;
-- :class:`JacobianHeatmaps` -- one query's Jacobians at one d_k, one heatmap per scale (the static
-  figure and notebook 06's explorer draw through it);
-- :func:`jacobian_small_multiples` -- the Jacobians of one query at a few d_k, one row per scale
-  (from :func:`sdpa_helpers.gradients.jacobian_panels`);
-- :func:`norm_curves` -- mean (+-1 SE) and median of a Monte Carlo norm against d_k, log-log;
-- :func:`gradient_norms_figure` -- ``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k;
-- :func:`jacobian_bound_figure` -- ``||J||_F`` against ``1 - max p`` with the bound ``2 (1 - max p)``.
-
-Every number drawn is computed in :mod:`sdpa_helpers.gradients`; this module only draws.
+"""Figures for notebook 06: the softmax Jacobian as heatmaps (:class:`JacobianHeatmaps`, shared by
+the static figure and the explorer), and gradient sizes against d_k.
 """
 
 from __future__ import annotations
@@ -24,8 +11,8 @@ from .. import _checks
 from ..scales import check_scaling
 from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["JACOBIAN_LIMIT", "jacobian_heatmap", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm",
-           "format_norm_axis", "norm_curves", "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
+__all__ = ["JACOBIAN_LIMIT", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm", "NormPanel",
+           "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
 
 #: Colour limits of Jacobian heatmaps: ``p_i (1 - p_i) <= 1/4`` and ``p_i p_j <= 1/4``.
 JACOBIAN_LIMIT = 0.25
@@ -51,58 +38,10 @@ def _heatmap(ax, n: int, animated: bool = False):
     return image
 
 
-def jacobian_heatmap(J, ax=None, title: str | None = None, colorbar: bool = True):
-    """The softmax Jacobian ``J[i, j] = d p_i / d z_j`` as a heatmap with fixed limits +-1/4.
-
-    Parameters
-    ----------
-    J : array_like, shape (n, n)
-    ax : Axes, optional
-    title : str, optional
-    colorbar : bool
-        Add a colour bar beside ``ax``.
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = jacobian_heatmap([[0.25, -0.25], [-0.25, 0.25]])
-    >>> tuple(map(float, ax.images[0].get_clim()))
-    (-0.25, 0.25)
-    """
-    J = np.asarray(J, dtype=float)
-    if J.ndim != 2 or J.shape[0] != J.shape[1] or J.size == 0:
-        raise ValueError(f"J must be a square matrix of shape (n, n), got {J.shape}")
-    ax = get_axes(ax)
-    image = _heatmap(ax, J.shape[0])
-    image.set_data(J)
-    with style():
-        if title:
-            ax.set_title(title)
-        if colorbar:
-            ax.figure.colorbar(image, ax=ax, label=r"$\partial p_i/\partial z_j$", shrink=0.9)
-    return ax
-
-
 class JacobianHeatmaps:
-    """The Jacobians of one query at one ``d_k``, one heatmap per scale; :meth:`show` fills them.
-
-    Notebook 06's static figure (:func:`jacobian_small_multiples`: one column of these per ``d_k``)
-    and its explorer (:class:`sdpa_helpers.widgets.gradients.JacobianExplorer`) draw through it.
-
-    Parameters
-    ----------
-    axes : sequence of Axes
-        One per scale.
-    scales : sequence of str
-        Names from :data:`sdpa_helpers.scales.SCALINGS`.
-    n : int
-        Keys per query (the heatmaps are n x n).
-    numbers_in_titles : bool
-        Titles carry ``d_k`` and ``||J||_F`` (static figures); otherwise each title names its
-        scale once and the numbers go elsewhere (the explorer's readout).
-    animated : bool
-        Make the images animated (for the explorer's blitting).
+    """The Jacobians of one query at one ``d_k``, one n x n heatmap per scale on ``axes``; :meth:`show`
+    fills them. ``numbers_in_titles``: titles carry ``d_k`` and ``||J||_F`` (static figures; the
+    explorer names each scale once and puts the numbers in its readout). ``animated``: for blitting.
     """
 
     def __init__(self, axes, scales, n: int, numbers_in_titles: bool = True, animated: bool = False):
@@ -129,24 +68,11 @@ class JacobianHeatmaps:
 
 
 def jacobian_small_multiples(panels):
-    """Softmax Jacobians at a few d_k: one row per scale (unscaled on top, scaled below), one colour bar.
-
-    Draws only: the Jacobians and their Frobenius norms (for the titles) come from
-    :func:`sdpa_helpers.gradients.jacobian_panels`.
-
-    Parameters
-    ----------
-    panels : JacobianPanels
-        ``d_k`` (m,), ``scales`` (names from :data:`sdpa_helpers.scales.SCALINGS`),
-        ``jacobian`` (len(scales), m, n, n) and ``frobenius`` (len(scales), m).
-
-    Returns
-    -------
-    Figure
+    """Softmax Jacobians at a few d_k from :func:`sdpa_helpers.gradients.jacobian_panels`: one row per
+    scale, one column of :class:`JacobianHeatmaps` per ``d_k``, one colour bar.
 
     >>> from sdpa_helpers.gradients import jacobian_panels
-    >>> fig = jacobian_small_multiples(jacobian_panels([1, 4], [[0.0, 0.0], [0.0, 2.0]]))
-    >>> len(fig.axes)  # 4 panels + colour bar
+    >>> len(jacobian_small_multiples(jacobian_panels([1, 4], [[0.0, 0.0], [0.0, 2.0]])).axes)  # + colour bar
     5
     """
     try:
@@ -184,109 +110,58 @@ def format_norm(value: float) -> str:
     return f"{value:.2f}" if value >= 0.01 else f"{value:.1e}"
 
 
-def format_norm_axis(ax, label: str, ylim=(1e-13, 10.0)):
-    """A log-log axis for a gradient size against d_k (1 ... 4096).
+class NormPanel:
+    """A gradient size against d_k (1 ... 4096), log-log: for the unscaled and the scaled
+    :class:`~sdpa_helpers.sampling.MCEstimate` (m,) over ``d_ks`` (m,), the mean (filled markers,
+    +-1 SE bars) and the median (hollow); :meth:`show` marks one query's sizes at one ``d_k``
+    (stars, ``animated`` for the explorer's blitting)."""
 
-    >>> format_norm_axis(get_axes(), "norm").get_yscale()
-    'log'
-    """
-    set_d_k_axis(ax)
-    ax.set_xlim(0.7, 4096 * 1.4)
-    ax.set_yscale("log")
-    ax.set_ylim(*ylim)
-    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylabel(label)
-    return ax
+    def __init__(self, ax, label: str, d_ks, unscaled, scaled, ylim=(1e-13, 10.0), animated: bool = False):
+        set_d_k_axis(ax)
+        ax.set_xlim(0.7, 4096 * 1.4)
+        ax.set_yscale("log")
+        ax.set_ylim(*ylim)
+        ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel(label)
+        d_ks = np.asarray(d_ks, dtype=float)
+        self.markers = []
+        for estimate, scale in ((unscaled, "unscaled"), (scaled, "sqrt")):
+            spec = SCALING_STYLES[scale]
+            ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
+                        marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
+            ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=spec["linestyle"], linewidth=0.9,
+                    marker=spec["marker"], markersize=5, markerfacecolor="white", alpha=0.9,
+                    label=f"{spec['label']}: median")
+            (marker,) = ax.plot([], [], color=spec["color"], marker="*", markersize=13, markeredgecolor="black",
+                                linestyle="none", animated=animated)
+            self.markers.append(marker)
 
-
-def norm_curves(ax, d_ks, estimate, scale: str, median: bool = True):
-    """Mean (filled markers, +-1 SE bars) and median (hollow markers, thin) of a norm against d_k.
-
-    Parameters
-    ----------
-    ax : Axes
-    d_ks : array_like, shape (m,)
-    estimate : MCEstimate
-        Fields of shape (m,).
-    scale : str
-        A name from :data:`sdpa_helpers.scales.SCALINGS` (sets the style).
-    median : bool
-        Also draw the median.
-
-    Returns
-    -------
-    Axes
-
-    >>> from sdpa_helpers.saturation import MCEstimate
-    >>> ax = norm_curves(get_axes(), [1, 2], MCEstimate(np.ones(2), np.zeros(2), np.ones(2)), "unscaled")
-    >>> len(ax.lines) >= 2
-    True
-    """
-    spec = _spec(scale)
-    d_ks = np.asarray(d_ks, dtype=float)
-    ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
-                marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
-    if median:
-        ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=spec["linestyle"], linewidth=0.9,
-                marker=spec["marker"], markersize=5, markerfacecolor="white", alpha=0.9,
-                label=f"{spec['label']}: median")
-    return ax
+    def show(self, d_k: int, sizes) -> None:
+        """Stars at ``d_k`` for the (unscaled, scaled) ``sizes``, raised to the axis floor if below it."""
+        floor = self.markers[0].axes.get_ylim()[0]
+        for marker, size in zip(self.markers, sizes):
+            marker.set_data([d_k], [max(size, floor)])
 
 
 def gradient_norms_figure(unscaled, scaled):
-    """``||J||_F``, ``||dL/dz|| = ||J g||`` and ``||dL/dq||`` against d_k, unscaled vs scaled, log-log.
-
-    Parameters
-    ----------
-    unscaled, scaled : GradientCurves
-        From :func:`sdpa_helpers.gradients.gradient_curves`.
-
-    Returns
-    -------
-    Figure
-
-    >>> from sdpa_helpers.gradients import gradient_curves
-    >>> u = gradient_curves([1, 64], 4, 50, scale="unscaled", rng=0)
-    >>> s = gradient_curves([1, 64], 4, 50, scale="sqrt", rng=0)
-    >>> [ax.get_yscale() for ax in gradient_norms_figure(u, s).axes]
-    ['log', 'log', 'log']
+    """``||J||_F``, ``||dL/dz||`` and ``||dL/dq||`` against d_k (:class:`NormPanel`), unscaled vs
+    scaled (two :class:`~sdpa_helpers.gradients.GradientCurves`), log-log.
     """
     fig, axes = new_figure(1, 3, figsize=(12.0, 3.9))
     with style():
         fields = ("jacobian_norm", "logit_grad_norm", "query_grad_norm")
         titles = ("Jacobian of the softmax", "gradient reaching the logits $z$", "gradient reaching the query $q$")
         for ax, field, label, title in zip(axes, fields, NORM_LABELS, titles):
-            format_norm_axis(ax, label)
-            norm_curves(ax, unscaled.d_k, getattr(unscaled, field), "unscaled")
-            norm_curves(ax, scaled.d_k, getattr(scaled, field), "sqrt")
+            NormPanel(ax, label, unscaled.d_k, getattr(unscaled, field), getattr(scaled, field))
             ax.set_title(title)
         axes[0].legend(loc="lower left")
     return fig
 
 
 def jacobian_bound_figure(gap, frobenius, ax=None):
-    """``||J||_F`` against ``1 - max p`` for many probability vectors, with the bound ``2 (1 - max p)``.
-
-    Draws only: ``gap`` from :func:`sdpa_helpers.gradients.one_minus_max` and ``frobenius`` from
-    :func:`sdpa_helpers.gradients.jacobian_frobenius`. Points with a zero coordinate (off a log axis)
-    are left out.
-
-    Parameters
-    ----------
-    gap : array_like, shape (m,)
-        ``1 - max p`` of each probability vector.
-    frobenius : array_like, shape (m,)
-        ``||J||_F`` of each.
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = jacobian_bound_figure([0.5, 0.1], [0.5, 0.18])
-    >>> ax.get_xscale(), ax.get_yscale()
-    ('log', 'log')
+    """``||J||_F`` (``frobenius``, (m,)) against ``gap = 1 - max p`` (m,), log-log, with the bound
+    ``2 (1 - max p)``; points with a zero coordinate are left out.
     """
     gap = _checks.real_array("gap", gap, min_ndim=1, shape_hint="(m,)")
     fro = _checks.real_array("frobenius", frobenius, min_ndim=1, shape_hint="(m,)")

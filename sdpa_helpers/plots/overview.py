@@ -1,17 +1,5 @@
-"""Figures for notebook 00: q·k as a random walk, and the three effects of the scale side by side.
-
-- :func:`random_walks` -- a few running sums of ``q_i k_i`` against ``i`` inside the ``±sqrt(i)``
-  band (one standard deviation) and the ``±2 sqrt(i)`` lines;
-- :class:`EffectsPanels` -- four panels for one ``d_k``: the unscaled logits (on an x axis fixed
-  for every ``d_k``, so the widening is seen), the scaled logits (both histograms with the tallest
-  bar = 1), the sorted softmax weights, and the size of the softmax's Jacobian against ``d_k``;
-  :meth:`EffectsPanels.show` puts one ``d_k``'s data in (the explorer of notebook 00 reuses the
-  same panels and moves only their data);
-- :func:`three_effects_figure` -- the static twin: one row of the first three panels per ``d_k``,
-  and the Jacobian panel once beside them, with a marker for each row;
-The numbers (and the histograms' bins, :func:`sdpa_helpers.overview.spread_edges` and
-:data:`sdpa_helpers.overview.SCALED_EDGES`) come from :mod:`sdpa_helpers.overview`; these
-functions draw them.
+"""Figures for notebook 00: q·k as a random walk, and the three effects of the scale side by side
+(:class:`EffectsPanels`, shared by the static figure and the explorer).
 """
 
 from __future__ import annotations
@@ -32,22 +20,10 @@ HIST_YLABEL = "logits per bin (tallest = 1)"
 
 
 def random_walks(walks, n_shown: int = 5, ax=None):
-    """Draw the first ``n_shown`` walks (rows of ``walks``) against the step ``i``, with the envelopes.
+    """The first ``n_shown`` of ``walks`` (n_walks, d_k) against the step ``i``, inside the ``±sqrt(i)``
+    band and the ``±2 sqrt(i)`` lines; returns the Axes.
 
-    Parameters
-    ----------
-    walks : ndarray, shape (n_walks, d_k)
-        Running sums, as from :func:`sdpa_helpers.overview.dot_product_walks`.
-    n_shown : int
-        How many walks to draw.
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = random_walks(np.cumsum(np.ones((3, 16)), axis=1), n_shown=2)
-    >>> len(ax.get_lines())  # 2 walks, the +-2 sqrt(i) lines and the zero line
+    >>> len(random_walks(np.cumsum(np.ones((3, 16)), axis=1), n_shown=2).get_lines())  # 2 walks, 2 envelopes, 0
     5
     """
     walks = np.asarray(walks, dtype=float)
@@ -74,35 +50,13 @@ def random_walks(walks, n_shown: int = 5, ax=None):
 
 
 class EffectsPanels:
-    """Four panels showing what the scale does at one ``d_k``; :meth:`show` fills them.
+    """Four panels of what the scale does at one ``d_k``; :meth:`show` fills them: (a) the unscaled logits
+    on an x axis fixed up to ``d_max`` (``±4 sqrt(d_max)``), (b) the scaled logits (both histograms:
+    tallest bar = 1), (c) the sorted softmax weights of ``n_keys`` keys, (d) ``||J||`` against ``d_ks``
+    from ``bands`` (``{"unscaled": (3, len(d_ks)), "sqrt": ...}``: 10 %, median, 90 %) with a marker.
 
-    Each panel says one thing: (a) the unscaled logits widen with ``d_k`` (one x axis fixed for
-    every ``d_k``); (b) the scaled logits do not (both histograms normalised the same way:
-    tallest bar = 1); (c) the sorted softmax weights; (d) the size of the softmax's Jacobian
-    against ``d_k`` (median and 10-90 % band over queries), with a marker at the ``d_k`` shown.
-
-    Parameters
-    ----------
-    axes : sequence of 4 Axes
-        Unscaled logits, scaled logits, sorted weights, Jacobian norm against ``d_k``.
-    d_ks : sequence of int
-        The ``d_k`` grid of the Jacobian curves.
-    bands : dict
-        ``{"unscaled": ndarray (3, len(d_ks)), "sqrt": ...}``: 10 % quantile, median, 90 % quantile
-        of the Jacobian norm (:func:`sdpa_helpers.overview.jacobian_norm_bands`).
-    n_keys : int
-        Keys per query (the weights panel's x axis).
-    d_max : int
-        The largest ``d_k`` the unscaled panel must hold (its x axis is fixed at ``±4 sqrt(d_max)``).
-    animated : bool
-        Make the moving artists animated (for the explorer's blitting).
-    annotate : bool
-        Write the changing numbers in the panels: the spreads in the histograms' titles, the largest
-        weights in the weights panel (the explorer puts them in its readout instead, and its titles
-        stay fixed).
-    curves : bool
-        Draw the Jacobian curves in ``axes[3]`` (False when several rows share that panel and
-        another row has drawn them: each row then adds only its markers).
+    ``animated``: for the explorer's blitting; ``annotate``: the changing numbers in the panels (the
+    explorer puts them in its readout); ``curves``: draw (d)'s curves (False for rows sharing (d)).
     """
 
     def __init__(self, axes, d_ks, bands, n_keys: int, d_max: int, animated: bool = False,
@@ -195,20 +149,9 @@ class EffectsPanels:
 
 
 def three_effects_figure(rows, d_ks, bands, n_keys: int):
-    """The static twin of notebook 00's explorer: one row of panels (a)-(c) per ``d_k``, and panel (d)
-    once, spanning the rows, with a marker at each row's ``d_k``.
-
-    Parameters
-    ----------
-    rows : sequence of (Effects, Effects)
-        ``(unscaled, scaled)`` for each ``d_k`` shown, top to bottom.
-    d_ks, bands, n_keys :
-        As in :class:`EffectsPanels`.
-
-    Returns
-    -------
-    Figure
-        The unscaled column shares one x axis (``±4 sqrt`` of the largest ``d_k`` shown).
+    """The static twin of notebook 00's explorer: one row of panels (a)-(c) per ``(unscaled, scaled)``
+    pair of :class:`~sdpa_helpers.overview.Effects` in ``rows``, panel (d) once beside them with a
+    marker per row (``d_ks``, ``bands``, ``n_keys`` as in :class:`EffectsPanels`).
     """
     rows = list(rows)
     if not rows:

@@ -1,13 +1,9 @@
 """Figures for notebook 04: three choices of scale -- none, 1/sqrt(d_k), 1/d_k.
 
-The scalings are named as in :data:`sdpa_helpers.scales.SCALINGS` and drawn in the styles of
-:data:`sdpa_helpers.plots.SCALING_STYLES`.
-
-- :func:`logit_std_vs_d_k` -- log-log: the logits' standard deviation against d_k, theory lines
-  (slopes 1/2, 0, -1/2) and simulation dots;
-- :func:`attention_vs_d_k` -- mean entropy and mean largest weight of the softmax against d_k;
-- :func:`sorted_weights` and :func:`weights_small_multiples` -- softmax weights by rank: one
-  query's, or the median and a band over many (:func:`sdpa_helpers.scaling.band_polygon`).
+Two panels objects draw the pictures the notebook's figures and its explorer share:
+:class:`LogitStdPanel` (log-log: the logits' spread against d_k, theory lines and dots) and
+:class:`SortedWeightsPanel` (softmax weights by rank: one query's, or the median and a band over
+many). Scalings are named as in :data:`sdpa_helpers.scales.SCALINGS`.
 """
 
 from __future__ import annotations
@@ -22,12 +18,8 @@ from .. import _checks, scaling
 from ..scales import SCALINGS, check_scaling
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["set_power_of_two_axis", "logit_std_vs_d_k", "attention_vs_d_k",
-           "sorted_weights", "weights_small_multiples"]
-
-
-def _check_name(what: str, name) -> str:
-    return check_scaling(what, name)
+__all__ = ["set_power_of_two_axis", "LogitStdPanel", "logit_std_vs_d_k", "attention_vs_d_k",
+           "SortedWeightsPanel", "sorted_weights", "weights_small_multiples"]
 
 
 def _check_per_scaling(what: str, values: dict, n: int) -> None:
@@ -35,7 +27,7 @@ def _check_per_scaling(what: str, values: dict, n: int) -> None:
     if not isinstance(values, dict):
         raise TypeError(f"{what} must be a dict scaling name -> values, got {type(values).__name__}")
     for name, v in values.items():
-        _check_name(f"the keys of {what}", name)
+        check_scaling(f"the keys of {what}", name)
         if len(v) != n:
             raise ValueError(f"{what}[{name!r}] must have one value per d_k ({n}), got {len(v)}")
 
@@ -68,27 +60,38 @@ def set_power_of_two_axis(ax, which: str = "y", lo: int = -6, hi: int = 6, label
     return ax
 
 
+class LogitStdPanel:
+    """Log-log: the standard deviation of the logits ``c q . k`` against d_k for the three scalings,
+    theory lines ``d_k**(1/2 + e)`` (slopes 1/2, 0, -1/2) up to ``d_max``; :meth:`show` puts dots.
+    ``animated``: the explorer's moving markers (large, black-edged)."""
+
+    def __init__(self, ax, d_max: int = 4096, animated: bool = False):
+        grid = 2.0 ** np.arange(0, int(np.log2(d_max)) + 1)
+        self.dots = {}
+        for name, e in SCALINGS.items():
+            spec = SCALING_STYLES[name]
+            ax.plot(grid, grid ** (0.5 + e), color=spec["color"], linestyle=spec["linestyle"],
+                    label=f"{spec['label']}: slope {Fraction(0.5 + e)}")
+        for name in SCALINGS:
+            spec = SCALING_STYLES[name]
+            (self.dots[name],) = ax.plot([], [], linestyle="none", marker=spec["marker"], color=spec["color"],
+                                         markersize=10 if animated else 5,
+                                         markeredgecolor="black" if animated else spec["color"], animated=animated)
+        set_d_k_axis(ax, d_max=d_max)
+        set_power_of_two_axis(ax, "y", -6, 6, label=r"standard deviation of the logits $c\,q\cdot k$")
+        ax.legend(loc="upper left")
+
+    def show(self, d_ks, stds: dict) -> None:
+        """Dots at ``d_ks`` with ``stds[name]`` (one value per d_k) for each scaling given."""
+        for name, values in stds.items():
+            self.dots[name].set_data(d_ks, values)
+
+
 def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int = 4096):
-    """Log-log: standard deviation of the logits ``c * q . k`` against d_k, for the three scalings.
-
-    Theory (lines): ``std = sqrt(d_k) * c = d_k**(1/2 + e)``, slopes 1/2, 0 and -1/2.
-
-    Parameters
-    ----------
-    d_ks : sequence of int, optional
-        d_k of the simulation dots.
-    sim_std : dict name -> ndarray, shape (len(d_ks),), optional
-        Simulated standard deviations per scaling name (keys of :data:`sdpa_helpers.scales.SCALINGS`).
-    ax : Axes, optional
-    d_max : int
-        Largest d_k of the theory lines.
-
-    Returns
-    -------
-    Axes
+    """:class:`LogitStdPanel` with simulated standard deviations ``sim_std`` (name -> (len(d_ks),)) as dots.
 
     >>> ax = logit_std_vs_d_k()
-    >>> [line.get_label() for line in ax.lines]
+    >>> [line.get_label() for line in ax.lines[:3]]
     ['unscaled: slope 1/2', 'scaled by $1/\\\\sqrt{d_k}$: slope 0', 'scaled by $1/d_k$: slope -1/2']
     """
     d_max = _checks.positive_int("d_max", d_max)
@@ -97,41 +100,16 @@ def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int
             raise ValueError("d_ks must be given with sim_std")
         _check_per_scaling("sim_std", sim_std, len(d_ks))
     ax = get_axes(ax, figsize=(6.0, 4.2))
-    grid = 2.0 ** np.arange(0, int(np.log2(d_max)) + 1)
     with style():
-        for name, e in SCALINGS.items():
-            spec = SCALING_STYLES[name]
-            slope = Fraction(0.5 + e)
-            ax.plot(grid, grid ** (0.5 + e), color=spec["color"], linestyle=spec["linestyle"],
-                    label=f"{spec['label']}: slope {slope}")
-        if sim_std is not None:
-            for name, values in sim_std.items():
-                spec = SCALING_STYLES[name]
-                ax.plot(d_ks, values, linestyle="none", marker=spec["marker"], color=spec["color"],
-                        markersize=5)
-        set_d_k_axis(ax, d_max=d_max)
-        set_power_of_two_axis(ax, "y", -6, 6, label=r"standard deviation of the logits $c\,q\cdot k$")
-        ax.legend(loc="upper left")
+        LogitStdPanel(ax, d_max).show(d_ks, sim_std or {})
     return ax
 
 
 def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
-    """Two panels against d_k: mean softmax entropy (left) and mean largest weight (right).
+    """Mean softmax entropy (left) and mean largest weight (right) against d_k, from dicts
+    name -> (len(d_ks),), with the uniform levels ``ln n`` and ``1/n``.
 
-    Parameters
-    ----------
-    d_ks : sequence of int
-    entropy, max_weight : dict name -> ndarray, shape (len(d_ks),)
-        Per scaling name (keys of :data:`sdpa_helpers.scales.SCALINGS`): the mean over queries.
-    n_keys : int
-        Number of keys: marks ``ln n`` (uniform attention) and ``1/n``.
-
-    Returns
-    -------
-    Figure
-
-    >>> d = [1, 2]
-    >>> fig = attention_vs_d_k(d, {"sqrt": np.ones(2)}, {"sqrt": np.full(2, 0.5)}, n_keys=4)
+    >>> fig = attention_vs_d_k([1, 2], {"sqrt": np.ones(2)}, {"sqrt": np.full(2, 0.5)}, n_keys=4)
     >>> [ax.get_ylabel() for ax in fig.axes]
     ['mean entropy (natural log)', 'mean largest weight']
     """
@@ -163,69 +141,65 @@ def attention_vs_d_k(d_ks, entropy: dict, max_weight: dict, n_keys: int):
     return fig
 
 
+class SortedWeightsPanel:
+    """Softmax weights by rank (keys sorted from the largest ``q . k`` down) for the scalings
+    ``names`` over ``n_keys`` keys, with the uniform level ``1/n``; :meth:`show` fills it.
+    ``banded``: each scaling is a median line and a band (per rank low, median, high) instead of
+    one query's weights."""
+
+    def __init__(self, ax, names, n_keys: int, banded: bool, animated: bool = False, title: str = ""):
+        ranks = np.arange(1, n_keys + 1)
+        self.lines, self.bands = {}, {}
+        for name in names:
+            spec = SCALING_STYLES[name]
+            (self.lines[name],) = ax.plot(ranks, np.full(n_keys, 1 / n_keys), color=spec["color"],
+                                          linestyle=spec["linestyle"], marker=spec["marker"], markersize=4,
+                                          label=spec["label"], animated=animated)
+            if banded:
+                (self.bands[name],) = ax.fill(*scaling.band_polygon(np.zeros(n_keys), np.zeros(n_keys)).T,
+                                              color=spec["color"], alpha=0.2, linewidth=0, animated=animated)
+        ax.axhline(1 / n_keys, color="black", linewidth=1, linestyle=(0, (1, 3)))
+        ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02),
+               xlim=(0.5, n_keys + 0.5), title=title)
+        ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+
+    def show(self, weights: dict) -> None:
+        """``weights``: name -> (n_keys,) one query's weights (sorted by the first's order), or (3, n_keys)."""
+        first = np.asarray(next(iter(weights.values())))
+        order = np.argsort(-first, kind="stable") if first.ndim == 1 else slice(None)
+        for name, w in weights.items():
+            w = np.asarray(w, dtype=float)
+            if w.ndim == 2:
+                self.lines[name].set_ydata(w[1])
+                self.bands[name].set_xy(scaling.band_polygon(w[0], w[2]))
+            else:
+                self.lines[name].set_ydata(w[order])
+
+
 def sorted_weights(weights: dict, ax=None, title: str = ""):
-    """Softmax weights per scaling, keys sorted from the largest ``q . k`` down.
-
-    Parameters
-    ----------
-    weights : dict name -> ndarray, shape (n_keys,) or (3, n_keys)
-        Per scaling name: one query's weights of the same keys (sorted here by the first entry's
-        order), or per rank the (low, median, high) of many queries' weights
-        (:func:`sdpa_helpers.scaling.weight_bands`): the median drawn as a line, a band between.
-    ax : Axes, optional
-    title : str
-
-    Returns
-    -------
-    Axes
+    """:class:`SortedWeightsPanel` of ``weights``: name -> (n_keys,) one query's weights of the same
+    keys, or (3, n_keys) per rank the (low, median, high) of many (:func:`sdpa_helpers.scaling.weight_bands`).
 
     >>> ax = sorted_weights({"sqrt": np.array([0.2, 0.5, 0.3])})
     >>> ax.lines[0].get_ydata().tolist()
     [0.5, 0.3, 0.2]
-    >>> ax = sorted_weights({"sqrt": np.array([[0.4, 0.1], [0.5, 0.2], [0.6, 0.3]])})
-    >>> ax.lines[0].get_ydata().tolist(), len(ax.patches)
-    ([0.5, 0.2], 1)
     """
     if not isinstance(weights, dict) or not weights:
         raise TypeError(f"weights must be a non-empty dict scaling name -> weights, got {weights!r}")
     for name in weights:
-        _check_name("the keys of weights", name)
-    ax = get_axes(ax)
+        check_scaling("the keys of weights", name)
     first = _checks.real_array("weights", next(iter(weights.values())), min_ndim=1,
                                shape_hint="(n_keys,) or (3, n_keys)")
-    banded = first.ndim == 2
-    if banded and first.shape[0] != 3 or first.ndim > 2:
+    if first.ndim == 2 and first.shape[0] != 3 or first.ndim > 2:
         raise ValueError(f"weights must hold arrays of shape (n_keys,) or (3, n_keys), got {first.shape}")
-    order = np.arange(first.shape[-1]) if banded else np.argsort(-first, kind="stable")
-    ranks = np.arange(1, first.shape[-1] + 1)
+    ax = get_axes(ax)
     with style():
-        for name, w in weights.items():
-            spec = SCALING_STYLES[name]
-            w = np.asarray(w, dtype=float)
-            ax.plot(ranks, (w[1] if banded else w)[order], color=spec["color"], linestyle=spec["linestyle"],
-                    marker=spec["marker"], markersize=4, label=spec["label"])
-            if banded:
-                ax.fill(*scaling.band_polygon(w[0], w[2]).T, color=spec["color"], alpha=0.2, linewidth=0)
-        ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02), title=title)
-        ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
+        SortedWeightsPanel(ax, list(weights), first.shape[-1], first.ndim == 2, title=title).show(weights)
     return ax
 
 
 def weights_small_multiples(weights_by_d_k: dict):
-    """A row of :func:`sorted_weights` panels, one per d_k.
-
-    Parameters
-    ----------
-    weights_by_d_k : dict int -> dict name -> ndarray, shape (n_keys,) or (3, n_keys) (see :func:`sorted_weights`)
-
-    Returns
-    -------
-    Figure
-
-    >>> fig = weights_small_multiples({4: {"sqrt": np.full(3, 1 / 3)}, 64: {"sqrt": np.full(3, 1 / 3)}})
-    >>> len(fig.axes)
-    2
-    """
+    """A row of :func:`sorted_weights` panels from ``{d_k: {name: weights}}``, one per d_k."""
     if not isinstance(weights_by_d_k, dict) or not weights_by_d_k:
         raise TypeError(f"weights_by_d_k must be a non-empty dict d_k -> weights, got {type(weights_by_d_k).__name__}")
     d_ks = sorted(weights_by_d_k)

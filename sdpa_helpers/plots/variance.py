@@ -1,15 +1,6 @@
 """Figures for notebook 02: the distribution of q·k against the normal N(0, d_k).
 
-This module offers:
-
-- :data:`DIST_STYLE` -- one colour, line style and marker per component distribution;
-- :class:`HistogramPanel` -- one histogram of ``q . k`` on one Axes, refilled by ``show`` (the
-  static figures and notebook 02's explorer draw through it);
-- :func:`dot_product_histogram` -- one histogram of ``q . k`` with the ``N(0, d_k)`` density on top
-  (stems for the discrete Rademacher case);
-- :func:`histogram_grid` -- small multiples: one row per distribution, one column per ``d_k``;
-- :func:`covariance_heatmap` -- an annotated heatmap of a covariance matrix;
-- :func:`kurtosis_decay` -- ``|excess kurtosis|`` of ``q . k`` against ``d_k``, simulation and theory.
+:class:`HistogramPanel` draws every histogram of ``q . k`` (the static figures and the explorer).
 """
 
 from __future__ import annotations
@@ -27,8 +18,7 @@ from . import OKABE_ITO, UNSCALED, get_axes, new_figure, set_d_k_axis, style
 __all__ = ["DIST_STYLE", "HistogramPanel", "Y_LEVELS",
            "dot_product_histogram", "histogram_grid", "covariance_heatmap", "kurtosis_decay"]
 
-#: Colour, line style and marker of each component distribution (Okabe-Ito, none of the
-#: three colours reserved for the scalings).
+#: Colour, line style and marker of each component distribution (none of the scalings' colours).
 DIST_STYLE = {
     "normal": {"color": OKABE_ITO["black"], "linestyle": "-", "marker": "o"},
     "uniform": {"color": OKABE_ITO["orange"], "linestyle": "--", "marker": "s"},
@@ -39,34 +29,17 @@ DIST_STYLE = {
 _NORMAL_LINE = {"color": OKABE_ITO["black"], "linewidth": 1.5}
 
 
-#: y-axis tops of a standardised panel, in units of 1 / sqrt(d_k) (the N(0, 1) peak is 0.399): the
-#: smallest that fits is used, so a standardised panel's frame takes only these three forms.
+#: y-axis tops of a standardised panel, in units of 1 / sqrt(d_k): the smallest that fits is used.
 Y_LEVELS = (0.5, 1.0, 1.6)
 
 
 class HistogramPanel:
-    """One histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top, on one Axes.
+    """One histogram of ``q . k`` (a density) with the ``N(0, d_k)`` density on top; :meth:`show` fills it.
 
-    Made once; :meth:`show` puts one setting's samples in. Notebook 02's static figures
-    (:func:`dot_product_histogram`, :func:`histogram_grid`) and its explorer
-    (:class:`sdpa_helpers.widgets.variance.VarianceExplorer`) draw through this one class.
-
-    The x axis spans ±4.5 ``sqrt(d_k)``, so the normal curve has the same shape at every
-    ``d_k``; only the numbers on the axis change. Rademacher components make ``q . k`` discrete
-    (integers of the parity of ``d_k``, two apart): drawn as stems at its values, of height
-    probability / 2, so that they compare with the density (bars of width 2 would look uniform).
-
-    Parameters
-    ----------
-    ax : Axes
-    xlabel, ylabel, legend : bool
-        Label the axes, show the legend.
-    standardised : bool
-        Draw in units of ``sqrt(d_k)``: the axes are labelled ``2√d_k``, ``0.2/√d_k`` and so on, so
-        they never change with ``d_k`` (the explorer's frame stays put; only the data move). The
-        y top is the smallest of :data:`Y_LEVELS` that fits. Otherwise real units, autoscaled.
-    animated : bool
-        Make the moving artists animated (for the explorer's blitting).
+    The x axis spans ±4.5 ``sqrt(d_k)``. Rademacher ``q . k`` is discrete (integers two apart): stems
+    of height probability / 2, comparable with the density. ``standardised``: axes in units of
+    ``sqrt(d_k)`` (labelled ``2√d_k``, ``0.2/√d_k``; y top from :data:`Y_LEVELS`), so the explorer's
+    frame never changes; otherwise real units. ``animated``: for the explorer's blitting.
     """
 
     def __init__(self, ax, xlabel: bool = True, ylabel: bool = True, legend: bool = True,
@@ -91,9 +64,8 @@ class HistogramPanel:
                               ["0"] + [f"{v:.1f}/√d_k" for v in np.arange(0.2, 1.61, 0.2)])
 
     def show(self, samples: np.ndarray, d_k: int, dist: str, title: str | None = None) -> None:
-        """Draw ``samples`` (values of ``q . k`` with ``d_k`` components of ``dist``); inputs trusted.
-
-        ``title`` defaults to the distribution, ``d_k`` and the sample variance; ``""`` leaves it.
+        """Draw ``samples`` of ``q . k`` (``d_k`` components of ``dist``; inputs trusted). ``title``
+        defaults to the distribution, ``d_k`` and the sample variance; ``""`` leaves it.
         """
         sd = math.sqrt(d_k)
         x_unit, y_unit = (sd, 1 / sd) if self.standardised else (1.0, 1.0)
@@ -137,31 +109,12 @@ class HistogramPanel:
 
 def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, title: str | None = None,
                           xlabel: bool = True, ylabel: bool = True, legend: bool = True):
-    """Histogram of ``q . k`` (as a density) with the ``N(0, d_k)`` density on top (a :class:`HistogramPanel`).
+    """A :class:`HistogramPanel` of ``samples`` (n,) of ``q . k`` with ``d_k`` components of ``dist``;
+    returns the Axes. ``title`` defaults to the setting and the sample variance.
 
-    Parameters
-    ----------
-    samples : array_like, shape (n,)
-        Dot products ``q . k``.
-    d_k : int
-        Their dimension (sets the reference ``N(0, d_k)`` and the axis).
-    dist : {"normal", "uniform", "rademacher", "laplace"}
-        The component distribution (sets the bins, see :func:`histogram_edges`).
-    ax : Axes, optional
-    title : str, optional
-        Defaults to the distribution, ``d_k`` and the sample variance.
-    xlabel, ylabel, legend : bool
-        Whether to label the axes and show the legend (off inside small multiples).
-
-    Returns
-    -------
-    Axes
-
-    Examples
-    --------
     >>> ax = dot_product_histogram(np.random.default_rng(0).standard_normal(1000) * 2, d_k=4)
-    >>> tuple(map(float, ax.get_xlim())), ax.get_xlabel()
-    ((-9.0, 9.0), '$q\\\\cdot k$')
+    >>> tuple(map(float, ax.get_xlim()))
+    (-9.0, 9.0)
     """
     d_k = _checks.positive_int("d_k", d_k)
     samples = _checks.real_array("samples", samples, min_ndim=1).ravel()
@@ -172,25 +125,8 @@ def dot_product_histogram(samples, d_k: int, dist: str = "normal", ax=None, titl
 
 
 def histogram_grid(samples: dict):
-    """Small multiples of :func:`dot_product_histogram`: one row per distribution, one column per ``d_k``.
-
-    Parameters
-    ----------
-    samples : dict dist -> dict d_k -> ndarray, shape (n,)
-        Dot products for each component distribution and each ``d_k`` (the same ``d_k`` in
-        every row).
-
-    Returns
-    -------
-    Figure
-        Row labels on the left (``dist`` and "density"), ``d_k`` on top, ``q . k`` below.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> fig = histogram_grid({"normal": {d: rng.standard_normal(500) * d**0.5 for d in (1, 16)}})
-    >>> len(fig.axes), fig.axes[0].get_title()
-    (2, '$d_k$ = 1')
+    """Small multiples of :func:`dot_product_histogram` from ``{dist: {d_k: samples}}`` (the same ``d_k``
+    in every row): one row per distribution, one column per ``d_k``.
     """
     if not isinstance(samples, dict) or not samples:
         raise TypeError("samples must be a non-empty dict dist -> {d_k: samples}")
@@ -216,24 +152,9 @@ def histogram_grid(samples: dict):
 
 
 def covariance_heatmap(C, ax=None, decimals: int = 2, row: str = "i", col: str = "j"):
-    """An annotated heatmap of a covariance matrix ``C`` (cividis; values printed in the cells).
+    """An annotated heatmap of a covariance matrix ``C`` (d, d); ``row``, ``col`` name the indices.
 
-    Parameters
-    ----------
-    C : array_like, shape (d, d)
-    ax : Axes, optional
-    decimals : int
-    row, col : str
-        Index names of the rows and of the columns (axis labels "term i", "term j").
-
-    Returns
-    -------
-    Axes
-
-    Examples
-    --------
-    >>> ax = covariance_heatmap(np.eye(2))
-    >>> [t.get_text() for t in ax.texts]
+    >>> [t.get_text() for t in covariance_heatmap(np.eye(2)).texts]
     ['1.00', '0.00', '0.00', '1.00']
     """
     C = _checks.real_array("C", C, min_ndim=2, shape_hint="(d, d)")
@@ -255,27 +176,8 @@ def covariance_heatmap(C, ax=None, decimals: int = 2, row: str = "i", col: str =
 
 
 def kurtosis_decay(d_ks, sample: dict, se: dict, theory: dict, ax=None):
-    """``|excess kurtosis|`` of ``q . k`` against ``d_k`` on log-log axes: simulation and theory.
-
-    A line of slope -1 is a decay like ``1/d_k``. Negative values (Rademacher) are drawn
-    as their absolute value with hollow markers, and say so in the legend.
-
-    Parameters
-    ----------
-    d_ks : array_like of int, shape (m,)
-    sample, se, theory : dict dist -> array_like, shape (m,)
-        Simulated excess kurtosis, its standard error, and the closed form, per distribution.
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    Examples
-    --------
-    >>> ax = kurtosis_decay([1, 4], {"normal": [6.1, 1.4]}, {"normal": [0.2, 0.1]}, {"normal": [6.0, 1.5]})
-    >>> ax.get_yscale(), ax.get_xscale()
-    ('log', 'log')
+    """``|excess kurtosis|`` of ``q . k`` against ``d_k`` on log-log axes: theory lines and simulated
+    markers with ±2 SE, from ``{dist: (m,)}`` dicts; negative values (Rademacher) hollow.
     """
     d_arr = np.asarray([_checks.positive_int("d_k", d) for d in d_ks], dtype=float)
     ax = get_axes(ax, figsize=(7.6, 4.0))

@@ -14,7 +14,6 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from .. import plots
 from ..gradients import gradient_curves, jacobian_panels, typical_query_seed
 from ..plots import gradients as gradients_plots
 from ..saturation import prefix_logits
@@ -70,27 +69,21 @@ class JacobianExplorer(Explorer):
         self.heatmaps = gradients_plots.JacobianHeatmaps((self.ax_u, self.ax_s), _SCALES, self.n_keys,
                                                          numbers_in_titles=False, animated=True)
         self.heatmaps.colorbar(ax=self.ax_s, shrink=0.85)
-        gradients_plots.format_norm_axis(self.ax_norm, gradients_plots.NORM_LABELS[0], ylim=(NORM_FLOOR, 1.0))
+        unscaled, scaled = _curves(self.n_keys)
+        self.norms = gradients_plots.NormPanel(self.ax_norm, gradients_plots.NORM_LABELS[0], D_K_CHOICES,
+                                               unscaled, scaled, ylim=(NORM_FLOOR, 1.0), animated=True)
         # plain "1e-8" tick labels: eight mathtext powers of ten cost a visible part of the build
         power_of_ten = FuncFormatter(lambda v, _: f"1e{round(np.log10(v)):d}" if v < 1 else "1")
         self.ax_norm.yaxis.set_major_formatter(power_of_ten)
-        for curve, scale in zip(_curves(self.n_keys), _SCALES):
-            gradients_plots.norm_curves(self.ax_norm, D_K_CHOICES, curve, scale)
         self.ax_norm.set_title(f"this query (star) vs {N_QUERIES} random queries")
         self.ax_norm.legend(loc="lower left", fontsize=8)
-        self.markers = []
-        for spec in (plots.UNSCALED, plots.SCALED):
-            (marker,) = self.ax_norm.plot([], [], color=spec["color"], marker="*", markersize=13,
-                                          markeredgecolor="black", linestyle="none", animated=True)
-            self.markers.append(marker)
 
     def _update(self, d_k, seed):
         panels, col = _one_query(seed, self.n_keys), D_K_CHOICES.index(d_k)
         # accurate even where J's top diagonal entry rounds to 0
         norms = [float(v) for v in panels.frobenius[:, col]]
         self.heatmaps.show(panels.jacobian[:, col], norms, d_k)
-        for marker, norm in zip(self.markers, norms):
-            marker.set_data([d_k], [max(norm, NORM_FLOOR)])
+        self.norms.show(d_k, norms)
         floor = (f" (below the axis floor {NORM_FLOOR:.0e}: its star sits on the bottom edge)"
                  if norms[0] < NORM_FLOOR else "")
         tie = (" Here unscaled is not smaller: this query's two largest logits are nearly tied, so its "

@@ -1,15 +1,9 @@
-"""Explorers for notebook 05: the softmax saturates as d_k grows (unscaled), and temperature.
+"""Explorers for notebook 05, drawn by the panels of :mod:`sdpa_helpers.plots.saturation`.
 
-- :class:`SaturationExplorer` -- drag d_k and the number of keys n: one query's weights,
-  unscaled and scaled, and the Monte Carlo curves of the largest weight, the entropy and
-  ``exp(entropy)`` with a marker, the measured onset of saturation (the first d_k where the
-  mean entropy is 1 nat below ``ln n``: notebook 05's own measurement on integer d_k, median over
-  5 seeds, :data:`sdpa_helpers.saturation.MEASURED_ONSETS`) and the entropy law ``ln n - d_k/2``;
+- :class:`SaturationExplorer` -- drag d_k, the number of keys n and the seed: one query's weights
+  unscaled and scaled, and the Monte Carlo curves (computed once, at build) of the largest weight,
+  the entropy and ``exp(entropy)``, with notebook 05's measured onset and the law ``ln n - d_k/2``;
 - :class:`TemperatureExplorer` -- drag the temperature ``T`` of ``softmax(z / T)`` on fixed logits.
-
-Every number comes from :mod:`sdpa_helpers.saturation`; the curves of every key count are
-computed when the explorer is built (an equal, small budget per count), so no control computes
-a Monte Carlo curve on its first visit.
 """
 
 from __future__ import annotations
@@ -18,11 +12,10 @@ from functools import lru_cache
 
 import ipywidgets as W
 import numpy as np
-from matplotlib.collections import PolyCollection
 
 from .. import plots
 from ..attention import softmax
-from ..plots import saturation as saturation_plots
+from ..plots.saturation import CurvePanels, TemperaturePanels, WeightBars
 from ..saturation import (
     KEY_COUNTS,
     MEASURED_ONSETS,
@@ -62,20 +55,6 @@ def _all_curves() -> dict:
             for n in KEY_COUNTS for s in _SCALES}
 
 
-def _bar_verts(heights, width: float = 0.8, unit: bool = False) -> np.ndarray:
-    """Rectangles (n, 4, 2) for bars of ``heights`` at x = 1 ... n (``unit``: at (j - 1/2)/n, in [0, 1])."""
-    h = np.asarray(heights, dtype=float)
-    x = np.arange(1, h.size + 1, dtype=float)
-    if unit:
-        x, width = (x - 0.5) / h.size, width / h.size
-    verts = np.zeros((h.size, 4, 2))
-    verts[:, :2, 0] = (x - width / 2)[:, None]
-    verts[:, 2:, 0] = (x + width / 2)[:, None]
-    verts[:, 1, 1] = h
-    verts[:, 2, 1] = h
-    return verts
-
-
 class SaturationExplorer(Explorer):
     """One query against n random keys: the softmax weights unscaled (left) and scaled (right),
     with the average largest weight, entropy and effective number of keys against d_k below,
@@ -91,67 +70,23 @@ class SaturationExplorer(Explorer):
 
     def _setup(self, fig):
         self.curves = _all_curves()
-        # the onset is section 5's measurement (integer d_k, 5 seeds), not read off the coarse curves
-        self.onset_at = dict(MEASURED_ONSETS)
         grid = fig.add_gridspec(2, 6, height_ratios=(1.0, 0.9))
-        self.ax_bars = (fig.add_subplot(grid[0, :3]), fig.add_subplot(grid[0, 3:]))
-        self.ax_curves = tuple(fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3))
-        saturation_plots.format_curve_axes(self.ax_curves[0], self.ax_curves[1], self.ax_curves[2],
-                                           n_max=max(KEY_COUNTS))
-        self.bars = []
-        for ax, scale in zip(self.ax_bars, _SCALES):
-            saturation_plots.format_weight_axes(ax, 16)
-            ax.set_xlim(0.0, 1.0)  # keys at (j - 1/2)/n: one fixed axis for every n, no redraw
-            ax.set_xticks([])
-            ax.set_xlabel("key $j$ = 1 … $n$ (left to right)")
-            colour = plots.SCALING_STYLES[scale]["color"]  # an edge keeps 1024 bars at least a pixel wide
-            bars = PolyCollection([], facecolor=colour, edgecolor=colour, linewidth=0.6, animated=True)
-            ax.add_collection(bars)
-            self.bars.append(bars)
-            ax.set_title(_TITLE[scale])  # static: drawn once into the background
-        self.lines, self.markers, self.refs, self.onsets = {}, {}, [], []
-        for ax in self.ax_curves:
-            for _ in ("one-hot", "uniform"):
-                (ref,) = ax.plot([], [], animated=True, **saturation_plots.REFERENCE)
-                self.refs.append(ref)
-            (onset,) = ax.plot([], [], animated=True, label=r"onset: $H = \ln n - 1$", **saturation_plots.ONSET)
-            self.onsets.append(onset)
-            for scale in _SCALES:
-                spec = plots.SCALING_STYLES[scale]
-                (line,) = ax.plot([], [], color=spec["color"], linestyle=spec["linestyle"], linewidth=1.5,
-                                  animated=True, label=spec["label"])
-                (marker,) = ax.plot([], [], color=spec["color"], marker=spec["marker"], markersize=8,
-                                    markeredgecolor="black", linestyle="none", animated=True)
-                self.lines[ax, scale] = line
-                self.markers[ax, scale] = marker
-        (self.law,) = self.ax_curves[1].plot([], [], color=plots.OKABE_ITO["black"], linewidth=1.0, animated=True,
-                                             label=r"law $\ln n - d_k/2$")
-        ax0 = self.ax_curves[0]
-        ax0.legend(handles=[self.lines[ax0, s] for s in _SCALES] + [self.onsets[0]], loc="center right", fontsize=7)
-        self.ax_curves[1].legend(handles=[self.law], loc="lower left", fontsize=7)
-        self._x = np.asarray(D_K_CHOICES, dtype=float)
-        self._law_x = np.geomspace(self._x[0], self._x[-1], 200)
+        self.bars = [WeightBars(fig.add_subplot(grid[0, 3 * i:3 * i + 3]), plots.SCALING_STYLES[s]["color"],
+                                title=_TITLE[s], animated=True) for i, s in enumerate(_SCALES)]
+        axes = [fig.add_subplot(grid[1, 2 * i:2 * i + 2]) for i in range(3)]
+        self.panels = CurvePanels(axes, max(KEY_COUNTS), law=True, animated=True, annotate=False)
+        self._law_x = np.geomspace(D_K_CHOICES[0], D_K_CHOICES[-1], 200)
 
     def _update(self, d_k, keys, seed):
         at = D_K_CHOICES.index(d_k)
         z = _one_query(seed)[at, :keys]  # (n,) unscaled logits of this query
         logits = np.stack([scale_factor(s, d_k) * z for s in _SCALES])  # (2, n)
         weights, stats = softmax(logits), weight_stats(logits)
-        for i in range(len(_SCALES)):
-            self.bars[i].set_verts(list(_bar_verts(weights[i], unit=True)))
-        edges = np.array([self._x[0] / 1.4, self._x[-1] * 1.4])
-        onset = self.onset_at[keys]
-        references = ((1.0, 1.0 / keys), (0.0, np.log(keys)), (1.0, float(keys)))
-        for j, (ax, field) in enumerate(zip(self.ax_curves, ("max_weight", "entropy", "effective_keys"))):
-            for r, level in enumerate(references[j]):
-                self.refs[2 * j + r].set_data(edges, [level, level])
-            self.onsets[j].set_data([onset, onset], ax.get_ylim())
-            for scale in _SCALES:
-                mean = getattr(self.curves[keys, scale], field).mean
-                self.lines[ax, scale].set_data(self._x, mean)
-                self.markers[ax, scale].set_data([d_k], [mean[at]])
-        law = entropy_closed_form(keys, self._law_x)
-        self.law.set_data(self._law_x[law >= 0], law[law >= 0])
+        for bars, w in zip(self.bars, weights):
+            bars.show(w)
+        onset = MEASURED_ONSETS[keys]  # section 5's measurement (integer d_k, 5 seeds)
+        self.panels.show(self.curves[keys, "unscaled"], self.curves[keys, "sqrt"], keys, onset,
+                         (self._law_x, entropy_closed_form(keys, self._law_x)), d_k)
         u, s = (self.curves[keys, scale] for scale in _SCALES)
         this = "; ".join(f"{name} max {stats.max_weight[i]:.2f}, H {stats.entropy[i]:.2f}, "
                          f"e^H {stats.effective_keys[i]:.1f}" for i, name in enumerate(("unscaled", "scaled")))
@@ -181,35 +116,18 @@ class TemperatureExplorer(Explorer):
 
     def _setup(self, fig):
         z = np.asarray(self.logits, dtype=float)
-        self.ax_bars, self.ax_max, self.ax_eff = fig.subplots(1, 3)
-        saturation_plots.format_weight_axes(self.ax_bars, z.size)
-        colour = plots.OKABE_ITO["reddish_purple"]
-        self.bars = PolyCollection([], facecolor=colour, edgecolor="none", animated=True)
-        self.ax_bars.add_collection(self.bars)
-        self.ax_bars.set_title("softmax(z / T) (numbers below)")
-        _, curve = temperature_curves(z, 2.0 ** np.linspace(-6, 6, 49))
-        self.weights, self.stats = temperature_curves(z, TEMPERATURES)  # every slider value, at build
+        ax_bars, ax_max, ax_eff = fig.subplots(1, 3)
+        ax_bars.set_title("softmax(z / T) (numbers below)")
         curve_t = 2.0 ** np.linspace(-6, 6, 49)
-        self.markers = []
-        for ax, values, label, ylim in ((self.ax_max, curve.max_weight, saturation_plots.CURVE_LABELS[0], (0, 1.03)),
-                                        (self.ax_eff, curve.effective_keys, saturation_plots.CURVE_LABELS[2],
-                                         (0.7, z.size + 0.3))):
-            saturation_plots.format_temperature_axis(ax, TEMPERATURES)
-            ax.plot(curve_t, values, color=colour)
-            ax.axhline(1.0, **saturation_plots.REFERENCE)
-            ax.axhline(1.0 / z.size if ax is self.ax_max else z.size, **saturation_plots.REFERENCE)
-            ax.set(ylabel=label, ylim=ylim)
-            (marker,) = ax.plot([], [], color=colour, marker="o", markersize=8, markeredgecolor="black",
-                                linestyle="none", animated=True)
-            self.markers.append(marker)
+        self.panels = TemperaturePanels([ax_bars], ax_max, ax_eff, curve_t, temperature_curves(z, curve_t)[1],
+                                        z.size, animated=True, annotate=False)
+        self.weights, self.stats = temperature_curves(z, TEMPERATURES)  # every slider value, at build
 
     def _update(self, temperature):
         i = TEMPERATURES.index(temperature)
         p, top, eff = self.weights[i], self.stats.max_weight[i], self.stats.effective_keys[i]
-        self.bars.set_verts(list(_bar_verts(p)))
+        self.panels.show([temperature], [p])
         name = f"{temperature:g}" if temperature >= 1 else f"1/{1 / temperature:g}"
-        self.markers[0].set_data([temperature], [top])
-        self.markers[1].set_data([temperature], [eff])
         return (f"T = {name}: largest weight {top:.2f}, e^H = {eff:.2f}; softmax(z / T) = "
                 + ", ".join(f"{w:.3f}" for w in p)
                 + f". Small T sharpens toward one-hot; large T flattens toward uniform (1/{p.size} each).")
