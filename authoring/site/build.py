@@ -101,7 +101,7 @@ def explorer_cells(nb: dict, name: str, known: set) -> list[dict]:
             derived = derived or explorer_metadata(
                 [c["source"] if c["cell_type"] == "code" else None for c in nb["cells"]], name)
             meta = derived[i]
-        where = f"{name}, cell {i} ({cell['source'].strip().splitlines()[-1][:60]!r})"
+        where = f"{name}, cell {i} ({cell['source'].strip().splitlines()[0][:60]!r})"
         if meta is None:
             raise MissingExplorer(f"{where} shows a widget but its metadata names no explorer: rebuild the notebook "
                                   f"(python authoring/build.py {name[:2]}), which writes it")
