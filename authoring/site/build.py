@@ -365,8 +365,8 @@ class Page:
         self.title = title_of(nb, self.stem)
         self.explorers: list[dict] = []  # filled by plan(), frames rendered later
         self.figures = 0
-        self.exercises: list[dict] = [spec for cell in nb["cells"] if (key := T.exercise_key(cell))
-                                      for spec in [exercise_spec(key)]]  # page specs, in page order
+        # the page specs of its exercises, in page order
+        self.exercises: list[dict] = [exercise_spec(key) for key in map(T.exercise_key, nb["cells"]) if key]
 
     def plan(self, known: set) -> None:
         """The explorer cells and their classes (before rendering anything)."""
