@@ -29,6 +29,10 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from explorer_cells import KEY as EXPLORER_KEY  # noqa: E402  (authoring/explorer_cells.py, shared with the site)
+from explorer_cells import explorer_metadata  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "authoring" / "notebooks"
 NOTEBOOKS = ROOT / "notebooks"
@@ -91,24 +95,52 @@ def read_source(source: Path) -> nbformat.NotebookNode:
     Every deep-dive heading cell gets ``"jp-MarkdownHeadingCollapsed": true``: the deep
     dive opens folded in JupyterLab. Of a cell's metadata only :data:`KEPT_METADATA` is kept
     (a Predict prompt's ``predict_answer`` stays in the source, out of the learner's notebook).
+    Every explorer cell gets ``"explorer": {"class": ..., "kwargs": ...}``
+    (``explorer_cells.explorer_metadata``): the static site builds its explorer from it.
     """
     nb = jupytext.read(source, fmt="py:percent")
     seen: dict[str, int] = {}
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": LANGUAGE_INFO})
-    for cell in nb.cells:
+    explorers = explorer_metadata([c.source if c.cell_type == "code" else None for c in nb.cells], source.name)
+    for cell, explorer in zip(nb.cells, explorers):
         cell.id = cell_id(source.stem, cell, seen)
         cell.metadata = nbformat.from_dict({k: cell.metadata[k] for k in KEPT_METADATA if cell.metadata.get(k)})
         if is_deep_dive_heading(cell):
             cell.metadata[COLLAPSED] = True
+        if explorer is not None:
+            cell.metadata[EXPLORER_KEY] = nbformat.from_dict(explorer)
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return nb
 
 
 def cell_signature(nb) -> list[tuple]:
-    """What must agree between a source and its notebook: type, text, tags, alt text and folding of every cell."""
+    """What must agree between a source and its notebook: type, text, tags, alt text, folding and
+    explorer (class and arguments) of every cell."""
     return [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", ())), c.metadata.get("alt"),
-             bool(c.metadata.get(COLLAPSED, False))) for c in nb.cells]
+             bool(c.metadata.get(COLLAPSED, False)), json.dumps(c.metadata.get(EXPLORER_KEY), sort_keys=True))
+            for c in nb.cells]
+
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def check_explorer_cells(nb, name: str) -> None:
+    """After a run: a cell shows a widget exactly when it carries explorer metadata (else ``RuntimeError``).
+
+    A widget the build cannot name would reach the site as an empty output; an explorer cell that
+    shows nothing would give the site an explorer the notebook does not have."""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        shows = any(WIDGET_MIME in o.get("data", {}) for o in cell.get("outputs", []))
+        named = EXPLORER_KEY in cell.metadata
+        if shows and not named:
+            raise RuntimeError(f"{name}, cell {i} shows a widget but does not end with an explorer the site can "
+                               f"build: end it with XExplorer(keyword=literal, ...) or a name bound so in the "
+                               f"same cell, XExplorer imported from sdpa_helpers.widgets")
+        if named and not shows:
+            raise RuntimeError(f"{name}, cell {i} ends with {cell.metadata[EXPLORER_KEY]['class']} but shows no widget")
 
 
 # -- never overwrite a notebook someone changed --------------------------------------------
@@ -208,6 +240,7 @@ def build(source: Path, force: bool = False) -> float:
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
     nb = stable_widget_ids(nb, source.stem)
+    check_explorer_cells(nb, source.name)
     nbformat.validate(nb)
     write_notebook(nb, target(source), force)
     write_tagged_figure(nb, source)

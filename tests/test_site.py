@@ -122,6 +122,20 @@ def test_every_notebook_has_a_page(site, manifest):
         assert (site / f"{stem}.html").is_file()
 
 
+@pytest.mark.browser
+def test_frame_tables_are_data_beside_the_frames(site, manifest):
+    """``frames/<id>.json`` is each explorer's frame table (with the key its frames were drawn for); the page
+    loads the same table as ``frames/<id>.js``; a later build reads the JSON, never the script."""
+    for p in manifest["pages"].values():
+        for e in p["explorers"]:
+            table = json.loads((site / "frames" / f"{e['id']}.json").read_text(encoding="utf-8"))
+            assert table.pop("key").endswith(f"-{e['cls']}-" + json.dumps(e["kwargs"], sort_keys=True))
+            script = (site / "frames" / f"{e['id']}.js").read_text(encoding="utf-8").splitlines()[1]
+            assert json.loads(script.split(" = ", 1)[1].rstrip(";")) == table
+            assert table["controls"] == e["controls"] and table["cls"] == e["cls"]
+            assert len(table["readout_of"]) == e["frames"] == len(list((site / "frames" / e["id"]).iterdir()))
+
+
 @pytest.mark.git  # skipped, with its reason, in a checkout without git history (issue 27)
 def test_the_built_site_is_not_committed():
     ignored = subprocess.run(["git", "check-ignore", "-q", "build/site/index.html"], cwd=ROOT)

@@ -211,12 +211,13 @@ def test_no_explorer_imports_the_exercise_bank():
 # -- author alt text -----------------------------------------------------------------------------
 
 def _build_module():
-    sys.path.insert(0, str(ROOT / "authoring" / "site"))
-    import importlib
+    """authoring/site/build.py, loaded afresh under its own name (authoring/build.py is ``build`` too)."""
+    import importlib.util
 
-    import build  # noqa: F401
-
-    return importlib.reload(sys.modules["build"])
+    spec = importlib.util.spec_from_file_location("site_build_fresh", ROOT / "authoring" / "site" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_the_build_refuses_a_figure_without_author_alt_text(monkeypatch):
