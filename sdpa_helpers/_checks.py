@@ -158,6 +158,13 @@ def axis_index(name: str, axis: object, ndim: int) -> int:
     return int(axis) % ndim
 
 
+def one_of(name: str, value: object, allowed) -> str:
+    """Return ``value`` if it is one of the names ``allowed``, or a ValueError naming ``name`` and listing them."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
 def seed(name: str, value: object) -> int:
     """Return ``value`` as an int seed >= 0 (TypeError for a non-integer or bool), or raise naming ``name``.
 

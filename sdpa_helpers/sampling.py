@@ -101,9 +101,7 @@ def check_dist(name: str, value: object) -> str:
     ...
     ValueError: dist must be one of 'normal', 'uniform', 'rademacher', 'laplace'; got 'cauchy'
     """
-    if not isinstance(value, str) or value not in DISTRIBUTIONS:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, DISTRIBUTIONS))}; got {value!r}")
-    return value
+    return _checks.one_of(name, value, DISTRIBUTIONS)
 
 
 def sample_components(shape: int | tuple[int, ...], dist: str = "normal", mean: float = 0.0,

@@ -29,9 +29,7 @@ MAX_D_K = _checks.MAX_D_K
 
 def check_scaling(name: str, value: object) -> str:
     """Return ``value`` if it names a scaling in :data:`SCALINGS`, or raise naming ``name``."""
-    if not isinstance(value, str) or value not in SCALINGS:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, SCALINGS))}; got {value!r}")
-    return value
+    return _checks.one_of(name, value, SCALINGS)
 
 
 def scale_factor(scale: float | str | None, d_k: int, name: str = "scale") -> float:
