@@ -138,6 +138,7 @@ def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: boo
 def probabilities(name: str, p: ArrayLike, axis: int = -1, atol: float = 1e-6) -> np.ndarray:
     """Return ``p`` as an array of probability vectors along ``axis``, or raise naming ``name``."""
     arr = real_array(name, p, min_ndim=1, shape_hint="(..., n)")
+    axis = axis_index("axis", axis, arr.ndim)
     if arr.shape[axis] == 0:
         raise ValueError(f"{name} must have at least one entry along axis {axis}")
     if (arr < 0).any() or (arr > 1 + atol).any():

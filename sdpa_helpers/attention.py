@@ -66,17 +66,15 @@ def entropy(p: ArrayLike, axis: int = -1) -> np.ndarray:
     >>> float(entropy([1.0, 0.0])), bool(np.isclose(entropy([0.25] * 4), np.log(4)))
     (0.0, True)
     """
-    arr = _checks.real_array("p", p, min_ndim=1, shape_hint="(..., n)")
-    axis = _checks.axis_index("axis", axis, arr.ndim)
-    arr = _checks.probabilities("p", arr, axis=axis)
+    arr = _checks.probabilities("p", p, axis=axis)
     safe = np.where(arr > 0, arr, 1.0)  # log 1 = 0 makes 0 log 0 = 0
     with np.errstate(under="ignore"):  # p log p of a tiny p underflows to 0: right, whatever np.seterr says
         h = -(arr * np.log(safe)).sum(axis=axis)
     return np.maximum(h, 0.0)
 
 
-def _matrices(Q_in: ArrayLike, K_in: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Q and K as float arrays of compatible shapes, or an error naming them."""
+def _matrices(Q_in: ArrayLike, K_in: ArrayLike, V_in: ArrayLike | None = None) -> list[np.ndarray]:
+    """[Q, K] (and V) as float arrays of compatible shapes, or an error naming them."""
     Q = _checks.real_array("Q", Q_in, min_ndim=2, shape_hint="(..., n_q, d_k)")
     K = _checks.real_array("K", K_in, min_ndim=2, shape_hint="(..., n_k, d_k)")
     if Q.shape[-1] != K.shape[-1]:
@@ -85,26 +83,18 @@ def _matrices(Q_in: ArrayLike, K_in: ArrayLike) -> tuple[np.ndarray, np.ndarray]
         raise ValueError("d_k must be a positive integer, got 0 (Q and K have no columns)")
     if K.shape[-2] == 0:
         raise ValueError("K must have at least one key (n_k >= 1)")
+    arrays = [Q, K]
+    if V_in is not None:
+        V = _checks.real_array("V", V_in, min_ndim=2, shape_hint="(..., n_k, d_v)")
+        if V.shape[-2] != K.shape[-2]:
+            raise ValueError(f"K has n_k={K.shape[-2]} rows but V has {V.shape[-2]}; each key needs one value")
+        arrays.append(V)
     try:
-        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
+        np.broadcast_shapes(*(a.shape[:-2] for a in arrays))
     except ValueError:
-        raise ValueError(f"leading (batch) dimensions of Q {Q.shape[:-2]} and K {K.shape[:-2]} "
-                         "do not broadcast") from None
-    return Q, K
-
-
-def _values(Q: np.ndarray, K: np.ndarray, V_in: ArrayLike) -> np.ndarray:
-    """V as a float array whose rows match the keys, or an error naming it."""
-    V = _checks.real_array("V", V_in, min_ndim=2, shape_hint="(..., n_k, d_v)")
-    if V.shape[-2] != K.shape[-2]:
-        raise ValueError(f"K has n_k={K.shape[-2]} rows but V has {V.shape[-2]}; "
-                         "each key needs one value")
-    try:
-        np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
-    except ValueError:
-        raise ValueError(f"leading (batch) dimensions of Q {Q.shape[:-2]}, K {K.shape[:-2]} and "
-                         f"V {V.shape[:-2]} do not broadcast") from None
-    return V
+        shapes = " and ".join(f"{n} {a.shape[:-2]}" for n, a in zip("QKV", arrays))
+        raise ValueError(f"leading (batch) dimensions of {shapes} do not broadcast") from None
+    return arrays
 
 
 def attention_scores(Q: ArrayLike, K: ArrayLike, scale: float | str | None = None) -> np.ndarray:
@@ -140,8 +130,7 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
     >>> out.tolist(), w.tolist()
     ([[1.0], [2.0]], [[1.0, 0.0], [0.5, 0.5]])
     """
-    q, k = _matrices(Q, K)
-    v = _values(q, k, V)
+    q, k, v = _matrices(Q, K, V)
     scores = q @ np.swapaxes(k, -1, -2)  # 1. MatMul: (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
     logits = scale_factor(scale, q.shape[-1]) * scores  # 2. Scale
     if mask is not None:  # 3. Mask (optional): a key a query may not see gets logit -inf
