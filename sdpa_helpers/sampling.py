@@ -34,7 +34,7 @@ CHUNK_ENTRIES = 2**20
 
 
 def make_rng(seed: RngLike = None) -> np.random.Generator:
-    """A :class:`numpy.random.Generator` from ``None`` (fresh entropy), an int seed >= 0, or a Generator (returned as is).
+    """A :class:`numpy.random.Generator` from ``None`` (fresh entropy), an int seed >= 0, or a Generator (as is).
 
     >>> g = make_rng(1)
     >>> make_rng(g) is g
@@ -280,7 +280,7 @@ def chi_norms(dof, size=None, rng=None) -> np.ndarray:
 
 
 def curve_draws(d_ks, n_keys, n_queries, rng):
-    """``(d_ks, n_queries, rng, a)``: checked arguments and key directions ``a`` (n_queries, n_keys) shared by every d_k.
+    """``(d_ks, n_queries, rng, a)``: checked arguments, key directions ``a`` (n_queries, n_keys) shared by all d_k.
 
     >>> d_ks, n_queries, rng, a = curve_draws([1, 4], 3, 5, rng=0)
     >>> d_ks.tolist(), a.shape

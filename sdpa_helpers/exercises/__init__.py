@@ -149,7 +149,7 @@ def _run_limited(fn: Callable[[], Any], seconds: float):
 
 
 def check(key: str, answer, *, quiet: bool = False, time_limit: float | None = None) -> bool:
-    """Check ``answer`` for exercise ``key``; print a verdict with feedback (``quiet=True``: nothing); return True/False.
+    """Check ``answer`` for exercise ``key``: print a verdict with feedback (unless ``quiet``), return True/False.
 
     An error raised by the answer (a learner's function) is a wrong answer with the error told.
     Checking stops after ``time_limit`` seconds (default :data:`TIME_LIMIT`) through SIGALRM: on
@@ -256,7 +256,7 @@ class _CleanedFunction:
 
 
 def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: Any) -> Any:
-    """``checker`` with ``attributes`` (``.expected``, ``.slips``, ``.kind`` ...: what tests and the site read) set on it.
+    """``checker`` with ``attributes`` (``.expected``, ``.slips``, ``.kind``...: what tests and the site read) set on it.
 
     >>> with_attributes(lambda answer: (True, ""), expected=64).expected
     64
@@ -423,7 +423,8 @@ def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -
 def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1e-7, atol: float = 1e-12,
                      names: list[str] | None = None, slips: Sequence[tuple[Callable, str]] = (),
                      before: Callable[[Any], str | None] | None = None,
-                     after: Callable[[Any], tuple[bool, str] | None] | None = None) -> Callable[[Any], tuple[bool, str]]:
+                     after: Callable[[Any], tuple[bool, str] | None] | None = None,
+                     ) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a learner's function: run it on ``cases`` (tuples of arguments, deep-copied for
     every call) and compare with ``reference`` within ``rtol``/``atol``.
 
