@@ -256,7 +256,7 @@ class _CleanedFunction:
 
 
 def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: Any) -> Any:
-    """``checker`` with ``attributes`` (``.expected``, ``.slips``, ``.kind``...: what tests and the site read) set on it.
+    """``checker`` with ``attributes`` set on it (``.expected``, ``.slips``...: what tests and the site read).
 
     >>> with_attributes(lambda answer: (True, ""), expected=64).expected
     64
