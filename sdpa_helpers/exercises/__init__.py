@@ -73,7 +73,6 @@ def register(key: str, question: str, hint: str, checker: Callable[[Any], tuple[
 
 def get(key: str) -> Exercise:
     """The registered :class:`Exercise` ``key``; an unknown key raises KeyError suggesting the closest."""
-    _load_banks()
     if not isinstance(key, str):
         raise TypeError(f"key must be a string such as '00.bert_d_k', got {key!r}")
     key = key.strip()
@@ -89,7 +88,6 @@ def get(key: str) -> Exercise:
 
 def keys(prefix: str = "") -> list[str]:
     """Registered exercise keys, optionally those starting with ``prefix`` (e.g. ``"02."``)."""
-    _load_banks()
     return sorted(k for k in _REGISTRY if k.startswith(prefix))
 
 
@@ -477,24 +475,10 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
     return with_attributes(checker, reference=reference, cases=cases, slips=tuple(slips), kind="function")
 
 
-_LOADED = False
-_LOAD_LOCK = threading.Lock()
-
-
-def _load_banks() -> None:
-    """Import every exercise bank (every module of this package) once."""
-    global _LOADED
-    with _LOAD_LOCK:
-        if _LOADED:
-            return
-        _LOADED = True
-        for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{__name__}.{info.name}")
-
-
-# The banks are imported now, binding their references: a learner who later reassigns
-# ``sdpa_helpers.attention.softmax`` does not change what a check compares with.
-_load_banks()
+# Every module of this package but the private ones is a bank, imported now: their references are
+# bound here, so a learner who later reassigns ``sdpa_helpers.attention.softmax`` changes no check.
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+    if not _info.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_info.name}")
 
 from ._page import page_spec  # noqa: E402  (reads the registry above)
