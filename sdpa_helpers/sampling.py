@@ -74,12 +74,17 @@ def _standard(dist: str, shape: tuple[int, ...], rng: np.random.Generator) -> np
         a = np.sqrt(3.0)
         return rng.uniform(-a, a, shape)
     if dist == "rademacher":  # +-1 with probability 1/2 each
-        out = rng.integers(0, 2, shape).astype(np.float64)
-        out *= 2.0
-        out -= 1.0
-        return out
-    # Laplace(0, b) has variance 2 b^2
-    return rng.laplace(0.0, np.sqrt(0.5), shape)
+        return rng.integers(0, 2, shape) * 2.0 - 1.0
+    return rng.laplace(0.0, np.sqrt(0.5), shape)  # Laplace(0, b) has variance 2 b^2
+
+
+def _affine(x: np.ndarray, std: float, mean: float) -> np.ndarray:
+    """``x * std + mean`` in place (skipping a factor 1 and a shift 0)."""
+    if std != 1.0:
+        x *= std
+    if mean != 0.0:
+        x += mean
+    return x
 
 
 def _output(n: int, name: str) -> np.ndarray:
@@ -117,12 +122,7 @@ def sample_components(shape: int | tuple[int, ...], dist: str = "normal", mean: 
     dist = check_dist("dist", dist)
     mean = _checks.real("mean", mean)
     var = _checks.non_negative("var", var)
-    out = _standard(dist, shape, make_rng(rng))
-    if var != 1.0:
-        out *= np.sqrt(var)
-    if mean != 0.0:
-        out += mean
-    return out
+    return _affine(_standard(dist, shape, make_rng(rng)), np.sqrt(var), mean)
 
 
 def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
@@ -152,17 +152,8 @@ def sample_dot_products(d_k: int, n_samples: int, dist: str = "normal",
     rng = make_rng(rng)
 
     def draw(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-        q = _standard(dist, shape, rng)
-        k = _standard(dist, shape, rng)
-        if std_q != 1.0:
-            q *= std_q
-        if mean_q != 0.0:
-            q += mean_q
-        if std_k != 1.0:
-            k *= std_k
-        if mean_k != 0.0:
-            k += mean_k
-        return q, k
+        q = _affine(_standard(dist, shape, rng), std_q, mean_q)
+        return q, _affine(_standard(dist, shape, rng), std_k, mean_k)
 
     out = _output(n_samples, "n_samples")
     chunk = CHUNK_ENTRIES
