@@ -1,15 +1,8 @@
 """Input checks shared by the public functions, and the numeric range the course promises.
 
-The contract (stated here once; ARCHITECTURE.md repeats it):
-
-- every real number a public function takes -- logits, queries, keys, values, moments,
-  samples, scales -- lies within +-:data:`MAX_ABS` (1e100);
-- every ``d_k`` (and every other count a closed form turns into a float) is at most
-  :data:`MAX_D_K` (2**20).
-
-Inside that range every result is right (the tests check it against closed forms, Monte Carlo,
-enumeration and 60-digit decimal arithmetic); outside it the function raises a ValueError that
-names the parameter. Validation happens once, at the public edge; nested calls trust their inputs.
+The contract, stated once: every real input lies within +-:data:`MAX_ABS` (1e100) and every d_k
+is at most :data:`MAX_D_K` (2**20). Inside, results are right; outside, a ValueError names the
+parameter. Validation happens once, at the public edge; nested calls trust their inputs.
 """
 
 from __future__ import annotations
@@ -20,8 +13,7 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
-#: The largest magnitude of any real input: squares and products of two such numbers, summed
-#: over up to :data:`MAX_D_K` terms, still fit a float (1e200 * 2**20 << 1.8e308).
+#: The largest magnitude of any real input (products of two, summed over MAX_D_K terms, fit a float).
 MAX_ABS = 1e100
 #: The largest d_k (and count) the course's functions accept.
 MAX_D_K = 2**20
@@ -53,15 +45,7 @@ def d_k(name: str, value: object) -> int:
 
 
 def count(name: str, value: object) -> int:
-    """:func:`positive_int` that a float holds exactly (at most 2**53), or raise naming ``name``.
-
-    For counts other than d_k (numbers of samples, entries) that a closed form turns into floats.
-
-    >>> count("m", 2**60)
-    Traceback (most recent call last):
-    ...
-    ValueError: m must be at most 2**53 (a float holds it exactly), got 1152921504606846976
-    """
+    """:func:`positive_int` that a float holds exactly (at most 2**53), or raise naming ``name``."""
     value = positive_int(name, value)
     if value > 2**53:
         raise ValueError(f"{name} must be at most 2**53 (a float holds it exactly), got {value}")
@@ -100,14 +84,7 @@ def positive(name: str, value: object) -> float:
 
 
 def ddof(name: str, value: object, n_values: int) -> int:
-    """Return ``value`` as an int with ``0 <= value < n_values``, or raise naming ``name``.
-
-    A wrong type (not an integer) raises TypeError; an integer out of range raises ValueError.
-    Callers check ``n_values >= 2`` themselves first, naming their own parameter.
-
-    >>> ddof("ddof", 1, 10)
-    1
-    """
+    """Return ``value`` as an int with ``0 <= value < n_values``, or raise naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
     if not 0 <= int(value) < n_values:
@@ -116,11 +93,7 @@ def ddof(name: str, value: object, n_values: int) -> int:
 
 
 def excess_kurtosis(name: str, value: object) -> float:
-    """Return ``value`` as a finite float >= -2 (no distribution has less), or raise naming ``name``.
-
-    >>> excess_kurtosis("kappa", 3)
-    3.0
-    """
+    """Return ``value`` as a finite float >= -2 (no distribution has less), or raise naming ``name``."""
     value = real(name, value)
     if value < -2:
         raise ValueError(f"{name} must be >= -2 (no distribution has less excess kurtosis), got {value}")
@@ -129,15 +102,10 @@ def excess_kurtosis(name: str, value: object) -> float:
 
 def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: bool = False,
                shape_hint: str | None = None, bounded: bool = True) -> np.ndarray:
-    """Return ``x`` as a float array; raise naming ``name`` on a wrong type, shape, NaN/inf, or
-    (with ``bounded``, the default) an entry beyond +-:data:`MAX_ABS`.
+    """Return ``x`` as a float array; raise naming ``name`` on a wrong type (a masked array too: its
+    mask would be dropped), shape, NaN/inf, or (``bounded``) an entry beyond +-:data:`MAX_ABS`.
 
-    ``bounded=False`` is for logits of the softmax and its statistics: they are right at any finite
-    logits (the largest is subtracted first), and they receive scores that in-range inputs can
-    make larger than 1e100 (``c Q K^T`` reaches 1e306).
-
-    A numpy masked array is refused (TypeError): its mask would be silently dropped, giving
-    weight to the very entries it hides. Fill it first, e.g. ``x.filled(-np.inf)`` for logits.
+    ``bounded=False`` is for softmax logits: right at any finite value, and in-range Q, K make scores to 1e306.
     """
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(f"{name} is a numpy masked array; the mask would be ignored here. Pass a plain "
@@ -170,6 +138,7 @@ def real_array(name: str, x: ArrayLike, *, min_ndim: int = 0, allow_neg_inf: boo
 def probabilities(name: str, p: ArrayLike, axis: int = -1, atol: float = 1e-6) -> np.ndarray:
     """Return ``p`` as an array of probability vectors along ``axis``, or raise naming ``name``."""
     arr = real_array(name, p, min_ndim=1, shape_hint="(..., n)")
+    axis = axis_index("axis", axis, arr.ndim)
     if arr.shape[axis] == 0:
         raise ValueError(f"{name} must have at least one entry along axis {axis}")
     if (arr < 0).any() or (arr > 1 + atol).any():
@@ -190,14 +159,16 @@ def axis_index(name: str, axis: object, ndim: int) -> int:
     return int(axis) % ndim
 
 
+def one_of(name: str, value: object, allowed) -> str:
+    """Return ``value`` if it is one of the names ``allowed``, or a ValueError naming ``name`` and listing them."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+    return value
+
+
 def seed(name: str, value: object) -> int:
-    """Return ``value`` as an int seed, or raise naming ``name``: the one seed check of the package.
+    """Return ``value`` as an int seed >= 0 (TypeError for a non-integer or bool), or raise naming ``name``.
 
-    A seed is a non-negative integer (a bool is refused). The wrong type raises ``TypeError``,
-    a negative integer ``ValueError``.
-
-    >>> seed("seed", 3)
-    3
     >>> seed("seed", -1)
     Traceback (most recent call last):
     ...

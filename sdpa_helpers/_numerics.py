@@ -1,12 +1,4 @@
-"""Numerical building blocks shared by the math modules (numpy only; package-internal, public names).
-
-- :func:`controlled_errstate` -- numpy's default error
-  handling, whatever a learner set with ``np.seterr`` (the package's formulas are written for
-  it: an underflow to 0 is an answer, not an error);
-- :func:`histogram_fractions` -- the fraction of a sample in each bin, or the histogram as a density
-  (:func:`.overview.density_histogram`, :func:`.variance.histogram_density`,
-  :func:`.small_samples.bin_fractions`).
-"""
+"""Numerical building blocks shared by the math modules: :func:`controlled_errstate` and the one histogram."""
 
 from __future__ import annotations
 
@@ -22,10 +14,7 @@ NUMPY_DEFAULT_ERRSTATE = {"divide": "warn", "over": "warn", "under": "ignore", "
 
 
 def controlled_errstate() -> np.errstate:
-    """A context in which numpy's error handling is its default (:data:`NUMPY_DEFAULT_ERRSTATE`).
-
-    A learner's ``np.seterr(all="raise")`` (a debugging habit) then cannot turn a harmless
-    underflow inside the package into a FloatingPointError; their setting is back on exit.
+    """numpy's default error handling inside the block (a learner's ``np.seterr`` is back on exit).
 
     >>> old = np.seterr(all="raise")
     >>> with controlled_errstate():
@@ -40,28 +29,11 @@ def controlled_errstate() -> np.errstate:
 
 def histogram_fractions(values: ArrayLike, edges: ArrayLike, *, density: bool = False,
                         values_name: str = "values", edges_name: str = "edges") -> np.ndarray:
-    """The fraction of ``values`` in each bin of ``edges``; with ``density=True``, divided by the bin widths.
+    """The fraction of ``values`` (flattened, at least one) in each bin of increasing ``edges``, shape (n_bins,).
 
-    Values outside the edges count in the total, so the fractions sum (the density's bars
-    integrate) to the share of values inside. Bins are numpy's: ``[lo, hi)``, the last one closed.
+    With ``density=True`` divided by the bin widths. Values outside the edges count in the total;
+    bins are numpy's. ``values_name``/``edges_name`` are the caller's parameter names for errors.
 
-    Parameters
-    ----------
-    values : array_like
-        Finite numbers (any shape; flattened), at least one.
-    edges : array_like, shape (n_bins + 1,)
-        Increasing bin edges.
-    density : bool
-        Divide each fraction by its bin's width.
-    values_name, edges_name : str
-        The caller's names of the two parameters, for error messages.
-
-    Returns
-    -------
-    ndarray, shape (n_bins,)
-
-    Examples
-    --------
     >>> histogram_fractions([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
     [0.25, 0.5]
     >>> histogram_fractions([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 3.0], density=True).tolist()

@@ -1,13 +1,4 @@
-"""One-line checks for the notebooks' main line: print what was checked, fail loudly otherwise.
-
-- :func:`verify_close` -- a measured value against its theory, within a tolerance given as
-  standard errors (for Monte Carlo estimates) or as a relative/absolute tolerance (for exact ones);
-- :func:`verify` -- a claim that is true or false.
-
-Each prints one line that starts with a check mark and says what was checked, for example
-``✔ Var(q·k) at d_k=64: 64.31, theory 64, within 0.6 SE (limit 4)``, and raises
-:class:`AssertionError` with the same facts when the check fails.
-"""
+"""One-line checks for the notebooks' main line: print ``✔ what was checked``, or raise AssertionError."""
 
 from __future__ import annotations
 
@@ -20,8 +11,7 @@ from . import _checks
 __all__ = ["verify_close", "verify"]
 
 
-#: Below this a difference is rounding noise: its digits depend on the CPU and the BLAS kernel,
-#: so it prints as "below 1e-12" (the comparison itself stays exact).
+#: Below this a difference is rounding noise (CPU/BLAS dependent): it prints as "below 1e-12".
 NOISE_FLOOR = 1e-12
 
 
@@ -30,7 +20,6 @@ def _fmt(x: float) -> str:
 
 
 def _fmt_gap(x: float) -> str:
-    """A difference to two significant figures, or "below 1e-12" where its digits are noise."""
     return f"below {NOISE_FLOOR:g}" if x < NOISE_FLOOR else f"{x:.2g}"
 
 
@@ -48,10 +37,9 @@ def _one_number(name: str, x: object) -> float:
 
 def verify_close(what: str, value: float, expected: float, *, se: float | None = None, n_se: float = 4.0,
                  rtol: float | None = None, atol: float | None = None) -> None:
-    """Check ``value`` against ``expected`` and print one line saying so.
+    """Check ``value`` against ``expected`` and print one line, or raise AssertionError with the same facts.
 
-    Give either ``se`` (the standard error of ``value``; passes when
-    ``|value - expected| <= n_se * se``) or ``rtol``/``atol`` (passes when
+    Give ``se`` (passes when ``|value - expected| <= n_se * se``) or ``rtol``/``atol`` (passes when
     ``|value - expected| <= atol + rtol * |expected|``).
 
     >>> verify_close("Var(q·k) at d_k=64", 64.31, 64, se=0.5)

@@ -1,29 +1,12 @@
 """Self-checked exercises: ``check("00.bert_d_k", 64)`` prints a verdict and returns a bool.
 
-This package offers:
-
-- :func:`check` -- check an answer (a number, an array or a function) against the exercise;
-  prints ``✅`` or ``❌`` with a hint that never gives the solution away; returns True/False;
-- :func:`hint` -- the hint of an exercise; :func:`question` -- its question;
-  :func:`get` -- the whole :class:`Exercise`;
-- :func:`keys` -- the registered exercise keys (``"NN.name"``, NN the notebook number);
-- :func:`register`, :func:`numeric_checker`, :func:`function_checker`,
-  :func:`choice_checker` (a conceptual multiple-choice question) -- how the exercise banks
-  (one module per notebook topic in this package, named as the topic: ``variance.py`` for 02) define their exercises.
-
-One rule for significant figures, course-wide (:mod:`._figures`, applied by every
-:func:`numeric_checker`): a question asking for *n* significant figures (three, the default)
-accepts an answer that carries at least *n* figures -- a float counted from its shortest form,
-text as typed (``"0.0220"`` has three) -- and rounds at *n* figures to the exact value rounded the
-same way, or that is that rounding with its trailing zeros left off; too few figures is told as
-such. An integer is checked exactly. Each numeric question says "(three significant figures)" or
-"(an integer)". The site applies the same rule in the page (:func:`page_spec` exports it).
-
-Answers are real numbers, or text that is one (``"0.0221"``); a complex number, other text or a
-bool is refused with a hint. A learner's function gets fresh copies of the test arrays on every
-call (editing them in place is allowed) and runs under a time limit (see :func:`check`).
-
-Checkers use the math layer only (numpy, :mod:`sdpa_helpers.attention`, ...).
+:func:`check` prints ``✅`` or ``❌`` with feedback that names a slip without giving the answer away;
+:func:`hint`, :func:`question`, :func:`get`, :func:`keys` read the registry. Each bank (one module
+per notebook topic) defines its exercises with :func:`register` and a checker:
+:func:`numeric_checker` (the course's one significant-figures rule, :mod:`._figures`, which the site
+applies too through :func:`page_spec`), :func:`function_checker` or :func:`choice_checker`.
+Answers are real numbers or text that is one; a learner's function gets fresh copies of the
+test arrays and runs under a time limit. Checkers use the math layer only.
 """
 
 from __future__ import annotations
@@ -67,13 +50,8 @@ class Exercise:
 
 @dataclass(frozen=True)
 class Slip:
-    """A classic wrong answer to a numeric exercise, and what it means.
-
-    ``value`` is computed by the mistake itself from the exercise's inputs (the variance where
-    the spread was asked: ``dot_product_moments(256).var``), never typed in by hand; ``means``
-    tells the learner what that mistake is, e.g. "the variance of q·k, not its typical size
-    (the standard deviation)".
-    """
+    """A classic wrong answer: ``value`` computed by the mistake itself from the exercise's inputs,
+    ``means`` what that mistake is ("the variance of q·k, not its spread")."""
 
     value: Any
     means: str
@@ -94,11 +72,7 @@ def register(key: str, question: str, hint: str, checker: Callable[[Any], tuple[
 
 
 def get(key: str) -> Exercise:
-    """The registered :class:`Exercise` ``key`` (spaces around it ignored).
-
-    An unknown key raises KeyError suggesting the closest keys (or those of its notebook).
-    """
-    _load_banks()
+    """The registered :class:`Exercise` ``key``; an unknown key raises KeyError suggesting the closest."""
     if not isinstance(key, str):
         raise TypeError(f"key must be a string such as '00.bert_d_k', got {key!r}")
     key = key.strip()
@@ -114,7 +88,6 @@ def get(key: str) -> Exercise:
 
 def keys(prefix: str = "") -> list[str]:
     """Registered exercise keys, optionally those starting with ``prefix`` (e.g. ``"02."``)."""
-    _load_banks()
     return sorted(k for k in _REGISTRY if k.startswith(prefix))
 
 
@@ -130,19 +103,13 @@ def question(key: str) -> str:
 
 # --- the time limit ---------------------------------------------------------------------------
 
+# BaseExceptions, so that neither a learner's nor a checker's ``except Exception:`` swallows them.
 class _TimeUp(BaseException):
-    """Raised inside a learner's code when the time limit is reached.
-
-    A BaseException, so that a learner's ``except Exception:`` cannot swallow it.
-    """
+    """The time limit is reached inside a learner's code."""
 
 
 class _AnswerProblem(BaseException):
-    """The learner's answer (or what their function returned) is not something to compare.
-
-    Raised by the shared answer cleaning around a learner's function; a BaseException, so that
-    a hand-written checker's ``except Exception:`` passes it on to :func:`check` unchanged.
-    """
+    """The answer (or what the learner's function returned) is not something to compare."""
 
 
 class _ReferenceFailed(BaseException):
@@ -158,11 +125,8 @@ def _can_alarm() -> bool:
 
 
 def _run_limited(fn: Callable[[], Any], seconds: float):
-    """Call ``fn()``; raise :class:`_TimeUp` after ``seconds`` (where SIGALRM is available).
-
-    The previous SIGALRM handler is restored afterwards, and an alarm someone else had set
-    is re-armed with the time it had left.
-    """
+    """Call ``fn()``; raise :class:`_TimeUp` after ``seconds`` (where SIGALRM is available); an alarm
+    set before is restored with the time it had left."""
     if not _can_alarm() or seconds > _MAX_ALARM:
         return fn()
 
@@ -183,21 +147,12 @@ def _run_limited(fn: Callable[[], Any], seconds: float):
 
 
 def check(key: str, answer, *, quiet: bool = False, time_limit: float | None = None) -> bool:
-    """Check ``answer`` for exercise ``key``; print a verdict with feedback; return True/False.
+    """Check ``answer`` for exercise ``key``: print a verdict with feedback (unless ``quiet``), return True/False.
 
-    A checker that fails on the answer (for example a learner's function raising an
-    error) counts as a wrong answer with the error in the feedback, never as a crash.
-    ``quiet=True`` prints nothing.
-
-    **Time limit.** Checking may take at most ``time_limit`` seconds (default
-    :data:`TIME_LIMIT`, 5 s); a learner's function that runs longer (an endless loop) is
-    stopped and the answer counts as wrong, with a message saying so. Limits of this
-    guard: it uses SIGALRM, so it works on Linux and macOS when ``check`` runs on the
-    main thread (where a notebook runs its cells). It cannot interrupt one long call into
-    compiled code (a single huge numpy operation finishes first, then is stopped), nor
-    code that catches every exception with a bare ``except:``. On Windows (no SIGALRM)
-    or off the main thread there is no limit: use Kernel ▸ Interrupt to stop a check
-    that hangs.
+    An error raised by the answer (a learner's function) is a wrong answer with the error told.
+    Checking stops after ``time_limit`` seconds (default :data:`TIME_LIMIT`) through SIGALRM: on
+    Linux and macOS on the main thread, not inside one long numpy call, nor past a bare
+    ``except:``. On Windows or off the main thread there is no limit: use Kernel ▸ Interrupt.
     """
     ex = get(key)
     key = ex.key
@@ -230,11 +185,8 @@ def _time_limit(time_limit) -> float:
 
 
 def _checked(ex: Exercise, answer, limit: float) -> tuple[bool, str]:
-    """``(ok, feedback)`` for ``answer``: cleaned, under the time limit, numpy's state restored after.
-
-    The checker runs under numpy's default error handling (a learner's ``np.seterr`` is back
-    afterwards, and so are the print options whatever the answer changed).
-    """
+    """``(ok, feedback)`` for ``answer``: cleaned, under the time limit and numpy's default error
+    handling; the learner's error settings and print options are back afterwards."""
     unordered = _unordered_kind(answer)
     if unordered:
         return False, (f"your answer is a {unordered}, which has no order; give a tuple or a list, "
@@ -274,21 +226,15 @@ def _unordered_kind(answer) -> str | None:
 
 
 class _CleanedFunction:
-    """A learner's function seen through the shared answer cleaning: what every checker calls.
-
-    Its result is turned into real numbers (:func:`._answers.as_real_array`), so a hand-written checker
-    cannot accept a complex array or strings; a forgotten ``return`` and ``sys.exit`` are told
-    as such (:class:`_AnswerProblem`, which no checker's ``except Exception`` swallows).
-    """
+    """A learner's function as every checker calls it: its result as real numbers, or an :class:`_AnswerProblem`
+    telling a forgotten ``return``, ``sys.exit``, a set or something that is not real numbers."""
 
     def __init__(self, fn):
         self.fn = fn
         self.__name__ = getattr(fn, "__name__", "your function")
 
     def unchecked(self, *args, **kwargs):
-        """The learner's raw result, with only the ``sys.exit`` guard: for a checker whose likely
-        wrong answer is itself not real numbers (a NaN row where a ValueError was asked for), so
-        that it can say what the result means. Every other call goes through the cleaning."""
+        """The raw result (only ``sys.exit`` guarded): for a checker whose likely slip is not real numbers."""
         try:
             return self.fn(*args, **kwargs)
         except SystemExit:
@@ -308,8 +254,7 @@ class _CleanedFunction:
 
 
 def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: Any) -> Any:
-    """``checker`` with ``attributes`` set on it (``.expected``, ``.slips``, ``.reference``, ``.kind`` ...:
-    what the tests and the site read), returned typed as ``Any`` so that a bank can read them back.
+    """``checker`` with ``attributes`` set on it (``.expected``, ``.slips``...: what tests and the site read).
 
     >>> with_attributes(lambda answer: (True, ""), expected=64).expected
     64
@@ -320,20 +265,16 @@ def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: An
 
 
 def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGURES, slips: Sequence[Slip] = (),
-                    entry_names: Sequence[str] | None = None,
-                    not_whole: str | None = None) -> Callable[[Any], tuple[bool, str]]:
-    """A checker for a number (or array of numbers) by the course's one rule (see :mod:`._figures`).
+                    entry_names: Sequence[str] | None = None, not_whole: str | None = None,
+                    before: Callable[[Any], str | None] | None = None) -> Callable[[Any], tuple[bool, str]]:
+    """A checker for a number (or array of numbers) by the course's one rule (:mod:`._figures`).
 
-    Every entry that is an integer is checked exactly ("(an integer)" in the question); every
-    other entry to ``figures`` significant figures (3: "(three significant figures)"). An answer
-    may be numbers or text as typed (``"0.0220"``: three figures).
-
-    ``slips`` are the exercise's classic wrong answers (:class:`Slip`), recognised by the same rule at
-    the answer's own figures and told what that mistake means (a slip of another shape than the answer's
-    is recognised only in that shape). ``entry_names`` (a pair) says which half of a half-right pair is
-    off; ``not_whole`` is told for a fraction where an integer is asked. The checker carries
-    ``.expected``, ``.slips``, ``.figures`` (per entry, None for an exact integer) and ``.kind`` for the
-    tests and the site (:func:`page_spec`).
+    Integer entries are checked exactly, others to ``figures`` significant figures; answers may be
+    text as typed (``"0.0220"``: three figures). ``slips`` (:class:`Slip`) are recognised by the same
+    rule at the answer's own figures (in their own shape) and told; ``entry_names`` (a pair) says
+    which half of a pair is off; ``not_whole`` is told for a fraction where an integer is asked;
+    ``before(answer)`` may return feedback that refuses the answer first. The checker carries
+    ``.expected``, ``.slips``, ``.figures`` (per entry, None for an integer) and ``.kind``.
 
     >>> c = numeric_checker(16.0, what="the spread", slips=[Slip(256.0, "the variance, not the spread")])
     >>> c(16)[0], c(256)
@@ -363,6 +304,9 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
         parsed_slips.append((value.shape, entries, slip.means))
 
     def checker(answer):
+        refused = before(answer) if before else None
+        if refused:
+            return False, refused
         got = A.entries(answer, what)
         if isinstance(got, str):
             return False, got
@@ -399,11 +343,9 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
 
 
 def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tuple[bool, str]]:
-    """A checker for a multiple-choice question: the answer is one option's letter, e.g. ``"b"``.
+    """A checker for a multiple-choice question answered by a letter (case and spaces ignored).
 
-    ``options`` maps each letter to a short text (for the feedback when a letter is unknown);
-    ``correct`` is the right letter. Case and surrounding spaces are ignored. The checker
-    carries ``.correct`` and ``.options`` for the tests.
+    ``options`` maps each letter to the feedback text for choosing it; ``correct`` is the right letter.
 
     >>> c = choice_checker("b", {"a": "double n", "b": "quadruple n"})
     >>> c("B")[0], c("a")[0], c("z")
@@ -428,9 +370,7 @@ def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tup
 # --- a learner's function ----------------------------------------------------------------------
 
 def is_untouched_stub(fn) -> bool:
-    """True when ``fn``'s body does nothing (``...``, ``pass`` or only a docstring): not written yet.
-
-    Reads the bytecode: such a body compiles to "return None" and nothing else.
+    """True when ``fn``'s body does nothing (``...``, ``pass`` or only a docstring): its bytecode is "return None".
 
     >>> def f(A, B):
     ...     ...  # your code
@@ -479,17 +419,18 @@ def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -
 
 
 def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1e-7, atol: float = 1e-12,
-                     names: list[str] | None = None,
-                     slips: Sequence[tuple[Callable, str]] = ()) -> Callable[[Any], tuple[bool, str]]:
-    """A checker for a learner's function: run it on ``cases`` and compare with ``reference``.
+                     names: list[str] | None = None, slips: Sequence[tuple[Callable, str]] = (),
+                     before: Callable[[Any], str | None] | None = None,
+                     after: Callable[[Any], tuple[bool, str] | None] | None = None,
+                     ) -> Callable[[Any], tuple[bool, str]]:
+    """A checker for a learner's function: run it on ``cases`` (tuples of arguments, deep-copied for
+    every call) and compare with ``reference`` within ``rtol``/``atol``.
 
-    Each case is a tuple of positional arguments; ``names`` labels the cases in feedback
-    (e.g. ``"huge logits 1e6"``), so a learner sees which case failed, not its answer.
-    Every call (the learner's and the reference's) gets fresh deep copies of the case, so a
-    function that edits its input in place is judged fairly and cannot change a later
-    verdict. ``slips`` are the exercise's classic wrong functions, each with what it does
-    ("divides by len(x) whatever ddof is"): a function that returns what one returns on every
-    case is told that. The returned checker carries ``.reference``, ``.cases`` and ``.slips``.
+    ``names`` labels the cases in feedback (which case failed, not its answer); ``slips`` are the
+    classic wrong functions with what each does, told when the function returns what one returns on
+    every case. ``before(fn)`` may return feedback refusing the function first; ``after(fn)``, run
+    once every case passed, may return a verdict of its own. The checker carries ``.reference``,
+    ``.cases`` and ``.slips``.
     """
     labels = names or [f"case {i + 1}" for i in range(len(cases))]
     if len(labels) != len(cases):
@@ -498,6 +439,9 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
     def checker(fn):
         if not callable(fn):
             return False, f"expected a function, got {type(fn).__name__}"
+        refused = before(fn) if before else None
+        if refused:
+            return False, refused
         for label, args in zip(labels, cases):
             try:
                 with controlled_errstate():
@@ -526,30 +470,15 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
             if not A.close(got, want, rtol, atol):
                 return False, (f"on {label} your function returned a wrong value.\n"
                                f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
-        return True, f"passed all {len(cases)} cases."
+        return (after(fn) if after else None) or (True, f"passed all {len(cases)} cases.")
 
     return with_attributes(checker, reference=reference, cases=cases, slips=tuple(slips), kind="function")
 
 
-_LOADED = False
-_LOAD_LOCK = threading.Lock()
-
-
-def _load_banks() -> None:
-    """Import every exercise bank (every module of this package) once."""
-    global _LOADED
-    with _LOAD_LOCK:
-        if _LOADED:
-            return
-        _LOADED = True
-        for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"{__name__}.{info.name}")
-
-
-# The exercise banks are imported with this package: their references (the package's own
-# softmax, ...) are bound now, so a learner who later assigns a function of their own to
-# ``sdpa_helpers.attention.softmax`` does not change what a check compares with.
-_load_banks()
+# Every module of this package but the private ones is a bank, imported now: their references are
+# bound here, so a learner who later reassigns ``sdpa_helpers.attention.softmax`` changes no check.
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+    if not _info.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_info.name}")
 
 from ._page import page_spec  # noqa: E402  (reads the registry above)

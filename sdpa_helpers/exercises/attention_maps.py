@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from ..attention import causal_mask, softmax
-from . import Slip, function_checker, numeric_checker, register, with_attributes
+from . import Slip, function_checker, numeric_checker, register
 
 
 def _masked_softmax(logits, mask):
@@ -110,37 +110,27 @@ def _last_row(result) -> str:
     return f"{np.array2string(row, precision=3)} for that row{why}"
 
 
-def _masked_softmax_checker():
-    """The function cases, then an all-False row (row 2), which must raise a ValueError naming it."""
-    on_cases = function_checker(_masked_softmax, _CASES,
-                                names=["one row, last key masked", "a causal 3 x 3 mask",
-                                       "a batch of 5 x 5 causal rows", "huge logits (1e6) with a mask"])
-
-    def checker(fn):
-        ok, feedback = on_cases(fn)
-        if not ok:
-            return ok, feedback
-        logits, mask = (a.copy() for a in _EMPTY_ROW_CASE)
-        call = getattr(fn, "unchecked", fn)  # the raw result: a NaN row here is the slip to explain
-        try:
-            with np.errstate(all="ignore"):
-                result = call(logits, mask)
-        except ValueError as exc:
-            named = _rows_named(str(exc))
-            if 2 not in named:
-                return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; "
-                               f"name the row (2) in the message.")
-            if named != {2}:
-                return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; it also "
-                               f"names row {min(named - {2})}, which has keys to attend to: name only the empty row.")
-            return True, f"passed all {len(_CASES)} cases, and raised a ValueError naming the all-False row."
-        except Exception as exc:
-            return False, (f"on a 3 x 4 mask whose row 2 is all False your function raised {type(exc).__name__}, "
-                           f"not ValueError: {exc}")
-        return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {_last_row(result)}; "
-                       f"it should raise a ValueError naming the row (2), e.g. \"row 2 of mask has no True entry\".")
-
-    return with_attributes(checker, reference=_masked_softmax, cases=_CASES, kind="function")
+def _empty_row_named(fn):
+    """After the cases pass: an all-False row (row 2) must raise a ValueError naming it."""
+    logits, mask = (a.copy() for a in _EMPTY_ROW_CASE)
+    call = getattr(fn, "unchecked", fn)  # the raw result: a NaN row here is the slip to explain
+    try:
+        with np.errstate(all="ignore"):
+            result = call(logits, mask)
+    except ValueError as exc:
+        named = _rows_named(str(exc))
+        if 2 not in named:
+            return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; "
+                           f"name the row (2) in the message.")
+        if named != {2}:
+            return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; it also "
+                           f"names row {min(named - {2})}, which has keys to attend to: name only the empty row.")
+        return True, f"passed all {len(_CASES)} cases, and raised a ValueError naming the all-False row."
+    except Exception as exc:
+        return False, (f"on a 3 x 4 mask whose row 2 is all False your function raised {type(exc).__name__}, "
+                       f"not ValueError: {exc}")
+    return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {_last_row(result)}; "
+                   f"it should raise a ValueError naming the row (2), e.g. \"row 2 of mask has no True entry\".")
 
 
 register(
@@ -150,5 +140,7 @@ register(
     "scaled_dot_product_attention does.",
     "Which logit value makes exp(...) exactly 0? And what can you subtract from a row, without changing "
     "its softmax, so that exp never overflows? Check mask.any(axis=-1) before you divide.",
-    _masked_softmax_checker(),
+    function_checker(_masked_softmax, _CASES, after=_empty_row_named,
+                     names=["one row, last key masked", "a causal 3 x 3 mask",
+                            "a batch of 5 x 5 causal rows", "huge logits (1e6) with a mask"]),
 )

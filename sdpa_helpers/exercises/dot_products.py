@@ -6,7 +6,7 @@ import tracemalloc
 import numpy as np
 
 from ..dot_products import cosine_moments
-from . import Slip, function_checker, numeric_checker, register, with_attributes
+from . import Slip, function_checker, numeric_checker, register
 
 
 def _rowwise_dot(A, B):
@@ -16,27 +16,24 @@ def _rowwise_dot(A, B):
 
 
 def shape_checker(expected: tuple, slips: dict[tuple, str] | None = None):
-    """A checker for an array shape given as a tuple of integers (checked exactly, entry by entry);
-    ``slips`` maps a wrong shape a known mistake gives to what that mistake is. A matrix or a single
-    number is told that a shape is a tuple."""
+    """A checker for an array shape, a tuple of integers checked exactly; ``slips`` maps a wrong shape a
+    known mistake gives to what that mistake is. A matrix or a single number is told that a shape is a tuple."""
     expected = tuple(int(n) for n in expected)
-    inner = numeric_checker(expected, what="the shape",
-                            slips=[Slip(shape, means) for shape, means in (slips or {}).items()],
-                            not_whole="every entry of a shape is a whole number of rows or columns.")
 
-    def checker(answer):
+    def not_a_shape(answer):
         if isinstance(answer, np.ndarray) and answer.ndim > 1 or (
                 isinstance(answer, (list, tuple)) and any(isinstance(a, (list, tuple, np.ndarray)) for a in answer)):
-            return False, ("that looks like a matrix; answer with the shape itself, a tuple of integers "
-                           "such as (1, 2) -- in numpy, `(Q @ K.T).shape`.")
+            return ("that looks like a matrix; answer with the shape itself, a tuple of integers "
+                    "such as (1, 2) -- in numpy, `(Q @ K.T).shape`.")
         if isinstance(answer, numbers.Number) or (isinstance(answer, np.ndarray) and answer.ndim == 0):
-            return False, f"a shape has one integer per axis; give a tuple of {len(expected)} integers, e.g. (1, 2)."
+            return f"a shape has one integer per axis; give a tuple of {len(expected)} integers, e.g. (1, 2)."
         if isinstance(answer, (list, tuple)) and len(answer) != len(expected):
-            return False, f"this product has {len(expected)} axes, so its shape has {len(expected)} entries."
-        return inner(answer)
+            return f"this product has {len(expected)} axes, so its shape has {len(expected)} entries."
+        return None
 
-    return with_attributes(checker, **{k: getattr(inner, k) for k in
-                                       ("expected", "slips", "figures", "what", "entry_names", "not_whole", "kind")})
+    return numeric_checker(expected, what="the shape", before=not_a_shape,
+                           slips=[Slip(shape, means) for shape, means in (slips or {}).items()],
+                           not_whole="every entry of a shape is a whole number of rows or columns.")
 
 
 _HAND_Q, _HAND_K = np.array([2, -1, 3]), np.array([4, 0, -2])
@@ -119,31 +116,19 @@ _ROWWISE_SLIPS = [
 ]
 
 
-def rowwise_checker():
-    """The checker of ``01.rowwise_dot``: the right numbers on every case, and no full ``n x n`` table.
-
-    After the cases pass, the function runs once on ``n = 2000`` rows of length 3 while the
-    memory it allocates is traced: building ``A @ B.T`` (as ``np.diag(A @ B.T)`` does) needs
-    ``8 n^2`` bytes = 32 MB at once; the row-wise ways need a few ``8 n d`` bytes (48 kB).
-    """
-    cases_checker = function_checker(_rowwise_dot, _CASES, names=_NAMES, slips=_ROWWISE_SLIPS)
+def _no_full_table(fn):
+    """After the cases pass: on ``n = 2000`` rows of length 3, building ``A @ B.T`` (as ``np.diag(A @ B.T)``
+    does) holds ``8 n^2`` bytes = 32 MB at once; the row-wise ways a few ``8 n d`` bytes (48 kB)."""
     table_bytes = 8 * _PROBE_N**2
-
-    def checker(fn):
-        ok, feedback = cases_checker(fn)
-        if not ok:
-            return ok, feedback
-        try:
-            peak = _peak_bytes(fn, *(a.copy() for a in _PROBE))
-        except Exception:  # the cases passed; a failure on the probe alone is not the learner's to read
-            return ok, feedback
-        if peak >= table_bytes / 2:
-            return False, (f"right numbers, but on {_PROBE_N} rows your function held {peak / 1e6:.0f} MB at once: "
-                           f"it builds the full {_PROBE_N} x {_PROBE_N} table A @ B.T ({table_bytes / 1e6:.0f} MB) "
-                           f"to keep {_PROBE_N} of its entries. Multiply entry by entry, then sum each row.")
-        return ok, feedback
-
-    return with_attributes(checker, reference=_rowwise_dot, cases=_CASES, slips=_ROWWISE_SLIPS, kind="function")
+    try:
+        peak = _peak_bytes(fn, *(a.copy() for a in _PROBE))
+    except Exception:  # the cases passed; a failure on the probe alone is not the learner's to read
+        return None
+    if peak >= table_bytes / 2:
+        return False, (f"right numbers, but on {_PROBE_N} rows your function held {peak / 1e6:.0f} MB at once: "
+                       f"it builds the full {_PROBE_N} x {_PROBE_N} table A @ B.T ({table_bytes / 1e6:.0f} MB) "
+                       f"to keep {_PROBE_N} of its entries. Multiply entry by entry, then sum each row.")
+    return None
 
 
 register(
@@ -152,7 +137,7 @@ register(
     "products of row i of A with row i of B.",
     "Start from the Hadamard product A * B: which axis do you sum over? Do not compute the full "
     "table A @ B.T.",
-    rowwise_checker(),
+    function_checker(_rowwise_dot, _CASES, names=_NAMES, slips=_ROWWISE_SLIPS, after=_no_full_table),
 )
 
 register(

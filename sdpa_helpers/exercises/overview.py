@@ -1,9 +1,4 @@
-"""Exercises of notebook 00 (start here): the head dimension, the spread, reading the figure, and
-the scale when the components are not unit-variance.
-
-Every numeric exercise knows its classic slips, each computed by the mistake itself from the
-exercise's inputs.
-"""
+"""Exercises of notebook 00 (start here)."""
 
 import math
 

@@ -13,23 +13,27 @@ def _d_k_where(spread, target):
     return float(next(d for d in D_K_CHOICES if np.isclose(spread(d), target, rtol=1e-12)))
 
 
+def _logits(d_k, c):
+    """Moments of the logits c q·k at d_k, unit-variance components."""
+    return theory.scaled_moments(theory.dot_product_moments(d_k), c)
+
+
 register(
     "04.wrong_d",
     "A model has d_model = 768 and 12 heads of dimension 64, but its code divides each head's logits by "
     "sqrt(d_model) instead of sqrt(d_k). With unit-variance components, what is the standard deviation of one "
     "head's scaled logits (three significant figures)?",
     "The unscaled logits of one head have variance d_k; multiplying by c multiplies the variance by c^2.",
-    numeric_checker(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).std,
-                    what="the standard deviation",
-                    slips=[Slip(theory.scaled_moments(theory.dot_product_moments(64), 768**-0.5).var,
+    numeric_checker(_logits(64, 768**-0.5).std, what="the standard deviation",
+                    slips=[Slip(_logits(64, 768**-0.5).var,
                                 "the variance of the scaled logits, not their standard deviation"),
-                           Slip(theory.scaled_moments(theory.dot_product_moments(64), 64**-0.5).std,
+                           Slip(_logits(64, 64**-0.5).std,
                                 "the spread with the right scale 1/sqrt(d_k); this code divides by sqrt(d_model)"),
                            Slip(768**-0.5, "the factor 1/sqrt(768) alone; it multiplies logits whose own "
                                            "standard deviation is not 1"),
-                           Slip(theory.scaled_moments(theory.dot_product_moments(64), 1 / 768).std,
+                           Slip(_logits(64, 1 / 768).std,
                                 "what dividing by d_model gives: you divided by d_model, not √d_model"),
-                           Slip(theory.scaled_moments(theory.dot_product_moments(64), 512**-0.5).std,
+                           Slip(_logits(64, 512**-0.5).std,
                                 "section 5's value for the original Transformer's d_model = 512; "
                                 "this model has d_model = 768")]),
 )
@@ -51,10 +55,8 @@ register(
     "With the scale 1/d_k and unit-variance components, the logits' standard deviation is 1 at d_k = 1. "
     "At which d_k has it fallen to 1/16 (an integer)?",
     "Section 2's table gives the standard deviation of the logits for each scale as a power of d_k.",
-    numeric_checker(_d_k_where(lambda d: theory.scaled_moments(theory.dot_product_moments(d), 1 / d).std, 1 / 16),
-                    what="d_k",
-                    slips=[Slip(_d_k_where(lambda d: theory.scaled_moments(theory.dot_product_moments(d), 1 / d).var,
-                                           1 / 16),
+    numeric_checker(_d_k_where(lambda d: _logits(d, 1 / d).std, 1 / 16), what="d_k",
+                    slips=[Slip(_d_k_where(lambda d: _logits(d, 1 / d).var, 1 / 16),
                                 "where 1/d_k itself is 1/16: that is the variance of the scaled logits; their "
                                 "standard deviation is its square root, 1/sqrt(d_k)")]),
 )

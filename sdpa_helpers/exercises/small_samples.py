@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import theory
 from ..small_samples import THREAD_BIG_SCALED, z_score
-from . import Slip, choice_checker, function_checker, numeric_checker, register, with_attributes
+from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 register(
     "03.np_var_mean",
@@ -74,22 +74,14 @@ def _names_used(code) -> set[str]:
     return names
 
 
-def _sample_variance_checker():
-    """The function cases, the classic slips, and no np.var (nor x.var(), statistics.variance)."""
-    on_cases = function_checker(_reference_variance, _CASES, rtol=1e-9, slips=_VARIANCE_SLIPS,
-                                names=["[1, 2, 4, 7] with ddof=0", "[1, 2, 4, 7] with ddof=1", "two values, ddof=1",
-                                       "three equal values, ddof=0", "nine squares, ddof=1"])
-
-    def checker(fn):
-        code = getattr(getattr(fn, "fn", fn), "__code__", None)
-        used = _names_used(code) & _FORBIDDEN if code is not None else set()
-        if used:
-            return False, (f"your function calls {sorted(used)[0]}(): the task is to compute the variance without "
-                           f"np.var -- from the squared deviations, by hand.")
-        return on_cases(fn)
-
-    return with_attributes(checker, reference=_reference_variance, cases=_CASES, slips=_VARIANCE_SLIPS,
-                           kind="function")
+def _calls_var(fn):
+    """No np.var (nor x.var(), statistics.variance): the task is to compute it by hand."""
+    code = getattr(getattr(fn, "fn", fn), "__code__", None)
+    used = _names_used(code) & _FORBIDDEN if code is not None else set()
+    if used:
+        return (f"your function calls {sorted(used)[0]}(): the task is to compute the variance without "
+                f"np.var -- from the squared deviations, by hand.")
+    return None
 
 
 register(
@@ -98,7 +90,9 @@ register(
     "divided by len(x) - ddof. It must work for ddof=0 and ddof=1, on lists and 1-D arrays.",
     "Subtract the mean from every value before squaring, add the squares up, then divide by the number "
     "of values minus ddof (np.asarray(x, dtype=float) makes a list work too).",
-    _sample_variance_checker(),
+    function_checker(_reference_variance, _CASES, rtol=1e-9, slips=_VARIANCE_SLIPS, before=_calls_var,
+                     names=["[1, 2, 4, 7] with ddof=0", "[1, 2, 4, 7] with ddof=1", "two values, ddof=1",
+                            "three equal values, ddof=0", "nine squares, ddof=1"]),
 )
 
 _BIG_SD = theory.matmul_sample_variance_moments(1111, 111, 1111).std  # SD of s^2 of the unscaled product

@@ -1,12 +1,4 @@
-"""Exercises of notebook 02 (mean and variance of q·k).
-
-A ladder: recall the two-term rule (``02.var_sum_dependent``), apply the product and sum rules
-(``02.var_components_3``, ``02.general``), probe the independence assumption
-(``02.copied_key``), and design an exact check (``02.exact_case_design``, conceptual).
-``02.kurtosis_laplace`` belongs to the kurtosis deep dive. Every slip is computed by its mistake;
-an answer pair with one half right and matching no slip is told which half is wrong.
-"""
-
+"""Exercises of notebook 02 (mean and variance of q·k): recall, apply, probe independence, design an exact check."""
 
 from .. import sampling, theory
 from . import Slip, choice_checker, numeric_checker, register

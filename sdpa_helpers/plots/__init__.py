@@ -1,20 +1,9 @@
-"""Figures from arrays, in one consistent, colour-blind-safe style.
+"""Figures from arrays, in one colour-blind-safe style: the pieces every figure shares.
 
-This package offers the shared pieces every figure of the course uses:
-
-- :data:`OKABE_ITO` -- the Okabe-Ito palette; :data:`SCALING_STYLES` -- the fixed colour +
-  line style of each scaling across the course, keyed by the names of
-  :data:`sdpa_helpers.scales.SCALINGS` (also as :data:`UNSCALED`, :data:`SCALED`, :data:`INV_D`);
-- :func:`style` -- a context manager with the course's rc settings (nothing changes on import);
-- :func:`new_figure` -- a white, opaque :class:`~matplotlib.figure.Figure` not managed by
-  pyplot (so explorers never leak figures or show twice);
-- :func:`get_axes` -- the ``ax=None`` convention: use the given Axes or make a figure;
-- :func:`set_d_k_axis` -- a log2 axis for d_k labelled 1, 4, 16, ..., 4096;
-- :func:`to_png` -- render a figure to PNG bytes.
-
-Topic modules add the figures of each notebook (for example :mod:`.variance` for notebook 02);
-they take arrays, draw on ``ax`` (or a new figure) and return it, and compute nothing
-another layer needs (ARCHITECTURE.md).
+The palette (:data:`OKABE_ITO`), one line style per scaling (:data:`SCALING_STYLES`, keyed by
+:data:`sdpa_helpers.scales.SCALINGS`), :func:`style` (nothing changes on import), :func:`new_figure`
+(not managed by pyplot), :func:`get_axes` (the ``ax=None`` convention), :func:`set_d_k_axis`,
+:func:`to_png` and :func:`rgba_to_png`. Topic modules draw each notebook's figures from arrays.
 """
 
 from __future__ import annotations
@@ -84,21 +73,8 @@ _RC: dict[str, Any] = {
 
 @contextlib.contextmanager
 def style():
-    """Apply the course's matplotlib style inside a ``with`` block only.
-
-    It starts from matplotlib's defaults (``matplotlib.style.use("default")``), so a style the
-    learner set before (``plt.style.use("dark_background")``, ``rcParams["font.size"] = 20``,
-    ``text.usetex``) does not change the course's figures; the learner's settings are back after
-    the block.
-
-    >>> import matplotlib as mpl
-    >>> before = mpl.rcParams["axes.grid"]
-    >>> with style():
-    ...     mpl.rcParams["axes.grid"]
-    True
-    >>> mpl.rcParams["axes.grid"] == before
-    True
-    """
+    """The course's matplotlib style inside a ``with`` block only: matplotlib's defaults plus :data:`_RC`,
+    whatever style the learner set (theirs is back after the block)."""
     current: Any = mpl.rcParams  # (typed with literal keys only)
     with mpl.rc_context({k: v for k, v in _course_rc().items() if current[k] != v}):  # only what differs
         yield
@@ -108,8 +84,7 @@ _COURSE_RC: list[dict] = []
 
 
 def _course_rc() -> dict:
-    """matplotlib's defaults (``style.use("default")``: the backend and such kept) with :data:`_RC` on
-    top, as validated rc values; made once."""
+    """matplotlib's defaults with :data:`_RC` on top, as validated rc values; made once (style() runs per frame)."""
     if not _COURSE_RC:
         params: Any = mpl.rcParams
         with mpl.rc_context():
@@ -133,17 +108,7 @@ _KEPT = {"interactive", "backend", "webagg.port", "webagg.address", "webagg.port
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.0, 4.0), dpi: float = 100, **subplot_kw):
-    """A white figure with a grid of Axes, drawn with the course style; not managed by pyplot.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    axes : Axes or ndarray of Axes (``squeeze=True`` as in ``plt.subplots``)
-
-    >>> fig, ax = new_figure()
-    >>> fig.get_facecolor()
-    (1.0, 1.0, 1.0, 1.0)
-    """
+    """``(fig, axes)``: a white figure with a grid of Axes (squeezed as in ``plt.subplots``), not managed by pyplot."""
     with style():
         fig = Figure(figsize=figsize, dpi=dpi, facecolor="white", layout="constrained")
         FigureCanvasAgg(fig)
@@ -152,12 +117,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.0, 4.0), dpi: float = 
 
 
 def get_axes(ax=None, figsize=(6.0, 4.0)):
-    """Return ``ax`` if given, else the single Axes of a new figure (the ``ax=None`` convention).
-
-    >>> ax = get_axes()
-    >>> ax.figure.get_facecolor()
-    (1.0, 1.0, 1.0, 1.0)
-    """
+    """Return ``ax`` if given, else the single Axes of a new figure (the ``ax=None`` convention)."""
     if ax is not None:
         return ax
     _, ax = new_figure(figsize=figsize)
@@ -165,12 +125,7 @@ def get_axes(ax=None, figsize=(6.0, 4.0)):
 
 
 def set_d_k_axis(ax, which: str = "x", d_max: int = 4096, label: str = r"$d_k$"):
-    """Make ``ax``'s x (or y) axis a log2 axis for d_k with ticks 1, 4, 16, ..., ``d_max``.
-
-    >>> ax = get_axes()
-    >>> set_d_k_axis(ax).get_xscale()
-    'log'
-    """
+    """Make ``ax``'s x (or y) axis a log2 axis for d_k with ticks 1, 4, 16, ..., ``d_max``; return ``ax``."""
     ticks = [4**i for i in range(0, 8) if 4**i <= d_max]
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log", base=2)
@@ -182,30 +137,15 @@ def set_d_k_axis(ax, which: str = "x", d_max: int = 4096, label: str = r"$d_k$")
 
 
 def to_png(fig, dpi: float | None = None) -> bytes:
-    """Render ``fig`` to PNG bytes (opaque white background).
-
-    >>> fig, ax = new_figure(figsize=(2, 2))
-    >>> to_png(fig)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
-    True
-    """
+    """Render ``fig`` to PNG bytes (opaque white background)."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi or fig.dpi, facecolor="white")
     return buf.getvalue()
 
 
 def rgba_to_png(rgba) -> bytes:
-    """Encode an RGBA buffer (``canvas.buffer_rgba()``, shape (h, w, 4), uint8) as PNG, fast.
-
-    Explorers send a new frame per slider move, so encoding speed matters more than a few
-    kilobytes. The PNG is written directly: the RGBA rows as they are (PNG filter type 0), one
-    zlib stream at level 1. That takes 30-50 % of the time Pillow's encoder needs for the
-    same frame (no copy to RGB, no per-row filter search; measured on real explorer frames by
-    ``benchmarks/png_encoders.py``, see ``benchmarks/results.md``), and the file is lossless and standard.
-
-    >>> png = rgba_to_png(np.full((2, 3, 4), 255, dtype=np.uint8))
-    >>> png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
-    True
-    """
+    """Encode an RGBA buffer (uint8, shape (h, w, 4)) as PNG for an explorer's frame, fast: the rows
+    unfiltered, one zlib stream at level 1 (about half Pillow's time: ``benchmarks/png_encoders.py``)."""
     arr = np.asarray(rgba)
     if arr.dtype != np.uint8 or arr.ndim != 3 or arr.shape[2] != 4 or 0 in arr.shape:
         raise ValueError(f"rgba must be a non-empty uint8 array of shape (height, width, 4), "
