@@ -1,14 +1,5 @@
-"""Figures for notebook 07: attention-weight heatmaps, unscaled vs scaled, and per-head spreads.
-
-This module offers:
-
-- :func:`label_heatmap`, :func:`add_weights_colorbar` -- the shared heatmap furniture;
-- :func:`weights_heatmap` -- one matrix of attention weights on a fixed 0..1 colour scale;
-- :func:`weights_small_multiples` -- unscaled (top) vs scaled (bottom) heatmaps at a few d_k;
-- :func:`mask_and_weights` -- a boolean mask next to the weights it produces;
-- :func:`head_scale_histograms` -- one head's logits unscaled, scaled by 1/sqrt(d_k) and by
-  1/sqrt(d_model).
-"""
+"""Figures for notebook 07: attention-weight heatmaps (:class:`WeightsHeatmaps`, shared by the static
+figure and the explorer), unscaled vs scaled, a mask next to its weights, and per-head spreads."""
 
 from __future__ import annotations
 
@@ -19,7 +10,7 @@ from matplotlib.patches import Patch
 
 from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
 
-__all__ = ["WEIGHTS_NORM", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples",
+__all__ = ["WEIGHTS_NORM", "WeightsHeatmaps", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples",
            "mask_and_weights", "head_scale_histograms"]
 
 #: The fixed colour range of every attention-weight heatmap: 0 (no weight) to 1 (all of it).
@@ -74,8 +65,53 @@ def add_weights_colorbar(fig, axes, label="attention weight"):
     return fig.colorbar(sm, ax=axes, shrink=0.85, label=label)
 
 
+class WeightsHeatmaps:
+    """Unscaled and scaled attention weights at one ``d_k``, two heatmaps on the fixed 0..1 scale.
+
+    Notebook 07's static figure (:func:`weights_small_multiples`: one column of these per ``d_k``)
+    and its explorer (:class:`sdpa_helpers.widgets.attention_maps.AttentionMapExplorer`) draw through it.
+
+    Parameters
+    ----------
+    axes : (Axes, Axes)
+        Unscaled, scaled.
+    n_max : int, optional
+        Draw every matrix stretched over one fixed ``n_max x n_max`` square without ticks, titles
+        naming the scale only (the explorer: a move redraws the images only). Default: each
+        matrix at its own size, ticks per key, titles with ``d_k``.
+    animated : bool
+        Make the images animated (for the explorer's blitting).
+    """
+
+    def __init__(self, axes, n_max: int | None = None, animated: bool = False):
+        self.axes, self.n_max = tuple(axes), n_max
+        extent = None if n_max is None else (-0.5, n_max - 0.5, n_max - 0.5, -0.5)
+        with style():
+            self.images = [ax.imshow(np.zeros((4, 4)), cmap=HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest",
+                                     extent=extent, aspect="equal", animated=animated) for ax in self.axes]
+            if n_max is not None:
+                for ax, spec, title in zip(self.axes, (UNSCALED, SCALED),
+                                           ("unscaled: softmax(QKᵀ)", "scaled: softmax(QKᵀ/√d_k)")):
+                    ax.set_xlim(extent[0], extent[1])
+                    ax.set_ylim(extent[2], extent[3])
+                    ax.set(xlabel="key $j$ →", ylabel="← query $i$", xticks=[], yticks=[])
+                    ax.set_title(title, color=spec["color"], fontsize=10)
+                    ax.grid(False)
+
+    def show(self, unscaled, scaled, d_k: int) -> None:
+        """Put the two weight matrices (each (n_q, n_k), entries in [0, 1]) in."""
+        for ax, image, w, spec in zip(self.axes, self.images, (unscaled, scaled), (UNSCALED, SCALED)):
+            image.set_data(w)
+            if self.n_max is None:
+                with style():
+                    image.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
+                    label_heatmap(ax, *w.shape)
+                    # no number in the title: one draw's "mean largest weight" is noise and would read as a trend
+                    ax.set_title(f"{spec['label']}\n$d_k$ = {d_k}", color=spec["color"])
+
+
 def weights_small_multiples(weights_by_d_k: dict):
-    """Unscaled (top row) and scaled (bottom row) attention weights for each d_k.
+    """Unscaled (top row) and scaled (bottom row) attention weights for each d_k (:class:`WeightsHeatmaps`).
 
     Parameters
     ----------
@@ -85,20 +121,11 @@ def weights_small_multiples(weights_by_d_k: dict):
     Returns
     -------
     Figure
-
-    >>> w = np.full((4, 4), 0.25)
-    >>> fig = weights_small_multiples({4: (w, w), 64: (w, w)})
-    >>> len(fig.axes)   # 4 heatmaps and the colour bar
-    5
     """
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
     for j, d_k in enumerate(d_ks):
-        unscaled, scaled = (np.asarray(w, dtype=float) for w in weights_by_d_k[d_k])
-        for row, (w, spec) in enumerate(((unscaled, UNSCALED), (scaled, SCALED))):
-            # no per-panel number: one draw's "mean largest weight" is noisy and would read as a trend
-            weights_heatmap(w, ax=axes[row, j], title=f"{spec['label']}\n$d_k$ = {d_k}")
-            axes[row, j].title.set_color(spec["color"])
+        WeightsHeatmaps(axes[:, j]).show(*(np.asarray(w, dtype=float) for w in weights_by_d_k[d_k]), d_k)
     add_weights_colorbar(fig, axes)
     return fig
 
