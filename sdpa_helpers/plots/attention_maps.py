@@ -10,7 +10,8 @@ from matplotlib.patches import Patch
 
 from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
 
-__all__ = ["WEIGHTS_NORM", "WeightsHeatmaps", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples",
+__all__ = ["WEIGHTS_NORM", "WeightsHeatmaps", "label_heatmap", "add_weights_colorbar", "weights_heatmap",
+           "weights_small_multiples",
            "mask_and_weights", "head_scale_histograms"]
 
 #: The fixed colour range of every attention-weight heatmap: 0 (no weight) to 1 (all of it).

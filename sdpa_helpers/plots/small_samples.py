@@ -1,43 +1,80 @@
-"""Figures for notebook 03: a sample variance is itself random, and small samples spread wide.
-
-- :func:`variance_histogram` -- histogram of many sample variances, true value and mean marked;
-- :func:`relative_spread_histograms` -- small multiples: ``s2 / n`` of ``n x n`` products for a few n;
-- :func:`spread_vs_n` -- log-log: spread of ``s2 / n`` against n, simulation vs exact and i.i.d. theory
-  (the theory lines come from :mod:`sdpa_helpers.small_samples`);
-- :func:`conditional_spread` -- two logits of one query: uncorrelated, yet their sizes move together.
-"""
+"""Figures for notebook 03: a sample variance is itself random (:class:`VarianceHistogramPanel`, shared
+by the static figure and the explorer), its spread against n, and two logits whose sizes move together."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _checks
-from ..small_samples import REL_BINS, bin_fractions, exact_relative_sd, iid_relative_sd
-from . import OKABE_ITO, SCALED, get_axes, new_figure, set_d_k_axis, style
+from ..small_samples import bin_fractions, exact_relative_sd, iid_relative_sd
+from . import OKABE_ITO, SCALED, get_axes, set_d_k_axis, style
 
-__all__ = ["variance_histogram", "relative_spread_histograms", "spread_vs_n",
-           "conditional_spread"]
+__all__ = ["VarianceHistogramPanel", "variance_histogram", "spread_vs_n", "conditional_spread"]
 
 TRUTH = {"color": OKABE_ITO["black"], "linestyle": "-", "linewidth": 1.5}
 EXACT = {"color": OKABE_ITO["blue"], "linestyle": "-", "label": "exact (entries share rows/columns)"}
 IID = {"color": OKABE_ITO["orange"], "linestyle": "--", "label": "i.i.d. formula"}
 
 
+class VarianceHistogramPanel:
+    """Histogram (fraction per bin) of sample variances on one Axes, the true value and their mean marked.
+
+    Notebook 03's static figure (:func:`variance_histogram`) and its explorer
+    (:class:`sdpa_helpers.widgets.small_samples.VarianceSpreadExplorer`) draw through it.
+
+    Parameters
+    ----------
+    ax : Axes
+    bins : ndarray, shape (n_bins + 1,)
+        Bin edges (the x range).
+    true_var : float
+        The variance being estimated (a solid black line).
+    color : colour, optional
+        Of the bars and of the dashed line at the mean.
+    sqrt_y : bool
+        A square-root y axis fixed to 0..1 (so that both a wide histogram and a spike read).
+    animated : bool
+        Make the bars and the mean line animated (for the explorer's blitting).
+    """
+
+    def __init__(self, ax, bins, true_var: float, color=None, sqrt_y: bool = False, animated: bool = False):
+        self.ax, self.bins = ax, bins
+        color = color or SCALED["color"]
+        with style():
+            self.stairs = ax.stairs(np.zeros(len(bins) - 1), bins, fill=True, color=color, alpha=0.55,
+                                    animated=animated)
+            ax.axvline(true_var, **TRUTH, label=f"true variance {true_var:g}")
+            self.mean_line = ax.axvline(true_var, color=color, linestyle="--", linewidth=1.5, animated=animated)
+            ax.set_xlim(float(bins[0]), float(bins[-1]))
+            ax.set(ylabel="fraction of experiments")
+            if sqrt_y:
+                ax.set_yscale("function", functions=(lambda y: np.sqrt(np.clip(y, 0, None)), np.square))
+                ax.set_ylim(0, 1)
+                ax.set_yticks([0, 0.01, 0.05, 0.1, 0.25, 0.5, 1])
+                ax.set_ylabel("fraction of experiments (√ scale)")
+
+    def show(self, s2) -> float:
+        """Put the sample variances ``s2`` (n_reps,) in; returns their mean."""
+        self.stairs.set_data(bin_fractions(s2, self.bins))
+        mean = float(s2.mean())
+        self.mean_line.set_xdata([mean, mean])
+        return mean
+
+
 def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, label: str = "",
                        xlabel: str = r"sample variance $s^2$", marks: dict | None = None):
-    """Histogram (fraction per bin) of sample variances, with the true value and their mean marked.
+    """Histogram (fraction per bin) of sample variances (a :class:`VarianceHistogramPanel`), with a legend.
 
     Parameters
     ----------
     s2 : ndarray, shape (n_reps,)
         One sample variance per repetition of the experiment.
     true_var : float
-        The variance being estimated (a solid black line).
+        The variance being estimated.
     bins : ndarray, shape (n_bins + 1,), optional
         Bin edges; default 48 bins over ``[0, 6 * true_var]``.
     ax : Axes, optional
     color : colour, optional
-        Of the bars and of the dashed line at the mean of ``s2``.
     label : str
         Names the estimator in the legend (e.g. ``"ddof=1"``).
     xlabel : str
@@ -47,68 +84,21 @@ def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, labe
     Returns
     -------
     Axes
-
-    >>> ax = variance_histogram(np.array([1.0, 2.0, 3.0]), true_var=2.0)
-    >>> [float(v) for v in ax.get_xlim()]  # 6 x the true variance
-    [0.0, 12.0]
     """
     s2 = _checks.real_array("s2", s2, min_ndim=1, shape_hint="(n_reps,)")
     true_var = _checks.positive("true_var", true_var)
     bins = np.linspace(0.0, 6.0 * true_var, 49) if bins is None else _checks.real_array("bins", bins, min_ndim=1)
-    color = color or SCALED["color"]
     ax = get_axes(ax)
+    panel = VarianceHistogramPanel(ax, bins, true_var, color)
+    mean = panel.show(s2)
     with style():
-        ax.stairs(bin_fractions(s2, bins), bins, fill=True, color=color, alpha=0.55)
-        ax.axvline(true_var, **TRUTH, label=f"true variance {true_var:g}")
-        ax.axvline(s2.mean(), color=color, linestyle="--", linewidth=1.5,
-                   label=f"mean{' of ' + label if label else ''}: {s2.mean():.2f}")
+        panel.mean_line.set_label(f"mean{' of ' + label if label else ''}: {mean:.2f}")
         for text, value in (marks or {}).items():
             ax.axvline(_checks.real(f"marks[{text!r}]", value), color=OKABE_ITO["reddish_purple"],
                        linestyle=(0, (1, 1.5)), linewidth=2, label=str(text))
-        ax.set_xlim(float(bins[0]), float(bins[-1]))
-        ax.set(xlabel=xlabel, ylabel="fraction of experiments")
+        ax.set_xlabel(xlabel)
         ax.legend(loc="upper right")
     return ax
-
-
-def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS, n_bins: int | None = None):
-    """One histogram of ``s2 / n`` per n (a row of small multiples), the true value 1 marked.
-
-    Parameters
-    ----------
-    s2_by_n : dict int -> ndarray, shape (n_reps,)
-        Relative sample variances ``s2 / n`` of the entries of ``n x n`` products.
-    bins : ndarray
-        Common bin edges (fixed x axis, so the panels compare), used when ``n_bins`` is None.
-    n_bins : int, optional
-        Instead, ``n_bins`` bins per panel over 1 +- 4 exact standard deviations (from 0 up):
-        every panel shows the shape of its histogram, however narrow it is; the x axes differ.
-
-    Returns
-    -------
-    Figure
-
-    >>> fig = relative_spread_histograms({2: np.ones(5), 8: np.ones(5)})
-    >>> len(fig.axes)
-    2
-    """
-    if not isinstance(s2_by_n, dict) or not s2_by_n:
-        raise TypeError(f"s2_by_n must be a non-empty dict n -> array, got {type(s2_by_n).__name__}")
-    ns = sorted(s2_by_n)
-    if n_bins is not None:
-        n_bins = _checks.positive_int("n_bins", n_bins)
-    fig, axes = new_figure(1, len(ns), figsize=(3.0 * len(ns), 2.9), squeeze=False, sharex=n_bins is None)
-    with style():
-        for ax, n, sd_theory in zip(axes[0], ns, exact_relative_sd(ns)):
-            r = np.asarray(s2_by_n[n], dtype=float)
-            if n_bins is not None:
-                bins = np.linspace(max(0.0, 1.0 - 4 * sd_theory), 1.0 + 4 * sd_theory, n_bins + 1)
-            ax.stairs(bin_fractions(r, bins), bins, fill=True, color=SCALED["color"], alpha=0.6)
-            ax.axvline(1.0, **TRUTH)
-            ax.set_xlim(float(bins[0]), float(bins[-1]))
-            ax.set(xlabel=r"$s^2 / n$", title=f"$n$ = {n}: SD {r.std(ddof=1):.3f} (theory {sd_theory:.3f})")
-        axes[0, 0].set_ylabel("fraction of experiments")
-    return fig
 
 
 def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bool = True):
