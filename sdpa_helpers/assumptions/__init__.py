@@ -1,17 +1,6 @@
-"""Does unit variance hold? The footnote's assumption through a model's life (notebook 08).
-
-The footnote behind ``1/sqrt(d_k)`` assumes the components of ``q`` and ``k`` are independent
-with mean 0 and variance 1. The parts of this package follow that assumption:
-
-- :mod:`.init` -- what the initialisation gives: ``Var(W)`` of each scheme, ``Var(q_i)``,
-  the moments of ``q . k`` at initialisation;
-- :mod:`.networks` -- the same by simulating networks: tokens through LayerNorm, random
-  projections, a per-network standard error, cached scaled logits for figures and explorers;
-- :mod:`.correlation` -- what training does: ``k = rho q + sqrt(1 - rho^2) z``, mean ``rho d_k``;
-- :mod:`.qk_norm` -- what real models do: QK-norm and soft-capping.
-
-Every public name of the parts is re-exported here (``from sdpa_helpers import assumptions as A``).
-"""
+"""Does unit variance hold? The footnote's assumption through a model's life (notebook 08): :mod:`.init` (what
+the initialisation gives), :mod:`.networks` (the same by simulation), :mod:`.correlation` (what training does),
+:mod:`.qk_norm` (what real models do). Every public name is re-exported here."""
 
 from .correlation import (
     KURTOSIS,
