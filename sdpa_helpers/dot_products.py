@@ -34,11 +34,6 @@ def cosine_moments(d_k: int) -> Moments:
     Returns
     -------
     Moments
-
-    Examples
-    --------
-    >>> cosine_moments(64)
-    Moments(mean=0.0, var=0.015625)
     """
     d_k = _checks.d_k("d_k", d_k)
     return Moments(0.0, 1.0 / d_k)
@@ -53,11 +48,6 @@ def cosine_excess_kurtosis(d_k: int) -> float:
     kurtosis ``E[u_1^4] / E[u_1^2]^2 - 3`` is ``-6 / (d_k + 2)``: ``-2`` at ``d_k = 1``
     (``cos = +-1``), ``-1`` at ``d_k = 4`` (a semicircle on ``[-2, 2]`` after scaling), then
     towards 0, the normal curve's value. Scaling by ``sqrt(d_k)`` does not change it.
-
-    Examples
-    --------
-    >>> [cosine_excess_kurtosis(d) for d in (1, 4, 16)]
-    [-2.0, -1.0, -0.3333333333333333]
     """
     d_k = _checks.d_k("d_k", d_k)
     return -6.0 / (d_k + 2)
@@ -78,12 +68,6 @@ def std_with_se(samples: np.ndarray | Sequence[float]) -> tuple[float, float]:
     Returns
     -------
     std, se : float
-
-    Examples
-    --------
-    >>> std, se = std_with_se(np.random.default_rng(0).standard_normal(100_000))
-    >>> round(std, 2), round(float(se * np.sqrt(2 * 100_000)), 2)   # normal: SE(s) = s / sqrt(2 n), up to noise
-    (1.0, 1.01)
     """
     x = _checks.real_array("samples", samples, min_ndim=1).ravel()
     if x.size < 2:

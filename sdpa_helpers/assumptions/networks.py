@@ -49,7 +49,7 @@ def _check_token_pairs(X, X2) -> tuple[np.ndarray, np.ndarray]:
 
 def sample_projected_logits(scheme: str, d_k: int, X, X2=None, n_networks: int = 16,
                             fan_out: int | None = None, tied: bool = False, rng=None) -> np.ndarray:
-    """Unscaled ``q . k``, ``q = W_Q x``, ``k = W_K x'``, for ``n_networks`` fresh networks: shape (n_networks, n_tokens).
+    """Unscaled ``q . k`` (``q = W_Q x``, ``k = W_K x'``) for ``n_networks`` fresh networks: (n_networks, n_tokens).
 
     Each network draws the ``d_k`` rows of one head of a ``(fan_out, d_model)`` matrix (default ``fan_out = d_k``)
     for ``W_Q`` and ``W_K`` (``tied=True``: ``W_K = W_Q``). Row ``t`` pairs ``x = X[t]`` with ``x' = X2[t]``

@@ -330,10 +330,6 @@ def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = Non
     Returns
     -------
     Axes
-
-    >>> ax = match_weight_vs_d_k([1, 4, 16], [0.1, 0.2, 0.4], [0.1, 0.1, 0.1])
-    >>> tuple(float(v) for v in ax.get_ylim())
-    (0.0, 1.05)
     """
     ax = get_axes(ax, figsize=(6.0, 3.8))
     d_ks = np.asarray(d_ks, dtype=float)
@@ -362,10 +358,6 @@ def cosine_small_multiples(qk_norm_by_d_k: dict, scaled_by_d_k: dict):
     Returns
     -------
     Figure
-
-    >>> fig = cosine_small_multiples({4: np.zeros(5)}, {4: np.zeros(5)})
-    >>> fig.axes[0].get_xlabel()
-    'logit'
     """
     d_ks = sorted(qk_norm_by_d_k)
     fig, axes = new_figure(1, len(d_ks), figsize=(3.3 * len(d_ks), 3.2), squeeze=False, sharey=True)

@@ -43,10 +43,6 @@ def weights_heatmap(weights, ax=None, title: str | None = None, **imshow_kw):
     -------
     Axes
         The image is ``ax.images[-1]``.
-
-    >>> ax = weights_heatmap(np.full((3, 4), 0.25))
-    >>> ax.images[-1].get_clim(), ax.get_xlabel()
-    ((0.0, 1.0), 'key $j$')
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
@@ -144,12 +140,6 @@ def mask_and_weights(mask, weights, title: str = "causal mask"):
     Returns
     -------
     Figure
-
-    >>> from sdpa_helpers.attention import causal_mask
-    >>> m = causal_mask(4)
-    >>> fig = mask_and_weights(m, m / m.sum(axis=1, keepdims=True))
-    >>> [ax.get_xlabel() for ax in fig.axes[:2]]
-    ['key $j$', 'key $j$']
     """
     mask = np.asarray(mask, dtype=bool)
     fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(8.4, 3.9))
@@ -184,10 +174,6 @@ def head_scale_histograms(logits, d_k: int, d_model: int, ax=None):
     Returns
     -------
     Axes
-
-    >>> ax = head_scale_histograms(np.random.default_rng(0).normal(0, 8, 1000), 64, 512)
-    >>> ax.get_xlabel()
-    'logit of one head'
     """
     s = np.asarray(logits, dtype=float)
     ax = get_axes(ax, figsize=(7.0, 3.6))

@@ -63,12 +63,6 @@ def score_table(Q, K, ax=None, decimals: int = 1):
     Returns
     -------
     Axes
-
-    Examples
-    --------
-    >>> ax = score_table([[1.0, 2.0]], [[2.0, 3.0], [1.0, 0.0]])
-    >>> [t.get_text() for t in ax.texts]
-    ['8.0', '1.0']
     """
     Q, K = _matrix("Q", Q), _matrix("K", K)
     if Q.shape[1] != K.shape[1]:
@@ -103,14 +97,6 @@ def frobenius_nesting(A, B, decimals: int = 1):
     Returns
     -------
     Figure
-
-    Examples
-    --------
-    >>> fig = frobenius_nesting([[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]])
-    >>> [t.get_text() for t in fig.axes[4].texts]
-    ['5.0']
-    >>> len({tuple(im.get_clim()) for ax in fig.axes[:5] for im in ax.images})  # one normalisation
-    1
     """
     A, B = _matrix("A", A), _matrix("B", B)
     if A.shape != B.shape:
@@ -155,14 +141,6 @@ def geometric_picture(ratios_by_d_k: dict):
     Returns
     -------
     Figure
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> fig = geometric_picture({4: {"norm": 1 + 0.3 * rng.standard_normal(200),
-    ...                              "cos": rng.standard_normal(200), "dot": rng.standard_normal(200)}})
-    >>> len(fig.axes), fig.axes[2].get_title()[:8]
-    (3, 'product:')
     """
     if not isinstance(ratios_by_d_k, dict) or not ratios_by_d_k:
         raise TypeError("ratios_by_d_k must be a non-empty dict d_k -> {'norm', 'cos', 'dot'} arrays")
@@ -214,13 +192,6 @@ def spread_growth(samples_by_d_k: dict, n_shown: int = 300):
     Returns
     -------
     Figure
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> fig = spread_growth({d: rng.standard_normal(100) * d**0.5 for d in (1, 16, 256)})
-    >>> fig.axes[1].get_yscale(), fig.axes[1].get_ylabel()
-    ('log', 'standard deviation of $q\\\\cdot k$')
     """
     if not isinstance(samples_by_d_k, dict) or len(samples_by_d_k) < 2:
         raise TypeError("samples_by_d_k must be a dict d_k -> samples with at least two entries")
@@ -270,13 +241,6 @@ def distribution_comparison(samples_by_d_k: dict, bins: int = 60, ax=None):
     Returns
     -------
     Axes
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> ax = distribution_comparison({2: rng.standard_normal(500) * 2**0.5, 100: rng.standard_normal(500) * 10})
-    >>> ax.get_xlabel(), len(ax.get_legend().get_texts())
-    ('$q\\\\cdot k$', 2)
     """
     if not isinstance(samples_by_d_k, dict) or not samples_by_d_k:
         raise TypeError("samples_by_d_k must be a non-empty dict d_k -> samples")

@@ -159,10 +159,6 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
     """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled.
 
     A thin vertical line (in the scaling's colour and line style) marks each median.
-
-    >>> ax = gradient_histogram([1.0, 2.0], [1e-6, 3.0], d_k=4)
-    >>> ax.get_xscale()
-    'log'
     """
     ax = get_axes(ax, figsize=(6.5, 3.6))
     s = np.asarray(norms_scaled, dtype=float)
@@ -202,10 +198,6 @@ def lr_sweep(lrs, steps_by_arm: dict, max_steps: int, d_k: int, threshold: float
     Returns
     -------
     Axes
-
-    >>> ax = lr_sweep([0.1, 1.0], {"scaled": [[50, 10]], "unscaled": [[80, np.nan]]}, max_steps=300, d_k=1024)
-    >>> ax.get_xscale(), ax.get_yscale()
-    ('log', 'log')
     """
     ax = get_axes(ax, figsize=(5.5, 3.8))
     lrs = np.asarray(lrs, dtype=float)

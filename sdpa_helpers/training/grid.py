@@ -23,6 +23,9 @@ from .summaries import FIELDS, best_learning_rate
 from .task import BATCH_SIZE
 from .trainer import ARMS, STEPS, Arm, Runs, train_runs
 
+__all__ = ["GRID_ARMS", "GRID_D_KS", "GRID_FILE", "GRID_LRS", "GRID_SEEDS", "NUDGE", "Grid", "compute_grid",
+           "nudged_arm", "training_grid", "write_grid"]
+
 GRID_D_KS = (4, 16, 64, 256, 1024)
 GRID_LRS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 GRID_SEEDS = tuple(range(25))

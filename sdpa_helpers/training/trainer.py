@@ -22,6 +22,9 @@ from ..scales import scale_factor
 from .model import GAIN, Metrics, Weights, logit_gradients, starting_weights
 from .task import BATCH_SIZE, D_IN, held_out_set, training_batches
 
+__all__ = ["ARMS", "OPTIMIZERS", "STEPS", "Arm", "History", "Runs", "as_tuple", "check_arm", "steps_to_accuracy",
+           "train_runs"]
+
 #: Default number of training steps.
 STEPS = 300
 #: The optimizers :func:`train_runs` knows. Adam: beta1 = 0.9, beta2 = 0.999, eps = 1e-8, bias-corrected.
@@ -113,11 +116,6 @@ def steps_to_accuracy(accuracy, threshold: float = 0.9, window: int = 10, never=
 
     Steps count from 1. For a 1-D record: an int, or ``never``; for an array of records
     (..., steps): a float array with NaN where a run never does.
-
-    >>> steps_to_accuracy([0.0, 0.5, 1.0, 1.0, 1.0], threshold=0.9, window=2)
-    4
-    >>> steps_to_accuracy([[0.0, 1.0, 1.0], [0.0, 0.0, 0.0]], window=2).tolist()
-    [3.0, nan]
     """
     acc = np.asarray(accuracy, dtype=float)
     if acc.ndim == 0:
@@ -194,10 +192,6 @@ def train_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), op
     ``seeds``, ``lrs`` and ``arms`` are one item or a sequence (arms: names of :data:`ARMS`
     or :class:`Arm` tuples). A run whose numbers overflow is marked in ``diverged`` and
     keeps its last finite weights; the others go on.
-
-    >>> r = train_runs(4, seeds=(0, 1), lrs=(0.3, 1.0), steps=100)
-    >>> r.loss.shape, bool((r.final.accuracy[:, 0] > 0.9).all())  # (seeds, arms, lrs, steps)
-    ((2, 2, 2, 100), True)
     """
     d_k, seeds, lrs, arms, optimizer, steps, batch_size = _check_run_args(
         d_k, seeds, lrs, arms, optimizer, steps, batch_size)
