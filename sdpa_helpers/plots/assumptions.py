@@ -40,14 +40,7 @@ def _density(values, edges) -> np.ndarray:
 
 class LogitHistogramPanel:
     """Histogram of scaled logits ``q . k / sqrt(d_k)`` with its theory ``N(0, theory_var)`` and ``N(0, 1)``.
-
-    Parameters
-    ----------
-    ax : Axes
-    ylim : (float, float), optional
-        Fixed y limits (the explorer); default: fitted to each :meth:`show`.
-    animated : bool
-        Make the histogram and the theory curve animated (for the explorer's blitting).
+    ``ylim``: fixed (the explorer), else fitted at each :meth:`show`; ``animated``: for the explorer's blitting.
     """
 
     def __init__(self, ax, ylim=None, animated: bool = False):
@@ -116,16 +109,8 @@ def init_small_multiples(samples_by_label: dict, ncols: int = 3):
 
 
 class InitVariancePanel:
-    """``Var(q . k / sqrt(d_k))`` against d_model (log-log), one theory line and simulation markers per scheme.
-
-    Parameters
-    ----------
-    ax : Axes
-    d_models : array_like, shape (m,)
-    labels : sequence of str
-        One per scheme (sets its look, in order).
-    animated : bool
-        Make the lines and markers animated (for the explorer's blitting).
+    """``Var(q . k / sqrt(d_k))`` against ``d_models`` (log-log): per scheme in ``labels`` (sets its look, in
+    order) a theory line and simulation markers with +-2 SE bars. ``animated``: for the explorer's blitting.
     """
 
     def __init__(self, ax, d_models, labels, animated: bool = False):
@@ -195,20 +180,10 @@ _NORMAL_CURVE = {"color": "0.3", "linewidth": 1.4, "label": "solid curves: norma
 
 
 class CorrelatedHistogramPanel:
-    """The correlated key's logit next to an unrelated key's, histograms with their normal approximations.
-
-    Parameters
-    ----------
-    ax : Axes
-    scaling : {"sqrt", "inv_d"}
-        Which scale the logits carry (sets the colour of the unrelated key, the label, the theory).
-    xlim : (float, float)
-    n_bins : int
-    numbers_in_titles : bool
-        Titles and the correlated key's label carry ``d_k`` and ``rho`` (static figures); otherwise
-        they stay fixed and the numbers go to the explorer's readout.
-    animated : bool
-        Make the moving artists animated (for the explorer's blitting).
+    """The correlated key's logit next to an unrelated key's (histograms over ``xlim``, ``n_bins``) with their
+    normal approximations, under ``scaling`` ``"sqrt"`` or ``"inv_d"``. ``numbers_in_titles``: title and label
+    carry ``d_k`` and ``rho`` (static figures; else fixed, numbers in the explorer's readout); ``animated``: for
+    the explorer's blitting.
     """
 
     def __init__(self, ax, scaling: str, xlim, n_bins: int = 120, numbers_in_titles: bool = True,
@@ -313,23 +288,10 @@ class CorrelatedMeanPanel:
 
 
 def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = None, ax=None):
-    """Mean softmax weight on the correlated key against d_k, for the two scales.
+    """Mean softmax weight on the correlated key against d_k, under 1/sqrt(d_k) and 1/d_k (arrays (m,)).
 
-    The model behind it keeps every component of ``q`` and ``k`` at variance 1, so under ``1/d_k``
-    the correlated key's logit tends to ``rho <= 1``: the figure says so in its title and legend.
-
-    Parameters
-    ----------
-    d_ks : array_like, shape (m,)
-    weight_sqrt, weight_inv : array_like, shape (m,)
-        Mean weight with logits times ``1/sqrt(d_k)`` and times ``1/d_k``.
-    limit : float, optional
-        The large-d_k limit of the ``1/d_k`` curve (drawn as a horizontal line).
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
+    ``limit``: the 1/d_k curve's large-d_k limit (a horizontal line). The model keeps every component of ``q``
+    and ``k`` at variance 1; the title and legend say so. Returns the Axes.
     """
     ax = get_axes(ax, figsize=(6.0, 3.8))
     d_ks = np.asarray(d_ks, dtype=float)
@@ -349,15 +311,8 @@ def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = Non
 
 
 def cosine_small_multiples(qk_norm_by_d_k: dict, scaled_by_d_k: dict):
-    """Histograms of QK-norm logits ``sqrt(d_k) cos(theta)`` over those of ``q . k / sqrt(d_k)``.
-
-    Parameters
-    ----------
-    qk_norm_by_d_k, scaled_by_d_k : dict int -> ndarray, shape (n,)
-
-    Returns
-    -------
-    Figure
+    """Histograms of QK-norm logits ``sqrt(d_k) cos(theta)`` over those of ``q . k / sqrt(d_k)``, one panel per d_k
+    (dicts d_k -> array (n,)). Returns the Figure.
     """
     d_ks = sorted(qk_norm_by_d_k)
     fig, axes = new_figure(1, len(d_ks), figsize=(3.3 * len(d_ks), 3.2), squeeze=False, sharey=True)

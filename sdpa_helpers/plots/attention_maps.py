@@ -28,21 +28,8 @@ def label_heatmap(ax, n_q: int, n_k: int) -> None:
 
 
 def weights_heatmap(weights, ax=None, title: str | None = None, **imshow_kw):
-    """Heatmap of an attention-weight matrix, colours fixed to 0..1 (cividis).
-
-    Parameters
-    ----------
-    weights : array_like, shape (n_q, n_k)
-        Rows are queries, columns keys; entries in [0, 1].
-    ax : Axes, optional
-    title : str, optional
-    **imshow_kw
-        Passed to :meth:`~matplotlib.axes.Axes.imshow` (e.g. ``animated=True``).
-
-    Returns
-    -------
-    Axes
-        The image is ``ax.images[-1]``.
+    """Heatmap of attention weights (n_q, n_k), colours fixed to 0..1 (cividis); ``imshow_kw`` go to ``imshow``.
+    Returns the Axes (the image is ``ax.images[-1]``).
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
@@ -63,21 +50,12 @@ def add_weights_colorbar(fig, axes, label="attention weight"):
 
 
 class WeightsHeatmaps:
-    """Unscaled and scaled attention weights at one ``d_k``, two heatmaps on the fixed 0..1 scale.
+    """Unscaled and scaled attention weights at one ``d_k`` on two ``axes``, fixed 0..1 colours; the static figure
+    (:func:`weights_small_multiples`, one column per ``d_k``) and the explorer draw through it.
 
-    Notebook 07's static figure (:func:`weights_small_multiples`: one column of these per ``d_k``)
-    and its explorer (:class:`sdpa_helpers.widgets.attention_maps.AttentionMapExplorer`) draw through it.
-
-    Parameters
-    ----------
-    axes : (Axes, Axes)
-        Unscaled, scaled.
-    n_max : int, optional
-        Draw every matrix stretched over one fixed ``n_max x n_max`` square without ticks, titles
-        naming the scale only (the explorer: a move redraws the images only). Default: each
-        matrix at its own size, ticks per key, titles with ``d_k``.
-    animated : bool
-        Make the images animated (for the explorer's blitting).
+    ``n_max``: every matrix stretched over one fixed ``n_max x n_max`` square, no ticks, titles naming the scale
+    only (the explorer: a move redraws the images only); default each matrix at its own size with ``d_k`` in the
+    titles. ``animated``: for the explorer's blitting.
     """
 
     def __init__(self, axes, n_max: int | None = None, animated: bool = False):
@@ -108,16 +86,8 @@ class WeightsHeatmaps:
 
 
 def weights_small_multiples(weights_by_d_k: dict):
-    """Unscaled (top row) and scaled (bottom row) attention weights for each d_k (:class:`WeightsHeatmaps`).
-
-    Parameters
-    ----------
-    weights_by_d_k : dict int -> (ndarray, ndarray)
-        For each d_k, the ``(unscaled, scaled)`` weight matrices, each (n_q, n_k).
-
-    Returns
-    -------
-    Figure
+    """Unscaled (top row) and scaled (bottom row) weights per d_k (d_k -> two (n_q, n_k) arrays), through
+    :class:`WeightsHeatmaps`. Returns the Figure.
     """
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
@@ -128,18 +98,8 @@ def weights_small_multiples(weights_by_d_k: dict):
 
 
 def mask_and_weights(mask, weights, title: str = "causal mask"):
-    """A boolean mask (True = may attend) next to the attention weights computed with it.
-
-    Parameters
-    ----------
-    mask : array_like of bool, shape (n_q, n_k)
-    weights : array_like, shape (n_q, n_k)
-    title : str
-        Title of the mask panel.
-
-    Returns
-    -------
-    Figure
+    """A boolean mask (n_q, n_k; True = may attend) next to the attention weights computed with it.
+    Returns the Figure.
     """
     mask = np.asarray(mask, dtype=bool)
     fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(8.4, 3.9))
@@ -163,17 +123,8 @@ def mask_and_weights(mask, weights, title: str = "causal mask"):
 
 
 def head_scale_histograms(logits, d_k: int, d_model: int, ax=None):
-    """One head's dot products three ways: unscaled, times 1/sqrt(d_k), times 1/sqrt(d_model).
-
-    Parameters
-    ----------
-    logits : array_like, shape (n,)
-        Unscaled per-head dot products ``q_h . k_h`` (length-d_k pieces of length-d_model vectors).
-    d_k, d_model : int
-
-    Returns
-    -------
-    Axes
+    """One head's dot products ``q_h . k_h`` (n,) three ways: unscaled, times 1/sqrt(d_k), times 1/sqrt(d_model).
+    Returns the Axes.
     """
     s = np.asarray(logits, dtype=float)
     ax = get_axes(ax, figsize=(7.0, 3.6))

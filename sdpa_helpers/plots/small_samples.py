@@ -17,24 +17,11 @@ IID = {"color": OKABE_ITO["orange"], "linestyle": "--", "label": "i.i.d. formula
 
 
 class VarianceHistogramPanel:
-    """Histogram (fraction per bin) of sample variances on one Axes, the true value and their mean marked.
+    """Histogram (fraction per bin over ``bins``) of sample variances, ``true_var`` (solid black) and their mean
+    (dashed) marked; the static figure (:func:`variance_histogram`) and the explorer draw through it.
 
-    Notebook 03's static figure (:func:`variance_histogram`) and its explorer
-    (:class:`sdpa_helpers.widgets.small_samples.VarianceSpreadExplorer`) draw through it.
-
-    Parameters
-    ----------
-    ax : Axes
-    bins : ndarray, shape (n_bins + 1,)
-        Bin edges (the x range).
-    true_var : float
-        The variance being estimated (a solid black line).
-    color : colour, optional
-        Of the bars and of the dashed line at the mean.
-    sqrt_y : bool
-        A square-root y axis fixed to 0..1 (so that both a wide histogram and a spike read).
-    animated : bool
-        Make the bars and the mean line animated (for the explorer's blitting).
+    ``sqrt_y``: a square-root y axis fixed to 0..1 (a wide histogram and a spike both read); ``animated``: for the
+    explorer's blitting.
     """
 
     def __init__(self, ax, bins, true_var: float, color=None, sqrt_y: bool = False, animated: bool = False):
@@ -63,27 +50,9 @@ class VarianceHistogramPanel:
 
 def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, label: str = "",
                        xlabel: str = r"sample variance $s^2$", marks: dict | None = None):
-    """Histogram (fraction per bin) of sample variances (a :class:`VarianceHistogramPanel`), with a legend.
-
-    Parameters
-    ----------
-    s2 : ndarray, shape (n_reps,)
-        One sample variance per repetition of the experiment.
-    true_var : float
-        The variance being estimated.
-    bins : ndarray, shape (n_bins + 1,), optional
-        Bin edges; default 48 bins over ``[0, 6 * true_var]``.
-    ax : Axes, optional
-    color : colour, optional
-    label : str
-        Names the estimator in the legend (e.g. ``"ddof=1"``).
-    xlabel : str
-    marks : dict label -> float, optional
-        Values to mark with a dotted vertical line each (e.g. ``{"the thread's 1.6": 1.6}``).
-
-    Returns
-    -------
-    Axes
+    """Histogram (fraction per bin) of sample variances ``s2`` (n_reps,) through a :class:`VarianceHistogramPanel`,
+    with a legend: ``true_var`` (solid), the mean (dashed, named by ``label``), ``marks`` (label -> value, dotted).
+    ``bins`` default 48 over ``[0, 6 true_var]``. Returns the Axes.
     """
     s2 = _checks.real_array("s2", s2, min_ndim=1, shape_hint="(n_reps,)")
     true_var = _checks.positive("true_var", true_var)
@@ -102,26 +71,9 @@ def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, labe
 
 
 def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bool = True):
-    """Log-log: standard deviation of ``s2 / n`` against the matrix size n.
-
-    Draws the exact theory (:func:`exact_relative_sd`, solid) and, if ``iid``, the i.i.d. formula
-    (:func:`iid_relative_sd`, dashed) for n = 2 ... ``n_max``, and simulation dots if given.
-
-    Parameters
-    ----------
-    ns : sequence of int
-        Matrix sizes of the simulation dots.
-    sim_sd : ndarray, shape (len(ns),), optional
-        Simulated standard deviations of ``s2 / n``.
-    sim_se : ndarray, shape (len(ns),), optional
-        Their Monte Carlo errors (standard errors of the measured values): drawn as bars of +-2.
-    ax : Axes, optional
-    n_max : int
-        Largest n of the theory lines.
-
-    Returns
-    -------
-    Axes
+    """Log-log: SD of ``s2 / n`` against the matrix size n: the exact theory (solid) and, if ``iid``, the i.i.d.
+    formula (dashed) for n = 2 ... ``n_max``; simulated ``sim_sd`` at ``ns`` as dots, with +-2 ``sim_se`` bars if
+    given (one value per n). Returns the Axes.
     """
     n_max = _checks.positive_int("n_max", n_max)
     if sim_sd is not None and len(sim_sd) != len(ns):
@@ -148,28 +100,11 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bo
 
 
 def conditional_spread(s_ij, s_ik, d_k: int, ax=None, bins=None, color=None, min_count: int = 50):
-    """Root mean square of ``S_ik / sqrt(d_k)`` among pairs whose ``|S_ij| / sqrt(d_k)`` falls in each bin.
+    """RMS of ``S_ik / sqrt(d_k)`` among pairs whose ``|S_ij| / sqrt(d_k)`` falls in each bin (two logits of one
+    query): flat at 1 (dashed) if independent; it rises because a long shared ``q_i`` makes both large.
 
-    For two logits of one query (``S_ij = q_i . k_j``, ``S_ik = q_i . k_k``): if they were
-    independent, the curve would stay flat at 1 (drawn dashed). It rises because a long shared
-    ``q_i`` makes both large.
-
-    Parameters
-    ----------
-    s_ij, s_ik : ndarray, shape (n,)
-        Pairs of logits sharing a query.
-    d_k : int
-        Length of the vectors (the logits' standard deviation is ``sqrt(d_k)``).
-    ax : Axes, optional
-    bins : ndarray, optional
-        Edges for ``|S_ij| / sqrt(d_k)``; default 14 bins over [0, 3.5].
-    color : colour, optional
-    min_count : int
-        Bins with fewer pairs are left out (too noisy).
-
-    Returns
-    -------
-    Axes
+    ``s_ij``, ``s_ik`` (n,); ``bins`` default 14 over [0, 3.5]; bins with fewer than ``min_count`` pairs are left
+    out. Returns the Axes.
     """
     s_ij = _checks.real_array("s_ij", s_ij, min_ndim=1, shape_hint="(n,)")
     s_ik = _checks.real_array("s_ik", s_ik, min_ndim=1, shape_hint="(n,)")

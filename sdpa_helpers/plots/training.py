@@ -45,19 +45,9 @@ REFERENCES = {"accuracy": (0.9, "90 %"), "entropy": (N_KEYS_ENTROPY, f"ln {N_KEY
 
 
 class TrainingPanels:
-    """Loss, accuracy, attention entropy and ``||dL/dW_Q||`` against the step, one line per arm.
-
-    Parameters
-    ----------
-    axes : sequence of 4 Axes
-        One per field of :data:`PANELS`.
-    arms : sequence of str
-        Keys of :data:`ARM_STYLES`.
-    steps : int
-    plain : bool
-        Labels without mathtext and plain log tick labels (the explorer: a fast first frame).
-    animated : bool
-        Make the lines animated (for the explorer's blitting).
+    """Loss, accuracy, attention entropy and ``||dL/dW_Q||`` against the step on four ``axes`` (one per field of
+    :data:`PANELS`), one line per arm (keys of :data:`ARM_STYLES`). ``plain``: labels without mathtext and plain
+    log ticks (the explorer's fast first frame); ``animated``: for the explorer's blitting.
     """
 
     def __init__(self, axes, arms, steps: int, plain: bool = False, animated: bool = False):
@@ -103,24 +93,10 @@ def training_small_multiples(runs: dict, d_ks, arms=("scaled", "unscaled", "repa
                              title: str = "", window: int = 15):
     """One row per quantity, one column per d_k (a :class:`TrainingPanels` each); every arm over its seeds.
 
-    Loss, accuracy, entropy: the median over seeds (line) and the seeds' range (band). The
-    gradient norm, which jumps by orders of magnitude from step to step: a rolling median
-    over ``window`` steps of every seed (line) with its 10-90 % band.
-
-    Parameters
-    ----------
-    runs : dict d_k -> Runs
-        :class:`sdpa_helpers.training.Runs` holding every arm in ``arms`` (and ``lr``).
-    d_ks : sequence of int
-        The columns, in order.
-    arms : sequence of str
-    lr : float, optional
-        The learning rate to draw (default: the runs' first).
-    title : str
-
-    Returns
-    -------
-    Figure
+    Loss, accuracy, entropy: median over seeds (line) and range (band); the gradient norm (which jumps by orders
+    of magnitude): a rolling median over ``window`` steps with its 10-90 % band. ``runs``: d_k ->
+    :class:`sdpa_helpers.training.Runs` holding every arm in ``arms``; ``lr`` default the runs' first. Returns the
+    Figure.
     """
     d_ks = list(d_ks)
     fig, axes = new_figure(len(PANELS), len(d_ks), figsize=(2.5 * len(d_ks) + 0.6, 7.6), dpi=80, squeeze=False,
@@ -156,9 +132,8 @@ def training_small_multiples(runs: dict, d_ks, arms=("scaled", "unscaled", "repa
 
 
 def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
-    """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled.
-
-    A thin vertical line (in the scaling's colour and line style) marks each median.
+    """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled, each median marked.
+    Returns the Axes.
     """
     ax = get_axes(ax, figsize=(6.5, 3.6))
     s = np.asarray(norms_scaled, dtype=float)
@@ -181,23 +156,11 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
 
 
 def lr_sweep(lrs, steps_by_arm: dict, max_steps: int, d_k: int, threshold: float = 0.9, ax=None):
-    """Steps to reach ``threshold`` accuracy against the learning rate (log-log), over seeds.
+    """Steps to ``threshold`` accuracy against the learning rate (log-log): per arm the median over seeds (marker
+    and line) and the seeds' range (bar).
 
-    For each arm: the median over seeds (marker and line) and the seeds' range (bar). Runs
-    that never got there count as larger than any that did; a median that never got there is
-    drawn hollow on the dotted line above ``max_steps``.
-
-    Parameters
-    ----------
-    lrs : sequence of float
-    steps_by_arm : dict arm -> array (seeds, len(lrs))
-        Steps to ``threshold``; NaN means "not within ``max_steps``".
-    max_steps, d_k : int
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
+    ``steps_by_arm``: arm -> array (seeds, len(lrs)), NaN = not within ``max_steps``; such runs count as slower
+    than any; a median that never got there is drawn hollow above ``max_steps``. Returns the Axes.
     """
     ax = get_axes(ax, figsize=(5.5, 3.8))
     lrs = np.asarray(lrs, dtype=float)

@@ -1,13 +1,8 @@
 """The stored grid of notebook 09: every run of d_k x learning rate x seed x arm, trained once.
 
-Regenerate it (after any change to the task, the model or the trainer) with::
-
-    python -m sdpa_helpers.training.grid
-
-Unscaled runs at large ``d_k`` are chaotic, so another CPU or BLAS gives other individual
-runs; what must not change is what the notebook reads from the grid: the non-chaotic arms
-(scaled, reparametrised) to a tight tolerance, and the chaotic arm's survival curves within
-their binomial standard error (``tests/test_training_grid.py``, marked slow).
+Regenerate it (after any change to the task, the model or the trainer) with ``python -m sdpa_helpers.training.grid``.
+Another CPU or BLAS gives other chaotic (unscaled, large d_k) runs; ``tests/test_training_grid.py`` checks what the
+notebook reads.
 """
 
 from __future__ import annotations

@@ -266,9 +266,7 @@ def evaluate(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> 
 
 
 def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> np.ndarray:
-    """``||dL_b/dW_Q||_F`` for each example's own loss ``L_b = -log r_b``: shape (B,).
-
-    ``dL_b/dW_Q = (dL_b/dq_b) x_b^T`` has norm ``||dL_b/dq_b|| ||x_b||``, with
+    """``||dL_b/dW_Q||_F`` for each example's own loss ``L_b``, shape (B,): ``||dL_b/dq_b|| ||x_b||`` with
     ``dL_b/dq_b = s W_K sum_j (dL_b/dz_bj) y_bj``.
     """
     batch, weights, lg = _single(weights, batch, scale, gain)
@@ -279,9 +277,8 @@ def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain:
 
 
 def share_of_examples(norms, mass: float = 0.9) -> float:
-    """The smallest fraction of examples whose squared gradient norms add up to ``mass`` of the total.
-
-    About ``mass`` when every example contributes alike; small when a few carry the whole gradient.
+    """The smallest fraction of examples whose squared gradient ``norms`` add up to ``mass`` of the total: about
+    ``mass`` when every example contributes alike, small when a few carry the gradient.
     """
     x = _checks.real_array("norms", norms, min_ndim=1, shape_hint="(n,)")
     mass = _checks.positive("mass", mass)
@@ -298,12 +295,9 @@ def share_of_examples(norms, mass: float = 0.9) -> float:
 
 
 def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int = BATCH_SIZE) -> dict:
-    """Where the gradient comes from at ``weights``, measured on ``batch``.
-
-    A dict: ``entropy`` (mean attention entropy, nats); ``norms`` (each example's own
-    ``||dL_b/dW_Q||``), their ``median`` and ``mean``; ``share`` (:func:`share_of_examples`);
-    ``batch``: the mean norm of the gradient of consecutive sub-batches of ``batch_size``
-    examples (what one training step sees).
+    """Where the gradient comes from at ``weights``, on ``batch``: a dict with ``entropy`` (mean attention entropy),
+    ``norms`` (each example's own ``||dL_b/dW_Q||``), their ``median`` and ``mean``, ``share``
+    (:func:`share_of_examples`) and ``batch`` (mean gradient norm over sub-batches of ``batch_size``: one step).
     """
     batch = check_batch(batch)
     batch_size = _checks.positive_int("batch_size", batch_size)
@@ -323,9 +317,8 @@ def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int 
 
 
 def finite_difference_gradient(f: Callable[[np.ndarray], float], W, h: float = 1e-5) -> np.ndarray:
-    """Gradient of a scalar ``f`` at the array ``W`` by central differences, entry by entry.
-
-    :func:`sdpa_helpers.gradients.finite_difference_jacobian` of ``f`` on the flattened ``W``.
+    """Gradient of a scalar ``f`` at the array ``W`` by central differences
+    (:func:`sdpa_helpers.gradients.finite_difference_jacobian` on the flattened ``W``).
     """
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")

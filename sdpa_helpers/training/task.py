@@ -1,11 +1,9 @@
 """The retrieval task of notebook 09: examples, and the seeded data of a training run.
 
-Each example has ``n_keys`` keys ``y_j`` in ``R^d_in``, each with a distinct class label ``c_j``,
-and one query ``x``. The first ``d_addr`` components of every vector are an *address*: one of
-the ``2 d_addr`` codes ``+-2 e_i`` (distinct across the keys of an example); the other
-components are N(0, 1) noise. The query carries the address of one key, the *target* ``t``,
-and fresh noise. The answer is the target's label ``c_t``. Every input component has mean 0
-and variance 1.
+Each example has ``n_keys`` keys ``y_j`` in ``R^d_in`` with distinct class labels ``c_j``, and one query ``x``.
+The first ``d_addr`` components of every vector are an *address* (one of the codes ``+-2 e_i``, distinct within
+an example), the rest N(0, 1) noise. The query carries the address of the *target* key ``t``; the answer is
+``c_t``. Every input component has mean 0 and variance 1.
 """
 
 from __future__ import annotations
@@ -54,10 +52,8 @@ class Batch(NamedTuple):
 
 
 def address_codes(d_addr: int = D_ADDR) -> np.ndarray:
-    """The ``2 d_addr`` address codes ``+2 e_i`` and ``-2 e_i``, shape (2 d_addr, d_addr).
-
-    Over a uniformly random code each component is ``+-2`` with probability ``1/(2 d_addr)``
-    each and 0 otherwise: mean 0, variance ``4 / d_addr``, which is 1 at ``d_addr = 4``.
+    """The ``2 d_addr`` address codes ``+2 e_i`` and ``-2 e_i``, shape (2 d_addr, d_addr): over a random code each
+    component has mean 0 and variance ``4 / d_addr`` (1 at ``d_addr = 4``).
     """
     d_addr = _checks.positive_int("d_addr", d_addr)
     eye = 2.0 * np.eye(d_addr)
@@ -127,10 +123,8 @@ def _data_rngs(seed: int):
 
 
 def training_batches(seed: int = 0, batch_size: int = BATCH_SIZE) -> Iterator[Batch]:
-    """The training batches of ``seed``, one per step, made as they are asked for (an endless stream).
-
-    Every run with the same seed sees the same batches (whatever ``d_k``, arm or optimizer);
-    nothing is stored, so a long run's memory does not grow with the number of steps.
+    """The training batches of ``seed``, one per step, made as asked for (an endless stream): every run with the
+    same seed sees the same batches, and nothing is stored.
     """
     seed = _checks.seed("seed", seed)
     batch_size = _checks.positive_int("batch_size", batch_size)
