@@ -174,9 +174,9 @@ def _correlated_range(d_k: int, scaling: str) -> tuple[float, float]:
     return (float(-spread), float(1.0 + spread))
 
 
-#: A legend entry for the solid curves: the normal approximation with the exact mean and variance
+#: The legend's name of the solid curves: the normal approximation with the exact mean and variance
 #: (poor at small d_k, where a sum of few products is peaked and skewed).
-_NORMAL_CURVE = {"color": "0.3", "linewidth": 1.4, "label": "solid curves: normal approximation"}
+_NORMAL_CURVE = "solid curves: normal approximation"
 
 
 class CorrelatedHistogramPanel:
@@ -189,7 +189,8 @@ class CorrelatedHistogramPanel:
     def __init__(self, ax, scaling: str, xlim, n_bins: int = 120, numbers_in_titles: bool = True,
                  animated: bool = False):
         self.ax, self.scaling, self.numbers_in_titles = ax, scaling, numbers_in_titles
-        self.edges, self.x = np.linspace(*xlim, n_bins + 1), np.linspace(*xlim, 600)
+        lo, hi = xlim
+        self.edges, self.x = np.linspace(lo, hi, n_bins + 1), np.linspace(lo, hi, 600)
         spec, zeros, kw = SCALING_STYLES[scaling], np.zeros(n_bins), {"animated": animated, "fill": True, "alpha": 0.45}
         with style():
             self.other = ax.stairs(zeros, self.edges, color=spec["color"], label="unrelated key ($\\rho$ = 0)", **kw)
@@ -213,7 +214,7 @@ class CorrelatedHistogramPanel:
 
     def legend_entries(self):
         """(handles, labels): the unrelated key, the correlated key, the solid curves."""
-        handles = [self.other, self.match, Line2D([], [], **_NORMAL_CURVE)]
+        handles = [self.other, self.match, Line2D([], [], color="0.3", linewidth=1.4, label=_NORMAL_CURVE)]
         return handles, [h.get_label() for h in handles]
 
 
@@ -244,7 +245,8 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
         for j, d_k in enumerate(d_ks):
             c = scale_factor(scaling, d_k)
             panel = CorrelatedHistogramPanel(axes[row, j], scaling, xlim)
-            panel.show(*(c * np.asarray(a, dtype=float) for a in logits_by_d_k[d_k]), rho, d_k)
+            match, other = (c * np.asarray(a, dtype=float) for a in logits_by_d_k[d_k])
+            panel.show(match, other, rho, d_k)
             axes[row, j].autoscale(axis="y")
             axes[row, j].relim()
             axes[row, j].autoscale_view(scalex=False)

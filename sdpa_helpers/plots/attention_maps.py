@@ -67,8 +67,8 @@ class WeightsHeatmaps:
             if n_max is not None:
                 for ax, spec, title in zip(self.axes, (UNSCALED, SCALED),
                                            ("unscaled: softmax(QKᵀ)", "scaled: softmax(QKᵀ/√d_k)")):
-                    ax.set_xlim(extent[0], extent[1])
-                    ax.set_ylim(extent[2], extent[3])
+                    ax.set_xlim(-0.5, n_max - 0.5)
+                    ax.set_ylim(n_max - 0.5, -0.5)
                     ax.set(xlabel="key $j$ →", ylabel="← query $i$", xticks=[], yticks=[])
                     ax.set_title(title, color=spec["color"], fontsize=10)
                     ax.grid(False)
@@ -92,7 +92,8 @@ def weights_small_multiples(weights_by_d_k: dict):
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
     for j, d_k in enumerate(d_ks):
-        WeightsHeatmaps(axes[:, j]).show(*(np.asarray(w, dtype=float) for w in weights_by_d_k[d_k]), d_k)
+        unscaled, scaled = (np.asarray(w, dtype=float) for w in weights_by_d_k[d_k])
+        WeightsHeatmaps(axes[:, j]).show(unscaled, scaled, d_k)
     add_weights_colorbar(fig, axes)
     return fig
 
