@@ -25,6 +25,7 @@ from .init import (
 )
 from .networks import (
     D_MODEL_CHOICES,
+    INIT_D_K,
     cluster_mean,
     init_scaled_logits,
     init_scaled_logits_exact,
@@ -39,6 +40,6 @@ __all__ = [
     "init_logit_moments", "sample_tokens", "sample_projected_logits", "cluster_mean",
     "correlated_dot_product_moments", "sample_correlated_qk", "correlated_dot_product_parts",
     "sample_correlated_dot_products", "qk_norm_scores",
-    "D_MODEL_CHOICES", "init_scaled_logits", "softcap", "correlated_dot_product_parts_exact",
+    "D_MODEL_CHOICES", "INIT_D_K", "init_scaled_logits", "softcap", "correlated_dot_product_parts_exact",
     "init_scaled_logits_exact", "match_weight",
 ]

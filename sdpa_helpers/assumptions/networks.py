@@ -99,6 +99,8 @@ def cluster_mean(values) -> tuple[float, float]:
 
 #: The d_model values of notebook 08's initialisation figures and explorer: powers of two, 64 to 4096.
 D_MODEL_CHOICES = tuple(2**i for i in range(6, 13))
+#: The head size d_k of notebook 08's initialisation figures and explorer.
+INIT_D_K = 64
 
 # The reference scheme of each distribution family: logits are bilinear in (W_Q, W_K), so a
 # scheme's logits are the family's reference logits times Var(W_scheme) / Var(W_reference).
@@ -114,7 +116,7 @@ def _reference_logits(d_model: int, family: str, d_k: int, seed: int) -> np.ndar
     return out
 
 
-def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = 64,
+def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = INIT_D_K,
                        seed: int = 0) -> np.ndarray:
     """Simulated scaled logits ``q . k / sqrt(d_k)`` at initialisation, shape (8, 256) (8 networks, 256 pairs of
     LayerNormed tokens); cached. ``q . k`` is bilinear in the weights, so one simulation per distribution family
@@ -138,7 +140,7 @@ def _unit_scaled_dot_products(d_k: int, n_samples: int, seed: int) -> np.ndarray
     return out
 
 
-def init_scaled_logits_exact(scheme: str, d_model: int, projection: str = "head", d_k: int = 64,
+def init_scaled_logits_exact(scheme: str, d_model: int, projection: str = "head", d_k: int = INIT_D_K,
                              n_samples: int = 2048, seed: int = 0) -> np.ndarray:
     """Scaled logits ``q . k / sqrt(d_k)`` at initialisation, one independent network per sample: shape (n_samples,).
 

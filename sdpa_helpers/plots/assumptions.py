@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.lines import Line2D
 
+from ..assumptions import INIT_D_K
 from ..scales import scale_factor
 from ..theory import normal_pdf
 from . import INV_D, OKABE_ITO, SCALED, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
@@ -138,7 +139,8 @@ class InitVariancePanel:
         self.bars[label].set_segments([[(x, v - e), (x, v + e)] for x, v, e in zip(sim_x, y, se)])
 
 
-def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label: dict | None = None, ax=None):
+def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label: dict | None = None, ax=None,
+                             d_k: int = INIT_D_K):
     """``Var(q . k / sqrt(d_k))`` against d_model for several initialisations (an :class:`InitVariancePanel`).
 
     Parameters
@@ -160,7 +162,7 @@ def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label
         sim = (simulated_by_label or {}).get(label)
         panel.show(label, theory, *((d_models, *sim) if sim is not None else ()))
     with style():
-        ax.set_title(r"scaled logits at initialisation ($d_k$ = 64; markers: simulation ± 2 SE)")
+        ax.set_title(rf"scaled logits at initialisation ($d_k$ = {d_k}; markers: simulation ± 2 SE)")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax
 

@@ -6,7 +6,7 @@ import ipywidgets as W
 import numpy as np
 
 from .. import assumptions as A
-from ..assumptions import D_MODEL_CHOICES, init_scaled_logits_exact
+from ..assumptions import D_MODEL_CHOICES, INIT_D_K, init_scaled_logits_exact
 from ..plots.assumptions import CorrelatedHistogramPanel, CorrelatedMeanPanel, InitVariancePanel, LogitHistogramPanel
 from ..scales import scale_factor
 from . import D_K_CHOICES, Explorer, d_k_slider
@@ -25,7 +25,7 @@ class InitExplorer(Explorer):
     (:func:`sdpa_helpers.assumptions.init_scaled_logits_exact`: exact, drawn once; a move rescales and redraws)."""
 
     figsize = (10.0, 3.8)
-    d_k = 64
+    d_k = INIT_D_K
     seed = 0
     main = "d_model"
 
