@@ -40,8 +40,11 @@ def test_init_figures_keep_the_reserved_scaling_colours_free():
 
     reserved = {to_hex(plots.UNSCALED["color"]), to_hex(plots.INV_D["color"])}
     theory = {label: [1.0, 1.0, 1.0] for label in "abcde"}
+    theory["e"] = [1e-3, 1e-2, 1e-1]
     ax = AP.init_variance_vs_d_model([64, 128, 256], theory)
     assert not {to_hex(line.get_color()) for line in ax.get_lines()} & reserved
+    low, high = ax.get_ylim()
+    assert low <= 1e-3 and high >= 1.0  # the y axis holds every curve
     rng = np.random.default_rng(3)
     fig = AP.init_small_multiples({k: (rng.standard_normal(50), 1.0) for k in "abcde"})
     assert len(fig.axes) == 6 and not fig.axes[5].axison and fig.axes[5].get_legend() is not None

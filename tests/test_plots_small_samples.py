@@ -19,6 +19,7 @@ def test_variance_histogram_counts_fractions():
     values, edges, _ = ax.patches[0].get_data()
     counts, _ = np.histogram(s2, bins=bins)
     assert np.allclose(values * s2.size, counts) and np.allclose(edges, bins)
+    assert 0.0 == ax.get_ylim()[0] and values.max() <= ax.get_ylim()[1] < 1.2 * values.max()  # y fits the bars
     assert any("2.0" in t.get_text() or "2" in t.get_text() for t in ax.get_legend().get_texts())
 
 

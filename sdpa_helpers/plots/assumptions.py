@@ -111,12 +111,13 @@ def init_small_multiples(samples_by_label: dict, ncols: int = 3):
 
 class InitVariancePanel:
     """``Var(q . k / sqrt(d_k))`` against ``d_models`` (log-log): per scheme in ``labels`` (sets its look, in
-    order) a theory line and simulation markers with +-2 SE bars. ``animated``: for the explorer's blitting.
+    order) a theory line and simulation markers (with +-2 SE bars when given: static figures only, drawn once).
+    ``animated``: for the explorer's blitting.
     """
 
     def __init__(self, ax, d_models, labels, animated: bool = False):
         d_models = np.asarray(d_models, dtype=float)
-        self.lines, self.markers, self.bars = {}, {}, {}
+        self.ax, self.lines, self.markers = ax, {}, {}
         with style():
             ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
             for label, (c, ls, m) in zip(labels, _SCHEME_LOOKS):
@@ -124,7 +125,6 @@ class InitVariancePanel:
                                                label=label, animated=animated)
                 (self.markers[label],) = ax.plot([], [], m, color=c, markersize=6, markeredgecolor="black",
                                                  animated=animated, label=f"_{label}: simulation")
-                self.bars[label] = ax.vlines([], [], [], color=c, animated=animated)
             set_d_k_axis(ax, label=r"$d_\mathrm{model}$")
             ax.set_xlim(d_models.min() / 1.3, d_models.max() * 1.3)
             ax.set_xticks(d_models, [f"{d:g}" for d in d_models])
@@ -132,11 +132,13 @@ class InitVariancePanel:
             ax.set_ylabel(r"Var$(q\cdot k/\sqrt{d_k})$ = Var$(q_i)^2$")
 
     def show(self, label: str, theory, sim_x=(), sim_y=(), sim_se=()) -> None:
-        """One scheme: its theory curve (m,), and simulated variances at ``sim_x`` with ``+-2 sim_se`` bars."""
+        """One scheme: its theory curve (m,), and simulated variances at ``sim_x`` (``+-2 sim_se`` bars if given)."""
         self.lines[label].set_ydata(theory)
         self.markers[label].set_data(sim_x, sim_y)
-        y, se = np.asarray(sim_y, dtype=float), 2 * np.asarray(sim_se, dtype=float)
-        self.bars[label].set_segments([[(x, v - e), (x, v + e)] for x, v, e in zip(sim_x, y, se)])
+        if len(sim_se):  # static figures: +-2 SE bars
+            y, se = np.asarray(sim_y, dtype=float), 2 * np.asarray(sim_se, dtype=float)
+            with style():
+                self.ax.vlines(sim_x, y - se, y + se, color=self.lines[label].get_color())
 
 
 def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label: dict | None = None, ax=None,
@@ -161,6 +163,10 @@ def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label
     for label, theory in theory_by_label.items():
         sim = (simulated_by_label or {}).get(label)
         panel.show(label, theory, *((d_models, *sim) if sim is not None else ()))
+    ax.relim()  # the lines' new data, and the bars
+    for bars in ax.collections:
+        ax.update_datalim(bars.get_datalim(ax.transData))
+    ax.autoscale_view()
     with style():
         ax.set_title(rf"scaled logits at initialisation ($d_k$ = {d_k}; markers: simulation ± 2 SE)")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))

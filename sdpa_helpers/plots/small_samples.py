@@ -25,7 +25,7 @@ class VarianceHistogramPanel:
     """
 
     def __init__(self, ax, bins, true_var: float, color=None, sqrt_y: bool = False, animated: bool = False):
-        self.ax, self.bins = ax, bins
+        self.ax, self.bins, self.sqrt_y = ax, bins, sqrt_y
         color = color or SCALED["color"]
         with style():
             self.stairs = ax.stairs(np.zeros(len(bins) - 1), bins, fill=True, color=color, alpha=0.55,
@@ -45,6 +45,9 @@ class VarianceHistogramPanel:
         self.stairs.set_data(bin_fractions(s2, self.bins))
         mean = float(s2.mean())
         self.mean_line.set_xdata([mean, mean])
+        if not self.sqrt_y:  # the y axis follows the bars (the explorer's stays fixed)
+            self.ax.relim()
+            self.ax.autoscale_view(scalex=False)
         return mean
 
 

@@ -62,7 +62,7 @@ class InitExplorer(Explorer):
         curve = [A.init_logit_moments(init, d, self.d_k, fan_out=A.projection_fan_out(projection, d, self.d_k),
                                       scale=self.d_k ** -0.5).var for d in D_MODEL_CHOICES]
         estimate, se = (s**2).mean(), (s**2).std(ddof=1) / np.sqrt(s.size)  # independent samples
-        self.variance.show("theory", curve, [d_model], [estimate], [se])
+        self.variance.show("theory", curve, [d_model], [estimate])  # its SE goes to the readout
         return (f"d_model = {d_model}, fan_out = {fan_out}: Var(W) = "
                 f"{A.init_weight_variance(init, d_model, fan_out):.3g}, Var(q_i) = d_model·Var(W) = "
                 f"<b>{var_q:.3f}</b>; Var(q·k/√d_k) = Var(q_i)² = <b>{theory.var:.3f}</b> "
