@@ -1,9 +1,5 @@
-"""Figures of notebook 09: training a tiny attention model with and without the scale.
-
-:class:`TrainingPanels` draws one run (or a summary over seeds) of each arm on four panels; the
-notebook's small multiples and its explorer (:class:`sdpa_helpers.widgets.training.TrainingExplorer`)
-both draw through it.
-"""
+"""Figures of notebook 09: training a tiny attention model with and without the scale. :class:`TrainingPanels`
+draws the notebook's small multiples and its explorer (one run, or a summary over seeds, of each arm)."""
 
 from __future__ import annotations
 
