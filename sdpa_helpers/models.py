@@ -1,20 +1,7 @@
-"""What real models do: published attention configurations, each with a source a learner can follow.
-
-- :class:`ModelConfig` -- one row: ``name, d_model, n_heads, head_dim, scale, scale_label,
-  notes, source``; ``head_dim`` is the length of each query and key (the paper's ``d_k``);
-  ``scale`` is the factor that multiplies ``q . k`` in the forward pass;
-- :data:`MODELS` -- the rows (original Transformer, BERT-base, GPT-2 small, T5 small to 11B,
-  Llama 2 7B, Gemma 7B, Gemma 2 2B/9B/27B, Gemma 3 27B), checked against each model's paper,
-  published configuration or reference code (the ``source`` of each row names the file);
-- :data:`TECHNIQUES` -- what recent models add against logit growth (soft-capping,
-  QK-norm, muP's 1/d scale with a zero-initialised W_Q), each with its source;
-- :func:`model`, :func:`counter_examples`, :func:`format_table` -- look-ups and a printable table.
-
-``head_dim = d_model / n_heads`` is a common configuration, not a rule: :func:`counter_examples`
-lists the rows where it fails (T5 3B and 11B, Gemma 7B, Gemma 2 2B/9B, Gemma 3 27B).
-
-The facts were read from the sources on 2026-11-23; the repositories' commits are given
-where a file was read, so a learner can open the same lines.
+"""What real models do: published attention configurations (:data:`MODELS`) and methods against logit growth
+(:data:`TECHNIQUES`), each with a source a learner can follow (paper section, or file and commit of the
+reference code, read on 2026-11-23). ``head_dim = d_model / n_heads`` is common, not a rule: see
+:func:`counter_examples`.
 """
 
 from __future__ import annotations
@@ -22,30 +9,13 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-__all__ = ["ModelConfig", "Technique", "MODELS", "TECHNIQUES", "GPT2_INIT_STD",
-           "SOFTCAP_GEMMA2", "MUP_BASE_HEAD_DIM", "model", "counter_examples", "format_table"]
+__all__ = ["ModelConfig", "Technique", "MODELS", "TECHNIQUES", "model", "counter_examples", "format_table"]
 
 
 class ModelConfig(NamedTuple):
-    """One published attention configuration.
-
-    Attributes
-    ----------
-    name : str
-    d_model : int
-        Width of the residual stream (the tokens ``x``).
-    n_heads : int
-        Number of query heads.
-    head_dim : int
-        Length of each query and key: the ``d_k`` of the scale.
-    scale : float
-        The factor that multiplies ``q . k`` in the forward pass (1.0 for T5: no scale there).
-    scale_label : str
-        The same in words, e.g. ``"1/√64"``.
-    notes : str
-    source : str
-        Paper section and/or file in a public repository, with the line to read.
-    """
+    """One published attention configuration: ``d_model`` (width of the tokens), ``n_heads`` (query heads),
+    ``head_dim`` (length of each query and key: the ``d_k`` of the scale), ``scale`` (the factor on ``q . k``;
+    1.0 for T5), ``scale_label`` (the same in words), ``notes``, ``source``."""
 
     name: str
     d_model: int
@@ -80,15 +50,6 @@ class Technique(NamedTuple):
     used_by: str
     source: str
 
-
-#: GPT-2's initialisation of ``c_attn`` (W_Q, W_K, W_V): N(0, 0.02^2), ``conv1d(w_init_stdev=0.02)``.
-GPT2_INIT_STD = 0.02
-
-#: Gemma 2's attention-logit soft-cap: logits -> 50 tanh(logits / 50).
-SOFTCAP_GEMMA2 = 50.0
-
-#: The head dimension at which muP's reference scale 8/d equals the paper's 1/sqrt(d).
-MUP_BASE_HEAD_DIM = 64
 
 _T5_PAPER = ("Raffel et al. 2020, 'Exploring the Limits of Transfer Learning with a Unified "
              "Text-to-Text Transformer', JMLR 21(140), §3.1 and §3.7 (arXiv:1910.10683, p. 36)")
@@ -177,13 +138,7 @@ TECHNIQUES: tuple[Technique, ...] = (
 
 
 def model(name: str) -> ModelConfig:
-    """The row of :data:`MODELS` called ``name``.
-
-    >>> model("GPT-2 small").head_dim
-    64
-    >>> model("Gemma 2 27B").scale_label
-    '1/√144'
-    """
+    """The row of :data:`MODELS` called ``name``."""
     for row in MODELS:
         if row.name == name:
             return row
@@ -191,20 +146,12 @@ def model(name: str) -> ModelConfig:
 
 
 def counter_examples() -> tuple[ModelConfig, ...]:
-    """The rows whose ``head_dim`` is not ``d_model / n_heads``.
-
-    >>> [r.name for r in counter_examples()][:3]
-    ['T5 3B', 'T5 11B', 'Gemma 7B']
-    """
+    """The rows whose ``head_dim`` is not ``d_model / n_heads``."""
     return tuple(r for r in MODELS if not r.head_dim_is_d_model_over_h)
 
 
 def format_table(rows=None) -> str:
-    """A plain-text table of ``rows`` (default :data:`MODELS`): sizes, scale, notes.
-
-    >>> print(format_table([model("T5 3B")]).splitlines()[2])
-    T5 3B                      1024    32      128    32  none (1)  1/√d_kv folded into W_Q's init; 32·128 ≠ 1024
-    """
+    """A plain-text table of ``rows`` (default :data:`MODELS`): sizes, scale, notes."""
     rows = MODELS if rows is None else tuple(rows)
     for r in rows:
         if not isinstance(r, ModelConfig):

@@ -1,24 +1,6 @@
-"""How precise is one sample variance? The numbers behind notebook 03 ("small experiments mislead").
-
-This module offers:
-
-- :data:`SIZES`, :data:`SEED` -- the matrix sizes ``n`` (``n x n @ n x n``) the notebook and its
-  explorer show, and the seed of their simulations;
-- :data:`THREAD_2X2`, :data:`THREAD_BIG`, :data:`THREAD_BIG_SCALED` -- the numbers quoted in
-  the Q&A thread the notebook discusses (AI Stack Exchange question 21237);
-- :func:`reps_for` -- how many repetitions are simulated for each ``n``;
-- :func:`relative_sample_variances` -- cached ``s2 / n`` of ``n x n`` products, one per repetition;
-- :func:`exact_relative_sd`, :func:`iid_relative_sd` -- the exact spread of ``s2 / n`` (entries
-  share rows and columns) and the spread the i.i.d. formula would predict;
-- :func:`variance_with_se` -- a sample variance with its standard error;
-- :func:`relative_sd_with_se` -- the simulated standard deviation of ``s2 / n`` at one n, with its standard error;
-- :func:`z_score` -- how many standard deviations a value lies from its expectation;
-- :func:`matmul_fourth_cumulant`, :func:`matmul_cumulant_sum` -- the exact small-case count behind the
-  spread of ``s2`` (Isserlis' theorem, brute force over every index tuple);
-- :data:`REL_BINS`, :func:`bin_fractions` -- histogram fractions of ``s2 / n`` (what the figures draw).
-
-numpy only; the closed forms come from :mod:`sdpa_helpers.theory`.
-"""
+"""How precise is one sample variance? The numbers behind notebook 03 ("small experiments mislead"): the
+thread's numbers (AI Stack Exchange question 21237), cached simulations of ``s2 / n`` for ``n x n`` products,
+their exact and i.i.d. spreads, standard errors, and the exact small-case cumulant count (Isserlis)."""
 
 from __future__ import annotations
 
@@ -57,21 +39,19 @@ DRAWS_PER_SIZE, MAX_REPS, MIN_REPS = 2**19, 20_000, 500
 
 
 def reps_for(n: int) -> int:
-    """Repetitions simulated for ``n x n`` products: many for small n, fewer for large n.
-
-    Each repetition draws ``2 n^2`` random numbers; the repetitions are capped at
-    :data:`MAX_REPS` and at about :data:`DRAWS_PER_SIZE` random numbers per n (but at least
-    :data:`MIN_REPS`), so every size of :data:`SIZES` together takes a fraction of a second.
-    At least 500 repetitions: enough for the standard error of the simulated spread, which
-    :func:`relative_sd_with_se` estimates from the runs' own fourth moment, to be reliable.
-    Measured at n = 16 over 400 repeats: +-2 SE covered the exact spread 86 % of the time with
-    16 runs (median SE 30 % too small), 92 % with 64 runs and 96 % with 500.
-
-    >>> [reps_for(n) for n in (2, 16, 64, 128, 256)]
-    [20000, 1024, 500, 500, 500]
+    """Repetitions simulated for ``n x n`` products: at most :data:`MAX_REPS`, about :data:`DRAWS_PER_SIZE` random
+    numbers per n (each repetition draws ``2 n^2``), at least :data:`MIN_REPS` (enough for the SE of the simulated
+    spread to be reliable: at n = 16, +-2 SE covered the exact spread 96 % of the time with 500 runs, 86 % with 16).
     """
     n = _checks.positive_int("n", n)
     return int(min(MAX_REPS, max(MIN_REPS, DRAWS_PER_SIZE // (2 * n**2))))
+
+
+def relative_sample_variances(n: int) -> np.ndarray:
+    """``s2 / n`` (ddof=1) of ``n x n`` standard normal products over :func:`reps_for` ``(n)`` repetitions (it
+    estimates 1); cached and read-only (shared by every caller).
+    """
+    return _relative_sample_variances(_checks.positive_int("n", n))
 
 
 @lru_cache(maxsize=len(SIZES))
@@ -81,30 +61,8 @@ def _relative_sample_variances(n: int) -> np.ndarray:
     return r
 
 
-def relative_sample_variances(n: int) -> np.ndarray:
-    """``s2 / n`` (ddof=1) of ``n x n`` products over :func:`reps_for` ``(n)`` repetitions, cached.
-
-    The entries of an ``n x n`` product of standard normal matrices have variance n, so
-    ``s2 / n`` estimates 1. The returned array is read-only (every caller shares it); the
-    cache holds at most one array per size in :data:`SIZES` (under 400 kB in all).
-
-    >>> r = relative_sample_variances(2)
-    >>> r.shape, r.flags.writeable
-    ((20000,), False)
-    """
-    return _relative_sample_variances(_checks.positive_int("n", n))
-
-
-relative_sample_variances.cache_clear = _relative_sample_variances.cache_clear  # type: ignore[attr-defined]
-relative_sample_variances.cache_info = _relative_sample_variances.cache_info  # type: ignore[attr-defined]
-
-
 def exact_relative_sd(ns: ArrayLike) -> np.ndarray:
-    """Exact standard deviation of ``s2 / n`` for the entries of an ``n x n`` product (ddof=1).
-
-    >>> exact_relative_sd([2]).round(3).tolist()
-    [1.453]
-    """
+    """Exact standard deviation of ``s2 / n`` for the entries of an ``n x n`` product (ddof=1)."""
     return np.array([theory.matmul_sample_variance_moments(_checks.positive_int("n", n), n).std / n
                      for n in np.ravel(np.asarray(ns, dtype=object))])
 
@@ -113,9 +71,6 @@ def iid_relative_sd(ns: ArrayLike) -> np.ndarray:
     """The i.i.d. formula's standard deviation of ``s2 / n`` for ``n^2`` values of variance n.
 
     Uses the entries' own excess kurtosis ``6 / n`` but ignores that they share rows and columns.
-
-    >>> iid_relative_sd([2]).round(3).tolist()
-    [1.19]
     """
     out = []
     for n in np.ravel(np.asarray(ns, dtype=object)):
@@ -125,14 +80,8 @@ def iid_relative_sd(ns: ArrayLike) -> np.ndarray:
 
 
 def variance_with_se(values: ArrayLike) -> tuple[float, float]:
-    """The sample variance (ddof=1) of ``values`` and its standard error ``sqrt((m_4 - m_2^2) / R)``.
-
-    ``m_2`` and ``m_4`` are the second and fourth central moments of the ``R`` values: the large-R standard error
-    of a sample variance, whatever the distribution (for a normal, ``sqrt(2 / R) sigma^2``).
-
-    >>> v, se = variance_with_se(np.random.default_rng(0).standard_normal(200_000))
-    >>> round(v, 2), round(se, 4), round(float(np.sqrt(2 / 200_000)), 4)
-    (1.0, 0.0032, 0.0032)
+    """The sample variance (ddof=1) of ``values`` (R >= 2) and its large-R standard error ``sqrt((m_4 - m_2^2) / R)``
+    (central moments of the values; any distribution).
     """
     x = _checks.real_array("values", values, min_ndim=1, shape_hint="(R,)").ravel()
     if x.size < 2:
@@ -151,14 +100,8 @@ def variance_with_se(values: ArrayLike) -> tuple[float, float]:
 
 
 def relative_sd_with_se(n: int) -> tuple[float, float]:
-    """Standard deviation of the simulated ``s2 / n`` (:func:`relative_sample_variances`) and its standard error.
-
-    The standard error follows from :func:`variance_with_se` by the delta method,
-    ``SE(sd) = SE(var) / (2 sd)``.
-
-    >>> sd, se = relative_sd_with_se(2)
-    >>> round(sd, 3), round(se, 3)
-    (1.486, 0.033)
+    """SD of the simulated ``s2 / n`` (:func:`relative_sample_variances`) and its standard error, by the delta
+    method ``SE(sd) = SE(var) / (2 sd)``.
     """
     v, se_v = variance_with_se(relative_sample_variances(n))
     sd = math.sqrt(v)
@@ -166,11 +109,7 @@ def relative_sd_with_se(n: int) -> tuple[float, float]:
 
 
 def z_score(value: float, expected: float, sd: float) -> float:
-    """``(value - expected) / sd``: how many standard deviations ``value`` lies from ``expected``.
-
-    >>> round(z_score(THREAD_BIG, 111.0, theory.matmul_sample_variance_moments(1111, 111, 1111).std), 2)
-    -0.68
-    """
+    """``(value - expected) / sd``: how many standard deviations ``value`` lies from ``expected``."""
     value, expected = _checks.real("value", value), _checks.real("expected", expected)
     sd = _checks.positive("sd", sd)
     z = (value - expected) / sd
@@ -181,13 +120,7 @@ def z_score(value: float, expected: float, sd: float) -> float:
 
 
 def bin_fractions(values: ArrayLike, bins: ArrayLike) -> np.ndarray:
-    """Fraction of ``values`` (at least one) in each bin; values outside the bins count in the total.
-
-    The package's one histogram: :func:`sdpa_helpers._numerics.histogram_fractions`.
-
-    >>> bin_fractions([0.5, 1.5, 1.7, 9.0], [0.0, 1.0, 2.0]).tolist()
-    [0.25, 0.5]
-    """
+    """Fraction of ``values`` (at least one) in each bin; values outside the bins count in the total."""
     return histogram_fractions(values, bins, edges_name="bins")
 
 
@@ -195,15 +128,9 @@ _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
 def matmul_fourth_cumulant(entries, d: int) -> int:
-    """Joint fourth cumulant of four entries ``(i, j)`` of ``A @ B``, standard normal ``A`` (n, d), ``B`` (d, p).
-
-    By Isserlis' theorem it is ``d`` times the number of ordered pairs ``(pi, sigma)`` of *different*
-    pairings of the four entries such that ``pi`` pairs equal row indices and ``sigma`` equal column indices.
-
-    >>> matmul_fourth_cumulant([(0, 0)] * 4, 5)  # one entry four times: 6 d, excess kurtosis 6 / d
-    30
-    >>> matmul_fourth_cumulant([(0, 0), (0, 1), (0, 0), (0, 1)], 5)  # a shared row: only (i, j), (i, k) pairings
-    10
+    """Joint fourth cumulant of four entries ``(i, j)`` of ``A @ B``, standard normal ``A`` (n, d), ``B`` (d, p):
+    by Isserlis' theorem ``d`` times the number of ordered pairs of *different* pairings (pi, sigma) with pi
+    pairing equal rows and sigma equal columns (one entry four times: ``6 d``).
     """
     d = _checks.positive_int("d", d)
     if len(entries) != 4:
@@ -218,14 +145,9 @@ def matmul_fourth_cumulant(entries, d: int) -> int:
 
 
 def matmul_cumulant_sum(n: int, d: int, p: int) -> float:
-    """``sum_abce P_ab P_ce kappa_abce`` over every tuple of the ``m = n p`` entries of ``A @ B``, by brute force.
-
-    ``P = I - 1 1^T / m`` centres the entries (``(m - 1) s2 = x^T P x``) and ``kappa`` is
-    :func:`matmul_fourth_cumulant`. For small shapes only (``m <= 9``: ``m^4`` terms). The closed form
-    is ``d (2 (n + p + 1)(n p - 2) + 6)``.
-
-    >>> matmul_cumulant_sum(2, 2, 2), 2 * (2 * (2 + 2 + 1) * (2 * 2 - 2) + 6)
-    (52.0, 52)
+    """``sum_abce P_ab P_ce kappa_abce`` over every tuple of the ``m = n p`` entries of ``A @ B`` (``2 <= m <= 9``),
+    by brute force; ``P = I - 1 1^T / m`` centres them, ``kappa`` is :func:`matmul_fourth_cumulant`. The closed
+    form is ``d (2 (n + p + 1)(n p - 2) + 6)``.
     """
     n, d, p = (_checks.positive_int(name, v) for name, v in (("n", n), ("d", d), ("p", p)))
     m = n * p

@@ -47,11 +47,6 @@ def test_published_numbers():
     assert m.model("BERT-base").sqrt_scale_ratio == pytest.approx(1.0)
 
 
-def test_mup_reference_scale_equals_paper_scale_at_base_width():
-    d = m.MUP_BASE_HEAD_DIM
-    assert 8 / d == pytest.approx(d**-0.5)
-
-
 def test_lookup_and_table_errors():
     with pytest.raises(ValueError, match="name must be one of"):
         m.model("GPT-5")

@@ -96,25 +96,3 @@ def test_spread_growth_bad_input():
         dp.spread_growth({4: np.ones(3)})
     with pytest.raises(ValueError, match="d_k"):
         dp.spread_growth({0: np.ones(3), 4: np.ones(3)})
-
-
-
-def test_distribution_comparison_histograms_are_densities_with_the_sample_stds():
-    rng = np.random.default_rng(3)
-    samples = {2: rng.standard_normal(800) * math.sqrt(2), 100: rng.standard_normal(800) * 10}
-    ax = dp.distribution_comparison(samples, bins=40)
-    assert isinstance(ax, Axes) and labelled(ax)
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    for d, text in zip((2, 100), legend):
-        assert f"std {samples[d].std(ddof=1):.2f}" in text and f"{math.sqrt(d):.2f}" in text
-    everything = np.concatenate(list(samples.values()))
-    edges = np.linspace(everything.min(), everything.max(), 41)  # the shared edges, computed independently
-    for patch, d in zip(ax.patches, (2, 100)):  # each histogram's peak is numpy's density peak
-        peak = np.histogram(samples[d], bins=edges, density=True)[0].max()
-        assert math.isclose(patch.get_path().vertices[:, 1].max(), peak, rel_tol=1e-9)
-
-
-@pytest.mark.parametrize("bad, error", [({}, TypeError), ([1, 2], TypeError), ({0: [1.0, 2.0]}, ValueError)])
-def test_distribution_comparison_bad_input(bad, error):
-    with pytest.raises(error):
-        dp.distribution_comparison(bad)

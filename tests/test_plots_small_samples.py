@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from conftest import labelled
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from sdpa_helpers import sampling, theory
 from sdpa_helpers import small_samples as ss
@@ -20,14 +19,12 @@ def test_variance_histogram_counts_fractions():
     values, edges, _ = ax.patches[0].get_data()
     counts, _ = np.histogram(s2, bins=bins)
     assert np.allclose(values * s2.size, counts) and np.allclose(edges, bins)
+    assert 0.0 == ax.get_ylim()[0] and values.max() <= ax.get_ylim()[1] < 1.2 * values.max()  # y fits the bars
     assert any("2.0" in t.get_text() or "2" in t.get_text() for t in ax.get_legend().get_texts())
 
 
-def test_relative_spread_histograms_and_spread_vs_n():
+def test_spread_vs_n_draws_the_exact_theory():
     data = {n: ss.relative_sample_variances(n) for n in (2, 8)}
-    fig = small_samples_plots.relative_spread_histograms(data)
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
-    assert all(ax.get_xlabel() and ax.get_title() for ax in fig.axes) and fig.axes[0].get_ylabel()
     ax = small_samples_plots.spread_vs_n([2, 8], [data[2].std(ddof=1), data[8].std(ddof=1)], n_max=64)
     assert labelled(ax) and ax.get_xscale() == "log" and ax.get_yscale() == "log"
     exact_line = ax.lines[0]
@@ -60,7 +57,6 @@ def test_spread_vs_n_draws_error_bars_when_given_standard_errors():
 @pytest.mark.parametrize("call,exc,name", [
     (lambda: small_samples_plots.variance_histogram([1.0, np.nan], 2.0), ValueError, "s2"),
     (lambda: small_samples_plots.variance_histogram([1.0, 2.0], 0.0), ValueError, "true_var"),
-    (lambda: small_samples_plots.relative_spread_histograms({}), TypeError, "s2_by_n"),
     (lambda: small_samples_plots.spread_vs_n([2, 4], [1.0]), ValueError, "sim_sd"),
     (lambda: small_samples_plots.conditional_spread([1.0, 2.0], [1.0], d_k=1), ValueError, "s_ij and s_ik"),
     (lambda: small_samples_plots.conditional_spread([1.0], [1.0], d_k=0), ValueError, "d_k"),
@@ -70,12 +66,7 @@ def test_bad_input_names_the_parameter(call, exc, name):
         call()
 
 
-def test_histograms_with_per_panel_bins_and_spread_without_iid_line():
-    data = {n: ss.relative_sample_variances(n) for n in (2, 64)}
-    fig = small_samples_plots.relative_spread_histograms(data, n_bins=30)
-    left, right = fig.axes[1].get_xlim()
-    assert 0.8 < left < 1.0 < right < 1.2  # n = 64: the panel zooms to its own spread
-    assert len(fig.axes[1].patches[0].get_path().vertices) > 30  # many bars, not two
+def test_spread_without_iid_line():
     def labels(ax):
         return [line.get_label() for line in ax.get_lines()]
     assert "i.i.d. formula" not in labels(small_samples_plots.spread_vs_n([2, 4], [1.4, 0.6], iid=False))

@@ -439,11 +439,13 @@ def test_other_figures_return_labelled_axes():
     assert isinstance(ax, Axes) and labelled(ax)
 
 
-def test_draw_history_clips_tiny_gradients_to_the_floor():
+def test_panels_clip_tiny_gradients_to_the_floor():
     h = T.train_runs(256, arms="unscaled").history(arm="unscaled")
     _, axes = __import__("sdpa_helpers.plots", fromlist=["new_figure"]).new_figure(1, 4)
-    lines = P.draw_history(h, axes, arm="unscaled")
-    assert lines[3].get_ydata().min() >= P.GRAD_FLOOR
+    panels = P.TrainingPanels(axes, ["unscaled"], len(h.loss))
+    panels.show("unscaled", [getattr(h, field) for field in T.FIELDS])
+    assert panels.lines["unscaled"][3].get_ydata().min() >= P.GRAD_FLOOR
+    assert P.N_KEYS_ENTROPY == pytest.approx(np.log(T.N_KEYS))
 
 
 def test_figures_use_the_course_styles():
@@ -484,7 +486,7 @@ def test_explorer_reads_the_stored_grid_and_trains_nothing(monkeypatch):
         for v in values:
             e.controls[name].value = v
     assert e.fig is not None and len(__import__("matplotlib.pyplot", fromlist=["x"]).get_fignums()) == n_figures
-    assert set(e.lines) == set(T.GRID_ARMS)
+    assert set(e.panels.lines) == set(T.GRID_ARMS)
     e.close()
 
 

@@ -14,7 +14,7 @@ def test_variance_spread_explorer_shows_the_cached_simulation():
     assert e.sweep_values() == list(ss.SIZES)
     e.controls["n"].value = 8
     r = ss.relative_sample_variances(8)
-    values = e.stairs.get_data().values
+    values = e.histogram.stairs.get_data().values
     assert np.allclose(values * r.size, np.histogram(r, bins=ss.REL_BINS)[0])
     assert f"{r.std(ddof=1):.3f}" in e.readout.value
     assert e.marker.get_data()[1][0] == pytest.approx(r.std(ddof=1))

@@ -1,10 +1,5 @@
-"""Simulated networks at initialisation: tokens through LayerNorm, random projections, scaled logits.
-
-The simulation side of :mod:`sdpa_helpers.assumptions.init`: draw tokens, draw ``W_Q`` and
-``W_K``, and measure ``q . k`` -- with a standard error that treats each random network as
-one independent draw (:func:`cluster_mean`). Notebook 08's figures and explorer use
-:func:`init_scaled_logits` and :func:`init_scaled_logits_exact`.
-"""
+"""Simulated networks at initialisation: tokens through LayerNorm, random projections, scaled logits, and a
+standard error that treats each random network as one independent draw (:func:`cluster_mean`)."""
 
 from __future__ import annotations
 
@@ -27,32 +22,9 @@ from .init import (
 
 
 def sample_tokens(n_tokens: int, d_model: int, layer_normed: bool = True, rng=None) -> np.ndarray:
-    """Token vectors as a Transformer layer sees them: raw, or through LayerNorm (no gain, no bias).
-
-    Each raw token is ``offset + spread * z`` with its own offset (``N(0, 2^2)``) and spread
-    (log-normal, ``exp(N(0, 0.5^2))``) and standard normal ``z``: raw tokens are far from mean 0
-    and variance 1, and their lengths vary. With ``layer_normed=True`` they go through
-    :func:`sdpa_helpers.attention.layer_norm`, after which every token has mean 0 and
-    variance 1, so ``|x|^2 = d_model`` (up to LayerNorm's ``eps``).
-
-    Parameters
-    ----------
-    n_tokens : int
-    d_model : int
-        Length of each token vector, >= 2.
-    layer_normed : bool
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_tokens, d_model)
-
-    Examples
-    --------
-    >>> x = sample_tokens(3, 512, rng=0)
-    >>> x.shape, bool(np.abs(x.mean(axis=1)).max() < 1e-12), bool(np.abs(x.var(axis=1) - 1).max() < 1e-4)
-    ((3, 512), True, True)
-    """
+    """Token vectors, shape (n_tokens, d_model >= 2): raw, or through LayerNorm (no gain, no bias; then every
+    token has mean 0, variance 1, ``|x|^2 = d_model``). A raw token is ``offset + spread * z``: offset ``N(0, 2^2)``,
+    spread ``exp(N(0, 0.5^2))``, standard normal ``z``: far from mean 0 and variance 1, lengths varying."""
     n_tokens = _checks.positive_int("n_tokens", n_tokens)
     d_model = _checks.positive_int("d_model", d_model)
     if d_model < 2:
@@ -77,42 +49,11 @@ def _check_token_pairs(X, X2) -> tuple[np.ndarray, np.ndarray]:
 
 def sample_projected_logits(scheme: str, d_k: int, X, X2=None, n_networks: int = 16,
                             fan_out: int | None = None, tied: bool = False, rng=None) -> np.ndarray:
-    """Simulate ``q . k`` with ``q = W_Q x``, ``k = W_K x'`` for freshly initialised networks.
+    """Unscaled ``q . k`` (``q = W_Q x``, ``k = W_K x'``) for ``n_networks`` fresh networks: (n_networks, n_tokens).
 
-    Each of ``n_networks`` draws its own ``W_Q`` and ``W_K``: the ``d_k`` rows of one head of
-    a ``(fan_out, d_model)`` matrix (the rows of a bigger matrix are independent, so drawing
-    only the head's rows is exact). Every network sees the same token pairs: row ``t`` pairs
-    ``x = X[t]`` with ``x' = X2[t]``; ``X2=None`` pairs each token with itself (the diagonal
-    of a self-attention score matrix). ``tied=True`` uses ``W_K = W_Q``.
-
-    Given the tokens, ``E[(q . k)^2] = d_k Var(W)^2 |x|^2 |x'|^2`` (independent ``W_Q``, ``W_K``).
-
-    Parameters
-    ----------
-    scheme : {"lecun", "xavier", "pytorch_default", "he", "gpt2"}
-    d_k : int
-    X : array_like, shape (n_tokens, d_model)
-        The tokens that make the queries.
-    X2 : array_like, shape (n_tokens, d_model), optional
-        The tokens that make the keys; ``None`` means ``X`` itself.
-    n_networks : int
-        Independent (W_Q, W_K) draws, >= 1 (>= 2 for a standard error, see :func:`cluster_mean`).
-    fan_out : int, optional
-        Rows of the full projection matrix (sets Xavier's variance); defaults to ``d_k``.
-    tied : bool
-    rng : None, int or numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_networks, n_tokens)
-        Unscaled logits ``q . k``; row ``n`` comes from network ``n``.
-
-    Examples
-    --------
-    >>> X, X2 = sample_tokens(200, 256, rng=1), sample_tokens(200, 256, rng=2)
-    >>> s = sample_projected_logits("lecun", 16, X, X2, n_networks=40, rng=0)
-    >>> s.shape, round(float((s ** 2).mean()) / 16, 1)   # Var(q . k) = d_k Var(q_i)^2 = 16
-    ((40, 200), 1.0)
+    Each network draws the ``d_k`` rows of one head of a ``(fan_out, d_model)`` matrix (default ``fan_out = d_k``)
+    for ``W_Q`` and ``W_K`` (``tied=True``: ``W_K = W_Q``). Row ``t`` pairs ``x = X[t]`` with ``x' = X2[t]``
+    (X, X2 of shape (n_tokens, d_model); ``X2=None``: each token with itself).
     """
     scheme = check_scheme(scheme)
     d_k = _checks.d_k("d_k", d_k)
@@ -137,24 +78,9 @@ def sample_projected_logits(scheme: str, d_k: int, X, X2=None, n_networks: int =
 
 
 def cluster_mean(values) -> tuple[float, float]:
-    """Mean of ``values`` and its standard error, treating each row as one independent draw.
+    """Mean of ``values`` (n_rows >= 2, n_cols) and its standard error, each row one independent draw: the mean
+    and ``std(ddof=1) / sqrt(n_rows)`` of the row means (the entries of a row share a network).
 
-    The entries of one row of :func:`sample_projected_logits` share a network, so they
-    are not independent of each other; given the tokens, the rows are. Average each row, then take the
-    mean and ``std(ddof=1) / sqrt(n_rows)`` of the row means (a cluster-robust SE).
-
-    Parameters
-    ----------
-    values : array_like, shape (n_rows, n_cols)
-        ``n_rows >= 2``.
-
-    Returns
-    -------
-    mean : float
-    se : float
-
-    Examples
-    --------
     >>> cluster_mean([[1.0, 3.0], [2.0, 4.0]])
     (2.5, 0.5)
     """
@@ -173,6 +99,8 @@ def cluster_mean(values) -> tuple[float, float]:
 
 #: The d_model values of notebook 08's initialisation figures and explorer: powers of two, 64 to 4096.
 D_MODEL_CHOICES = tuple(2**i for i in range(6, 13))
+#: The head size d_k of notebook 08's initialisation figures and explorer.
+INIT_D_K = 64
 
 # The reference scheme of each distribution family: logits are bilinear in (W_Q, W_K), so a
 # scheme's logits are the family's reference logits times Var(W_scheme) / Var(W_reference).
@@ -188,19 +116,11 @@ def _reference_logits(d_model: int, family: str, d_k: int, seed: int) -> np.ndar
     return out
 
 
-def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = 64,
+def init_scaled_logits(scheme: str, d_model: int, projection: str = "head", d_k: int = INIT_D_K,
                        seed: int = 0) -> np.ndarray:
-    """Simulated scaled logits ``q . k / sqrt(d_k)`` at initialisation, shape (8, 256); cached.
-
-    8 networks, 256 pairs of LayerNormed tokens. ``q . k`` is bilinear in ``(W_Q, W_K)``, so
-    one simulation per distribution family (normal: LeCun's; uniform: PyTorch's default) is
-    made and rescaled by ``Var(W_scheme) / Var(W_reference)``: weights ``c`` times larger give
-    logits ``c^2`` times larger. Notebook 08's figures and its InitExplorer use these samples.
-
-    >>> s = init_scaled_logits("lecun", 512)
-    >>> s.shape, round(float((s ** 2).mean()), 1)
-    ((8, 256), 1.0)
-    """
+    """Simulated scaled logits ``q . k / sqrt(d_k)`` at initialisation, shape (8, 256) (8 networks, 256 pairs of
+    LayerNormed tokens); cached. ``q . k`` is bilinear in the weights, so one simulation per distribution family
+    (normal: LeCun's; uniform: PyTorch's default) is rescaled by ``Var(W_scheme) / Var(W_reference)``."""
     scheme = check_scheme(scheme)
     d_model = _checks.positive_int("d_model", d_model)
     d_k = _checks.d_k("d_k", d_k)
@@ -220,29 +140,15 @@ def _unit_scaled_dot_products(d_k: int, n_samples: int, seed: int) -> np.ndarray
     return out
 
 
-def init_scaled_logits_exact(scheme: str, d_model: int, projection: str = "head", d_k: int = 64,
+def init_scaled_logits_exact(scheme: str, d_model: int, projection: str = "head", d_k: int = INIT_D_K,
                              n_samples: int = 2048, seed: int = 0) -> np.ndarray:
-    """Scaled logits ``q . k / sqrt(d_k)`` at initialisation, one independent network per sample; fast.
+    """Scaled logits ``q . k / sqrt(d_k)`` at initialisation, one independent network per sample: shape (n_samples,).
 
-    After LayerNorm, ``|x|^2 = d_model`` for every token. Given the tokens, a freshly drawn
-    ``W_Q`` gives ``q_i = w_i . x`` independent across ``i`` with mean 0 and variance
-    ``Var(q_i) = d_model Var(W)`` (:func:`query_variance`), and the same for ``k``. For normal
-    weights ``q_i`` is then exactly ``N(0, Var(q_i))``, so ``q . k / sqrt(d_k)`` is
-    ``Var(q_i)`` times the scaled dot product of two standard normal vectors, drawn here
-    exactly (:func:`correlated_dot_product_parts_exact`) whatever d_model and d_k are. For
-    uniform weights (PyTorch's default, Xavier's uniform) ``q_i`` is a sum of d_model
-    independent uniform terms, drawn here as a normal of the same variance: the variance is
-    exact, the excess kurtosis of ``q_i`` (``-1.2 sum x_j^4 / |x|^4``, about ``-3.6/d_model``) is
-    left out. (The tokens' LayerNorm ``eps`` is neglected: ``|x|^2`` is ``d_model`` to 1e-5.)
-    Samples are independent, so the mean of ``s**2`` has the ordinary standard error.
-
-    Returns
-    -------
-    ndarray, shape (n_samples,)
-
-    >>> s = init_scaled_logits_exact("pytorch_default", 512)
-    >>> s.shape, round(float(np.sqrt((s ** 2).mean())), 1)   # std Var(q_i) = 1/3
-    ((2048,), 0.3)
+    After LayerNorm ``|x|^2 = d_model``, so given the tokens ``q_i`` has variance ``Var(q_i)``
+    (:func:`query_variance`), independent across ``i``: exactly normal for normal weights, and ``q . k / sqrt(d_k)``
+    is ``Var(q_i)`` times a scaled dot product of standard normals, drawn exactly in O(n) whatever d_model and d_k
+    (:func:`correlated_dot_product_parts_exact`). Uniform weights are drawn as the normal of the same variance
+    (their excess kurtosis, about ``-3.6/d_model``, is left out).
     """
     fan_out = projection_fan_out(projection, d_model, d_k)
     var_q = query_variance(scheme, d_model, fan_out)

@@ -8,26 +8,10 @@ from .. import _checks
 
 
 def qk_norm_scores(Q, K, gain: float = 1.0) -> np.ndarray:
-    """QK-norm logits: ``gain * (q / |q|) . (k / |k|) = gain * cos(theta)`` for every pair.
+    """QK-norm logits ``gain * cos(theta)`` (Henry et al. 2020): every query and key at unit length, times a learned
+    ``gain`` > 0 instead of ``1/sqrt(d_k)``. Q (..., n_q, d_k), K (..., n_k, d_k), no all-zero row; returns
+    (..., n_q, n_k), every entry in ``[-gain, gain]``.
 
-    Henry et al. (2020) normalise each query and key to unit length and multiply by a
-    learned scalar ``g`` instead of dividing by ``sqrt(d_k)``; every logit lies in
-    ``[-g, g]`` whatever ``d_k`` is.
-
-    Parameters
-    ----------
-    Q : array_like, shape (..., n_q, d_k)
-    K : array_like, shape (..., n_k, d_k)
-        No row of ``Q`` or ``K`` may be all zeros (it has no direction).
-    gain : float > 0
-        The scale ``g``.
-
-    Returns
-    -------
-    ndarray, shape (..., n_q, n_k)
-
-    Examples
-    --------
     >>> qk_norm_scores([[3.0, 4.0]], [[1.0, 0.0], [0.0, -2.0]], gain=10.0).tolist()
     [[6.0, -8.0]]
     """
@@ -55,10 +39,8 @@ def _unit_rows(name: str, X: np.ndarray) -> np.ndarray:
 
 
 def softcap(logits, cap: float) -> np.ndarray:
-    """Soft-capping of attention logits: ``cap * tanh(logits / cap)``, as Gemma 2 does (cap 50).
-
-    Close to the identity for ``|s| << cap`` (``s - s^3 / (3 cap^2) + ...``), and never beyond
-    ``+-cap``, however large ``s`` grows.
+    """Soft-capping of attention logits, ``cap * tanh(logits / cap)`` (Gemma 2: cap 50): about the identity for
+    ``|s| << cap``, never beyond ``+-cap``.
 
     >>> softcap([0.0, 5.0, 1e6], 50.0).round(3).tolist()
     [0.0, 4.983, 50.0]

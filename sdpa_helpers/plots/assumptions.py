@@ -1,14 +1,8 @@
 """Figures for notebook 08: initialisations, correlated queries and keys, and QK-norm.
 
-This module offers:
-
-- :func:`scaled_logit_histogram`, :func:`init_small_multiples` -- scaled logits
-  ``q . k / sqrt(d_k)`` at initialisation against N(0, 1);
-- :func:`init_variance_vs_d_model` -- ``Var(q . k / sqrt(d_k))`` against d_model per scheme;
-- :func:`correlated_histograms`, :func:`correlated_small_multiples` -- the logit of a key
-  correlated with the query next to the logits of unrelated keys, for 1/sqrt(d_k) and 1/d_k;
-- :func:`match_weight_vs_d_k` -- the softmax weight on the correlated key against d_k;
-- :func:`cosine_small_multiples` -- QK-norm logits ``sqrt(d_k) cos(theta)`` next to scaled logits.
+The panels :class:`LogitHistogramPanel`, :class:`InitVariancePanel` and :class:`CorrelatedHistogramPanel`
+draw both the notebook's static figures and its explorers (:mod:`sdpa_helpers.widgets.assumptions`);
+:class:`CorrelatedMeanPanel` is the correlation explorer's right panel.
 """
 
 from __future__ import annotations
@@ -16,12 +10,13 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.lines import Line2D
 
+from ..assumptions import INIT_D_K
 from ..scales import scale_factor
 from ..theory import normal_pdf
 from . import INV_D, OKABE_ITO, SCALED, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
-__all__ = ["LOGIT_RANGE", "REFERENCE", "MATCH", "QK_NORM", "scaled_logit_histogram",
-           "init_small_multiples", "init_variance_vs_d_model", "correlated_range", "correlated_histograms",
+__all__ = ["LOGIT_RANGE", "REFERENCE", "MATCH", "QK_NORM", "LogitHistogramPanel", "InitVariancePanel",
+           "CorrelatedHistogramPanel", "CorrelatedMeanPanel", "init_small_multiples", "init_variance_vs_d_model",
            "correlated_small_multiples", "match_weight_vs_d_k", "cosine_small_multiples"]
 
 #: The fixed x range of the scaled-logit histograms at initialisation.
@@ -32,67 +27,59 @@ REFERENCE = {"color": OKABE_ITO["black"], "linestyle": ":", "label": "N(0, 1)"}
 MATCH = {"color": OKABE_ITO["orange"], "linestyle": "-", "label": r"correlated key ($\rho$)"}
 #: QK-norm logits.
 QK_NORM = {"color": OKABE_ITO["reddish_purple"], "linestyle": "-.", "label": "QK-norm"}
+#: Looks of the initialisation schemes, in order (every curve is a *scaled* logit: the reserved looks of
+#: "unscaled" and "1/d_k" stay free; the first, LeCun, gets scaled attention's blue solid line).
+_SCHEME_LOOKS = tuple(zip((OKABE_ITO[c] for c in ("blue", "orange", "reddish_purple", "sky_blue", "black", "yellow")),
+                          ("-", "-.", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (8, 2)), (0, (1, 2))),
+                          "so^DvP"))
 
-_BINS = np.linspace(*LOGIT_RANGE, 61)
+
+def _density(values, edges) -> np.ndarray:
+    """Fraction of ``values`` per bin over the bin width (values outside the edges count in the total)."""
+    return np.histogram(values, bins=edges)[0] / values.size / np.diff(edges)
 
 
-def scaled_logit_histogram(samples, theory_var: float, ax=None, title: str | None = None):
-    """Histogram of scaled logits ``q . k / sqrt(d_k)`` with N(0, 1) and N(0, theory_var) curves.
-
-    Parameters
-    ----------
-    samples : array_like, shape (n,)
-        Scaled logits.
-    theory_var : float
-        Their variance in theory.
-    ax : Axes, optional
-    title : str, optional
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = scaled_logit_histogram(np.zeros(10), 1.0)
-    >>> tuple(float(v) for v in ax.get_xlim()), ax.get_xlabel()
-    ((-6.0, 6.0), '$q\\\\cdot k/\\\\sqrt{d_k}$')
+class LogitHistogramPanel:
+    """Histogram of scaled logits ``q . k / sqrt(d_k)`` with its theory ``N(0, theory_var)`` and ``N(0, 1)``.
+    ``ylim``: fixed (the explorer), else fitted at each :meth:`show`; ``animated``: for the explorer's blitting.
     """
-    s = np.asarray(samples, dtype=float).ravel()
-    ax = get_axes(ax, figsize=(4.0, 3.2))
-    x = np.linspace(*LOGIT_RANGE, 400)
-    with style():
-        ax.hist(s, bins=_BINS, density=True, color=SCALED["color"], alpha=0.5,
-                label=f"simulation: Var {s.var():.2f}")
-        ax.plot(x, normal_pdf(x, 0.0, theory_var), color=SCALED["color"], linewidth=1.8,
-                label=f"theory: Var {theory_var:.2f}")
-        ax.plot(x, normal_pdf(x), **REFERENCE)
-        ax.set_xlim(*LOGIT_RANGE)
-        ax.set(xlabel=r"$q\cdot k/\sqrt{d_k}$", ylabel="density")
-        if title:
-            ax.set_title(title)
-        ax.legend(loc="upper right")
-    return ax
+
+    def __init__(self, ax, ylim=None, animated: bool = False):
+        self.ax, self.ylim = ax, ylim
+        self.edges, self.x = np.linspace(*LOGIT_RANGE, 61), np.linspace(*LOGIT_RANGE, 300)
+        with style():
+            self.bars = ax.stairs(np.zeros(60), self.edges, fill=True, color=SCALED["color"], alpha=0.5,
+                                  animated=animated, label="simulation")
+            (self.theory,) = ax.plot(self.x, normal_pdf(self.x), color=SCALED["color"], linewidth=1.8,
+                                     animated=animated, label="theory")
+            ax.plot(self.x, normal_pdf(self.x), **REFERENCE)
+            ax.set(xlim=LOGIT_RANGE, xlabel=r"$q\cdot k/\sqrt{d_k}$", ylabel="density")
+            if ylim is not None:
+                ax.set_ylim(*ylim)
+
+    def show(self, samples, theory_var: float) -> None:
+        """Put the scaled logits ``samples`` (n,) and their theoretical variance in."""
+        top = _density(samples, self.edges)
+        pdf = normal_pdf(self.x, 0.0, theory_var)
+        self.bars.set_data(top)
+        self.theory.set_ydata(pdf)
+        if self.ylim is None:
+            self.ax.set_ylim(0, 1.05 * max(top.max(), pdf.max(), normal_pdf(0.0)))
 
 
 def init_small_multiples(samples_by_label: dict, ncols: int = 3):
-    """One :func:`scaled_logit_histogram` per initialisation on a grid, shared axes, one legend.
-
-    Each panel's title gives its variance, theory and simulation; the legend (simulation,
-    theory, N(0, 1)) is drawn once, in a spare grid cell when there is one.
+    """One :class:`LogitHistogramPanel` per initialisation on a grid, shared axes, one legend.
 
     Parameters
     ----------
     samples_by_label : dict str -> (ndarray, float)
-        Panel title -> (scaled logits, theoretical variance).
+        Panel title -> (scaled logits, theoretical variance); each title gets both variances.
     ncols : int
         Panels per row.
 
     Returns
     -------
     Figure
-
-    >>> fig = init_small_multiples({"a": (np.zeros(5), 1.0), "b": (np.zeros(5), 0.5)})
-    >>> len(fig.axes)
-    2
     """
     n = len(samples_by_label)
     ncols = min(ncols, n)
@@ -100,30 +87,63 @@ def init_small_multiples(samples_by_label: dict, ncols: int = 3):
     fig, axes = new_figure(nrows, ncols, figsize=(3.4 * ncols, 3.0 * nrows + 0.2), squeeze=False,
                            sharex=True, sharey=True)
     flat = axes.ravel()
-    for ax, (label, (samples, theory_var)) in zip(flat, samples_by_label.items()):
-        s = np.asarray(samples, dtype=float)
-        scaled_logit_histogram(s, theory_var, ax=ax,
-                               title=f"{label}\nVar: theory {theory_var:.2f}, simulation {s.var():.2f}")
-        ax.title.set_fontsize(10)
-        handles, labels = ax.get_legend_handles_labels()
-        ax.get_legend().remove()
-        ax.xaxis.set_tick_params(labelbottom=True)
-    for ax in flat[n:]:
-        ax.axis("off")
+    tallest = 0.0
     with style():
+        for i, (ax, (label, (samples, theory_var))) in enumerate(zip(flat, samples_by_label.items())):
+            s = np.asarray(samples, dtype=float).ravel()
+            LogitHistogramPanel(ax).show(s, theory_var)
+            tallest = max(tallest, ax.get_ylim()[1])
+            ax.set_title(f"{label}\nVar: theory {theory_var:.2f}, simulation {s.var():.2f}", fontsize=10)
+            ax.xaxis.set_tick_params(labelbottom=True)
+            if i % ncols:
+                ax.set_ylabel("")
+        flat[0].set_ylim(0, tallest)
+        for ax in flat[n:]:
+            ax.axis("off")
+        handles = flat[0].get_legend_handles_labels()[0]
         labels = ["simulation (histogram)", "theory: N(0, Var)", "N(0, 1): the footnote"]
         if n < flat.size:
             flat[n].legend(handles, labels, loc="center", fontsize=10, frameon=False)
         else:
             flat[0].legend(handles, labels, loc="upper right", fontsize=8)
-    for i, ax in enumerate(flat[:n]):
-        if i % ncols:
-            ax.set_ylabel("")
     return fig
 
 
-def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label: dict | None = None, ax=None):
-    """``Var(q . k / sqrt(d_k))`` against d_model for several initialisations (log-log axes).
+class InitVariancePanel:
+    """``Var(q . k / sqrt(d_k))`` against ``d_models`` (log-log): per scheme in ``labels`` (sets its look, in
+    order) a theory line and simulation markers (with +-2 SE bars when given: static figures only, drawn once).
+    ``animated``: for the explorer's blitting.
+    """
+
+    def __init__(self, ax, d_models, labels, animated: bool = False):
+        d_models = np.asarray(d_models, dtype=float)
+        self.ax, self.lines, self.markers = ax, {}, {}
+        with style():
+            ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
+            for label, (c, ls, m) in zip(labels, _SCHEME_LOOKS):
+                (self.lines[label],) = ax.plot(d_models, np.ones_like(d_models), color=c, linestyle=ls,
+                                               label=label, animated=animated)
+                (self.markers[label],) = ax.plot([], [], m, color=c, markersize=6, markeredgecolor="black",
+                                                 animated=animated, label=f"_{label}: simulation")
+            set_d_k_axis(ax, label=r"$d_\mathrm{model}$")
+            ax.set_xlim(d_models.min() / 1.3, d_models.max() * 1.3)
+            ax.set_xticks(d_models, [f"{d:g}" for d in d_models])
+            ax.set_yscale("log")
+            ax.set_ylabel(r"Var$(q\cdot k/\sqrt{d_k})$ = Var$(q_i)^2$")
+
+    def show(self, label: str, theory, sim_x=(), sim_y=(), sim_se=()) -> None:
+        """One scheme: its theory curve (m,), and simulated variances at ``sim_x`` (``+-2 sim_se`` bars if given)."""
+        self.lines[label].set_ydata(theory)
+        self.markers[label].set_data(sim_x, sim_y)
+        if len(sim_se):  # static figures: +-2 SE bars
+            y, se = np.asarray(sim_y, dtype=float), 2 * np.asarray(sim_se, dtype=float)
+            with style():
+                self.ax.vlines(sim_x, y - se, y + se, color=self.lines[label].get_color())
+
+
+def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label: dict | None = None, ax=None,
+                             d_k: int = INIT_D_K):
+    """``Var(q . k / sqrt(d_k))`` against d_model for several initialisations (an :class:`InitVariancePanel`).
 
     Parameters
     ----------
@@ -137,116 +157,80 @@ def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label
     Returns
     -------
     Axes
-
-    >>> ax = init_variance_vs_d_model([64, 128], {"LeCun": [1.0, 1.0]})
-    >>> ax.get_xscale(), ax.get_yscale()
-    ('log', 'log')
     """
-    d_models = np.asarray(d_models, dtype=float)
     ax = get_axes(ax, figsize=(9.5, 4.2))
-    # Every curve here is a *scaled* logit, so the course's reserved looks for "unscaled"
-    # (vermillion, dashed) and "1/d_k" (green, dotted) are not used; LeCun, the footnote's case,
-    # gets the blue solid line of scaled attention.
-    colours = [OKABE_ITO[c] for c in ("blue", "orange", "reddish_purple", "sky_blue", "black", "yellow")]
-    styles = ["-", "-.", (0, (5, 1)), (0, (3, 1, 1, 1)), (0, (8, 2)), (0, (1, 2))]
-    markers = ["s", "o", "^", "D", "v", "P"]
+    panel = InitVariancePanel(ax, d_models, list(theory_by_label))
+    for label, theory in theory_by_label.items():
+        sim = (simulated_by_label or {}).get(label)
+        panel.show(label, theory, *((d_models, *sim) if sim is not None else ()))
+    ax.relim()  # the lines' new data, and the bars
+    for bars in ax.collections:
+        ax.update_datalim(bars.get_datalim(ax.transData))
+    ax.autoscale_view()
     with style():
-        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":", label="the footnote's assumption: 1")
-        for i, (label, theory) in enumerate(theory_by_label.items()):
-            c, ls, m = colours[i % 6], styles[i % 6], markers[i % 6]
-            ax.plot(d_models, theory, color=c, linestyle=ls, label=label)
-            if simulated_by_label and label in simulated_by_label:
-                values, se = (np.asarray(a, dtype=float) for a in simulated_by_label[label])
-                ax.errorbar(d_models, values, yerr=2 * se, fmt=m, color=c, markersize=4, capsize=2)
-        set_d_k_axis(ax, label=r"$d_\mathrm{model}$")
-        ax.set_xlim(d_models.min() / 1.3, d_models.max() * 1.3)
-        ax.set_xticks(d_models, [f"{d:g}" for d in d_models])
-        ax.set_yscale("log")
-        ax.set(ylabel=r"Var$(q\cdot k/\sqrt{d_k})$ = Var$(q_i)^2$",
-               title=r"scaled logits at initialisation ($d_k$ = 64; markers: simulation ± 2 SE)")
+        ax.set_title(rf"scaled logits at initialisation ($d_k$ = {d_k}; markers: simulation ± 2 SE)")
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
     return ax
 
 
-def correlated_range(d_k: int, scaling: str) -> tuple[float, float]:
-    """The x range that shows both logit clouds for every rho in [0, 1] at this d_k.
-
-    ``scaling="sqrt"``: logits ``q . k / sqrt(d_k)``, the correlated key's mean runs up to
-    ``sqrt(d_k)``; ``scaling="inv_d"``: ``q . k / d_k``, mean up to 1, spread ``sqrt(2 / d_k)``
-    (the names of :data:`sdpa_helpers.scales.SCALINGS`).
-
-    >>> correlated_range(64, "sqrt")
-    (-6.0, 14.0)
-    """
+def _correlated_range(d_k: int, scaling: str) -> tuple[float, float]:
+    """The x range that shows both logit clouds for every rho in [0, 1] at this d_k: the correlated key's
+    mean runs up to ``sqrt(d_k)`` under ``"sqrt"``, up to 1 (spread ``sqrt(2 / d_k)``) under ``"inv_d"``."""
     if scaling == "sqrt":
         return (-6.0, float(np.sqrt(d_k)) + 6.0)
-    if scaling == "inv_d":
-        spread = 4.0 * np.sqrt(2.0 / d_k)
-        return (float(-spread), float(1.0 + spread))
-    raise ValueError(f"scaling must be 'sqrt' or 'inv_d', got {scaling!r}")
+    spread = 4.0 * np.sqrt(2.0 / d_k)
+    return (float(-spread), float(1.0 + spread))
 
 
-def correlated_histograms(match, other, rho: float, d_k: int, scaling: str = "sqrt", ax=None,
-                          xlim: tuple[float, float] | None = None, legend: bool = True):
-    """Histograms of the correlated key's logit and of an unrelated key's logit, with theory curves.
+#: The legend's name of the solid curves: the normal approximation with the exact mean and variance
+#: (poor at small d_k, where a sum of few products is peaked and skewed).
+_NORMAL_CURVE = "solid curves: normal approximation"
 
-    Parameters
-    ----------
-    match, other : array_like, shape (n,)
-        Scaled logits of the key with correlation ``rho`` and of a key with correlation 0.
-    rho : float
-    d_k : int
-    scaling : {"sqrt", "inv_d"}
-        Which scale the logits carry: ``1/sqrt(d_k)`` or ``1/d_k`` (sets colours, labels, theory).
-    ax : Axes, optional
-    xlim : (float, float), optional
-        The x range; default :func:`correlated_range` of this d_k. Give the same range to
-        every panel of a row so that a runaway shows.
-    legend : bool
 
-    Returns
-    -------
-    Axes
-
-    >>> ax = correlated_histograms(np.full(5, 4.0), np.zeros(5), 0.5, 64)
-    >>> tuple(float(v) for v in ax.get_xlim())
-    (-6.0, 14.0)
+class CorrelatedHistogramPanel:
+    """The correlated key's logit next to an unrelated key's (histograms over ``xlim``, ``n_bins``) with their
+    normal approximations, under ``scaling`` ``"sqrt"`` or ``"inv_d"``. ``numbers_in_titles``: title and label
+    carry ``d_k`` and ``rho`` (static figures; else fixed, numbers in the explorer's readout); ``animated``: for
+    the explorer's blitting.
     """
-    ax = get_axes(ax, figsize=(5.0, 3.4))
-    lo, hi = correlated_range(d_k, scaling) if xlim is None else xlim
-    bins = np.linspace(lo, hi, 121)
-    x = np.linspace(lo, hi, 600)
-    c = scale_factor(scaling, d_k)
-    spec = SCALING_STYLES[scaling]
-    with style():
-        ax.hist(np.asarray(other, dtype=float), bins=bins, density=True, color=spec["color"], alpha=0.45,
-                label="unrelated key ($\\rho$ = 0)")
-        ax.hist(np.asarray(match, dtype=float), bins=bins, density=True, color=MATCH["color"], alpha=0.45,
-                label=f"correlated key ($\\rho$ = {rho:.2f})")
-        ax.plot(x, normal_pdf(x, 0.0, c**2 * d_k), color=spec["color"], linewidth=1.4)
-        ax.plot(x, normal_pdf(x, c * rho * d_k, c**2 * d_k * (1 + rho**2)), color=MATCH["color"], linewidth=1.4)
-        ax.set_xlim(lo, hi)
-        what = r"$q\cdot k/\sqrt{d_k}$" if scaling == "sqrt" else r"$q\cdot k/d_k$"
-        ax.set(xlabel=what, ylabel="density", title=f"{spec['label']}, $d_k$ = {d_k}")
-        if legend:
-            handles = [*ax.get_legend_handles_labels()[0], _normal_curve_handle()]
-            ax.legend(handles=handles, loc="upper right", fontsize=8)
-    return ax
 
+    def __init__(self, ax, scaling: str, xlim, n_bins: int = 120, numbers_in_titles: bool = True,
+                 animated: bool = False):
+        self.ax, self.scaling, self.numbers_in_titles = ax, scaling, numbers_in_titles
+        lo, hi = xlim
+        self.edges, self.x = np.linspace(lo, hi, n_bins + 1), np.linspace(lo, hi, 600)
+        spec, zeros, kw = SCALING_STYLES[scaling], np.zeros(n_bins), {"animated": animated, "fill": True, "alpha": 0.45}
+        with style():
+            self.other = ax.stairs(zeros, self.edges, color=spec["color"], label="unrelated key ($\\rho$ = 0)", **kw)
+            self.match = ax.stairs(zeros, self.edges, color=MATCH["color"], label="correlated key", **kw)
+            self.curves = [ax.plot(self.x, 0 * self.x, color=c, linewidth=1.4, animated=animated)[0]
+                           for c in (spec["color"], MATCH["color"])]
+            what = r"$q\cdot k/\sqrt{d_k}$" if scaling == "sqrt" else r"$q\cdot k/d_k$"
+            ax.set(xlim=xlim, xlabel=what, ylabel="density")
 
-def _normal_curve_handle() -> Line2D:
-    """A legend entry for the solid curves of :func:`correlated_histograms`: the normal
-    approximation with the exact mean and variance (poor at small d_k, where a sum of few
-    products is peaked and skewed)."""
-    return Line2D([], [], color="0.3", linewidth=1.4, label="solid curves: normal approximation")
+    def show(self, match, other, rho: float, d_k: int) -> None:
+        """Put the scaled logits of the correlated key (``match``) and of an unrelated key (``other``) in."""
+        c = scale_factor(self.scaling, d_k)
+        self.other.set_data(_density(other, self.edges))
+        self.match.set_data(_density(match, self.edges))
+        self.curves[0].set_ydata(normal_pdf(self.x, 0.0, c**2 * d_k))
+        self.curves[1].set_ydata(normal_pdf(self.x, c * rho * d_k, c**2 * d_k * (1 + rho**2)))
+        if self.numbers_in_titles:
+            self.match.set_label(f"correlated key ($\\rho$ = {rho:.2f})")
+            with style():
+                self.ax.set_title(f"{SCALING_STYLES[self.scaling]['label']}, $d_k$ = {d_k}", fontsize=9)
+
+    def legend_entries(self):
+        """(handles, labels): the unrelated key, the correlated key, the solid curves."""
+        handles = [self.other, self.match, Line2D([], [], color="0.3", linewidth=1.4, label=_NORMAL_CURVE)]
+        return handles, [h.get_label() for h in handles]
 
 
 def correlated_small_multiples(logits_by_d_k: dict, rho: float):
-    """Top row: logits times 1/sqrt(d_k); bottom row: times 1/d_k; one column per d_k.
+    """Top row: logits times 1/sqrt(d_k); bottom row: times 1/d_k; one :class:`CorrelatedHistogramPanel` per d_k.
 
-    Every panel of a row shares one x range (the union of the rows' ranges, trimmed to rho), so the runaway
-    of the correlated key's logit under 1/sqrt(d_k) shows without reading tick labels; one
-    legend sits below the figure, clear of the bars.
+    Every panel of a row shares one x range (trimmed to rho), so the runaway of the correlated key's
+    logit under 1/sqrt(d_k) shows without reading tick labels; one legend sits below the figure.
 
     Parameters
     ----------
@@ -257,55 +241,67 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
     Returns
     -------
     Figure
-
-    >>> fig = correlated_small_multiples({4: (np.ones(5), np.zeros(5))}, 0.5)
-    >>> len(fig.axes)
-    2
     """
     d_ks = sorted(logits_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(3.6 * len(d_ks), 6.4), squeeze=False)
+    first = []
     for row, scaling in enumerate(("sqrt", "inv_d")):
-        # correlated_range covers every rho up to 1; trim the top to this rho's largest mean
-        ranges = [correlated_range(d_k, scaling) for d_k in d_ks]
+        # the range covers every rho up to 1; trim the top to this rho's largest mean
+        ranges = [_correlated_range(d_k, scaling) for d_k in d_ks]
         xlim = (min(r[0] for r in ranges),
                 max(r[1] - (1.0 - rho) * scale_factor(scaling, d_k) * d_k for r, d_k in zip(ranges, d_ks)))
         for j, d_k in enumerate(d_ks):
             c = scale_factor(scaling, d_k)
+            panel = CorrelatedHistogramPanel(axes[row, j], scaling, xlim)
             match, other = (c * np.asarray(a, dtype=float) for a in logits_by_d_k[d_k])
-            ax = correlated_histograms(match, other, rho, d_k, scaling, ax=axes[row, j], xlim=xlim, legend=False)
-            ax.set_title(ax.get_title(), fontsize=9)
-    (h_top, h_match), (l_top, l_match) = axes[0, 0].get_legend_handles_labels()
-    h_bottom = axes[1, 0].get_legend_handles_labels()[0][0]
-    curve = _normal_curve_handle()
+            panel.show(match, other, rho, d_k)
+            axes[row, j].autoscale(axis="y")
+            axes[row, j].relim()
+            axes[row, j].autoscale_view(scalex=False)
+            if not j:
+                first.append(panel)
+    (h_top, h_match, curve), (l_top, l_match, l_curve) = first[0].legend_entries()
     with style():
-        labels = [l_top + r" × $1/\sqrt{d_k}$", l_top + r" × $1/d_k$", l_match, curve.get_label()]
-        fig.legend([h_top, h_bottom, h_match, curve], labels, loc="outside lower center", ncol=2, fontsize=9,
+        labels = [l_top + r" × $1/\sqrt{d_k}$", l_top + r" × $1/d_k$", l_match, l_curve]
+        fig.legend([h_top, first[1].other, h_match, curve], labels, loc="outside lower center", ncol=2, fontsize=9,
                    frameon=False)
     return fig
 
 
+class CorrelatedMeanPanel:
+    """The correlated key's logit against d_k for 1/sqrt(d_k) and 1/d_k: mean (line) +- 1 std (thin lines),
+    simulation at one d_k (marker). Axes fixed; :meth:`show` moves the data (the correlation explorer)."""
+
+    def __init__(self, ax, d_ks, animated: bool = False):
+        self.d_ks = np.asarray(d_ks, dtype=float)
+        self.lines = {}
+        with style():
+            for key in ("sqrt", "inv_d"):
+                spec, kw = SCALING_STYLES[key], {"color": SCALING_STYLES[key]["color"], "animated": animated}
+                self.lines[key] = (
+                    ax.plot(self.d_ks, 0 * self.d_ks, linestyle=spec["linestyle"],
+                            label=spec["label"] + (" (μP)" if key == "inv_d" else ""), **kw)[0],
+                    *(ax.plot(self.d_ks, 0 * self.d_ks, linewidth=0.7, alpha=0.6, **kw)[0] for _ in range(2)),
+                    ax.plot([], [], spec["marker"], markersize=7, markeredgecolor="black", **kw)[0])
+            set_d_k_axis(ax)
+            ax.set(xlim=(0.7, 6000), ylim=(-4, 70), ylabel="correlated key's logit",
+                   title="mean (line) ± 1 std (thin lines); markers: simulation")
+            ax.legend(loc="upper left", fontsize=8)
+
+    def show(self, key: str, mean, std, d_k: int, simulated: float) -> None:
+        """One scale (``"sqrt"`` or ``"inv_d"``): theory mean and std per d_k (m,), the simulated mean at ``d_k``."""
+        line, low, high, point = self.lines[key]
+        line.set_ydata(mean)
+        low.set_ydata(mean - std)
+        high.set_ydata(mean + std)
+        point.set_data([d_k], [simulated])
+
+
 def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = None, ax=None):
-    """Mean softmax weight on the correlated key against d_k, for the two scales.
+    """Mean softmax weight on the correlated key against d_k, under 1/sqrt(d_k) and 1/d_k (arrays (m,)).
 
-    The model behind it keeps every component of ``q`` and ``k`` at variance 1, so under ``1/d_k``
-    the correlated key's logit tends to ``rho <= 1``: the figure says so in its title and legend.
-
-    Parameters
-    ----------
-    d_ks : array_like, shape (m,)
-    weight_sqrt, weight_inv : array_like, shape (m,)
-        Mean weight with logits times ``1/sqrt(d_k)`` and times ``1/d_k``.
-    limit : float, optional
-        The large-d_k limit of the ``1/d_k`` curve (drawn as a horizontal line).
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = match_weight_vs_d_k([1, 4, 16], [0.1, 0.2, 0.4], [0.1, 0.1, 0.1])
-    >>> tuple(float(v) for v in ax.get_ylim())
-    (0.0, 1.05)
+    ``limit``: the 1/d_k curve's large-d_k limit (a horizontal line). The model keeps every component of ``q``
+    and ``k`` at variance 1; the title and legend say so. Returns the Axes.
     """
     ax = get_axes(ax, figsize=(6.0, 3.8))
     d_ks = np.asarray(d_ks, dtype=float)
@@ -325,19 +321,8 @@ def match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit: float | None = Non
 
 
 def cosine_small_multiples(qk_norm_by_d_k: dict, scaled_by_d_k: dict):
-    """Histograms of QK-norm logits ``sqrt(d_k) cos(theta)`` over those of ``q . k / sqrt(d_k)``.
-
-    Parameters
-    ----------
-    qk_norm_by_d_k, scaled_by_d_k : dict int -> ndarray, shape (n,)
-
-    Returns
-    -------
-    Figure
-
-    >>> fig = cosine_small_multiples({4: np.zeros(5)}, {4: np.zeros(5)})
-    >>> fig.axes[0].get_xlabel()
-    'logit'
+    """Histograms of QK-norm logits ``sqrt(d_k) cos(theta)`` over those of ``q . k / sqrt(d_k)``, one panel per d_k
+    (dicts d_k -> array (n,)). Returns the Figure.
     """
     d_ks = sorted(qk_norm_by_d_k)
     fig, axes = new_figure(1, len(d_ks), figsize=(3.3 * len(d_ks), 3.2), squeeze=False, sharey=True)

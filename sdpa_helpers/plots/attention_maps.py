@@ -1,14 +1,5 @@
-"""Figures for notebook 07: attention-weight heatmaps, unscaled vs scaled, and per-head spreads.
-
-This module offers:
-
-- :func:`label_heatmap`, :func:`add_weights_colorbar` -- the shared heatmap furniture;
-- :func:`weights_heatmap` -- one matrix of attention weights on a fixed 0..1 colour scale;
-- :func:`weights_small_multiples` -- unscaled (top) vs scaled (bottom) heatmaps at a few d_k;
-- :func:`mask_and_weights` -- a boolean mask next to the weights it produces;
-- :func:`head_scale_histograms` -- one head's logits unscaled, scaled by 1/sqrt(d_k) and by
-  1/sqrt(d_model).
-"""
+"""Figures for notebook 07: attention-weight heatmaps (:class:`WeightsHeatmaps`, shared by the static
+figure and the explorer), unscaled vs scaled, a mask next to its weights, and per-head spreads."""
 
 from __future__ import annotations
 
@@ -19,7 +10,8 @@ from matplotlib.patches import Patch
 
 from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
 
-__all__ = ["WEIGHTS_NORM", "label_heatmap", "add_weights_colorbar", "weights_heatmap", "weights_small_multiples",
+__all__ = ["WEIGHTS_NORM", "WeightsHeatmaps", "label_heatmap", "add_weights_colorbar", "weights_heatmap",
+           "weights_small_multiples",
            "mask_and_weights", "head_scale_histograms"]
 
 #: The fixed colour range of every attention-weight heatmap: 0 (no weight) to 1 (all of it).
@@ -36,25 +28,8 @@ def label_heatmap(ax, n_q: int, n_k: int) -> None:
 
 
 def weights_heatmap(weights, ax=None, title: str | None = None, **imshow_kw):
-    """Heatmap of an attention-weight matrix, colours fixed to 0..1 (cividis).
-
-    Parameters
-    ----------
-    weights : array_like, shape (n_q, n_k)
-        Rows are queries, columns keys; entries in [0, 1].
-    ax : Axes, optional
-    title : str, optional
-    **imshow_kw
-        Passed to :meth:`~matplotlib.axes.Axes.imshow` (e.g. ``animated=True``).
-
-    Returns
-    -------
-    Axes
-        The image is ``ax.images[-1]``.
-
-    >>> ax = weights_heatmap(np.full((3, 4), 0.25))
-    >>> ax.images[-1].get_clim(), ax.get_xlabel()
-    ((0.0, 1.0), 'key $j$')
+    """Heatmap of attention weights (n_q, n_k), colours fixed to 0..1 (cividis); ``imshow_kw`` go to ``imshow``.
+    Returns the Axes (the image is ``ax.images[-1]``).
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
@@ -74,54 +49,58 @@ def add_weights_colorbar(fig, axes, label="attention weight"):
     return fig.colorbar(sm, ax=axes, shrink=0.85, label=label)
 
 
+class WeightsHeatmaps:
+    """Unscaled and scaled attention weights at one ``d_k`` on two ``axes``, fixed 0..1 colours; the static figure
+    (:func:`weights_small_multiples`, one column per ``d_k``) and the explorer draw through it.
+
+    ``n_max``: every matrix stretched over one fixed ``n_max x n_max`` square, no ticks, titles naming the scale
+    only (the explorer: a move redraws the images only); default each matrix at its own size with ``d_k`` in the
+    titles. ``animated``: for the explorer's blitting.
+    """
+
+    def __init__(self, axes, n_max: int | None = None, animated: bool = False):
+        self.axes, self.n_max = tuple(axes), n_max
+        extent = None if n_max is None else (-0.5, n_max - 0.5, n_max - 0.5, -0.5)
+        with style():
+            self.images = [ax.imshow(np.zeros((4, 4)), cmap=HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest",
+                                     extent=extent, aspect="equal", animated=animated) for ax in self.axes]
+            if n_max is not None:
+                for ax, spec, title in zip(self.axes, (UNSCALED, SCALED),
+                                           ("unscaled: softmax(QKᵀ)", "scaled: softmax(QKᵀ/√d_k)")):
+                    ax.set_xlim(-0.5, n_max - 0.5)
+                    ax.set_ylim(n_max - 0.5, -0.5)
+                    ax.set(xlabel="key $j$ →", ylabel="← query $i$", xticks=[], yticks=[])
+                    ax.set_title(title, color=spec["color"], fontsize=10)
+                    ax.grid(False)
+
+    def show(self, unscaled, scaled, d_k: int) -> None:
+        """Put the two weight matrices (each (n_q, n_k), entries in [0, 1]) in."""
+        for ax, image, w, spec in zip(self.axes, self.images, (unscaled, scaled), (UNSCALED, SCALED)):
+            image.set_data(w)
+            if self.n_max is None:
+                with style():
+                    image.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
+                    label_heatmap(ax, *w.shape)
+                    # no number in the title: one draw's "mean largest weight" is noise and would read as a trend
+                    ax.set_title(f"{spec['label']}\n$d_k$ = {d_k}", color=spec["color"])
+
+
 def weights_small_multiples(weights_by_d_k: dict):
-    """Unscaled (top row) and scaled (bottom row) attention weights for each d_k.
-
-    Parameters
-    ----------
-    weights_by_d_k : dict int -> (ndarray, ndarray)
-        For each d_k, the ``(unscaled, scaled)`` weight matrices, each (n_q, n_k).
-
-    Returns
-    -------
-    Figure
-
-    >>> w = np.full((4, 4), 0.25)
-    >>> fig = weights_small_multiples({4: (w, w), 64: (w, w)})
-    >>> len(fig.axes)   # 4 heatmaps and the colour bar
-    5
+    """Unscaled (top row) and scaled (bottom row) weights per d_k (d_k -> two (n_q, n_k) arrays), through
+    :class:`WeightsHeatmaps`. Returns the Figure.
     """
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
     for j, d_k in enumerate(d_ks):
         unscaled, scaled = (np.asarray(w, dtype=float) for w in weights_by_d_k[d_k])
-        for row, (w, spec) in enumerate(((unscaled, UNSCALED), (scaled, SCALED))):
-            # no per-panel number: one draw's "mean largest weight" is noisy and would read as a trend
-            weights_heatmap(w, ax=axes[row, j], title=f"{spec['label']}\n$d_k$ = {d_k}")
-            axes[row, j].title.set_color(spec["color"])
+        WeightsHeatmaps(axes[:, j]).show(unscaled, scaled, d_k)
     add_weights_colorbar(fig, axes)
     return fig
 
 
 def mask_and_weights(mask, weights, title: str = "causal mask"):
-    """A boolean mask (True = may attend) next to the attention weights computed with it.
-
-    Parameters
-    ----------
-    mask : array_like of bool, shape (n_q, n_k)
-    weights : array_like, shape (n_q, n_k)
-    title : str
-        Title of the mask panel.
-
-    Returns
-    -------
-    Figure
-
-    >>> from sdpa_helpers.attention import causal_mask
-    >>> m = causal_mask(4)
-    >>> fig = mask_and_weights(m, m / m.sum(axis=1, keepdims=True))
-    >>> [ax.get_xlabel() for ax in fig.axes[:2]]
-    ['key $j$', 'key $j$']
+    """A boolean mask (n_q, n_k; True = may attend) next to the attention weights computed with it.
+    Returns the Figure.
     """
     mask = np.asarray(mask, dtype=bool)
     fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(8.4, 3.9))
@@ -145,21 +124,8 @@ def mask_and_weights(mask, weights, title: str = "causal mask"):
 
 
 def head_scale_histograms(logits, d_k: int, d_model: int, ax=None):
-    """One head's dot products three ways: unscaled, times 1/sqrt(d_k), times 1/sqrt(d_model).
-
-    Parameters
-    ----------
-    logits : array_like, shape (n,)
-        Unscaled per-head dot products ``q_h . k_h`` (length-d_k pieces of length-d_model vectors).
-    d_k, d_model : int
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = head_scale_histograms(np.random.default_rng(0).normal(0, 8, 1000), 64, 512)
-    >>> ax.get_xlabel()
-    'logit of one head'
+    """One head's dot products ``q_h . k_h`` (n,) three ways: unscaled, times 1/sqrt(d_k), times 1/sqrt(d_model).
+    Returns the Axes.
     """
     s = np.asarray(logits, dtype=float)
     ax = get_axes(ax, figsize=(7.0, 3.6))

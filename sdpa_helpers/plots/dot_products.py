@@ -1,14 +1,4 @@
-"""Figures for notebook 01: dot products, the table Q Kᵀ, and the spread of q·k.
-
-This module offers:
-
-- :func:`score_table` -- the table ``Q K^T`` as an annotated heatmap, entry (i, j) = ``q_i . k_j``;
-- :func:`frobenius_nesting` -- A, B, their Hadamard product -> row-wise dots -> Frobenius product,
-  side by side on one colour scale;
-- :func:`geometric_picture` -- ``q . k = |q| |k| cos(theta)``: lengths, angles and their product;
-- :func:`spread_growth` -- random dot products at growing ``d_k``: the cloud, and its standard
-  deviation against ``sqrt(d_k)`` on log axes.
-"""
+"""Figures for notebook 01: dot products, the table Q Kᵀ, Hadamard/row-wise/Frobenius nesting, and the spread of q·k."""
 
 from __future__ import annotations
 
@@ -48,27 +38,9 @@ def _heatmap(ax, values, decimals: int, vmin=None, vmax=None, cmap: str = "civid
 
 
 def score_table(Q, K, ax=None, decimals: int = 1):
-    """The table ``Q K^T`` as an annotated heatmap: row i is query ``q_i``, column j is key ``k_j``.
+    """The table ``Q K^T`` as an annotated heatmap on ``ax``: row i is query ``q_i``, column j is key ``k_j``.
 
-    Parameters
-    ----------
-    Q : array_like, shape (n_q, d_k)
-        One query per row.
-    K : array_like, shape (n_k, d_k)
-        One key per row.
-    ax : Axes, optional
-    decimals : int
-        Decimals printed in each cell.
-
-    Returns
-    -------
-    Axes
-
-    Examples
-    --------
-    >>> ax = score_table([[1.0, 2.0]], [[2.0, 3.0], [1.0, 0.0]])
-    >>> [t.get_text() for t in ax.texts]
-    ['8.0', '1.0']
+    Q (n_q, d_k), K (n_k, d_k); ``decimals`` printed in each cell. Returns the Axes.
     """
     Q, K = _matrix("Q", Q), _matrix("K", K)
     if Q.shape[1] != K.shape[1]:
@@ -89,28 +61,8 @@ def score_table(Q, K, ax=None, decimals: int = 1):
 def frobenius_nesting(A, B, decimals: int = 1):
     """Five panels: ``A``, ``B``, ``A ∘ B`` (n, d), its row sums ``a_i . b_i`` (n,), and ``<A, B>_F``.
 
-    Every panel shares one symmetric colour normalisation (a diverging map centred on 0,
-    one colourbar), so a colour means the same number in every panel; each cell also
-    prints its value.
-
-    Parameters
-    ----------
-    A, B : array_like, shape (n, d)
-        Two matrices of the same shape.
-    decimals : int
-        Decimals printed in each cell.
-
-    Returns
-    -------
-    Figure
-
-    Examples
-    --------
-    >>> fig = frobenius_nesting([[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]])
-    >>> [t.get_text() for t in fig.axes[4].texts]
-    ['5.0']
-    >>> len({tuple(im.get_clim()) for ax in fig.axes[:5] for im in ax.images})  # one normalisation
-    1
+    A and B of one shape (n, d); one symmetric diverging colour scale for every panel; each cell prints its value
+    (``decimals``). Returns the Figure.
     """
     A, B = _matrix("A", A), _matrix("B", B)
     if A.shape != B.shape:
@@ -142,27 +94,8 @@ def frobenius_nesting(A, B, decimals: int = 1):
 def geometric_picture(ratios_by_d_k: dict):
     """Three panels of density histograms, one outline per ``d_k``: the geometric route to ``q . k``.
 
-    ``q . k = |q| |k| cos(theta)``; in standard units this is ``(|q| / sqrt(d_k)) (|k| / sqrt(d_k))
-    (sqrt(d_k) cos(theta))``. The left panel shows ``|q| / sqrt(d_k)`` concentrating at 1, the
-    middle ``sqrt(d_k) cos(theta)`` and the right ``q . k / sqrt(d_k)`` (variance 1; normal in shape
-    only for large ``d_k``) with the ``N(0, 1)`` density on top.
-
-    Parameters
-    ----------
-    ratios_by_d_k : dict int -> dict with keys ``"norm"``, ``"cos"``, ``"dot"``, each array_like (n,)
-        ``|q| / sqrt(d_k)``, ``sqrt(d_k) cos(theta)`` and ``q . k / sqrt(d_k)`` for that ``d_k``.
-
-    Returns
-    -------
-    Figure
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> fig = geometric_picture({4: {"norm": 1 + 0.3 * rng.standard_normal(200),
-    ...                              "cos": rng.standard_normal(200), "dot": rng.standard_normal(200)}})
-    >>> len(fig.axes), fig.axes[2].get_title()[:8]
-    (3, 'product:')
+    ``ratios_by_d_k``: d_k -> {"norm": ``|q| / sqrt(d_k)``, "cos": ``sqrt(d_k) cos(theta)``,
+    "dot": ``q . k / sqrt(d_k)``} (arrays (n,)), left to right, N(0, 1) on the last two. Returns the Figure.
     """
     if not isinstance(ratios_by_d_k, dict) or not ratios_by_d_k:
         raise TypeError("ratios_by_d_k must be a non-empty dict d_k -> {'norm', 'cos', 'dot'} arrays")
@@ -204,23 +137,8 @@ def geometric_picture(ratios_by_d_k: dict):
 def spread_growth(samples_by_d_k: dict, n_shown: int = 300):
     """Random dot products at growing ``d_k``: the cloud (left) and its std against ``sqrt(d_k)`` (right).
 
-    Parameters
-    ----------
-    samples_by_d_k : dict int -> array_like, shape (n,)
-        Dot products ``q . k`` of random vectors, for each ``d_k`` (two or more values).
-    n_shown : int
-        How many of each sample to draw as dots on the left (all of them enter the std).
-
-    Returns
-    -------
-    Figure
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> fig = spread_growth({d: rng.standard_normal(100) * d**0.5 for d in (1, 16, 256)})
-    >>> fig.axes[1].get_yscale(), fig.axes[1].get_ylabel()
-    ('log', 'standard deviation of $q\\\\cdot k$')
+    ``samples_by_d_k``: d_k -> ``q . k`` samples (two or more d_k); ``n_shown`` of each drawn as dots (all enter
+    the std). Returns the Figure.
     """
     if not isinstance(samples_by_d_k, dict) or len(samples_by_d_k) < 2:
         raise TypeError("samples_by_d_k must be a dict d_k -> samples with at least two entries")
@@ -255,44 +173,3 @@ def spread_growth(samples_by_d_k: dict, n_shown: int = 300):
         ax_std.legend(loc="upper left")
     return fig
 
-
-def distribution_comparison(samples_by_d_k: dict, bins: int = 60, ax=None):
-    """Histograms (densities) of random dot products at a few ``d_k`` on one shared axis, std in the legend.
-
-    Parameters
-    ----------
-    samples_by_d_k : dict int -> array_like, shape (n,)
-        Dot products ``q . k`` of random vectors for each ``d_k`` (one or more values).
-    bins : int
-        Number of bins, shared by every histogram (one set of edges over all samples).
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> ax = distribution_comparison({2: rng.standard_normal(500) * 2**0.5, 100: rng.standard_normal(500) * 10})
-    >>> ax.get_xlabel(), len(ax.get_legend().get_texts())
-    ('$q\\\\cdot k$', 2)
-    """
-    if not isinstance(samples_by_d_k, dict) or not samples_by_d_k:
-        raise TypeError("samples_by_d_k must be a non-empty dict d_k -> samples")
-    bins = _checks.positive_int("bins", bins)
-    d_ks = sorted(_checks.positive_int("d_k", d) for d in samples_by_d_k)
-    samples = {d: _checks.real_array(f"samples_by_d_k[{d}]", samples_by_d_k[d], min_ndim=1).ravel() for d in d_ks}
-    everything = np.concatenate(list(samples.values()))
-    edges = np.linspace(everything.min(), everything.max(), bins + 1)
-    colours = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"], OKABE_ITO["black"]]
-    ax = get_axes(ax, figsize=(7.0, 3.6))
-    with style():
-        for i, d in enumerate(d_ks):
-            ax.hist(samples[d], bins=edges, density=True, histtype="step" if i else "stepfilled",
-                    alpha=1.0 if i else 0.45, linewidth=1.6, color=colours[i % len(colours)],
-                    label=rf"$d_k$ = {d}: std {samples[d].std(ddof=1):.2f} ($\sqrt{{d_k}}$ = {np.sqrt(d):.2f})")
-        ax.set(xlabel=r"$q\cdot k$", ylabel="density",
-               title=f"{len(samples[d_ks[0]])} random dot products per $d_k$")
-        ax.legend(loc="upper right", fontsize=9)
-    return ax

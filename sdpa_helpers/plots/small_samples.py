@@ -1,141 +1,82 @@
-"""Figures for notebook 03: a sample variance is itself random, and small samples spread wide.
-
-- :func:`variance_histogram` -- histogram of many sample variances, true value and mean marked;
-- :func:`relative_spread_histograms` -- small multiples: ``s2 / n`` of ``n x n`` products for a few n;
-- :func:`spread_vs_n` -- log-log: spread of ``s2 / n`` against n, simulation vs exact and i.i.d. theory
-  (the theory lines come from :mod:`sdpa_helpers.small_samples`);
-- :func:`conditional_spread` -- two logits of one query: uncorrelated, yet their sizes move together.
-"""
+"""Figures for notebook 03: a sample variance is itself random (:class:`VarianceHistogramPanel`, shared
+by the static figure and the explorer), its spread against n, and two logits whose sizes move together."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _checks
-from ..small_samples import REL_BINS, bin_fractions, exact_relative_sd, iid_relative_sd
-from . import OKABE_ITO, SCALED, get_axes, new_figure, set_d_k_axis, style
+from ..small_samples import bin_fractions, exact_relative_sd, iid_relative_sd
+from . import OKABE_ITO, SCALED, get_axes, set_d_k_axis, style
 
-__all__ = ["variance_histogram", "relative_spread_histograms", "spread_vs_n",
-           "conditional_spread"]
+__all__ = ["VarianceHistogramPanel", "variance_histogram", "spread_vs_n", "conditional_spread"]
 
 TRUTH = {"color": OKABE_ITO["black"], "linestyle": "-", "linewidth": 1.5}
 EXACT = {"color": OKABE_ITO["blue"], "linestyle": "-", "label": "exact (entries share rows/columns)"}
 IID = {"color": OKABE_ITO["orange"], "linestyle": "--", "label": "i.i.d. formula"}
 
 
+class VarianceHistogramPanel:
+    """Histogram (fraction per bin over ``bins``) of sample variances, ``true_var`` (solid black) and their mean
+    (dashed) marked; the static figure (:func:`variance_histogram`) and the explorer draw through it.
+
+    ``sqrt_y``: a square-root y axis fixed to 0..1 (a wide histogram and a spike both read); ``animated``: for the
+    explorer's blitting.
+    """
+
+    def __init__(self, ax, bins, true_var: float, color=None, sqrt_y: bool = False, animated: bool = False):
+        self.ax, self.bins, self.sqrt_y = ax, bins, sqrt_y
+        color = color or SCALED["color"]
+        with style():
+            self.stairs = ax.stairs(np.zeros(len(bins) - 1), bins, fill=True, color=color, alpha=0.55,
+                                    animated=animated)
+            ax.axvline(true_var, **TRUTH, label=f"true variance {true_var:g}")
+            self.mean_line = ax.axvline(true_var, color=color, linestyle="--", linewidth=1.5, animated=animated)
+            ax.set_xlim(float(bins[0]), float(bins[-1]))
+            ax.set(ylabel="fraction of experiments")
+            if sqrt_y:
+                ax.set_yscale("function", functions=(lambda y: np.sqrt(np.clip(y, 0, None)), np.square))
+                ax.set_ylim(0, 1)
+                ax.set_yticks([0, 0.01, 0.05, 0.1, 0.25, 0.5, 1])
+                ax.set_ylabel("fraction of experiments (√ scale)")
+
+    def show(self, s2) -> float:
+        """Put the sample variances ``s2`` (n_reps,) in; returns their mean."""
+        self.stairs.set_data(bin_fractions(s2, self.bins))
+        mean = float(s2.mean())
+        self.mean_line.set_xdata([mean, mean])
+        if not self.sqrt_y:  # the y axis follows the bars (the explorer's stays fixed)
+            self.ax.relim()
+            self.ax.autoscale_view(scalex=False)
+        return mean
+
+
 def variance_histogram(s2, true_var: float, bins=None, ax=None, color=None, label: str = "",
                        xlabel: str = r"sample variance $s^2$", marks: dict | None = None):
-    """Histogram (fraction per bin) of sample variances, with the true value and their mean marked.
-
-    Parameters
-    ----------
-    s2 : ndarray, shape (n_reps,)
-        One sample variance per repetition of the experiment.
-    true_var : float
-        The variance being estimated (a solid black line).
-    bins : ndarray, shape (n_bins + 1,), optional
-        Bin edges; default 48 bins over ``[0, 6 * true_var]``.
-    ax : Axes, optional
-    color : colour, optional
-        Of the bars and of the dashed line at the mean of ``s2``.
-    label : str
-        Names the estimator in the legend (e.g. ``"ddof=1"``).
-    xlabel : str
-    marks : dict label -> float, optional
-        Values to mark with a dotted vertical line each (e.g. ``{"the thread's 1.6": 1.6}``).
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = variance_histogram(np.array([1.0, 2.0, 3.0]), true_var=2.0)
-    >>> [float(v) for v in ax.get_xlim()]  # 6 x the true variance
-    [0.0, 12.0]
+    """Histogram (fraction per bin) of sample variances ``s2`` (n_reps,) through a :class:`VarianceHistogramPanel`,
+    with a legend: ``true_var`` (solid), the mean (dashed, named by ``label``), ``marks`` (label -> value, dotted).
+    ``bins`` default 48 over ``[0, 6 true_var]``. Returns the Axes.
     """
     s2 = _checks.real_array("s2", s2, min_ndim=1, shape_hint="(n_reps,)")
     true_var = _checks.positive("true_var", true_var)
     bins = np.linspace(0.0, 6.0 * true_var, 49) if bins is None else _checks.real_array("bins", bins, min_ndim=1)
-    color = color or SCALED["color"]
     ax = get_axes(ax)
+    panel = VarianceHistogramPanel(ax, bins, true_var, color)
+    mean = panel.show(s2)
     with style():
-        ax.stairs(bin_fractions(s2, bins), bins, fill=True, color=color, alpha=0.55)
-        ax.axvline(true_var, **TRUTH, label=f"true variance {true_var:g}")
-        ax.axvline(s2.mean(), color=color, linestyle="--", linewidth=1.5,
-                   label=f"mean{' of ' + label if label else ''}: {s2.mean():.2f}")
+        panel.mean_line.set_label(f"mean{' of ' + label if label else ''}: {mean:.2f}")
         for text, value in (marks or {}).items():
             ax.axvline(_checks.real(f"marks[{text!r}]", value), color=OKABE_ITO["reddish_purple"],
                        linestyle=(0, (1, 1.5)), linewidth=2, label=str(text))
-        ax.set_xlim(float(bins[0]), float(bins[-1]))
-        ax.set(xlabel=xlabel, ylabel="fraction of experiments")
+        ax.set_xlabel(xlabel)
         ax.legend(loc="upper right")
     return ax
 
 
-def relative_spread_histograms(s2_by_n: dict, bins=REL_BINS, n_bins: int | None = None):
-    """One histogram of ``s2 / n`` per n (a row of small multiples), the true value 1 marked.
-
-    Parameters
-    ----------
-    s2_by_n : dict int -> ndarray, shape (n_reps,)
-        Relative sample variances ``s2 / n`` of the entries of ``n x n`` products.
-    bins : ndarray
-        Common bin edges (fixed x axis, so the panels compare), used when ``n_bins`` is None.
-    n_bins : int, optional
-        Instead, ``n_bins`` bins per panel over 1 +- 4 exact standard deviations (from 0 up):
-        every panel shows the shape of its histogram, however narrow it is; the x axes differ.
-
-    Returns
-    -------
-    Figure
-
-    >>> fig = relative_spread_histograms({2: np.ones(5), 8: np.ones(5)})
-    >>> len(fig.axes)
-    2
-    """
-    if not isinstance(s2_by_n, dict) or not s2_by_n:
-        raise TypeError(f"s2_by_n must be a non-empty dict n -> array, got {type(s2_by_n).__name__}")
-    ns = sorted(s2_by_n)
-    if n_bins is not None:
-        n_bins = _checks.positive_int("n_bins", n_bins)
-    fig, axes = new_figure(1, len(ns), figsize=(3.0 * len(ns), 2.9), squeeze=False, sharex=n_bins is None)
-    with style():
-        for ax, n, sd_theory in zip(axes[0], ns, exact_relative_sd(ns)):
-            r = np.asarray(s2_by_n[n], dtype=float)
-            if n_bins is not None:
-                bins = np.linspace(max(0.0, 1.0 - 4 * sd_theory), 1.0 + 4 * sd_theory, n_bins + 1)
-            ax.stairs(bin_fractions(r, bins), bins, fill=True, color=SCALED["color"], alpha=0.6)
-            ax.axvline(1.0, **TRUTH)
-            ax.set_xlim(float(bins[0]), float(bins[-1]))
-            ax.set(xlabel=r"$s^2 / n$", title=f"$n$ = {n}: SD {r.std(ddof=1):.3f} (theory {sd_theory:.3f})")
-        axes[0, 0].set_ylabel("fraction of experiments")
-    return fig
-
-
 def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bool = True):
-    """Log-log: standard deviation of ``s2 / n`` against the matrix size n.
-
-    Draws the exact theory (:func:`exact_relative_sd`, solid) and, if ``iid``, the i.i.d. formula
-    (:func:`iid_relative_sd`, dashed) for n = 2 ... ``n_max``, and simulation dots if given.
-
-    Parameters
-    ----------
-    ns : sequence of int
-        Matrix sizes of the simulation dots.
-    sim_sd : ndarray, shape (len(ns),), optional
-        Simulated standard deviations of ``s2 / n``.
-    sim_se : ndarray, shape (len(ns),), optional
-        Their Monte Carlo errors (standard errors of the measured values): drawn as bars of +-2.
-    ax : Axes, optional
-    n_max : int
-        Largest n of the theory lines.
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = spread_vs_n([2, 4], [1.4, 0.6])
-    >>> ax.get_xscale(), ax.get_yscale()
-    ('log', 'log')
+    """Log-log: SD of ``s2 / n`` against the matrix size n: the exact theory (solid) and, if ``iid``, the i.i.d.
+    formula (dashed) for n = 2 ... ``n_max``; simulated ``sim_sd`` at ``ns`` as dots, with +-2 ``sim_se`` bars if
+    given (one value per n). Returns the Axes.
     """
     n_max = _checks.positive_int("n_max", n_max)
     if sim_sd is not None and len(sim_sd) != len(ns):
@@ -162,34 +103,11 @@ def spread_vs_n(ns, sim_sd=None, ax=None, n_max: int = 256, sim_se=None, iid: bo
 
 
 def conditional_spread(s_ij, s_ik, d_k: int, ax=None, bins=None, color=None, min_count: int = 50):
-    """Root mean square of ``S_ik / sqrt(d_k)`` among pairs whose ``|S_ij| / sqrt(d_k)`` falls in each bin.
+    """RMS of ``S_ik / sqrt(d_k)`` among pairs whose ``|S_ij| / sqrt(d_k)`` falls in each bin (two logits of one
+    query): flat at 1 (dashed) if independent; it rises because a long shared ``q_i`` makes both large.
 
-    For two logits of one query (``S_ij = q_i . k_j``, ``S_ik = q_i . k_k``): if they were
-    independent, the curve would stay flat at 1 (drawn dashed). It rises because a long shared
-    ``q_i`` makes both large.
-
-    Parameters
-    ----------
-    s_ij, s_ik : ndarray, shape (n,)
-        Pairs of logits sharing a query.
-    d_k : int
-        Length of the vectors (the logits' standard deviation is ``sqrt(d_k)``).
-    ax : Axes, optional
-    bins : ndarray, optional
-        Edges for ``|S_ij| / sqrt(d_k)``; default 14 bins over [0, 3.5].
-    color : colour, optional
-    min_count : int
-        Bins with fewer pairs are left out (too noisy).
-
-    Returns
-    -------
-    Axes
-
-    >>> x = np.random.default_rng(0).standard_normal((2, 10_000))
-    >>> ax = conditional_spread(x[0], x[1], d_k=1)  # independent: flat near 1
-    >>> y = ax.lines[1].get_ydata()
-    >>> bool(np.all(np.abs(y - 1) < 0.2))
-    True
+    ``s_ij``, ``s_ik`` (n,); ``bins`` default 14 over [0, 3.5]; bins with fewer than ``min_count`` pairs are left
+    out. Returns the Axes.
     """
     s_ij = _checks.real_array("s_ij", s_ij, min_ndim=1, shape_hint="(n,)")
     s_ik = _checks.real_array("s_ik", s_ik, min_ndim=1, shape_hint="(n,)")

@@ -1,14 +1,16 @@
-"""Figures of notebook 09: training a tiny attention model with and without the scale."""
+"""Figures of notebook 09: training a tiny attention model with and without the scale. :class:`TrainingPanels`
+draws the notebook's small multiples and its explorer (one run, or a summary over seeds, of each arm)."""
 
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import LogFormatter
 
-from ..training import GRAD_FLOOR, panel_values, rolling_quantiles, survival_curve
+from ..training import FIELDS, GRAD_FLOOR, N_KEYS, panel_values, rolling_quantiles, survival_curve
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, style
 
-__all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "decorate_panel",
-           "draw_history", "training_small_multiples", "gradient_histogram", "lr_sweep", "survival_curves"]
+__all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "TrainingPanels",
+           "training_small_multiples", "gradient_histogram", "lr_sweep", "survival_curves"]
 
 #: Line style of each training arm, keyed by the names of :data:`sdpa_helpers.training.ARMS`.
 ARM_STYLES = {
@@ -17,11 +19,14 @@ ARM_STYLES = {
     "reparametrised": {"color": OKABE_ITO["black"], "linestyle": ":", "marker": "x",
                        "label": r"unscaled, reparametrised ($d_k^{-1/4}$ init, $\eta/\sqrt{d_k}$)"},
 }
+#: Labels without mathtext, for the explorer (parsing the first formula costs a fresh kernel most of a second).
+PLAIN_LABELS = {"loss": "loss L", "grad_norm_q": "‖∂L/∂W_Q‖ (floored at 1e-8)", "scaled": "scaled by 1/√d_k",
+                "unscaled": "unscaled", "reparametrised": "unscaled, reparametrised (d_k^(-1/4) init, η/√d_k)"}
 
-#: The largest attention entropy, log(8) nats, for 8 keys (uniform weights).
-N_KEYS_ENTROPY = float(np.log(8))
+#: The largest attention entropy, ln(N_KEYS) nats (uniform weights over the task's keys).
+N_KEYS_ENTROPY = float(np.log(N_KEYS))
 
-#: (field, y label, y limits, log scale) of the four panels drawn for a run.
+#: (field, y label, y limits, log scale) of the four panels drawn for a run, in the order of ``FIELDS``.
 PANELS = (
     ("loss", "loss $L$", (0.0, 5.3), False),
     ("accuracy", "accuracy (batch)", (0.0, 1.03), False),
@@ -29,94 +34,65 @@ PANELS = (
     ("grad_norm_q", r"$\|\partial L/\partial W_Q\|$" + "\n(floored at 1e-8)", (GRAD_FLOOR / 3, 1e2), True),
 )
 
-
-#: Style of the panels' reference lines (accuracy 0.9, entropy log 8, the gradient floor): grey and
-#: dash-dotted, unlike any arm's line (the reparametrised arm is dotted).
+#: Reference lines (grey, dash-dotted, unlike any arm): field -> (height, label written on it).
 REFERENCE_STYLE = {"color": "0.55", "lw": 0.8, "ls": "-."}
-
-#: The reference line of a panel, by field: (height, label written on it).
-REFERENCES = {"accuracy": (0.9, "90 %"), "entropy": (N_KEYS_ENTROPY, "ln 8: uniform"),
+REFERENCES = {"accuracy": (0.9, "90 %"), "entropy": (N_KEYS_ENTROPY, f"ln {N_KEYS}: uniform"),
               "grad_norm_q": (GRAD_FLOOR, "floor 1e-8")}
 
 
-def decorate_panel(ax, field: str, label: str, ylim, log: bool, steps: int) -> None:
-    """Labels, limits and the labelled grey reference line of one panel (:data:`REFERENCES`)."""
-    if log:
-        ax.set_yscale("log")
-    ax.set(xlim=(0, steps), ylim=ylim, xlabel="step", ylabel=label)
-    if field in REFERENCES:
-        y, text = REFERENCES[field]
-        ax.axhline(y, **REFERENCE_STYLE)
-        ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), xytext=(-2, 2), textcoords="offset points",
-                    ha="right", va="bottom", fontsize="x-small", color=REFERENCE_STYLE["color"])
-
-
-def draw_history(history, axes, arm: str = "scaled", animated: bool = False, decorate: bool = True) -> list:
-    """Draw one run's loss, accuracy, entropy and ``||dL/dW_Q||`` on four Axes.
-
-    Parameters
-    ----------
-    history : History
-        A training run (fields ``loss``, ``accuracy``, ``entropy``, ``grad_norm_q``, each (steps,)).
-    axes : sequence of 4 Axes
-    arm : str
-        A key of :data:`ARM_STYLES`: sets colour, line style and legend label.
-    animated : bool
-        Create the lines with ``animated=True`` (for explorers).
-    decorate : bool
-        Set labels, limits and reference lines.
-
-    Returns
-    -------
-    list of Line2D, one per panel
-
-    >>> from sdpa_helpers.training import train_runs
-    >>> fig, axes = new_figure(1, 4)
-    >>> lines = draw_history(train_runs(4, steps=20).history(), axes, arm="scaled")
-    >>> len(lines), axes[0].get_ylabel()
-    (4, 'loss $L$')
+class TrainingPanels:
+    """Loss, accuracy, attention entropy and ``||dL/dW_Q||`` against the step on four ``axes`` (one per field of
+    :data:`PANELS`), one line per arm (keys of :data:`ARM_STYLES`). ``plain``: labels without mathtext and plain
+    log ticks (the explorer's fast first frame); ``animated``: for the explorer's blitting.
     """
-    spec = ARM_STYLES[arm]
-    lines = []
-    steps = len(history.loss)
-    with style():
-        for ax, (field, label, ylim, log) in zip(axes, PANELS):
-            (line,) = ax.plot(np.arange(1, steps + 1), panel_values(getattr(history, field), field),
-                              color=spec["color"], linestyle=spec["linestyle"], lw=1.2, label=spec["label"],
-                              animated=animated)
-            lines.append(line)
-            if decorate:
-                decorate_panel(ax, field, label, ylim, log, steps)
-    return lines
+
+    def __init__(self, axes, arms, steps: int, plain: bool = False, animated: bool = False):
+        self.axes, self.t = tuple(axes), np.arange(1, steps + 1)
+        self.lines: dict = {}
+        with style():
+            for arm in arms:
+                spec = ARM_STYLES[arm]
+                self.lines[arm] = [ax.plot(self.t, np.full(steps, np.nan), color=spec["color"], lw=1.2,
+                                           linestyle=spec["linestyle"], animated=animated,
+                                           label=PLAIN_LABELS[arm] if plain else spec["label"])[0]
+                                   for ax in self.axes]
+            for ax, (field, label, ylim, log) in zip(self.axes, PANELS):
+                if log:
+                    ax.set_yscale("log")
+                    if plain:
+                        ax.yaxis.set_major_formatter(LogFormatter())
+                ax.set(xlim=(0, steps), ylim=ylim, xlabel="step",
+                       ylabel=PLAIN_LABELS.get(field, label) if plain else label)
+                if field in REFERENCES:
+                    y, text = REFERENCES[field]
+                    ax.axhline(y, **REFERENCE_STYLE)
+                    ax.annotate(text, (1.0, y), xycoords=("axes fraction", "data"), xytext=(-2, 2),
+                                textcoords="offset points", ha="right", va="bottom", fontsize="x-small",
+                                color=REFERENCE_STYLE["color"])
+
+    def show(self, arm: str, curves, bands=None) -> None:
+        """Draw one arm: ``curves`` (4, steps) in the order of :data:`PANELS` (gradient norms as they
+        are, floored here); ``bands`` (4, 2, steps) of low/high values, filled (static figures only)."""
+        spec = ARM_STYLES[arm]
+        for i, (line, (field, *_)) in enumerate(zip(self.lines[arm], PANELS)):
+            line.set_ydata(panel_values(curves[i], field))
+            if bands is not None:
+                low, high = (panel_values(b, field) for b in bands[i])
+                self.axes[i].fill_between(self.t, low, high, color=spec["color"], alpha=0.18, lw=0)
+
+    def legend_entries(self):
+        """(handles, labels) of the arms, once each."""
+        return [lines[0] for lines in self.lines.values()], [lines[0].get_label() for lines in self.lines.values()]
 
 
 def training_small_multiples(runs: dict, d_ks, arms=("scaled", "unscaled", "reparametrised"), lr=None,
                              title: str = "", window: int = 15):
-    """One row per quantity, one column per d_k; every arm, summarised over its seeds.
+    """One row per quantity, one column per d_k (a :class:`TrainingPanels` each); every arm over its seeds.
 
-    Loss, accuracy, entropy: the median over seeds (line) and the seeds' range (band). The
-    gradient norm, which jumps by orders of magnitude from step to step: a rolling median
-    over ``window`` steps of every seed (line) with its 10-90 % band.
-
-    Parameters
-    ----------
-    runs : dict d_k -> Runs
-        :class:`sdpa_helpers.training.Runs` holding every arm in ``arms`` (and ``lr``).
-    d_ks : sequence of int
-        The columns, in order.
-    arms : sequence of str
-    lr : float, optional
-        The learning rate to draw (default: the runs' first).
-    title : str
-
-    Returns
-    -------
-    Figure
-
-    >>> from sdpa_helpers.training import train_runs
-    >>> fig = training_small_multiples({4: train_runs(4, seeds=(0, 1), steps=20)}, [4], arms=("scaled", "unscaled"))
-    >>> len(fig.axes)
-    4
+    Loss, accuracy, entropy: median over seeds (line) and range (band); the gradient norm (which jumps by orders
+    of magnitude): a rolling median over ``window`` steps with its 10-90 % band. ``runs``: d_k ->
+    :class:`sdpa_helpers.training.Runs` holding every arm in ``arms``; ``lr`` default the runs' first. Returns the
+    Figure.
     """
     d_ks = list(d_ks)
     fig, axes = new_figure(len(PANELS), len(d_ks), figsize=(2.5 * len(d_ks) + 0.6, 7.6), dpi=80, squeeze=False,
@@ -126,42 +102,34 @@ def training_small_multiples(runs: dict, d_ks, arms=("scaled", "unscaled", "repa
             r = runs[d_k]
             k = 0 if lr is None else r.lrs.index(lr)
             names = [a.name for a in r.arms]
-            steps = r.loss.shape[-1]
-            t = np.arange(1, steps + 1)
+            panels = TrainingPanels(axes[:, j], arms, r.loss.shape[-1])
             for arm in arms:
                 a = names.index(arm)
-                spec = ARM_STYLES[arm]
-                for i, (field, label, ylim, log) in enumerate(PANELS):
-                    ax = axes[i, j]
+                mids, bands = [], []
+                for field in FIELDS:
                     y = getattr(r, field)[:, a, k]  # (seeds, steps)
                     if field == "grad_norm_q":
-                        low, mid, high = panel_values(rolling_quantiles(y, window, (0.1, 0.5, 0.9)), field)
+                        low, mid, high = rolling_quantiles(y, window, (0.1, 0.5, 0.9))
                     else:
                         low, mid, high = np.nanmin(y, 0), np.nanmedian(y, 0), np.nanmax(y, 0)
-                    ax.fill_between(t, low, high, color=spec["color"], alpha=0.18, lw=0)
-                    ax.plot(t, mid, color=spec["color"], linestyle=spec["linestyle"], lw=1.3, label=spec["label"])
-                    decorate_panel(ax, field, label, ylim, log, steps)
+                    mids.append(mid)
+                    bands.append((low, high))
+                panels.show(arm, mids, bands)
             axes[0, j].set_title(f"$d_k$ = {d_k}")
             for i in range(len(PANELS)):
                 if j:
                     axes[i, j].set_ylabel("")
                 if i < len(PANELS) - 1:
                     axes[i, j].set_xlabel("")
-        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=len(arms),
-                   fontsize=8)
+        fig.legend(*panels.legend_entries(), loc="outside lower center", ncol=len(arms), fontsize=8)
         if title:
             fig.suptitle(title)
     return fig
 
 
 def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
-    """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled.
-
-    A thin vertical line (in the scaling's colour and line style) marks each median.
-
-    >>> ax = gradient_histogram([1.0, 2.0], [1e-6, 3.0], d_k=4)
-    >>> ax.get_xscale()
-    'log'
+    """Histogram of per-example ``||dL_b/dW_Q||`` on a log x axis, scaled vs unscaled, each median marked.
+    Returns the Axes.
     """
     ax = get_axes(ax, figsize=(6.5, 3.6))
     s = np.asarray(norms_scaled, dtype=float)
@@ -184,27 +152,11 @@ def gradient_histogram(norms_scaled, norms_unscaled, d_k: int, ax=None):
 
 
 def lr_sweep(lrs, steps_by_arm: dict, max_steps: int, d_k: int, threshold: float = 0.9, ax=None):
-    """Steps to reach ``threshold`` accuracy against the learning rate (log-log), over seeds.
+    """Steps to ``threshold`` accuracy against the learning rate (log-log): per arm the median over seeds (marker
+    and line) and the seeds' range (bar).
 
-    For each arm: the median over seeds (marker and line) and the seeds' range (bar). Runs
-    that never got there count as larger than any that did; a median that never got there is
-    drawn hollow on the dotted line above ``max_steps``.
-
-    Parameters
-    ----------
-    lrs : sequence of float
-    steps_by_arm : dict arm -> array (seeds, len(lrs))
-        Steps to ``threshold``; NaN means "not within ``max_steps``".
-    max_steps, d_k : int
-    ax : Axes, optional
-
-    Returns
-    -------
-    Axes
-
-    >>> ax = lr_sweep([0.1, 1.0], {"scaled": [[50, 10]], "unscaled": [[80, np.nan]]}, max_steps=300, d_k=1024)
-    >>> ax.get_xscale(), ax.get_yscale()
-    ('log', 'log')
+    ``steps_by_arm``: arm -> array (seeds, len(lrs)), NaN = not within ``max_steps``; such runs count as slower
+    than any; a median that never got there is drawn hollow above ``max_steps``. Returns the Axes.
     """
     ax = get_axes(ax, figsize=(5.5, 3.8))
     lrs = np.asarray(lrs, dtype=float)

@@ -1,12 +1,6 @@
-"""The course's evidence for its one answer, gathered for notebook 09's "The answer, revisited".
-
-Each row names a part of the answer (spread, commitment, speed), a claim, the numbers that back it
-and the notebook that shows them. Every number is recomputed here with the source notebook's own
-call and seed (cheap ones: notebooks 00, 04, 06), read from the stored training grid, or passed
-in from notebook 09's own cells, and rounded sensibly (no rounding noise). Rows of notebooks 00 and 09
-are formatted as those notebooks print them, so a test can find each one in their stored output;
-the other rows are recomputed here with the package's functions and the source notebook's seed.
-"""
+"""The course's evidence for its one answer (notebook 09, "The answer, revisited"): one row per claim, with the
+numbers that back it, recomputed with the source notebook's call and seed, read from the stored grid, or
+passed in from notebook 09, formatted as the source notebook prints them."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """The stored grid of notebook 09: every run of d_k x learning rate x seed x arm, trained once.
 
-Regenerate it (after any change to the task, the model or the trainer) with::
-
-    python -m sdpa_helpers.training.grid
-
-Unscaled runs at large ``d_k`` are chaotic, so another CPU or BLAS gives other individual
-runs; what must not change is what the notebook reads from the grid: the non-chaotic arms
-(scaled, reparametrised) to a tight tolerance, and the chaotic arm's survival curves within
-their binomial standard error (``tests/test_training_grid.py``, marked slow).
+Regenerate it (after any change to the task, the model or the trainer) with ``python -m sdpa_helpers.training.grid``.
+Another CPU or BLAS gives other chaotic (unscaled, large d_k) runs; ``tests/test_training_grid.py`` checks what the
+notebook reads.
 """
 
 from __future__ import annotations
@@ -22,6 +17,9 @@ from .model import Metrics
 from .summaries import FIELDS, best_learning_rate
 from .task import BATCH_SIZE
 from .trainer import ARMS, STEPS, Arm, Runs, train_runs
+
+__all__ = ["GRID_ARMS", "GRID_D_KS", "GRID_FILE", "GRID_LRS", "GRID_SEEDS", "NUDGE", "Grid", "compute_grid",
+           "nudged_arm", "training_grid", "write_grid"]
 
 GRID_D_KS = (4, 16, 64, 256, 1024)
 GRID_LRS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)

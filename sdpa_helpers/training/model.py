@@ -27,7 +27,12 @@ from ..attention import entropy, softmax
 from ..gradients import finite_difference_jacobian, logit_gradient
 from ..sampling import make_rng
 from ..scales import scale_factor
-from .task import BATCH_SIZE, D_ADDR, D_IN, Batch, check_batch, make_batch  # noqa: F401 (doctests)
+from .task import BATCH_SIZE, D_ADDR, D_IN, Batch, check_batch
+
+__all__ = ["GAIN", "Backward", "Forward", "LogitGradients", "Metrics", "Weights", "backward", "check_weights",
+           "draw_weights", "evaluate", "finite_difference_gradient", "forward", "ideal_weights", "init_statistics",
+           "logit_gradients", "loss_and_gradients", "per_example_gradient_norms", "share_of_examples",
+           "starting_weights"]
 
 #: The value read-out's gain: v_j = GAIN * e_{c_j}.
 GAIN = 5.0
@@ -41,12 +46,7 @@ class Weights(NamedTuple):
 
 
 def draw_weights(d_k: int, d_in: int = D_IN, rng=None) -> Weights:
-    """``W_Q``, ``W_K`` with independent N(0, 1/d_in) entries (1/fan_in), drawn from ``rng``.
-
-    >>> w = draw_weights(1024, rng=0)
-    >>> w.W_Q.shape, round(float(w.W_Q.var() * 16), 1)
-    ((1024, 16), 1.0)
-    """
+    """``W_Q``, ``W_K`` with independent N(0, 1/d_in) entries (1/fan_in), drawn from ``rng``."""
     d_k = _checks.d_k("d_k", d_k)
     d_in = _checks.positive_int("d_in", d_in)
     rng = make_rng(rng)
@@ -55,12 +55,7 @@ def draw_weights(d_k: int, d_in: int = D_IN, rng=None) -> Weights:
 
 
 def starting_weights(d_k: int, seed: int = 0) -> Weights:
-    """The weights every training run of ``seed`` at ``d_k`` starts from (before an arm's multiplier).
-
-    >>> w = starting_weights(8)
-    >>> bool(np.array_equal(w.W_Q, starting_weights(8).W_Q)), w.W_Q.shape
-    (True, (8, 16))
-    """
+    """The weights every training run of ``seed`` at ``d_k`` starts from (before an arm's multiplier)."""
     d_k = _checks.d_k("d_k", d_k)
     return draw_weights(d_k, rng=np.random.default_rng([_checks.seed("seed", seed), 0, d_k]))
 
@@ -70,9 +65,6 @@ def ideal_weights(d_k: int, alpha: float = 4.0, d_in: int = D_IN, d_addr: int = 
 
     Then ``q . k_j = alpha * (address of x) . (address of y_j)``: ``4 alpha`` for the target,
     0 or ``-4 alpha`` for the others; the noise is ignored. Needs ``d_k >= d_addr``.
-
-    >>> ideal_weights(4, alpha=1.0).W_Q[:, :5].tolist()[0]
-    [1.0, 0.0, 0.0, 0.0, 0.0]
     """
     d_k = _checks.d_k("d_k", d_k)
     alpha = _checks.positive("alpha", alpha)
@@ -125,10 +117,6 @@ def forward(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> F
 
     ``scale`` goes through :func:`sdpa_helpers.scales.scale_factor`: ``None`` or ``"sqrt"``
     mean ``1/sqrt(d_k)``, ``"unscaled"`` (or ``1.0``) is unscaled.
-
-    >>> f = forward(ideal_weights(4), make_batch(100, rng=0), scale="unscaled")
-    >>> f.accuracy, round(f.loss, 3)
-    (1.0, 0.046)
     """
     batch = check_batch(batch)
     W_Q, W_K = check_weights(weights, batch.x.shape[-1])
@@ -181,11 +169,6 @@ def backward(batch: Batch, fwd: Forward) -> Backward:
         dL/dk_j = s (dL/dz_j) q
         dL/dW_Q = sum_b (dL/dq_b) x_b^T        q = W_Q x
         dL/dW_K = sum_b sum_j (dL/dk_bj) y_bj^T
-
-    >>> b = make_batch(4, rng=0)
-    >>> g = backward(b, forward(draw_weights(8, rng=1), b))
-    >>> g.W_Q.shape, bool(np.allclose(g.d_logits.sum(axis=1), 0))  # each row of dL/dz sums to 0
-    ((8, 16), True)
     """
     batch = check_batch(batch)
     if not isinstance(fwd, Forward):
@@ -270,13 +253,7 @@ def _single(weights, batch, scale, gain):
 
 
 def loss_and_gradients(weights: Weights, batch: Batch, scale=None, gain: float = GAIN):
-    """Loss, gradients and :class:`Metrics` of :func:`forward`/:func:`backward`, through ``A = W_Q^T W_K``.
-
-    >>> b, w = make_batch(16, rng=0), draw_weights(32, rng=1)
-    >>> _, g, _ = loss_and_gradients(w, b)
-    >>> bool(np.allclose(g.W_Q, backward(b, forward(w, b)).W_Q))
-    True
-    """
+    """Loss, gradients and :class:`Metrics` of :func:`forward`/:func:`backward`, through ``A = W_Q^T W_K``."""
     _, weights, lg = _single(weights, batch, scale, gain)
     grads = Weights(weights.W_K @ lg.d_A.T, weights.W_Q @ lg.d_A)  # (d_k, d_in) each
     metrics = Metrics(float(lg.loss), float(lg.accuracy), float(lg.entropy))
@@ -284,26 +261,13 @@ def loss_and_gradients(weights: Weights, batch: Batch, scale=None, gain: float =
 
 
 def evaluate(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> Metrics:
-    """Loss, accuracy and mean attention entropy of ``weights`` on ``batch``.
-
-    >>> m = evaluate(ideal_weights(4), make_batch(200, rng=0), scale="unscaled")
-    >>> m.accuracy, round(m.loss, 4), round(m.entropy, 4)
-    (1.0, 0.0461, 0.0)
-    """
+    """Loss, accuracy and mean attention entropy of ``weights`` on ``batch``."""
     return loss_and_gradients(weights, batch, scale, gain)[2]
 
 
 def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain: float = GAIN) -> np.ndarray:
-    """``||dL_b/dW_Q||_F`` for each example's own loss ``L_b = -log r_b``: shape (B,).
-
-    ``dL_b/dW_Q = (dL_b/dq_b) x_b^T`` has norm ``||dL_b/dq_b|| ||x_b||``, with
+    """``||dL_b/dW_Q||_F`` for each example's own loss ``L_b``, shape (B,): ``||dL_b/dq_b|| ||x_b||`` with
     ``dL_b/dq_b = s W_K sum_j (dL_b/dz_bj) y_bj``.
-
-    >>> b, w = make_batch(5, rng=0), draw_weights(16, rng=1)
-    >>> one = [b._make(a[i:i + 1] for a in b) for i in range(5)]
-    >>> loop = [np.linalg.norm(backward(o, forward(w, o)).W_Q) for o in one]
-    >>> bool(np.allclose(per_example_gradient_norms(w, b), loop))
-    True
     """
     batch, weights, lg = _single(weights, batch, scale, gain)
     s = scale_factor(scale, weights.W_Q.shape[0])
@@ -313,12 +277,8 @@ def per_example_gradient_norms(weights: Weights, batch: Batch, scale=None, gain:
 
 
 def share_of_examples(norms, mass: float = 0.9) -> float:
-    """The smallest fraction of examples whose squared gradient norms add up to ``mass`` of the total.
-
-    About ``mass`` when every example contributes alike; small when a few carry the whole gradient.
-
-    >>> share_of_examples(np.ones(10)), share_of_examples([100.0] + [0.001] * 9), share_of_examples([1e100, 1e100])
-    (0.9, 0.1, 1.0)
+    """The smallest fraction of examples whose squared gradient ``norms`` add up to ``mass`` of the total: about
+    ``mass`` when every example contributes alike, small when a few carry the gradient.
     """
     x = _checks.real_array("norms", norms, min_ndim=1, shape_hint="(n,)")
     mass = _checks.positive("mass", mass)
@@ -335,15 +295,9 @@ def share_of_examples(norms, mass: float = 0.9) -> float:
 
 
 def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int = BATCH_SIZE) -> dict:
-    """Where the gradient comes from at ``weights``, measured on ``batch``.
-
-    A dict: ``entropy`` (mean attention entropy, nats); ``norms`` (each example's own
-    ``||dL_b/dW_Q||``), their ``median`` and ``mean``; ``share`` (:func:`share_of_examples`);
-    ``batch``: the mean norm of the gradient of consecutive sub-batches of ``batch_size``
-    examples (what one training step sees).
-
-    >>> sorted(init_statistics(starting_weights(16), make_batch(256, rng=0)))
-    ['batch', 'entropy', 'mean', 'median', 'norms', 'share']
+    """Where the gradient comes from at ``weights``, on ``batch``: a dict with ``entropy`` (mean attention entropy),
+    ``norms`` (each example's own ``||dL_b/dW_Q||``), their ``median`` and ``mean``, ``share``
+    (:func:`share_of_examples`) and ``batch`` (mean gradient norm over sub-batches of ``batch_size``: one step).
     """
     batch = check_batch(batch)
     batch_size = _checks.positive_int("batch_size", batch_size)
@@ -363,12 +317,8 @@ def init_statistics(weights: Weights, batch: Batch, scale=None, batch_size: int 
 
 
 def finite_difference_gradient(f: Callable[[np.ndarray], float], W, h: float = 1e-5) -> np.ndarray:
-    """Gradient of a scalar ``f`` at the array ``W`` by central differences, entry by entry.
-
-    :func:`sdpa_helpers.gradients.finite_difference_jacobian` of ``f`` on the flattened ``W``.
-
-    >>> finite_difference_gradient(lambda W: float((W ** 3).sum()), np.array([[1.0, 2.0]])).round(6).tolist()
-    [[3.0, 12.0]]
+    """Gradient of a scalar ``f`` at the array ``W`` by central differences
+    (:func:`sdpa_helpers.gradients.finite_difference_jacobian` on the flattened ``W``).
     """
     if not callable(f):
         raise TypeError(f"f must be callable, got {type(f).__name__}")

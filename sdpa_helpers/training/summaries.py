@@ -10,6 +10,9 @@ import numpy as np
 from .. import _checks
 from .trainer import STEPS, as_tuple
 
+__all__ = ["FIELDS", "GRAD_FLOOR", "SeedSummary", "best_learning_rate", "panel_values", "rolling_quantiles",
+           "seed_summary", "survival_curve", "survival_summary"]
+
 #: Gradient norms below this are drawn at the bottom edge of a figure's (log) axis.
 GRAD_FLOOR = 1e-8
 #: The curves a training figure draws, in order.
@@ -76,9 +79,6 @@ def survival_curve(steps_to, max_steps: int) -> np.ndarray:
 
     ``steps_to`` holds one entry per run (..., runs): the step it got there, NaN for never.
     Returns shape (..., max_steps). Its binomial standard error is ``sqrt(F (1 - F) / runs)``.
-
-    >>> survival_curve([2, 3, np.nan, 3], 4).tolist()
-    [0.0, 0.25, 0.75, 0.75]
     """
     v = np.asarray(steps_to, dtype=float)
     if v.ndim == 0 or v.shape[-1] == 0:
@@ -96,9 +96,6 @@ def best_learning_rate(steps_to, lrs) -> float:
     counted as larger than any), ties broken by fewer runs that never got there, then by the mean.
 
     ``steps_to`` has shape (runs, len(lrs)).
-
-    >>> best_learning_rate([[10, 5], [12, np.nan], [11, 6]], (0.1, 1.0))
-    1.0
     """
     v = np.asarray(steps_to, dtype=float)
     lrs = tuple(lrs)
@@ -113,11 +110,7 @@ def best_learning_rate(steps_to, lrs) -> float:
 
 
 def panel_values(values, field: str) -> np.ndarray:
-    """The values a training figure draws for ``field``: gradient norms floored at :data:`GRAD_FLOOR`.
-
-    >>> panel_values([1e-12, 0.5], "grad_norm_q").tolist(), panel_values([0.3], "loss").tolist()
-    ([1e-08, 0.5], [0.3])
-    """
+    """The values a training figure draws for ``field``: gradient norms floored at :data:`GRAD_FLOOR`."""
     if field not in FIELDS:
         raise ValueError(f"field must be one of {FIELDS}, got {field!r}")
     arr = np.asarray(values)
@@ -139,9 +132,6 @@ def rolling_quantiles(values, window: int = 15, quantiles=(0.1, 0.5, 0.9)) -> np
     Entry ``[k, t]`` is quantile ``quantiles[k]`` of every value at steps ``t - window//2 ..
     t + window//2`` (clipped at the ends) of every run; NaN values are ignored. Shape
     (len(quantiles), steps).
-
-    >>> rolling_quantiles(np.arange(10.0), window=3, quantiles=(0.5,))[0, :4].tolist()
-    [0.5, 1.0, 2.0, 3.0]
     """
     v = _checks.real_array("values", np.nan_to_num(np.asarray(values, float), nan=0.0), min_ndim=1,
                            shape_hint="(..., steps)")

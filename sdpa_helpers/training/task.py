@@ -1,11 +1,9 @@
 """The retrieval task of notebook 09: examples, and the seeded data of a training run.
 
-Each example has ``n_keys`` keys ``y_j`` in ``R^d_in``, each with a distinct class label ``c_j``,
-and one query ``x``. The first ``d_addr`` components of every vector are an *address*: one of
-the ``2 d_addr`` codes ``+-2 e_i`` (distinct across the keys of an example); the other
-components are N(0, 1) noise. The query carries the address of one key, the *target* ``t``,
-and fresh noise. The answer is the target's label ``c_t``. Every input component has mean 0
-and variance 1.
+Each example has ``n_keys`` keys ``y_j`` in ``R^d_in`` with distinct class labels ``c_j``, and one query ``x``.
+The first ``d_addr`` components of every vector are an *address* (one of the codes ``+-2 e_i``, distinct within
+an example), the rest N(0, 1) noise. The query carries the address of the *target* key ``t``; the answer is
+``c_t``. Every input component has mean 0 and variance 1.
 """
 
 from __future__ import annotations
@@ -17,6 +15,9 @@ import numpy as np
 
 from .. import _checks
 from ..sampling import make_rng
+
+__all__ = ["BATCH_SIZE", "D_ADDR", "D_IN", "HELD_OUT", "N_KEYS", "Batch", "address_codes", "check_batch",
+           "held_out_set", "make_batch", "training_batches"]
 
 #: Keys per example (also the number of classes: every key has its own label).
 N_KEYS = 8
@@ -51,15 +52,8 @@ class Batch(NamedTuple):
 
 
 def address_codes(d_addr: int = D_ADDR) -> np.ndarray:
-    """The ``2 d_addr`` address codes ``+2 e_i`` and ``-2 e_i``, shape (2 d_addr, d_addr).
-
-    Over a uniformly random code each component is ``+-2`` with probability ``1/(2 d_addr)``
-    each and 0 otherwise: mean 0, variance ``4 / d_addr``, which is 1 at ``d_addr = 4``.
-
-    >>> address_codes(2).tolist()
-    [[2.0, 0.0], [0.0, 2.0], [-2.0, -0.0], [-0.0, -2.0]]
-    >>> float((address_codes(4) ** 2).mean())
-    1.0
+    """The ``2 d_addr`` address codes ``+2 e_i`` and ``-2 e_i``, shape (2 d_addr, d_addr): over a random code each
+    component has mean 0 and variance ``4 / d_addr`` (1 at ``d_addr = 4``).
     """
     d_addr = _checks.positive_int("d_addr", d_addr)
     eye = 2.0 * np.eye(d_addr)
@@ -72,12 +66,6 @@ def make_batch(batch_size: int, n_keys: int = N_KEYS, d_in: int = D_IN, d_addr: 
 
     ``n_keys`` is at most ``2 d_addr`` (the addresses of one example are distinct) and
     ``d_addr`` at most ``d_in``; ``rng`` is None, an int or a Generator.
-
-    >>> b = make_batch(3, rng=0)
-    >>> b.x.shape, b.keys.shape, b.labels.shape, b.target.shape
-    ((3, 16), (3, 8, 16), (3, 8), (3,))
-    >>> bool(np.array_equal(b.x[:, :4], b.keys[np.arange(3), b.target, :4]))  # the query's address
-    True
     """
     batch_size = _checks.positive_int("batch_size", batch_size)
     n_keys = _checks.positive_int("n_keys", n_keys)
@@ -135,15 +123,8 @@ def _data_rngs(seed: int):
 
 
 def training_batches(seed: int = 0, batch_size: int = BATCH_SIZE) -> Iterator[Batch]:
-    """The training batches of ``seed``, one per step, made as they are asked for (an endless stream).
-
-    Every run with the same seed sees the same batches (whatever ``d_k``, arm or optimizer);
-    nothing is stored, so a long run's memory does not grow with the number of steps.
-
-    >>> stream = training_batches(0)
-    >>> b = next(stream)
-    >>> b.x.shape, bool(np.array_equal(b.x, next(training_batches(0)).x))
-    ((64, 16), True)
+    """The training batches of ``seed``, one per step, made as asked for (an endless stream): every run with the
+    same seed sees the same batches, and nothing is stored.
     """
     seed = _checks.seed("seed", seed)
     batch_size = _checks.positive_int("batch_size", batch_size)
@@ -153,9 +134,5 @@ def training_batches(seed: int = 0, batch_size: int = BATCH_SIZE) -> Iterator[Ba
 
 
 def held_out_set(seed: int = 0, size: int = HELD_OUT) -> Batch:
-    """The held-out examples of ``seed`` on which a run's final metrics are measured.
-
-    >>> held_out_set(0).x.shape
-    (2000, 16)
-    """
+    """The held-out examples of ``seed`` on which a run's final metrics are measured."""
     return make_batch(_checks.positive_int("size", size), rng=_data_rngs(_checks.seed("seed", seed))[1])

@@ -1,14 +1,8 @@
 """Training many models of notebook 09 at once: every (seed, arm, learning rate), SGD or Adam.
 
-An *arm* says how a model is set up: the scale on ``q . k``, and the powers of ``d_k`` that
-multiply its initial weights and its learning rates. Each run starts from
-:func:`~sdpa_helpers.training.model.starting_weights` of its seed (times its arm's multiplier)
-and sees the batches of :func:`~sdpa_helpers.training.task.training_batches` of its seed; the
-runs of a seed share data and initial draw.
-
-Unscaled training at large ``d_k`` is chaotic: a near-tie between the two largest logits of one
-example flips on a last-bit change, and the run then takes another path. Such a run is not
-reproducible across CPUs or BLAS libraries; only statistics over seeds are (the stored grid).
+An *arm* sets the scale on ``q . k`` and the powers of ``d_k`` on its initial weights and learning rates; the
+runs of a seed share its starting weights and batches. Unscaled runs at large ``d_k`` are chaotic (a near-tie
+flips on a last-bit change): only statistics over seeds are reproducible across CPUs and BLAS libraries.
 """
 
 from __future__ import annotations
@@ -22,6 +16,9 @@ from ..scales import scale_factor
 from .model import GAIN, Metrics, Weights, logit_gradients, starting_weights
 from .task import BATCH_SIZE, D_IN, held_out_set, training_batches
 
+__all__ = ["ARMS", "OPTIMIZERS", "STEPS", "Arm", "History", "Runs", "as_tuple", "check_arm", "steps_to_accuracy",
+           "train_runs"]
+
 #: Default number of training steps.
 STEPS = 300
 #: The optimizers :func:`train_runs` knows. Adam: beta1 = 0.9, beta2 = 0.999, eps = 1e-8, bias-corrected.
@@ -29,11 +26,9 @@ OPTIMIZERS = ("sgd", "adam")
 
 
 class Arm(NamedTuple):
-    """How one arm sets up the model, as powers of ``d_k``.
-
-    ``scale``: the factor on ``q . k`` (the :mod:`sdpa_helpers.scales` vocabulary); ``W_Q``
-    starts at ``d_k**init_q`` times the seed's starting ``W_Q`` and is trained with
-    ``d_k**lr_q`` times the run's learning rate (the same for ``W_K`` with ``init_k``, ``lr_k``).
+    """How one arm sets up the model: ``scale`` on ``q . k`` (:mod:`sdpa_helpers.scales` vocabulary); ``W_Q`` starts
+    at ``d_k**init_q`` times the seed's starting ``W_Q`` and trains with ``d_k**lr_q`` times the learning rate
+    (``W_K`` likewise with ``init_k``, ``lr_k``).
     """
 
     name: str
@@ -109,15 +104,8 @@ class Runs(NamedTuple):
 
 
 def steps_to_accuracy(accuracy, threshold: float = 0.9, window: int = 10, never=None):
-    """The first step ``t`` at which the accuracy averaged over steps ``t-window+1 .. t`` reaches ``threshold``.
-
-    Steps count from 1. For a 1-D record: an int, or ``never``; for an array of records
-    (..., steps): a float array with NaN where a run never does.
-
-    >>> steps_to_accuracy([0.0, 0.5, 1.0, 1.0, 1.0], threshold=0.9, window=2)
-    4
-    >>> steps_to_accuracy([[0.0, 1.0, 1.0], [0.0, 0.0, 0.0]], window=2).tolist()
-    [3.0, nan]
+    """The first step ``t`` (from 1) at which the accuracy averaged over steps ``t-window+1 .. t`` reaches
+    ``threshold``: an int (or ``never``) for a 1-D record, a float array with NaN for records (..., steps).
     """
     acc = np.asarray(accuracy, dtype=float)
     if acc.ndim == 0:
@@ -189,15 +177,9 @@ def _adam(w, g, eta, moments, step, beta1=0.9, beta2=0.999, eps=1e-8):
 
 def train_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), optimizer: str = "sgd",
                steps: int = STEPS, batch_size: int = BATCH_SIZE) -> Runs:
-    """Train every (seed, arm, learning rate) at once, with vectorised numpy.
-
-    ``seeds``, ``lrs`` and ``arms`` are one item or a sequence (arms: names of :data:`ARMS`
-    or :class:`Arm` tuples). A run whose numbers overflow is marked in ``diverged`` and
-    keeps its last finite weights; the others go on.
-
-    >>> r = train_runs(4, seeds=(0, 1), lrs=(0.3, 1.0), steps=100)
-    >>> r.loss.shape, bool((r.final.accuracy[:, 0] > 0.9).all())  # (seeds, arms, lrs, steps)
-    ((2, 2, 2, 100), True)
+    """Train every (seed, arm, learning rate) at once (vectorised); ``seeds``, ``lrs``, ``arms`` one item or a
+    sequence (arms: names of :data:`ARMS` or :class:`Arm`). A run that overflows is marked in ``diverged`` and keeps
+    its last finite weights.
     """
     d_k, seeds, lrs, arms, optimizer, steps, batch_size = _check_run_args(
         d_k, seeds, lrs, arms, optimizer, steps, batch_size)

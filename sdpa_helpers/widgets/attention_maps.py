@@ -5,9 +5,8 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
-from .. import plots
 from ..attention import random_attention_weights
-from ..plots.attention_maps import WEIGHTS_NORM, add_weights_colorbar
+from ..plots.attention_maps import WeightsHeatmaps, add_weights_colorbar
 from . import Explorer, d_k_slider, seed_slider
 
 __all__ = ["AttentionMapExplorer"]
@@ -28,29 +27,15 @@ class AttentionMapExplorer(Explorer):
         }
 
     def _setup(self, fig):
-        # Every length is drawn on the same square (the largest length's extent, no per-key
-        # ticks), so a change of any control only redraws the two images: no new background.
-        self.ax_u, self.ax_s = fig.subplots(1, 2)
-        n_max = self.controls["length"].max
-        self.extent = (-0.5, n_max - 0.5, n_max - 0.5, -0.5)
-        self.images = []
-        for ax, spec, title in ((self.ax_u, plots.UNSCALED, "unscaled: softmax(QKᵀ)"),
-                                (self.ax_s, plots.SCALED, "scaled: softmax(QKᵀ/√d_k)")):
-            image = ax.imshow(np.zeros((4, 4)), cmap=plots.HEATMAP_CMAP, norm=WEIGHTS_NORM,
-                              interpolation="nearest", extent=self.extent, aspect="equal", animated=True)
-            self.images.append(image)
-            ax.set_xlim(self.extent[0], self.extent[1])
-            ax.set_ylim(self.extent[2], self.extent[3])
-            ax.set(xlabel="key $j$ →", ylabel="← query $i$", xticks=[], yticks=[])
-            ax.set_title(title, color=spec["color"], fontsize=10)
-            ax.grid(False)
-        add_weights_colorbar(fig, [self.ax_u, self.ax_s])
+        # every length on the same square (the largest length's): a move redraws the two images only
+        axes = fig.subplots(1, 2)
+        self.heatmaps = WeightsHeatmaps(axes, n_max=self.controls["length"].max, animated=True)
+        add_weights_colorbar(fig, axes)
         self.title = fig.suptitle(" ", animated=True, fontsize=10)  # the controls' values, in the picture
 
     def _update(self, d_k, length, causal, seed):
         unscaled, scaled = random_attention_weights(d_k, length, seed, bool(causal))
-        for image, w in zip(self.images, (unscaled, scaled)):
-            image.set_data(w)  # stretched over the fixed square: one cell per (query, key)
+        self.heatmaps.show(unscaled, scaled, d_k)
         self.title.set_text(f"d_k = {d_k}, length {length}, {'causal mask' if causal else 'no mask'}")
         max_u, max_s = unscaled.max(axis=1).mean(), scaled.max(axis=1).mean()
         # uniform rows: 1/length each, or 1/(i+1) on row i under the causal mask
