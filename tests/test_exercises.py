@@ -89,6 +89,14 @@ def test_too_few_figures_gets_its_own_message(exact, few):
     assert not ok and "significant figure" in feedback and "asks for 3" in feedback, feedback
 
 
+@pytest.mark.parametrize("exact,short", [(0.8808, 0.5), (0.354, 0.25), (0.8808, 2.0), (0.0221, 0.1)])
+def test_a_short_wrong_answer_is_off_not_too_few_figures(exact, short):
+    """Too few figures is said only of an answer that is the exact value at its own figures (re-read:
+    0.5 for 0.881 was told "1 significant figure", as if nearly right, and typing 0.500 could not fix it)."""
+    ok, feedback = numeric_checker(exact)(short)
+    assert not ok and feedback.endswith("is off.") and "significant" not in feedback, feedback
+
+
 def test_text_counts_figures_as_typed():
     from sdpa_helpers.exercises import _figures as F
     assert F.parse("0.0220")[3] == 3 and F.parse("100")[3] == 1 and F.parse("100.")[3] == 3 and F.parse("1e-3")[3] == 1
@@ -535,8 +543,16 @@ def test_exercises_07():
     def ignores_mask(logits, mask):
         return softmax(logits)
 
+    def finite_fill(logits, mask):  # -1e4 for a masked logit: the masked key wins against logits below it
+        m = np.broadcast_to(mask, np.shape(logits))
+        return good(np.where(m, logits, -1e4), m | m.any(axis=-1, keepdims=True))  # empty rows still raise
+
+    def added_fill(logits, mask):  # -1e9 added to a masked logit: still finite
+        m = np.broadcast_to(mask, np.shape(logits))
+        return good(np.asarray(logits) + np.where(m, 0.0, -1e9), m | m.any(axis=-1, keepdims=True))
+
     assert check("07.masked_softmax", good, quiet=True) and check("07.masked_softmax", capital_row, quiet=True)
-    for wrong in (nan_on_empty_row, unnamed_error, digit_not_row, unstable, ignores_mask):
+    for wrong in (nan_on_empty_row, unnamed_error, digit_not_row, unstable, ignores_mask, finite_fill, added_fill):
         assert not check("07.masked_softmax", wrong, quiet=True), wrong.__name__
 
 
@@ -777,8 +793,8 @@ def test_a_tie_rounded_half_up_is_told_as_too_few_figures_too():
         assert not ok and "2 significant figures" in feedback, (rounded, feedback)
     ok, feedback = numeric_checker(0.25, what="w")(0.3)  # 0.25 to one figure, half up
     assert not ok and "1 significant figure" in feedback
-    ok, feedback = c(0.064)  # a neighbour that is no rounding of 0.0625 gets the same message: no answer given away
-    assert not ok and "2 significant figures" in feedback
+    ok, feedback = c(0.064)  # no rounding of 0.0625: plainly off (too few figures is said only of a right short answer)
+    assert not ok and feedback.endswith("is off.")
 
 
 def test_string_answer_hint_uses_the_answer_given():

@@ -10,7 +10,8 @@ the same rule to the same digits: keep the two in step).
   half up or half to even); or
 - *is* the exact value rounded to *n* figures, its trailing zeros left off (``0.25`` for 0.250).
 
-So 0.0221 passes for 0.022097 and 0.0222 does not; 0.022 is told it has too few figures. A question
+So 0.0221 passes for 0.022097 and 0.0222 does not; 0.022 is told it has too few figures (it is
+0.022097 at two), 0.025 is told it is off. A question
 asking for an integer accepts only that integer (``16`` or ``16.0``). A classic slip is recognised
 by the same rule at the answer's own figures (at most *n*): an answer with too few figures to tell
 is told that, never guessed at.
@@ -135,8 +136,8 @@ def judge_entry(answer, reference, n: int | None):
     want = rounded(reference, n)
     if key(answer) in want:
         return "right"
-    if answer[3] < n:
-        return "few"
+    if answer[3] < n:  # too few figures to judge: "few" if right at its own figures, else plainly off
+        return "few" if key(answer) in rounded(reference, answer[3]) else "off"
     return "right" if rounded(answer, n) & want else "off"
 
 

@@ -23,6 +23,7 @@ _CASES = [
     (np.array([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0], [1.0, 1.0, 1.0]]), causal_mask(3)),
     (_RNG.standard_normal((2, 5, 5)) * 10, causal_mask(5)),
     (np.array([[1e6, 0.0, -1e6], [0.0, 1e6, 2e6]]), np.array([[True, True, True], [True, True, False]])),
+    (np.array([[-1e12, 0.0], [-3e12, -2e12]]), np.array([[True, False], [False, True]])),
 ]
 
 _W, _V_FIRST = np.array([0.5, 0.3, 0.2]), np.array([2.0, 0.0, 10.0])  # Exercise 1: weights, first value components
@@ -142,5 +143,6 @@ register(
     "its softmax, so that exp never overflows? Check mask.any(axis=-1) before you divide.",
     function_checker(_masked_softmax, _CASES, after=_empty_row_named,
                      names=["one row, last key masked", "a causal 3 x 3 mask",
-                            "a batch of 5 x 5 causal rows", "huge logits (1e6) with a mask"]),
+                            "a batch of 5 x 5 causal rows", "huge logits (1e6) with a mask",
+                            "allowed logits (-1e12) below any finite fill value: masked weights must be exactly 0"]),
 )

@@ -59,8 +59,9 @@ register(
     "Compute [2, -1, 3]·[4, 0, -2] by hand (an integer), then check it with numpy.",
     "Multiply the components position by position, then add the three products.",
     numeric_checker(_dot(_HAND_Q, _HAND_K), what="the dot product", slips=[
-        Slip(int(np.sum(_HAND_Q) * np.sum(_HAND_K)), "(sum of q) times (sum of k): multiply the matching components "
-                                                      "first, then add the products"),
+        Slip(int(np.sum(_HAND_Q) * np.sum(_HAND_K)), "(sum of q) times (sum of k), or the sum with the third product "
+                                                      "left out: multiply the matching components, then add all "
+                                                      "three products"),
         Slip(int(np.sum(np.abs(_HAND_Q * _HAND_K))), "the products added without their signs: 3 * (-2) is -6"),
     ]),
 )
@@ -80,8 +81,9 @@ register(
     "For A = [[1, -2], [3, 0]] and B = [[2, 1], [-1, 5]], compute the Frobenius product <A, B>_F (an integer).",
     "Multiply entry by entry (the Hadamard product), then add all four entries.",
     numeric_checker(int(np.sum(_FRO_A * _FRO_B)), what="the Frobenius product", slips=[
-        Slip(int(np.trace(_FRO_A @ _FRO_B)), "trace(A B), the matrix product without the transpose; the Frobenius "
-                                             "product is trace(A^T B), the sum of the entry-by-entry products"),
+        Slip(int(np.trace(_FRO_A @ _FRO_B)), "trace(A B) (the matrix product without the transpose), or the "
+                                             "entry-by-entry products added without their signs; the Frobenius "
+                                             "product is trace(A^T B), the signed sum of the entry-by-entry products"),
         Slip(int(np.sum(_FRO_A @ _FRO_B.T)), "the sum of every entry of A B^T, every row of A with every row of B; "
                                              "the Frobenius product pairs row i with row i only"),
     ]),

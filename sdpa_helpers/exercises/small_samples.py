@@ -16,8 +16,8 @@ register(
     numeric_checker(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean, what="the expected value",
                     slips=[Slip(theory.matmul_sample_variance_moments(3, 3, ddof=1).mean,
                                 "the average with ddof=1 (divide by m - 1); np.var divides by m"),
-                           Slip((3 - 1) / 3 * 3.0, "(m - 1)/m with m = 3, the matrix size; np.var pools "
-                                                   "all m = 9 entries"),
+                           Slip((3 - 1) / 3 * 3.0, "3 (m - 1)/m with m = 3, the matrix size; np.var pools "
+                                                   "all m = 9 entries, so the factor is 8/9"),
                            Slip(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean / 3,
                                 "the expected value of s^2 / d, as if each entry had variance 1; an entry "
                                 "sums d = 3 products"),
@@ -111,6 +111,9 @@ register(
                            Slip(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111**0.5),
                                 "the standard deviation divided by sqrt(111); s^2 scales with c^2 = 1/111, "
                                 "and so does its standard deviation"),
+                           Slip(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111**1.5),
+                                "the standard deviation divided by 111 sqrt(111); s^2 is divided by 111 once, "
+                                "and so is its standard deviation"),
                            Slip(-z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111),
                                 "the right size with the wrong sign: 0.99604 lies below 1")]),
 )

@@ -49,7 +49,7 @@
     if (n === null) return key(answer) === key(reference) ? "right" : "off";
     var want = rounded(reference, n);
     if (want.indexOf(key(answer)) >= 0) return "right";
-    if (answer[3] < n) return "few";
+    if (answer[3] < n) return rounded(reference, answer[3]).indexOf(key(answer)) >= 0 ? "few" : "off";
     return meets(rounded(answer, n), want) ? "right" : "off";
   }
   function slipMatches(answer, slip, n) {
