@@ -55,10 +55,6 @@ PLACEHOLDER = "OWNER/REPO"
 REPO = os.environ.get("SITE_REPO") or PLACEHOLDER
 #: Set to 1 only for a local build of sources whose figures do not all carry author alt text yet.
 ALLOW_MISSING_ALT = os.environ.get("SITE_ALLOW_MISSING_ALT") == "1"
-#: Issue 28 transition: notebooks built before the notebook build wrote explorer metadata have it derived
-#: here, by the build's own function. Once every notebook is rebuilt, set this to False: an explorer cell
-#: without metadata then stops the site build (:class:`MissingExplorer`).
-DERIVE_MISSING_EXPLORER_METADATA = True
 BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{name}"
 GITHUB = "https://github.com/{repo}"
 #: The MathJax pieces copied into the site: TeX extensions, menu and accessibility (speech: sre) load on demand.
@@ -89,18 +85,11 @@ class MissingExplorer(ValueError):
 def explorer_cells(nb: dict, name: str, known: set) -> list[dict]:
     """Every cell that shows an explorer: its index, class and arguments, from the cell's ``explorer``
     metadata (``{"class": "sdpa_helpers.widgets.<topic>.<Name>Explorer", "kwargs": {...}}``)."""
-    derived = None
     found = []
     for i, cell in enumerate(nb["cells"]):
         if not T.shows_widget(cell):
             continue
         meta = cell["metadata"].get("explorer")
-        if meta is None and DERIVE_MISSING_EXPLORER_METADATA:
-            from explorer_cells import explorer_metadata
-
-            derived = derived or explorer_metadata(
-                [c["source"] if c["cell_type"] == "code" else None for c in nb["cells"]], name)
-            meta = derived[i]
         where = f"{name}, cell {i} ({cell['source'].strip().splitlines()[0][:60]!r})"
         if meta is None:
             raise MissingExplorer(f"{where} shows a widget but its metadata names no explorer: rebuild the notebook "
