@@ -251,16 +251,16 @@ verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all(
 #
 # One draw of random queries and keys with unit-variance components, 12 tokens, a causal mask:
 # $\mathrm{softmax}(QK^\top)$ above, $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ below. A row
-# with one yellow cell looks at a single key.
+# with one yellow cell looks at a single key; grey cells are masked out.
 #
 # **Predict:** in the *scaled* panels, which rows will show one bright cell at every $d_k$, and why?
 
-# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
+# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below Cells above the diagonal, which the causal mask forbids, are grey. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
 length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
     Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
     heatmap_weights[d] = tuple(softmax(np.where(causal_mask(length), c * Qh @ Kh.T, -np.inf)) for c in (1.0, d**-0.5))
-attention_maps_plots.weights_small_multiples(heatmap_weights)
+attention_maps_plots.weights_small_multiples(heatmap_weights, mask=causal_mask(length))
 
 # %% [markdown]
 # The first row: with one key its weight is 1 at any scale, so a bright cell in an early masked

@@ -3,12 +3,16 @@ figure and the explorer), unscaled vs scaled, a mask next to its weights, and pe
 
 from __future__ import annotations
 
+import matplotlib as mpl
 import numpy as np
 from matplotlib.cm import ScalarMappable
 from matplotlib.colors import ListedColormap, Normalize
 from matplotlib.patches import Patch
 
 from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
+
+#: A cell the mask forbids (the causal mask's picture uses the same grey).
+MASKED_GREY = "#d9d9d9"
 
 __all__ = ["WEIGHTS_NORM", "WeightsHeatmaps", "label_heatmap", "add_weights_colorbar", "weights_heatmap",
            "weights_small_multiples",
@@ -62,7 +66,8 @@ class WeightsHeatmaps:
         self.axes, self.n_max = tuple(axes), n_max
         extent = None if n_max is None else (-0.5, n_max - 0.5, n_max - 0.5, -0.5)
         with style():
-            self.images = [ax.imshow(np.zeros((4, 4)), cmap=HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest",
+            cmap = mpl.colormaps[HEATMAP_CMAP].with_extremes(bad=MASKED_GREY)  # masked-out cells: grey
+            self.images = [ax.imshow(np.zeros((4, 4)), cmap=cmap, norm=WEIGHTS_NORM, interpolation="nearest",
                                      extent=extent, aspect="equal", animated=animated) for ax in self.axes]
             if n_max is not None:
                 for ax, spec, title in zip(self.axes, (UNSCALED, SCALED),
@@ -73,10 +78,11 @@ class WeightsHeatmaps:
                     ax.set_title(title, color=spec["color"], fontsize=10)
                     ax.grid(False)
 
-    def show(self, unscaled, scaled, d_k: int) -> None:
-        """Put the two weight matrices (each (n_q, n_k), entries in [0, 1]) in."""
+    def show(self, unscaled, scaled, d_k: int, mask=None) -> None:
+        """Put the two weight matrices (each (n_q, n_k), entries in [0, 1]) in; cells where the boolean
+        ``mask`` is False (may not attend) are drawn grey."""
         for ax, image, w, spec in zip(self.axes, self.images, (unscaled, scaled), (UNSCALED, SCALED)):
-            image.set_data(w)
+            image.set_data(w if mask is None else np.ma.masked_where(~np.asarray(mask, dtype=bool), w))
             if self.n_max is None:
                 with style():
                     image.set_extent((-0.5, w.shape[1] - 0.5, w.shape[0] - 0.5, -0.5))
@@ -85,15 +91,15 @@ class WeightsHeatmaps:
                     ax.set_title(f"{spec['label']}\n$d_k$ = {d_k}", color=spec["color"])
 
 
-def weights_small_multiples(weights_by_d_k: dict):
+def weights_small_multiples(weights_by_d_k: dict, mask=None):
     """Unscaled (top row) and scaled (bottom row) weights per d_k (d_k -> two (n_q, n_k) arrays), through
-    :class:`WeightsHeatmaps`. Returns the Figure.
+    :class:`WeightsHeatmaps`; cells where ``mask`` (n_q, n_k) is False are grey. Returns the Figure.
     """
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
     for j, d_k in enumerate(d_ks):
         unscaled, scaled = (np.asarray(w, dtype=float) for w in weights_by_d_k[d_k])
-        WeightsHeatmaps(axes[:, j]).show(unscaled, scaled, d_k)
+        WeightsHeatmaps(axes[:, j]).show(unscaled, scaled, d_k, mask)
     add_weights_colorbar(fig, axes)
     return fig
 
@@ -105,7 +111,7 @@ def mask_and_weights(mask, weights, title: str = "causal mask"):
     mask = np.asarray(mask, dtype=bool)
     fig, (ax_m, ax_w) = new_figure(1, 2, figsize=(8.4, 3.9))
     n_q, n_k = mask.shape
-    allowed, blocked = OKABE_ITO["bluish_green"], "#d9d9d9"
+    allowed, blocked = OKABE_ITO["bluish_green"], MASKED_GREY
     with style():
         # The mask has its own two-colour scale (allowed / blocked), not the weights' colourbar.
         ax_m.imshow(mask, cmap=ListedColormap([blocked, allowed]), vmin=0, vmax=1)

@@ -130,6 +130,7 @@ def geometric_picture(ratios_by_d_k: dict):
             ax.set(xlabel=xlabels[key], ylabel="density", title=titles[key])
             ax.set_ylim(0, None)
         axes[0].legend(loc="upper left", fontsize=8)
+        axes[1].legend(handles=axes[1].lines[-1:], loc="upper right", fontsize=8)  # the normal curve
         axes[2].legend(loc="upper right", fontsize=8)
     return fig
 

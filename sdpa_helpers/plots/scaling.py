@@ -79,7 +79,9 @@ class LogitStdPanel:
                                          markeredgecolor="black" if animated else spec["color"], animated=animated)
         set_d_k_axis(ax, d_max=d_max)
         set_power_of_two_axis(ax, "y", -6, 6, label=r"standard deviation of the logits $c\,q\cdot k$")
-        ax.legend(loc="upper left")
+        key = [mpl.lines.Line2D([], [], color="grey", label="lines: theory"),
+               mpl.lines.Line2D([], [], color="grey", marker="o", linestyle="none", label="dots: simulated")]
+        ax.legend(handles=ax.lines[:len(SCALINGS)] + key, loc="upper left")
 
     def show(self, d_ks, stds: dict) -> None:
         """Dots at ``d_ks`` with ``stds[name]`` (one value per d_k) for each scaling given."""
@@ -206,5 +208,9 @@ def weights_small_multiples(weights_by_d_k: dict):
     fig, axes = new_figure(1, len(d_ks), figsize=(3.4 * len(d_ks), 3.2), squeeze=False, sharey=True)
     for ax, d_k in zip(axes[0], d_ks):
         sorted_weights(weights_by_d_k[d_k], ax=ax, title=f"$d_k$ = {d_k}")
-    axes[0, 0].legend(loc="upper right")
+    handles = axes[0, 0].get_legend_handles_labels()[0]
+    if any(a.patches for a in axes[0]):  # banded: say what a band is
+        low, _, high = scaling.BAND_PERCENTILES
+        handles.append(mpl.patches.Patch(color="grey", alpha=0.3, label=f"band: {low}–{high} % of queries"))
+    axes[0, 0].legend(handles=handles, loc="upper right")
     return fig
