@@ -142,7 +142,7 @@ def _site_cell(source: str, metadata: dict) -> dict:
             "outputs": [{"output_type": "execute_result", "data": {WIDGET_MIME: {}, "text/plain": "x"}}]}
 
 
-def test_the_site_builds_the_explorer_its_cell_names(site_build, monkeypatch):
+def test_the_site_builds_the_explorer_its_cell_names(site_build):
     from sdpa_helpers.widgets import all_explorers
     from sdpa_helpers.widgets.saturation import SaturationExplorer
 
@@ -150,7 +150,6 @@ def test_the_site_builds_the_explorer_its_cell_names(site_build, monkeypatch):
     meta = {"class": "sdpa_helpers.widgets.saturation.SaturationExplorer", "kwargs": {"d_k": 16}}
     nb = {"cells": [{"cell_type": "markdown", "source": "# T", "metadata": {}},
                     _site_cell("whatever_it_says()", {"explorer": meta})]}
-    monkeypatch.setattr(site_build, "DERIVE_MISSING_EXPLORER_METADATA", False)
     found = site_build.explorer_cells(nb, "05_x.ipynb", known)
     assert [(e["cell"], e["cls"], e["kwargs"]) for e in found] == [(1, SaturationExplorer, {"d_k": 16})]
     nb["cells"][1]["metadata"] = {}
@@ -162,8 +161,7 @@ def test_the_site_builds_the_explorer_its_cell_names(site_build, monkeypatch):
 
 
 def test_the_site_reads_every_stored_notebook(site_build):
-    """Until the notebooks are rebuilt with their metadata, the site derives it with the build's own function
-    (``DERIVE_MISSING_EXPLORER_METADATA``); stored metadata, where present, is what the build writes."""
+    """Every stored notebook's explorer cells carry the metadata the build writes, and the site reads it."""
     from sdpa_helpers.widgets import all_explorers
 
     sys.path.insert(0, str(ROOT / "authoring"))
@@ -176,7 +174,5 @@ def test_the_site_reads_every_stored_notebook(site_build):
             [c["source"] if c["cell_type"] == "code" else None for c in nb["cells"]], path.name)
         for e in site_build.explorer_cells(nb, path.name, known):
             assert {"class": e["class"], "kwargs": e["kwargs"]} == expected[e["cell"]], (path.name, e["cell"])
-            stored = nb["cells"][e["cell"]]["metadata"].get("explorer")
-            assert stored is None or stored == expected[e["cell"]], (path.name, e["cell"])
-        if not site_build.DERIVE_MISSING_EXPLORER_METADATA:
-            assert all("explorer" in nb["cells"][i]["metadata"] for i, m in enumerate(expected) if m), path.name
+            assert nb["cells"][e["cell"]]["metadata"]["explorer"] == expected[e["cell"]], (path.name, e["cell"])
+        assert all("explorer" in nb["cells"][i]["metadata"] for i, m in enumerate(expected) if m), path.name
