@@ -18,7 +18,7 @@ import pytest
 
 from sdpa_helpers import exercises
 from sdpa_helpers.attention import attention_scores, softmax, softmax_jacobian
-from sdpa_helpers.exercises import check, choice_checker, function_checker, numeric_checker
+from sdpa_helpers.exercises import _REGISTRY, check, choice_checker, function_checker, numeric_checker
 from sdpa_helpers.sampling import make_rng
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1135,3 +1135,26 @@ def test_a_patched_softmax_does_not_become_the_reference():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("key,answer,named", [
+    ("06.cross_entropy_grad", 0.02, "the bound 2 (1 − max p)"),  # typed short: the slip is exactly 0.02
+    ("06.cross_entropy_grad", 2, "an upper limit"),
+    ("08.xavier_head_var", 1.78, "d_model = 512"),
+    ("08.rho_mean", 16, "rho = 0.5"),
+    ("03.scaled_z", -7.15, "111 sqrt(111)"),
+    ("01.hand_dot", 8, "third product left out"),
+    ("01.frobenius", 7, "without their signs"),
+])
+def test_the_readers_slips_are_named(key, answer, named):
+    """Slips the re-read of this session found told only "off" (or named half of their readings)."""
+    ok, feedback = _REGISTRY[key].checker(answer)
+    assert not ok and named in feedback, feedback
+
+
+def test_a_wrong_jacobian_does_not_print_another_exercise_answer():
+    """06.softmax_jacobian's first failing case printed J at p = [0.5, 0.5], the answer of 06.jacobian_half."""
+    from sdpa_helpers.exercises import _REGISTRY as registry
+    half = registry["06.jacobian_half"].checker.expected
+    ok, feedback = registry["06.softmax_jacobian"].checker(lambda p: np.diag(p))
+    assert not ok and np.array2string(half, precision=2) not in feedback and "0.25" not in feedback, feedback

@@ -155,15 +155,7 @@ print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.
 # ## 4. The variance of a product
 #
 # **Predict:** $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
-# What is $\mathrm{Var}(XY)$?
-#
-# Apply the shortcut of section 1 to $XY$, then section 3 twice:
-#
-# $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
-#
-# For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so $\mathrm{Var}(XY) = 1$. With
-# nonzero means it differs from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the
-# square on the means forgotten. Exact check of sections 3 and 4:
+# What is $\mathrm{Var}(XY)$? Then run the exact check of sections 3 and 4:
 
 # %%
 E_XY = variance.exact_mean([x * y for x, y in independent])
@@ -174,8 +166,15 @@ verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == E
        f"wrong rules: Var(X)·Var(Y) = {variance.exact_var(X) ** 2}, E[X²]E[Y²] − E[X]E[Y] = {E_X2 * E_X2 - mean_X * mean_X}")
 
 # %% [markdown]
-# The exact answer, 52/9, is thirteen times the common guess $(2/3)^2 = 4/9$: the means enter. At
-# mean 0 the right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree: the case we need next.
+# The exact answer, 52/9, is thirteen times the common guess $(2/3)^2 = 4/9$: the means enter. Why:
+# apply the shortcut of section 1 to $XY$, then section 3 twice,
+#
+# $$\mathrm{Var}(XY) = E[X^2Y^2] - (E[XY])^2 = E[X^2]\,E[Y^2] - (E[X]\,E[Y])^2 .$$
+#
+# It differs from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the square on the
+# means forgotten. For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so
+# $\mathrm{Var}(XY) = 1$: at mean 0 the right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, the case
+# we need next.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: sections 3 and 4 by simulation, with means 2
@@ -305,8 +304,8 @@ for name, q_case, k_case, var_theory in (("q on the sphere, k i.i.d.", q_sphere,
 print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:.1%} more at d = 64")
 
 # %% [markdown] tags=["deep-dive"]
-# At $d = 8$ two LayerNorm outputs give $64/7 \approx 9.14$, not 8: 14 % more. The excess
-# $d/(d - 1)$ stays near 1 while $d$ grows, so at $d = 64$ it is 1.6 %. (In a
+# At $d = 8$ two LayerNorm outputs give $64/7 \approx 9.14$, not 8: 14 % more. The variance is
+# $d\cdot d/(d - 1)$, and the factor $d/(d - 1)$ is $1/(d - 1)$ above 1, so at $d = 64$ it is 1.6 % more. (In a
 # transformer, $q$ and $k$ are linear maps of LayerNorm outputs; notebook 08 follows that path.)
 
 # %% [markdown] tags=["deep-dive"]

@@ -157,8 +157,8 @@ gradients_plots.jacobian_bound_figure(gap, fro).figure
 # ## 4. When the upstream gradient is not bounded
 #
 # The bound needs a bounded $g$. Cross-entropy put directly on $p$, $L = -\ln p_t$, has $g = -e_t/p_t$,
-# unbounded as $p_t \to 0$, and its gradient to the logits does not vanish however saturated $p$ is
-# (Exercise 1; the deep dive below; [notebook 09](09_training_with_and_without_scale.ipynb) on its own
+# unbounded as $p_t \to 0$, and its gradient to the logits does not vanish when $p$ is saturated on a
+# key other than the target (Exercise 1; the deep dive below; [notebook 09](09_training_with_and_without_scale.ipynb) on its own
 # model). An attention softmax's $g$ comes from bounded values: back to the rule.
 
 # %% [markdown] tags=["deep-dive"]
@@ -179,7 +179,7 @@ verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.no
 # $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
 # through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
-# **Predict:** as $d_k$ goes from 1 to 4096, does the unscaled gradient to the query shrink steadily, collapse, stay or grow?
+# **Predict:** as $d_k$ goes from 1 to 4096, does the *mean* unscaled gradient to the query shrink steadily, collapse, stay or grow? And the median?
 
 # %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays in a narrow band near 0.23 to 0.37. Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
@@ -210,8 +210,8 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
        u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
 
 # %% [markdown]
-# This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
-# everywhere, but its larger mean arrives as large kicks to the near ties (44 % of queries at
+# This refines part 3 of the answer (**speed, not possibility**: unscaled heads still learn, but more
+# slowly as $d_k$ grows; notebook 09 measures it): the unscaled gradient is not smaller everywhere, but its larger mean arrives as large kicks to the near ties (44 % of queries at
 # $d_k = 64$, 6 % at 4096, where their median kick is 37× the scaled median).
 
 # %% [markdown] tags=["deep-dive"]

@@ -59,7 +59,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # | rule | $\mathrm{Var}(W)$ |
 # |---|---|
 # | "$1/\text{fan\_in}$" | $1/\text{fan\_in}$ |
-# | Xavier's | $2/(\text{fan\_in} + \text{fan\_out})$ |
+# | Xavier's, on one head's own $512\times 64$ matrix | $2/(\text{fan\_in} + \text{fan\_out})$ |
 # | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) |
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
@@ -84,7 +84,8 @@ assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's is above. $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
+# Xavier's, on one head's own matrix, is above (on PyTorch's packed matrix it is below: deep dive).
+# $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
 # variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
 # %% [markdown] tags=["deep-dive"]
@@ -594,7 +595,8 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 # logits have variance 6.04, not 64 (00's row: 2.2–2.4 keys in play). Still, unscaled it is partly
 # committed (78–84 of 1024 keys in play vs 977 scaled), and its variance $d_k(d_\text{model}\cdot 0.02^2)^2$ grows with
 # $d_k$ and with the width squared. The scale removes
-# the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to the rule's constant factor.
+# the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to a factor set by the rule
+# (and, for Xavier and GPT-2, by the matrix shapes).
 #
 # **Where the answer stops.** All of this is at initialisation, under the footnote's assumption. This
 # notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$), when it breaks (trained

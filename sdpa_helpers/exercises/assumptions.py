@@ -35,6 +35,7 @@ register(
                                                  "has fan_out = d_k = 64"),
         Slip(init_weight_variance("xavier", 768, 64), "Var(W), one weight's variance; Var(q_i) multiplies it by "
                                                      "fan_in = 768"),
+        Slip(query_variance("xavier", 512, 64), "section 2's value for d_model = 512; here d_model = 768"),
     ]),
 )
 
@@ -80,6 +81,7 @@ register(
         Slip(correlated_dot_product_moments(1024, 0.25).mean, "rho d_k, the unscaled mean; divide by sqrt(d_k)"),
         Slip(correlated_dot_product_moments(1024, 0.25, scale="inv_d").mean,
              "rho, the mean under muP's 1/d_k; the question scales by 1/sqrt(d_k)"),
+        Slip(correlated_dot_product_moments(1024, 0.5, scale="sqrt").mean, "the mean for rho = 0.5; here rho = 0.25"),
     ]),
 )
 
