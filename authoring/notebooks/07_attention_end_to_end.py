@@ -164,8 +164,9 @@ except ValueError as error:
     print("this package: ValueError:", error)
 
 # %% [markdown]
-# Each in one line:
-# - (a) every entry is $e^{-\infty} = 0$, so the softmax is $0/0$: NaN, which spreads into all that follows.
+# **What happened:**
+#
+# - (a) every $e^{-\infty}$ is 0, so the softmax is $0/0$: NaN, which spreads into all that follows.
 # - (b) every logit becomes the same number: equal logits, a uniform row (1/4 each).
 # - (c) adding the same number to every logit keeps every gap, and only gaps matter (notebook 05,
 #   section 1): the row's softmax is unchanged, as if there were no mask.
