@@ -40,7 +40,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__}",
 #
 # $\mathrm{softmax}(z)_i = e^{z_i}/\sum_{j=1}^{n} e^{z_j}$: every weight is positive and they sum to 1. The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$:
 # only the **gap** matters: a gap of 9 gives odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing, so the softmax
-# is computed safely by subtracting the largest logit first (exercise 5; checks: deep dive after section 2).
+# is computed safely by subtracting the largest logit first (exercise 5, among the folded extra exercises; checks: deep dive
+# after section 2).
 
 # %% [markdown] predict_answer=["below 0.01 %", "3 in a million"]
 # ## 2. Multiplying the logits makes the softmax peaky
@@ -166,15 +167,15 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
-# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derivation and precision: deep dives).
-# Unscaled, one query's logits are such draws with $\sigma^2$ about $d_k$ (deep dive after section 2),
-# so $H$ is 1 nat down at $d_k \approx 2$ whatever $n$: right for many keys (2.2 for 1024), too early for
-# few (21 for 4 keys).
+# $H \approx \ln n - \sigma^2/2$ while no single logit dominates. Take this law on trust here: the deep
+# dive below derives it in a few lines (from the average $E\,e^{z} = e^{\sigma^2/2}$) and measures where
+# it holds. Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
+# whatever $n$: right for many keys (2.2 for 1024), too early for few (21 for 4 keys).
 #
 # This refines part 2 of the answer (**commitment**): unscaled, already at the head sizes real models
 # use, each query starts committed to one key the random draws picked. How committed: the weight left
-# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian $J$ (the table of how much each
-# weight moves when each logit is nudged; notebook 06 builds it):
+# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian $J$: how much the weights move per
+# unit nudge of the softmax's own input ($q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled; notebook 06 builds it):
 
 # %%
 for d in (64, 128):
@@ -184,8 +185,10 @@ for d in (64, 128):
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128 (below $10^{-9}$ at 4096: deep dive), and its $\|J\|_F$ is 3× and 9× below scaled: little learning
-# signal reaches the keys it ignores.
+# 128 (below $10^{-9}$ at 4096: deep dive). Per unit of the softmax's input its $\|J\|_F$ is 3× and 9×
+# below scaled, and each key the query ignores gets a gradient multiplied by its near-zero weight:
+# little learning signal reaches those keys. (The gradient to the query itself can be larger
+# unscaled: 06 §5, part 3 of the answer.)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why the scaled curves are not perfectly flat
@@ -373,21 +376,20 @@ explorer
 # A softmax with **temperature** $T > 0$ divides the logits by $T$ first:
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$. Small $T$ sharpens toward one-hot, large $T$
 # flattens toward uniform. Scaled attention is the unscaled logits at temperature $\sqrt{d_k}$ — a
-# temperature that grows exactly as fast as the logits spread, so the two cancel:
+# temperature that grows exactly as fast as the logits spread, so the two cancel. Section 2's ×8 and
+# ×64 were temperatures 1/8 and 1/64.
 
-# %% alt="Left, three bar charts of the softmax of Karpathy's five logits: at T = 1/8 the largest takes 0.80, at T = 1 0.29, at T = 8 all five near 0.2. Right, against T from 1/64 to 64 (log axis): the largest weight falls from 1 toward 0.2 and the effective keys e^H rise from 1 toward 5; dotted lines labelled one-hot (1) and uniform (0.2 and 5), grey vertical lines at the bars' T = 1/8, 1 and 8."
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the temperature, drawn and live, and the identity checked
+#
+# Karpathy's logits at $T = 1/8$ (his ×8), 1 and 8, and the largest weight and $e^H$ against $T$;
+# then drag $T$; then the identity $\mathrm{softmax}(z/\sqrt{d_k}) = \mathrm{softmax}(z, T = \sqrt{d_k})$
+# on section 3's query.
+
+# %% tags=["deep-dive"] alt="Left, three bar charts of the softmax of Karpathy's five logits: at T = 1/8 the largest takes 0.80, at T = 1 0.29, at T = 8 all five near 0.2. Right, against T from 1/64 to 64 (log axis): the largest weight falls from 1 toward 0.2 and the effective keys e^H rise from 1 toward 5; dotted lines labelled one-hot (1) and uniform (0.2 and 5), grey vertical lines at the bars' T = 1/8, 1 and 8."
 temps, curve_t = [1 / 8, 1, 8], 2.0 ** np.linspace(-6, 6, 49)
 (bar_w, _), (_, curve_stats) = (saturation.temperature_curves(z5, t) for t in (temps, curve_t))
 saturation_plots.temperature_small_multiples(temps, bar_w, curve_t, curve_stats)
-
-# %% [markdown]
-# Above: Karpathy's logits at $T = 1/8$ (his ×8), 1 and 8, and the largest weight and $e^H$ against $T$.
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the temperature, live, and the identity checked
-#
-# Drag $T$; then the identity $\mathrm{softmax}(z/\sqrt{d_k}) = \mathrm{softmax}(z, T = \sqrt{d_k})$ on
-# section 3's query.
 
 # %% tags=["deep-dive", "nbval-ignore-output"] alt="Explorer with a temperature slider from 1/64 to 64: bars of the softmax of Karpathy's five logits at the chosen T, one-hot at small T and nearly uniform at large T, beside the largest weight and e^H against T with a marker at the chosen T."
 temperature_explorer = TemperatureExplorer()
@@ -439,24 +441,7 @@ _ = check("05.temperature", answer)
 # $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
 # </details>
 #
-# **Exercise 3.** 1024 keys get logits drawn independently from $N(0, \sigma^2)$ with $\sigma^2 = 2$, where the law holds
-# within 5 % (section 5's deep dive). What effective number of keys $e^H$ does the law give?
-# (three significant figures)
-
-# %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("05.effective_keys_law", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $H \approx \ln 1024 - 2/2 = 5.93$ nats, so $e^H \approx 1024\,e^{-1} \approx 377$ keys: variance 2 costs
-# one nat, a factor $e$ in effective keys. For 1024 keys the law holds within 5 % up to
-# $\sigma^2 \approx 5.2$ (0.2 % off at $\sigma^2 = 2$: section 5's deep dive on its precision), so it is trustworthy here;
-# at $\sigma^2 = 8$ it is 20 % too low.
-# </details>
-#
-# **Exercise 4 (conceptual).** Going from 16 to 1024 keys, the measured onset of saturation (section 5)
+# **Exercise 3 (conceptual).** Going from 16 to 1024 keys, the measured onset of saturation (section 5)
 # (a) grows like $\ln n$, by 2.5×; (b) stays at a few units of $d_k$; (c) grows like $n$, by 64×.
 # Answer with a letter, then explain from $H \approx \ln n - \sigma^2/2$ why the law's onset is the same for every $n$.
 
@@ -472,18 +457,39 @@ _ = check("05.onset_moves", answer)
 # right where the law holds at $\sigma^2 = 2$ (many keys) and wrong for few keys (4 keys: about 21).
 # More keys do not protect an unscaled softmax.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
+# **Exercise 4.** 1024 keys get logits drawn independently from $N(0, \sigma^2)$ with $\sigma^2 = 2$, where the law holds
+# within 5 % (section 5's deep dive). What effective number of keys $e^H$ does the law give?
+# (three significant figures)
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer, then run the cell
+_ = check("05.effective_keys_law", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $H \approx \ln 1024 - 2/2 = 5.93$ nats, so $e^H \approx 1024\,e^{-1} \approx 377$ keys: variance 2 costs
+# one nat, a factor $e$ in effective keys. For 1024 keys the law holds within 5 % up to
+# $\sigma^2 \approx 5.2$ (0.2 % off at $\sigma^2 = 2$: section 5's deep dive on its precision), so it is trustworthy here;
+# at $\sigma^2 = 8$ it is 20 % too low.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 5.** Write `stable_softmax(x)`: the softmax over the last axis of a numpy array,
 # which works for logits like `1e6`, `[1000, 1000]`, `[-1000, -1000]` and `-inf` (weight 0).
 
-# %%
+# %% tags=["deep-dive"]
 def stable_softmax(x):
     ...  # your code here: return the weights, same shape as x
 
 
 _ = check("05.stable_softmax", stable_softmax)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -497,7 +503,8 @@ _ = check("05.stable_softmax", stable_softmax)
 # $\le 0$, and the largest term is exactly 1, so the sum is never 0. `exp(-inf) = 0` gives a
 # masked logit weight 0. `keepdims=True` makes it work row by row.
 # </details>
-#
-# ---
-# **Next:** [06 — Vanishing gradients](06_vanishing_gradients.ipynb)
 
+# %% [markdown]
+# ## Next
+#
+# **Next:** [06 — Vanishing gradients](06_vanishing_gradients.ipynb)

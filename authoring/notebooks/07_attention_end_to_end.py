@@ -142,8 +142,9 @@ verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 # ## 4. A query with no key left
 #
 # Short sequences in a batch are filled up with *padding* tokens that no query may look at. Pad
-# on the left and add a causal mask: a padding position's query then has **no key left**. Such
-# rows are routine, and what comes out depends on *how* the mask is applied.
+# on the left and add a causal mask: a padding position's query may look only at keys up to its own
+# position, all of them padding, so it has **no key left**. Such rows are routine, and what comes out
+# depends on *how* the mask is applied.
 #
 # **Predict:** a row of 4 logits is fully masked. What weights come out if the mask (a) puts
 # $-\infty$ in every entry, (b) *replaces* every entry by the most negative float, (c) *adds*
@@ -163,10 +164,15 @@ except ValueError as error:
     print("this package: ValueError:", error)
 
 # %% [markdown]
-# (c) blocks nothing: adding one number to a whole row leaves its softmax unchanged. (b) erases
-# the logits: equal logits, a uniform row. Only (a) notices, with a NaN that spreads into all
-# that follows. None of these rows means anything (models discard padding positions); this
-# package raises an error (last line), as in a small example such a row is likely a mistake.
+# **What happened:**
+#
+# - (a) every $e^{-\infty}$ is 0, so the softmax is $0/0$: NaN, which spreads into all that follows.
+# - (b) every logit becomes the same number: equal logits, a uniform row (1/4 each).
+# - (c) adding the same number to every logit keeps every gap, and only gaps matter (notebook 05,
+#   section 1): the row's softmax is unchanged, as if there were no mask.
+#
+# None of these rows means anything (models discard padding positions); this package raises an error
+# (last line), as in a small example such a row is likely a mistake.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how large an added mask must be, and what libraries do
@@ -285,11 +291,8 @@ verify("and 0.02 is at least 4 SE of a difference of two of them", 0.02 >= 4 * 2
 # %% [markdown]
 # Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient:
 # part 2 of the course's answer (**commitment**), in a whole attention layer.
-# Scaled rows stay near 0.29 from $d_k \approx 16$ up. For a
-# fixed query $q$, the logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$ (the
-# terms $q_i k_{ji}$ have variances $q_i^2$, and they add), which averages 1 over queries and, as $d_k$
-# grows, varies less from query to query. At $d_k$ = 1 and 4 it varies a lot, and short queries
-# give flat rows (0.24, 0.27; deep dive below). Live (drag $d_k$):
+# Scaled rows stay near 0.29 from $d_k \approx 16$ up; at $d_k$ = 1 and 4 they are flatter (0.24,
+# 0.27), because there a query's length varies a lot from row to row (deep dive below). Live (drag $d_k$):
 
 # %% tags=["nbval-ignore-output"] alt="Explorer with a d_k slider, titled d_k = 64, length 12, no mask: two 12 by 12 heatmaps of attention weights without a mask, softmax(Q K-transpose) unscaled on the left and scaled by 1/sqrt(d_k) on the right. At d_k = 64 most unscaled rows hold one bright cell of weight near 1; the scaled rows are spread out, no cell near 1. Dragging d_k up makes the unscaled rows one-hot while the scaled ones stay alike."
 explorer = AttentionMapExplorer(d_k=64)
@@ -297,6 +300,11 @@ explorer
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why 0.24 at $d_k = 1$ and 0.29 later
+#
+# For a fixed query $q$, the scaled logits $q\cdot k_j/\sqrt{d_k}$ have variance $\lVert q\rVert^2/d_k$
+# (the terms $q_i k_{ji}$ have variances $q_i^2$, and they add). That averages 1 over queries and, as
+# $d_k$ grows, varies less from query to query; at small $d_k$ it varies a lot, and short queries give
+# flat rows.
 #
 # At $d_k = 1$ a row's logits are $q_1 k_{j1}$: given the query, normal with standard deviation
 # $|q_1|$, which differs a lot from row to row. Rows of 12 logits with variance exactly 1 (the limit
@@ -335,7 +343,8 @@ for label, c in (("unscaled", 1.0), ("× 1/√d_k", 1 / np.sqrt(head_dim)), ("×
 
 # %% [markdown]
 # Divided by $\sqrt{d_\text{model}}$, the logits' spread is $\sqrt{64/512} \approx 0.35$ instead of 1, and
-# every head's rows start close to uniform: the scale belongs to the head.
+# every head's rows start much flatter: mean largest weight 0.141, against 0.083 uniform and 0.285 with
+# $1/\sqrt{d_k}$. The scale belongs to the head.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: published head sizes, the per-head check, and what the wrong scale does
@@ -406,21 +415,7 @@ _ = check("07.output_component", None)  # replace None with your answer, then ru
 # and not the value of the most-weighted key, 2: that is what a one-hot row would give.
 # </details>
 #
-# **Exercise 2.** With a causal mask over a sequence of length 10, how many of the
-# $10 \times 10$ attention weights are exactly 0 (an integer)?
-
-# %%
-_ = check("07.causal_zeros", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# Row $i$ (counting from 0) masks the keys $i+1, \dots, 9$: that is $9 - i$ zeros. In total
-# $9 + 8 + \dots + 0 = 10 \cdot 9 / 2 = 45$ — everything strictly above the diagonal.
-# Check: `(~causal_mask(10)).sum()`.
-# </details>
-#
-# **Exercise 3 (apply).** Eight positions, the first 3 padding, under a causal mask: the padding query at
+# **Exercise 2 (apply).** Eight positions, the first 3 padding, under a causal mask: the padding query at
 # position 2 has every key masked, and the library *replaces* masked logits by one large
 # negative number. What weight goes to key 7, a later token (three significant figures)?
 
@@ -436,7 +431,7 @@ _ = check("07.fully_masked_weight", None)  # replace None with your answer, then
 # keys 0–2 the causal mask allows, and not 0.)
 # </details>
 #
-# **Exercise 4 (conceptual).** Explain: a layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
+# **Exercise 3 (conceptual).** Explain: a layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
 # stays 64. By what factor must the scale $1/\sqrt{d_k}$ change (an integer)? Why?
 
 # %%
@@ -450,20 +445,38 @@ _ = check("07.d_v_factor", None)  # replace None with your answer, then run the 
 # (GPT-2's code happens to read the dimension from `v.shape[-1]`, which is correct there only
 # because its $d_v = d_k$.)
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
+# **Exercise 4.** With a causal mask over a sequence of length 10, how many of the
+# $10 \times 10$ attention weights are exactly 0 (an integer)?
+
+# %% tags=["deep-dive"]
+_ = check("07.causal_zeros", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# Row $i$ (counting from 0) masks the keys $i+1, \dots, 9$: that is $9 - i$ zeros. In total
+# $9 + 8 + \dots + 0 = 10 \cdot 9 / 2 = 45$ — everything strictly above the diagonal.
+# Check: `(~causal_mask(10)).sum()`.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 5.** Write `masked_softmax(logits, mask)`: the softmax over the last axis, with a
 # weight of exactly 0 wherever `mask` is False, and no overflow on logits like $10^6$. For an
 # all-False row (section 4) raise a `ValueError` naming its index, e.g. "row 2 of mask has no
 # True entry". Use numpy, not `sdpa_helpers.attention.softmax`.
 
-# %%
+# %% tags=["deep-dive"]
 def masked_softmax(logits, mask):
     ...  # your code: weight exactly 0 where mask is False; ValueError naming an all-False row
 
 
 _ = check("07.masked_softmax", masked_softmax)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -479,6 +492,8 @@ _ = check("07.masked_softmax", masked_softmax)
 #     return e / e.sum(axis=-1, keepdims=True)
 # ```
 # </details>
+
+# %% [markdown]
+# ## Next
 #
-# ---
 # **Next:** [08 — Does unit variance hold?](08_does_unit_variance_hold.ipynb)
