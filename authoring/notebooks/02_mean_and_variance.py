@@ -570,26 +570,7 @@ _ = check("02.general", answer)
 # $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
 # </details>
 #
-# **Exercise 3 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
-# standard normal number $y$, independent of $q$, is copied into all 16 components. What is
-# $\mathrm{Var}(q\cdot k)$ (an integer)?
-
-# %%
-answer = None  # replace None with your answer
-_ = check("02.copied_key", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# The terms $q_iy$ share $y$, so section 5's sum of independent terms does not apply. Factor $y$
-# out: $q\cdot k = yS$ with $S = q_1 + \dots + q_{16}$. $S$ is computed from $q$ alone, so it is
-# independent of $y$ (section 3), and section 5 gives $E[S] = 0$, $\mathrm{Var}(S) = 16$, so
-# $E[S^2] = 16$. Section 4: $\mathrm{Var}(yS) = E[y^2]E[S^2] - (E[y]E[S])^2 = 1\cdot 16 - 0 = 16$.
-# The terms are dependent, yet the variance is still $d_k$. (Copying into $q$ as well gives
-# $q\cdot k = 16\,xy$ and variance $16^2 = 256$.)
-# </details>
-#
-# **Exercise 4 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
+# **Exercise 3 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
 # each uniform on a short list, and tell $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$ from
 # the shortcut $\mathrm{Var}(X)\,\mathrm{Var}(Y)$. Which list works: (a) $[-1, 1]$, (b) $[-1, 0, 1]$,
 # (c) $[1, 2]$, (d) $[-2, 2]$? Answer with a letter, e.g. `'a'`.
@@ -610,6 +591,26 @@ _ = check("02.exact_case_design", answer)
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 4 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
+# standard normal number $y$, independent of $q$, is copied into all 16 components. What is
+# $\mathrm{Var}(q\cdot k)$ (an integer)?
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer
+_ = check("02.copied_key", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# The terms $q_iy$ share $y$, so section 5's sum of independent terms does not apply. Factor $y$
+# out: $q\cdot k = yS$ with $S = q_1 + \dots + q_{16}$. $S$ is computed from $q$ alone, so it is
+# independent of $y$ (section 3), and section 5 gives $E[S] = 0$, $\mathrm{Var}(S) = 16$, so
+# $E[S^2] = 16$. Section 4: $\mathrm{Var}(yS) = E[y^2]E[S^2] - (E[y]E[S])^2 = 1\cdot 16 - 0 = 16$.
+# The terms are dependent, yet the variance is still $d_k$. (Copying into $q$ as well gives
+# $q\cdot k = 16\,xy$ and variance $16^2 = 256$.)
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 5 (apply).** $d_k = 64$, and every component of $q$ and $k$ has mean 0 and
 # variance 3 (all independent). What is $\mathrm{Var}(q\cdot k)$ (an integer)?
 

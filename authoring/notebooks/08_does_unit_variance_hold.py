@@ -558,8 +558,8 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # %% [markdown] predict_answer=["below", "far below"]
 # ## 5. Real models: GPT-2 and T5
 #
-# First, the course's table of published models (00, 04 and 07 refer here); only its GPT-2 small
-# and T5 base rows matter here. **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
+# Their rows of the course's table of published models (the whole table closes the deep dive after
+# this section). **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
 # $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
@@ -567,8 +567,8 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # **Predict:** is GPT-2 small's scaled logit variance at initialisation above or below 1?
 
 # %%
-print(models.format_table())
 gpt2, t5 = models.model("GPT-2 small"), models.model("T5 base")
+print(models.format_table([gpt2, t5]))
 Xg, Xg2 = A.sample_tokens(2 * 256, gpt2.d_model, rng=rng).reshape(2, 256, gpt2.d_model)  # two sets of tokens
 var_gpt2, se = A.cluster_mean((gpt2.scale * A.sample_projected_logits("gpt2", gpt2.head_dim, Xg, Xg2, n_networks=16, rng=rng)) ** 2)
 var_t5 = t5.head_dim * (t5.d_model / (t5.d_model * t5.head_dim)) * (t5.d_model / t5.d_model)  # d_kv·Var(q_i)·Var(k_i)
@@ -637,6 +637,12 @@ verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in pl
 for t in models.TECHNIQUES:
     print(f"{t.name}: {t.what}\n  used by: {t.used_by}\n  source: {t.source}\n")
 
+# %% [markdown] tags=["deep-dive"]
+# The course's table of published models (`sdpa_helpers.models` gives each row's source):
+
+# %% tags=["deep-dive"]
+print(models.format_table())
+
 # %% [markdown]
 # ## Summary
 #
@@ -687,18 +693,21 @@ _ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"
 # $x$, not $q$ or $k$: the learned $W_Q$ and $W_K$ can still make $q$ and $k$ long and aligned,
 # and the mean $\rho\, d_k$ grows.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
 # **Exercise 4.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
 # vectors `q` and `k`.
 
-# %%
+# %% tags=["deep-dive"]
 def cosine_logit(q, k, g):
     ...  # your code: g·cos(θ) of the 1-D vectors q and k
 
 
 _ = check("08.cosine_logit", cosine_logit)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # <details><summary>Solution</summary>
 #
 # ```python
@@ -708,8 +717,6 @@ _ = check("08.cosine_logit", cosine_logit)
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: More exercises
-#
 # **Exercise 5.** $W_Q$ and $W_K$ ($d_\text{model} \to d_k = 128$) start from PyTorch's default;
 # tokens are LayerNormed. What is the variance of the *unscaled* $q\cdot k$ (three significant figures)?
 
