@@ -7,18 +7,20 @@ lives here once (:func:`chi_norms`), with the draws built on it.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _checks
 from .scales import scale_factor
 
 __all__ = ["DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "RngLike", "check_dist", "make_rng",
            "sample_components", "sample_dot_products", "sample_matmul_variances",
-           "MCEstimate", "mc_estimate", "check_d_ks", "check_d_k", "chi_norms", "curve_draws", "query_logits",
-           "prefix_logits"]
+           "MCEstimate", "mc_estimate", "sample_summary", "check_d_ks", "check_d_k", "chi_norms", "curve_draws",
+           "query_logits", "prefix_logits"]
 
 #: What every ``rng`` parameter accepts: None (fresh entropy), an int seed >= 0, or a Generator.
 RngLike: TypeAlias = int | np.random.Generator | None
@@ -326,3 +328,33 @@ def prefix_logits(d_ks, n_keys: int, rng=None) -> np.ndarray:
     norms = chi_norms(blocks, None, rng)  # (len(d_ks),): ||q_block||
     b = rng.standard_normal((n_keys, d_ks.size)).T  # (len(d_ks), n_keys); key j's draws come j-th
     return np.cumsum(norms[:, None] * b, axis=0)
+
+
+def sample_summary(samples: ArrayLike) -> dict[str, float]:
+    """Of ``samples`` (n >= 2): ``mean``, ``se_mean = sqrt(var / n)``, ``var`` (ddof=1), ``se_var =
+    sqrt((m_4 - var^2) / n)`` and the excess kurtosis ``kurt = m_4 / var^2 - 3``, as a dict of floats.
+
+    >>> st = sample_summary([-1.0, 1.0, -1.0, 1.0])
+    >>> st["mean"], round(st["var"], 4), st["se_var"], round(st["kurt"], 4)
+    (0.0, 1.3333, 0.0, -2.4375)
+    """
+    s = _checks.real_array("samples", samples, min_ndim=1).ravel()
+    n = s.size
+    if n < 2:
+        raise ValueError(f"samples must hold at least 2 numbers, got {n}")
+    scale = float(np.max(np.abs(s))) or 1.0  # powers of huge or tiny values would over/underflow
+    c = s / scale
+    mean = float(c.mean())
+    c = c - mean
+    var = float(c @ c) / (n - 1)
+    m4 = float(np.mean(c**4))
+    if var == 0.0:
+        raise ValueError("samples are all equal: their spread has no standard error, their kurtosis no value")
+    out = {
+        "mean": mean * scale, "se_mean": math.sqrt(var / n) * scale,
+        "var": var * scale * scale, "se_var": math.sqrt(max(m4 - var**2, 0.0) / n) * scale * scale,
+        "kurt": m4 / var**2 - 3.0,
+    }
+    if not all(math.isfinite(v) for v in out.values()):
+        raise ValueError("samples are too large: their variance exceeds the float range")
+    return out

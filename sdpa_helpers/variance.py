@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 from ._numerics import histogram_fractions
-from .sampling import check_dist, chi_norms, make_rng, sample_components, sample_dot_products
+from .sampling import check_dist, chi_norms, make_rng, sample_components, sample_dot_products, sample_summary
 from .scales import D_K_CHOICES
 from .theory import product_moments
 
@@ -98,36 +98,6 @@ def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
     [0.25, 0.5]
     """
     return histogram_fractions(samples, edges, density=True, values_name="samples")
-
-
-def sample_summary(samples: ArrayLike) -> dict[str, float]:
-    """Of ``samples`` (n >= 2): ``mean``, ``se_mean = sqrt(var / n)``, ``var`` (ddof=1), ``se_var =
-    sqrt((m_4 - var^2) / n)`` and the excess kurtosis ``kurt = m_4 / var^2 - 3``, as a dict of floats.
-
-    >>> st = sample_summary([-1.0, 1.0, -1.0, 1.0])
-    >>> st["mean"], round(st["var"], 4), st["se_var"], round(st["kurt"], 4)
-    (0.0, 1.3333, 0.0, -2.4375)
-    """
-    s = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    n = s.size
-    if n < 2:
-        raise ValueError(f"samples must hold at least 2 numbers, got {n}")
-    scale = float(np.max(np.abs(s))) or 1.0  # powers of huge or tiny values would over/underflow
-    c = s / scale
-    mean = float(c.mean())
-    c = c - mean
-    var = float(c @ c) / (n - 1)
-    m4 = float(np.mean(c**4))
-    if var == 0.0:
-        raise ValueError("samples are all equal: their excess kurtosis is undefined")
-    out = {
-        "mean": mean * scale, "se_mean": math.sqrt(var / n) * scale,
-        "var": var * scale * scale, "se_var": math.sqrt(max(m4 - var**2, 0.0) / n) * scale * scale,
-        "kurt": m4 / var**2 - 3.0,
-    }
-    if not all(math.isfinite(v) for v in out.values()):
-        raise ValueError("samples are too large: their variance exceeds the float range")
-    return out
 
 
 # -- Exact moments of small discrete cases (notebook 02's exact checks) -------------------------
