@@ -1,9 +1,7 @@
 """The attention mechanism in numpy: softmax, its Jacobian, entropy, scores, SDPA, causal mask, layer norm.
 
-Right for inputs in the course's range (:mod:`._checks`), a ValueError naming the parameter outside
-it; plain formulas, checks at the edge. Shapes follow the paper: ``Q`` (..., n_q, d_k), ``K``
-(..., n_k, d_k), ``V`` (..., n_k, d_v), leading dimensions broadcast; a boolean ``mask`` is True
-where a query may attend (PyTorch's ``attn_mask``).
+Shapes follow the paper: ``Q`` (..., n_q, d_k), ``K`` (..., n_k, d_k), ``V`` (..., n_k, d_v), leading
+dimensions broadcast; a boolean ``mask`` is True where a query may attend (PyTorch's ``attn_mask``).
 """
 
 from __future__ import annotations
@@ -210,10 +208,6 @@ def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> 
     """``(unscaled, scaled)`` attention weights (length, length) of standard normal Q, K (length, d_k) from ``seed``.
 
     Causal mask if ``causal``; cached (checked before the cache sees them), read-only.
-
-    >>> u, s = random_attention_weights(64, 8, 0, True)
-    >>> u.shape, bool((u[0, 1:] == 0).all())
-    ((8, 8), True)
     """
     d_k = _checks.d_k("d_k", d_k)
     length = _checks.positive_int("length", length)

@@ -47,10 +47,6 @@ def sample_dot_products_fast(d_k: int, n_samples: int, dist: str = "normal", rng
     of :func:`sdpa_helpers.sampling.sample_dot_products`: normal ``||q|| a`` and Rademacher
     ``2 Binomial(d_k, 1/2) - d_k`` exactly; uniform and Laplace at the grid's ``d_k >=`` :data:`CF_MIN_D_K`
     by inverse-CDF from :data:`CDF_FILE` (CDF error below 1e-4), elsewhere the direct sampler.
-
-    >>> s = sample_dot_products_fast(4096, 100_000, "laplace", rng=0)
-    >>> s.shape, round(float(s.var()) / 4096, 1)
-    ((100000,), 1.0)
     """
     d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
@@ -74,9 +70,6 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     """Bin edges (n_bins + 1,), in units of ``q . k``, over about ±4.5 ``sqrt(d_k)``: :data:`BINS` times
     ``sqrt(d_k)``; for Rademacher components (``q . k`` an integer of the parity of ``d_k``) each bin
     holds the same number of possible values and no value sits on an edge.
-
-    >>> histogram_edges(1, "rademacher").tolist()  # q·k = -1 or 1: one value per bin
-    [-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
     """
     d_k = _checks.d_k("d_k", d_k)
     sd = math.sqrt(d_k)
@@ -93,9 +86,6 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
 def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Counts of ``samples`` in the bins ``edges`` over ``len(samples) * bin width`` (samples outside count
     in the total): :func:`sdpa_helpers._numerics.histogram_fractions`.
-
-    >>> histogram_density([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
-    [0.25, 0.5]
     """
     return histogram_fractions(samples, edges, density=True, values_name="samples")
 

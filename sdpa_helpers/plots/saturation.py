@@ -1,9 +1,6 @@
-"""Figures for notebook 05: attention weights as bars, saturation curves against d_k, temperature.
-
-Three panels objects draw every picture, for the notebook's figures and its explorers alike:
-:class:`WeightBars` (one query's weights), :class:`CurvePanels` (largest weight, entropy and
-``exp(entropy)`` against d_k) and :class:`TemperaturePanels` (bars at a temperature and the
-curves against it). The numbers come from :mod:`sdpa_helpers.saturation`.
+"""Figures for notebook 05, for the notebook and its explorers alike: :class:`WeightBars` (one query's
+weights), :class:`CurvePanels` (largest weight, entropy, ``exp(entropy)`` against d_k) and
+:class:`TemperaturePanels`; the numbers come from :mod:`sdpa_helpers.saturation`.
 """
 
 from __future__ import annotations
