@@ -26,10 +26,6 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarra
 
     >>> softmax([4.0, 5.0]).round(4).tolist()
     [0.2689, 0.7311]
-    >>> softmax([1e6, 0.0]).tolist()
-    [1.0, 0.0]
-    >>> softmax([0.0, -np.inf]).tolist()
-    [1.0, 0.0]
     """
     arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)", bounded=False)
     axis = _checks.axis_index("axis", axis, arr.ndim)
@@ -124,9 +120,6 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
     >>> out, w = scaled_dot_product_attention(Q, K, V)
     >>> out.tolist(), w.tolist()
     ([[2.0], [2.0]], [[0.5, 0.5], [0.5, 0.5]])
-    >>> out, w = scaled_dot_product_attention(Q, K, V, mask=causal_mask(2))
-    >>> out.tolist(), w.tolist()
-    ([[1.0], [2.0]], [[1.0, 0.0], [0.5, 0.5]])
     """
     q, k, v = _matrices(Q, K, V)
     scores = q @ np.swapaxes(k, -1, -2)  # 1. MatMul: (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)

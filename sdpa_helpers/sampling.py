@@ -1,8 +1,5 @@
-"""Monte Carlo draws and summaries: vectorised, seeded, memory-bounded.
-
-Every ``rng`` parameter goes through :func:`make_rng` (``rng=5`` draws what ``rng=make_rng(5)``
-draws); nothing seeds globally. The chi-square shortcut for ``q . k`` of standard normal vectors
-lives here once (:func:`chi_norms`), with the draws built on it.
+"""Monte Carlo draws and summaries: vectorised, seeded (every ``rng`` goes through :func:`make_rng`;
+nothing seeds globally), memory-bounded; the draws of ``q . k`` build on :func:`chi_norms`.
 """
 
 from __future__ import annotations
@@ -235,9 +232,6 @@ def mc_estimate(samples, axis: int = 0) -> MCEstimate:
 
 def check_d_ks(d_ks) -> np.ndarray:
     """``d_ks`` as a 1-D integer array of positive entries, or a TypeError/ValueError naming ``d_ks``.
-
-    >>> check_d_ks([1, 64]).tolist()
-    [1, 64]
     """
     try:
         arr = np.asarray(d_ks)
@@ -258,19 +252,12 @@ def chi_norms(dof, size=None, rng=None) -> np.ndarray:
     The course's one shortcut for ``q . k``: ``q . k_j = ||q|| a_j`` with ``a_j`` independent
     N(0, 1) and ``||q||^2 ~ chi^2(dof)`` -- exactly the distribution of the full vectors, at two
     random numbers whatever d_k.
-
-    >>> chi_norms(4, 3, rng=0).shape
-    (3,)
     """
     return np.sqrt(make_rng(rng).chisquare(dof, size))
 
 
 def curve_draws(d_ks, n_keys, n_queries, rng):
     """``(d_ks, n_queries, rng, a)``: checked arguments, key directions ``a`` (n_queries, n_keys) shared by all d_k.
-
-    >>> d_ks, n_queries, rng, a = curve_draws([1, 4], 3, 5, rng=0)
-    >>> d_ks.tolist(), a.shape
-    ([1, 4], (5, 3))
     """
     d_ks = check_d_ks(d_ks)
     n_keys = _checks.positive_int("n_keys", n_keys)

@@ -70,8 +70,6 @@ def dot_product_moments(d_k: int, mean_q: float = 0.0, var_q: float = 1.0,
 
     >>> dot_product_moments(64)
     Moments(mean=0.0, var=64.0)
-    >>> dot_product_moments(4, mean_q=1.0, mean_k=1.0)
-    Moments(mean=4.0, var=12.0)
     """
     d_k = _checks.d_k("d_k", d_k)
     mean_q, mean_k = _checks.real("mean_q", mean_q), _checks.real("mean_k", mean_k)
@@ -106,8 +104,6 @@ def sample_variance_moments(m: int, var: float = 1.0, excess_kurtosis: float = 0
 
     >>> sample_variance_moments(101)
     Moments(mean=1.0, var=0.02)
-    >>> sample_variance_moments(4, var=2.0, ddof=0).mean  # np.var of 4 values of variance 2
-    1.5
     """
     m = _checks.count("m", m)
     if m < 2:

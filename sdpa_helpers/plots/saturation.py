@@ -73,10 +73,6 @@ def format_weight_axes(ax, n_keys: int, title: str | None = None):
 
 def weight_bars(weights, scale: str, ax=None, title: str | None = None):
     """One query's weights (shape (n_keys,)) as bars in the colour of ``scale``; returns the Axes.
-
-    >>> ax = weight_bars([0.25, 0.75], "unscaled")
-    >>> len(ax.collections[0].get_paths()), tuple(map(float, ax.get_ylim()))
-    (2, (0.0, 1.0))
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:
