@@ -1,9 +1,7 @@
 """The attention mechanism in numpy: softmax, its Jacobian, entropy, scores, SDPA, causal mask, layer norm.
 
-Right for inputs in the course's range (:mod:`._checks`), a ValueError naming the parameter outside
-it; plain formulas, checks at the edge. Shapes follow the paper: ``Q`` (..., n_q, d_k), ``K``
-(..., n_k, d_k), ``V`` (..., n_k, d_v), leading dimensions broadcast; a boolean ``mask`` is True
-where a query may attend (PyTorch's ``attn_mask``).
+Shapes follow the paper: ``Q`` (..., n_q, d_k), ``K`` (..., n_k, d_k), ``V`` (..., n_k, d_v), leading
+dimensions broadcast; a boolean ``mask`` is True where a query may attend (PyTorch's ``attn_mask``).
 """
 
 from __future__ import annotations
@@ -28,10 +26,6 @@ def softmax(x: ArrayLike, axis: int = -1, temperature: float = 1.0) -> np.ndarra
 
     >>> softmax([4.0, 5.0]).round(4).tolist()
     [0.2689, 0.7311]
-    >>> softmax([1e6, 0.0]).tolist()
-    [1.0, 0.0]
-    >>> softmax([0.0, -np.inf]).tolist()
-    [1.0, 0.0]
     """
     arr = _checks.real_array("x", x, min_ndim=1, allow_neg_inf=True, shape_hint="(..., n)", bounded=False)
     axis = _checks.axis_index("axis", axis, arr.ndim)
@@ -126,9 +120,6 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
     >>> out, w = scaled_dot_product_attention(Q, K, V)
     >>> out.tolist(), w.tolist()
     ([[2.0], [2.0]], [[0.5, 0.5], [0.5, 0.5]])
-    >>> out, w = scaled_dot_product_attention(Q, K, V, mask=causal_mask(2))
-    >>> out.tolist(), w.tolist()
-    ([[1.0], [2.0]], [[1.0, 0.0], [0.5, 0.5]])
     """
     q, k, v = _matrices(Q, K, V)
     scores = q @ np.swapaxes(k, -1, -2)  # 1. MatMul: (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
@@ -210,10 +201,6 @@ def random_attention_weights(d_k: int, length: int, seed: int, causal: bool) -> 
     """``(unscaled, scaled)`` attention weights (length, length) of standard normal Q, K (length, d_k) from ``seed``.
 
     Causal mask if ``causal``; cached (checked before the cache sees them), read-only.
-
-    >>> u, s = random_attention_weights(64, 8, 0, True)
-    >>> u.shape, bool((u[0, 1:] == 0).all())
-    ((8, 8), True)
     """
     d_k = _checks.d_k("d_k", d_k)
     length = _checks.positive_int("length", length)

@@ -3,11 +3,13 @@ variance exactly ``1/d_k``; :func:`std_with_se` measures the spread of a sample 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from . import _checks
+from .sampling import sample_summary
 from .theory import Moments
 
 __all__ = ["cosine_moments", "std_with_se"]
@@ -31,17 +33,8 @@ def cosine_excess_kurtosis(d_k: int) -> float:
 
 
 def std_with_se(samples: np.ndarray | Sequence[float]) -> tuple[float, float]:
-    """Sample SD ``s`` (ddof=1) of ``samples`` (n >= 2, not all equal) and its large-sample standard error:
-    ``SE(s^2) = sqrt((m4 - s^4) / n)`` (``m4`` the fourth central moment; any distribution with a finite fourth
-    moment), ``SE(s) = SE(s^2) / (2 s)``.
-    """
-    x = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    if x.size < 2:
-        raise ValueError(f"samples must hold at least 2 numbers, got {x.size}")
-    peak = float(np.abs(x).max())
-    centred = (x - x.mean()) / peak if peak > 0 else x  # rescaled first: no fourth power can overflow or underflow
-    std = float(centred.std(ddof=1))
-    if std == 0.0:
-        raise ValueError("samples are all equal: their spread has no standard error to estimate")
-    m4 = float(np.mean(centred**4))
-    return peak * std, peak * float(np.sqrt(max(m4 - std**4, 0.0) / x.size) / (2.0 * std))
+    """Sample SD ``s`` (ddof=1) of ``samples`` (n >= 2, not all equal) and its standard error
+    ``SE(s) = SE(s^2) / (2 s)``, with ``SE(s^2)`` from :func:`~sdpa_helpers.sampling.sample_summary`."""
+    st = sample_summary(samples)
+    std = math.sqrt(st["var"])
+    return std, st["se_var"] / (2.0 * std)

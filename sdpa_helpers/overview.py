@@ -45,9 +45,6 @@ SCALED_EDGES.setflags(write=False)
 
 def spread_edges(d_max: int, n_bins: int = 128) -> np.ndarray:
     """Bins of the unscaled logits for every ``d_k <= d_max`` (one x axis): ``n_bins`` over ``±4 sqrt(d_max)``.
-
-    >>> spread_edges(1024)[[0, -1]].tolist()
-    [-128.0, 128.0]
     """
     d_max = _checks.positive_int("d_max", d_max)
     n_bins = _checks.positive_int("n_bins", n_bins)
@@ -168,9 +165,6 @@ def jacobian_norm_bands(rows: Iterable[Effects], quantiles: ArrayLike = (0.1, 0.
 def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Histogram of ``values`` on ``edges`` as a density, ``counts / (len(values) * bin width)``: values
     outside count in the total (:func:`sdpa_helpers._numerics.histogram_fractions`).
-
-    >>> density_histogram([0.1, 0.2, 1.5, 9.0], [0.0, 1.0, 2.0]).tolist()
-    [0.5, 0.25]
     """
     return histogram_fractions(values, edges, density=True)
 
@@ -295,9 +289,6 @@ def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndar
 
     ``dp/dq = factor * J K``, whose row ``i`` is ``p_i (k_i - kbar)`` (``kbar``: the weighted mean
     key). ``q`` (..., d_k), ``keys`` (..., n_keys, d_k), ``factor`` > 0; returns shape (...).
-
-    >>> round(float(query_gradient_norm([0.0, 0.0], [[1.0, 0.0], [-1.0, 0.0]], 1.0)), 6)  # sqrt(1/2)
-    0.707107
     """
     q = _checks.real_array("q", q, min_ndim=1, shape_hint="(..., d_k)")
     keys = _checks.real_array("keys", keys, min_ndim=2, shape_hint="(..., n_keys, d_k)")
@@ -318,9 +309,6 @@ def query_gradient_norm(q: ArrayLike, keys: ArrayLike, factor: float) -> np.ndar
 def query_gradient_ratio(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> float:
     """Median ``||dp/dq||_F`` unscaled over the scaled median, on the same random ``q`` and keys (drawn
     in chunks). Above 1: unscaled, the weights respond more to ``q`` although ``||J||`` is smaller.
-
-    >>> round(query_gradient_ratio(1, n_queries=500), 2)  # d_k = 1: the two scalings are the same
-    1.0
     """
     d_k = _checks.d_k("d_k", d_k)
     n_keys = _checks.positive_int("n_keys", n_keys)

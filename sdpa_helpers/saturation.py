@@ -44,9 +44,6 @@ MEASURED_ONSETS = {4: 21.397, 16: 4.0074, 64: 2.7455, 256: 2.3443, 1024: 2.2026}
 def explorer_queries(n_keys: int, budget: int = 16384) -> int:
     """Queries per ``d_k`` for the explorer's curves at ``n_keys`` keys: ``budget // n`` (at least 32),
     the same work for every key count.
-
-    >>> [explorer_queries(n) for n in KEY_COUNTS]
-    [4096, 1024, 256, 64, 32]
     """
     n_keys = _checks.positive_int("n_keys", n_keys)
     return max(32, _checks.positive_int("budget", budget) // n_keys)
@@ -127,9 +124,6 @@ def entropy_closed_form(n_keys: int, sigma2) -> np.ndarray:
     """The large-n law for the entropy (nats) of ``n_keys`` i.i.d. N(0, sigma2) logits: ``ln n - sigma2/2``
     (shape of ``sigma2``, each >= 0). From ``E e^z = e^{sigma2/2}``; it needs ``(e^{sigma2} - 1)/n``
     small (:func:`law_holds_up_to` measures where it holds).
-
-    >>> float(entropy_closed_form(1024, 1.0).round(4))
-    6.4315
     """
     n_keys = _checks.positive_int("n_keys", n_keys)
     return np.log(n_keys) - _check_sigma2(sigma2) / 2

@@ -139,9 +139,6 @@ def attention_by_d_k(d_ks: ArrayLike = D_KS, n_keys: int = N_KEYS, n_queries: in
 
 def logit_std(d_k: int) -> float:
     """Standard deviation of ``N_STD_SAMPLES`` unscaled logits ``q . k`` at ``d_k`` (exact draws, seed ``SEED``).
-
-    >>> round(logit_std(64) / 8, 1)  # about sqrt(d_k)
-    1.0
     """
     d_k = _checks.d_k("d_k", d_k)
     if d_k > max(D_KS):
@@ -169,9 +166,6 @@ def weight_bands(d_k: int) -> dict[str, np.ndarray]:
 def band_polygon(low: ArrayLike, high: ArrayLike) -> np.ndarray:
     """The outline, shape (2 n, 2), of the band between ``low`` and ``high`` over ranks 1 ... n
     (drawn by :class:`sdpa_helpers.plots.scaling.SortedWeightsPanel`).
-
-    >>> band_polygon([0.1, 0.2], [0.3, 0.4]).tolist()
-    [[1.0, 0.1], [2.0, 0.2], [2.0, 0.4], [1.0, 0.3]]
     """
     low = _checks.real_array("low", low, min_ndim=1, shape_hint="(n,)")
     high = _checks.real_array("high", high, min_ndim=1, shape_hint="(n,)")

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 from ._numerics import histogram_fractions
-from .sampling import check_dist, chi_norms, make_rng, sample_components, sample_dot_products
+from .sampling import check_dist, chi_norms, make_rng, sample_components, sample_dot_products, sample_summary
 from .scales import D_K_CHOICES
 from .theory import product_moments
 
@@ -47,10 +47,6 @@ def sample_dot_products_fast(d_k: int, n_samples: int, dist: str = "normal", rng
     of :func:`sdpa_helpers.sampling.sample_dot_products`: normal ``||q|| a`` and Rademacher
     ``2 Binomial(d_k, 1/2) - d_k`` exactly; uniform and Laplace at the grid's ``d_k >=`` :data:`CF_MIN_D_K`
     by inverse-CDF from :data:`CDF_FILE` (CDF error below 1e-4), elsewhere the direct sampler.
-
-    >>> s = sample_dot_products_fast(4096, 100_000, "laplace", rng=0)
-    >>> s.shape, round(float(s.var()) / 4096, 1)
-    ((100000,), 1.0)
     """
     d_k = _checks.d_k("d_k", d_k)
     n_samples = _checks.positive_int("n_samples", n_samples)
@@ -74,9 +70,6 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     """Bin edges (n_bins + 1,), in units of ``q . k``, over about ±4.5 ``sqrt(d_k)``: :data:`BINS` times
     ``sqrt(d_k)``; for Rademacher components (``q . k`` an integer of the parity of ``d_k``) each bin
     holds the same number of possible values and no value sits on an edge.
-
-    >>> histogram_edges(1, "rademacher").tolist()  # q·k = -1 or 1: one value per bin
-    [-8.0, -6.0, -4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]
     """
     d_k = _checks.d_k("d_k", d_k)
     sd = math.sqrt(d_k)
@@ -93,41 +86,8 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
 def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
     """Counts of ``samples`` in the bins ``edges`` over ``len(samples) * bin width`` (samples outside count
     in the total): :func:`sdpa_helpers._numerics.histogram_fractions`.
-
-    >>> histogram_density([0.5, 1.5, 1.6, 9.0], [0.0, 1.0, 2.0]).tolist()
-    [0.25, 0.5]
     """
     return histogram_fractions(samples, edges, density=True, values_name="samples")
-
-
-def sample_summary(samples: ArrayLike) -> dict[str, float]:
-    """Of ``samples`` (n >= 2): ``mean``, ``se_mean = sqrt(var / n)``, ``var`` (ddof=1), ``se_var =
-    sqrt((m_4 - var^2) / n)`` and the excess kurtosis ``kurt = m_4 / var^2 - 3``, as a dict of floats.
-
-    >>> st = sample_summary([-1.0, 1.0, -1.0, 1.0])
-    >>> st["mean"], round(st["var"], 4), st["se_var"], round(st["kurt"], 4)
-    (0.0, 1.3333, 0.0, -2.4375)
-    """
-    s = _checks.real_array("samples", samples, min_ndim=1).ravel()
-    n = s.size
-    if n < 2:
-        raise ValueError(f"samples must hold at least 2 numbers, got {n}")
-    scale = float(np.max(np.abs(s))) or 1.0  # powers of huge or tiny values would over/underflow
-    c = s / scale
-    mean = float(c.mean())
-    c = c - mean
-    var = float(c @ c) / (n - 1)
-    m4 = float(np.mean(c**4))
-    if var == 0.0:
-        raise ValueError("samples are all equal: their excess kurtosis is undefined")
-    out = {
-        "mean": mean * scale, "se_mean": math.sqrt(var / n) * scale,
-        "var": var * scale * scale, "se_var": math.sqrt(max(m4 - var**2, 0.0) / n) * scale * scale,
-        "kurt": m4 / var**2 - 3.0,
-    }
-    if not all(math.isfinite(v) for v in out.values()):
-        raise ValueError("samples are too large: their variance exceeds the float range")
-    return out
 
 
 # -- Exact moments of small discrete cases (notebook 02's exact checks) -------------------------

@@ -1,12 +1,9 @@
 """Self-checked exercises: ``check("00.bert_d_k", 64)`` prints a verdict and returns a bool.
 
-:func:`check` prints ``✅`` or ``❌`` with feedback that names a slip without giving the answer away;
-:func:`hint`, :func:`question`, :func:`get`, :func:`keys` read the registry. Each bank (one module
-per notebook topic) defines its exercises with :func:`register` and a checker:
-:func:`numeric_checker` (the course's one significant-figures rule, :mod:`._figures`, which the site
-applies too through :func:`page_spec`), :func:`function_checker` or :func:`choice_checker`.
-Answers are real numbers or text that is one; a learner's function gets fresh copies of the
-test arrays and runs under a time limit. Checkers use the math layer only.
+:func:`hint`, :func:`question`, :func:`get`, :func:`keys` read the registry; each bank (one module per
+notebook) uses :func:`register` with :func:`numeric_checker` (the significant-figures rule of
+:mod:`._figures`, shared with the site through :func:`page_spec`), :func:`function_checker` or
+:func:`choice_checker`. A learner's function gets fresh copies of the arrays and a time limit.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """The course's one rule for a numeric answer, on decimal digits (the site's ``exercises.js`` applies
-the same rule to the same digits: keep the two in step).
-
-**Significant figures.** A question asking for *n* significant figures accepts an answer that
-
-- carries at least *n* significant figures -- a float counted from its shortest form
-  (``0.022`` has two, ``0.0221`` three, 380.0 two), text as typed (``"0.0220"`` has three,
-  ``"380"`` two: trailing zeros without a decimal point do not count) -- and rounds,
-  at *n* figures, to the exact value rounded the same way (a tie in the digits may go either way:
-  half up or half to even); or
-- *is* the exact value rounded to *n* figures, its trailing zeros left off (``0.25`` for 0.250).
-
-So 0.0221 passes for 0.022097 and 0.0222 does not; 0.022 is told it has too few figures (it is
-0.022097 at two), 0.025 is told it is off. A question
-asking for an integer accepts only that integer (``16`` or ``16.0``). A classic slip is recognised
-by the same rule at the answer's own figures (at most *n*): an answer with too few figures to tell
-is told that, never guessed at.
-
-Numbers are held as ``(sign, digits, exponent)``: value = sign · int(digits) · 10^exponent, the
-digits without leading or trailing zeros (zero is ``(1, "0", 0)``).
+the same rule: keep the two in step). Asked for *n* significant figures, an answer passes if it carries
+at least *n* figures (a float counted from its shortest form, text as typed) and rounds at *n* figures to
+the exact value rounded the same way, or *is* the exact value at *n* figures without trailing zeros. An
+integer question accepts only that integer. Numbers are ``(sign, digits, exponent)``: value = sign ·
+int(digits) · 10^exponent, digits without leading or trailing zeros (zero is ``(1, "0", 0)``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Figures from arrays, in one colour-blind-safe style: the pieces every figure shares.
-
-The palette (:data:`OKABE_ITO`), one line style per scaling (:data:`SCALING_STYLES`, keyed by
-:data:`sdpa_helpers.scales.SCALINGS`), :func:`style` (nothing changes on import), :func:`new_figure`
-(not managed by pyplot), :func:`get_axes` (the ``ax=None`` convention), :func:`set_d_k_axis`,
-:func:`to_png` and :func:`rgba_to_png`. Topic modules draw each notebook's figures from arrays.
+"""Figures from arrays, in one colour-blind-safe style: :data:`OKABE_ITO`, :data:`SCALING_STYLES`,
+:func:`style` (nothing changes on import), :func:`new_figure` (not managed by pyplot), :func:`get_axes`
+(the ``ax=None`` convention), :func:`set_d_k_axis`, :func:`to_png`, :func:`rgba_to_png`.
 """
 
 from __future__ import annotations

@@ -77,9 +77,7 @@ def init_small_multiples(samples_by_label: dict, ncols: int = 3):
     ncols : int
         Panels per row.
 
-    Returns
-    -------
-    Figure
+    Returns the Figure.
     """
     n = len(samples_by_label)
     ncols = min(ncols, n)
@@ -154,9 +152,7 @@ def init_variance_vs_d_model(d_models, theory_by_label: dict, simulated_by_label
         Simulated variance and its standard error per scheme.
     ax : Axes, optional
 
-    Returns
-    -------
-    Axes
+    Returns the Axes.
     """
     ax = get_axes(ax, figsize=(9.5, 4.2))
     panel = InitVariancePanel(ax, d_models, list(theory_by_label))
@@ -238,9 +234,7 @@ def correlated_small_multiples(logits_by_d_k: dict, rho: float):
         Unscaled ``(match, other)`` dot products per d_k.
     rho : float
 
-    Returns
-    -------
-    Figure
+    Returns the Figure.
     """
     d_ks = sorted(logits_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(3.6 * len(d_ks), 6.4), squeeze=False)

@@ -1,9 +1,6 @@
-"""Figures for notebook 05: attention weights as bars, saturation curves against d_k, temperature.
-
-Three panels objects draw every picture, for the notebook's figures and its explorers alike:
-:class:`WeightBars` (one query's weights), :class:`CurvePanels` (largest weight, entropy and
-``exp(entropy)`` against d_k) and :class:`TemperaturePanels` (bars at a temperature and the
-curves against it). The numbers come from :mod:`sdpa_helpers.saturation`.
+"""Figures for notebook 05, for the notebook and its explorers alike: :class:`WeightBars` (one query's
+weights), :class:`CurvePanels` (largest weight, entropy, ``exp(entropy)`` against d_k) and
+:class:`TemperaturePanels`; the numbers come from :mod:`sdpa_helpers.saturation`.
 """
 
 from __future__ import annotations
@@ -76,10 +73,6 @@ def format_weight_axes(ax, n_keys: int, title: str | None = None):
 
 def weight_bars(weights, scale: str, ax=None, title: str | None = None):
     """One query's weights (shape (n_keys,)) as bars in the colour of ``scale``; returns the Axes.
-
-    >>> ax = weight_bars([0.25, 0.75], "unscaled")
-    >>> len(ax.collections[0].get_paths()), tuple(map(float, ax.get_ylim()))
-    (2, (0.0, 1.0))
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:

@@ -1,9 +1,6 @@
-"""Figures for notebook 04: three choices of scale -- none, 1/sqrt(d_k), 1/d_k.
-
-Two panels objects draw the pictures the notebook's figures and its explorer share:
-:class:`LogitStdPanel` (log-log: the logits' spread against d_k, theory lines and dots) and
-:class:`SortedWeightsPanel` (softmax weights by rank: one query's, or the median and a band over
-many). Scalings are named as in :data:`sdpa_helpers.scales.SCALINGS`.
+"""Figures for notebook 04 (no scale, 1/sqrt(d_k), 1/d_k), shared with its explorer:
+:class:`LogitStdPanel` (the logits' spread against d_k, log-log) and :class:`SortedWeightsPanel`
+(softmax weights by rank: one query's, or the median and a band over many).
 """
 
 from __future__ import annotations

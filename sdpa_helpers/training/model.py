@@ -1,18 +1,8 @@
-"""The model of notebook 09: one attention head with learnable ``W_Q``, ``W_K`` and a fixed read-out.
-
-::
-
-    q   = W_Q x                      (d_k,)        k_j = W_K y_j       (d_k,)
-    z_j = s (q . k_j)                s = scale_factor(scale, d_k): 1/sqrt(d_k) ("sqrt") or 1 ("unscaled")
-    p   = softmax(z)                 attention weights over the keys
-    o   = sum_j p_j v_j              v_j = gain * e_{c_j}: the class scores
-    r   = softmax(o)                 class probabilities
-    L   = -log r_{c_t}               cross-entropy, averaged over the batch
-
-``W_Q`` and ``W_K`` start N(0, 1/d_in) (1/fan_in), so ``q`` and ``k`` have unit-variance
-components and the unscaled logits have variance ``d_k``. The backward pass is written out
-step by step (:func:`backward`, checked against finite differences in the tests) and once more
-through ``A = W_Q^T W_K`` (:func:`logit_gradients`), which the trainer uses for many models at once.
+"""The model of notebook 09: one attention head, ``q = W_Q x``, ``k_j = W_K y_j``, logits
+``z_j = s (q . k_j)`` with ``s = scale_factor(scale, d_k)``, ``p = softmax(z)``, class scores
+``o = sum_j p_j gain e_{c_j}``, loss ``-log softmax(o)_{c_t}`` averaged over the batch. ``W_Q``, ``W_K``
+start N(0, 1/d_in). :func:`backward` writes the backward pass out step by step; :func:`logit_gradients`
+does it through ``A = W_Q^T W_K`` for many models at once (the trainer's path).
 """
 
 from __future__ import annotations

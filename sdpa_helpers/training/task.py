@@ -1,9 +1,6 @@
-"""The retrieval task of notebook 09: examples, and the seeded data of a training run.
-
-Each example has ``n_keys`` keys ``y_j`` in ``R^d_in`` with distinct class labels ``c_j``, and one query ``x``.
-The first ``d_addr`` components of every vector are an *address* (one of the codes ``+-2 e_i``, distinct within
-an example), the rest N(0, 1) noise. The query carries the address of the *target* key ``t``; the answer is
-``c_t``. Every input component has mean 0 and variance 1.
+"""The retrieval task of notebook 09: ``n_keys`` keys ``y_j`` in ``R^d_in`` with distinct labels ``c_j`` and a
+query ``x``; the first ``d_addr`` components are an address (a code ``+-2 e_i``, distinct within an example),
+the rest N(0, 1) noise. The query carries the target key's address; the answer is ``c_t``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Interactive explorers: controls that update one figure in place.
 
-:class:`Explorer` is the base of every explorer (one figure for its life, re-rendered into the
-same :class:`ipywidgets.Image`); :func:`d_k_slider` and :func:`seed_slider` are the shared
-controls; :func:`all_explorers` lists the explorer classes. Topic modules (one per notebook
-topic) define the explorers.
-
-Memory: controls call an explorer back through a weak reference, so a dropped explorer is
-collected with its widgets; :meth:`Explorer.close` releases everything at once, and re-running
-a cell closes the explorers that cell showed before (IPython's ``Out`` would keep them alive).
-A displayed explorer also carries its figure as ``image/png`` with a "▶ Run this cell" banner,
-what readers see before the cell runs (an untrusted notebook, GitHub).
+:class:`Explorer` is the base (one figure for its life, re-rendered into one :class:`ipywidgets.Image`;
+controls call back through a weak reference; re-running a cell closes its old explorers; the displayed
+explorer carries a static PNG for readers who have not run it). :func:`d_k_slider`, :func:`seed_slider`
+are the shared controls; :func:`all_explorers` lists the explorer classes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Explorer for notebook 06: the softmax Jacobian, unscaled vs scaled, as d_k grows.
-
-- :class:`JacobianExplorer` -- drag d_k: the Jacobian ``diag(p) - p p^T`` of one query's
-  softmax as two heatmaps (unscaled, scaled), and its Frobenius norm against the Monte Carlo
-  curves (mean and median over random queries). It opens on a *typical* query: of the 99 queries of
-  seeds 0-98, the one whose unscaled ``||J||_F`` is closest to the median at the d_k of notebook 06's heatmaps,
-  :data:`TYPICAL_AT` (:func:`sdpa_helpers.gradients.typical_query_seed`), not a rare near tie.
+"""Explorer for notebook 06: :class:`JacobianExplorer`, the softmax Jacobian ``diag(p) - p p^T`` of one
+query (heatmaps, unscaled vs scaled) and its Frobenius norm against the Monte Carlo curves as d_k grows.
+It opens on a typical query (:func:`sdpa_helpers.gradients.typical_query_seed` at :data:`TYPICAL_AT`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Explorer for notebook 00: drag d_k and watch the three effects of the scale side by side.
-
-- :class:`ThreeEffectsExplorer` -- the spread of the unscaled logits (on one fixed x axis), the
-  scaled logits, the sorted softmax weights, and the size of the softmax's Jacobian against d_k.
-
-Everything a slider position needs is computed once, at construction, by
-:mod:`sdpa_helpers.overview` (13 values of d_k, two scalings, 2000 queries of 16 keys each:
-well under a second); a move only swaps the artists' data.
+"""Explorer for notebook 00: :class:`ThreeEffectsExplorer`, drag d_k and watch the logits' spread,
+the softmax weights and the Jacobian's size, unscaled vs scaled. Every slider position is computed
+once at construction (:mod:`sdpa_helpers.overview`); a move only swaps the artists' data.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Explorers for notebook 05, drawn by the panels of :mod:`sdpa_helpers.plots.saturation`.
-
-- :class:`SaturationExplorer` -- drag d_k, the number of keys n and the seed: one query's weights
-  unscaled and scaled, and the Monte Carlo curves (computed once, at build) of the largest weight,
-  the entropy and ``exp(entropy)``, with notebook 05's measured onset and the law ``ln n - d_k/2``;
-- :class:`TemperatureExplorer` -- drag the temperature ``T`` of ``softmax(z / T)`` on fixed logits.
+"""Explorers for notebook 05, drawn by :mod:`sdpa_helpers.plots.saturation`: :class:`SaturationExplorer`
+(d_k, n keys, seed: one query's weights and the Monte Carlo curves, computed once) and
+:class:`TemperatureExplorer` (the temperature ``T`` of ``softmax(z / T)`` on fixed logits).
 """
 
 from __future__ import annotations
