@@ -179,10 +179,9 @@ for k, fmt in (("entropy", ".2f"), ("median", ".1e"), ("batch", ".1f")):
 
 # %% [markdown]
 # Larger: unscaled, the median example's gradient is about 3000 times smaller, the batch's 10 times
-# larger. A batch gradient is a sum over its examples, and a few unscaled examples, those whose top
-# two logits nearly tie, are not saturated: their gradient is not shrunk by the softmax, and it is
-# multiplied by $s = 1$ where the scaled model's is multiplied by $1/\sqrt{1024} = 1/32$. Those few
-# outweigh all the rest (deep dive).
+# larger. A batch gradient sums its examples, and a few unscaled ones, whose top two logits nearly
+# tie, are not saturated: their gradient is multiplied by $s = 1$ where the scaled model's is
+# multiplied by $1/\sqrt{1024} = 1/32$. Those few outweigh all the rest (deep dive).
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller everywhere.
 
 # %% [markdown] tags=["deep-dive"]
@@ -235,12 +234,11 @@ training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figu
 
 # %% [markdown]
 # About 7 times: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
-# (ratio 7.1). Single unscaled runs are chaotic (a change in the 12th digit of the start changes
-# them), so the course reports medians over seeds, and a **nudged copy**, started from $W_Q$ times
-# $1 + 10^{-12}$, gives 82 (7.5). The scaled best, $\eta = 10$, is the grid's largest rate, and
-# accuracy is measured as a 10-step average, so no run can score fewer than 10 steps: both limits
-# can only hide a larger gap (deep dive). This refines part 3 of the
-# answer (**speed, not possibility**): the unscaled model learns, only later.
+# (ratio 7.1). Single unscaled runs are chaotic (a 12th-digit change at the start changes them): a
+# **nudged copy**, its initial $W_Q$ times $1 + 10^{-12}$, gives 82 (7.5). The scaled best rate is the
+# grid's largest, and a 10-step average cannot reach 90 % before step 10: both can only hide a larger
+# gap (deep dive). This refines part 3 of the answer (**speed, not possibility**): the unscaled model
+# learns, only later.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the stored grid, and chaotic runs
@@ -529,8 +527,7 @@ verify("asymmetric split (W_Q × 1/8, rate η/64): same losses as the scaled mod
 #
 # - Unscaled heads learn, slower as $d_k$ grows (at 1024, each at its best rate: about 7× the steps).
 # - The scale is a reparametrisation (weights $\times d_k^{-1/4}$, rate $\eta/\sqrt{d_k}$) that buys a
-#   speed at fixed $\eta$ independent of $d_k$ ($0.1 \le \eta \le 1$, $d_k \ge 16$ here; at $\eta = 0.01$ no scaled run
-#   reaches 90 % within the grid's steps).
+#   speed at fixed $\eta$ independent of $d_k$ ($0.1 \le \eta \le 1$, $d_k \ge 16$ here).
 #
 # ## Exercises
 #
