@@ -164,13 +164,11 @@ verify("<A, B>_F = sum of A ∘ B = sum of the row-wise dots", (A * B).sum() == 
 dot_products_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
-# `sample_dot_products` below returns such row-wise dots for $n$ random pairs.
-#
 # ## 5. Random vectors: the spread grows with $d_k$
 #
 # Think of the components of $q$ and $k$ as independent random numbers with mean 0 and
 # variance 1 (notebook 08 asks when that is true). The spread, measured over 1000 standard
-# normal pairs per $d_k$; each check allows for the simulation's own noise (deep dive below):
+# normal pairs per $d_k$ (`sample_dot_products` returns their row-wise dots, section 4); each check allows for the simulation's own noise (deep dive below):
 
 # %% alt="Two panels against d_k from 1 to 4096 on a log axis. Left: clouds of 1000 random dot products per d_k, centred on 0, widening between dotted curves at plus and minus 2 sqrt(d_k) (about ±128 at 4096). Right: log-log plot of their standard deviation, the dots on the dotted line sqrt(d_k), slope 1/2, from 1 at d_k = 1 to 64 at d_k = 4096."
 d_ks, n_pairs = [1, 4, 16, 64, 256, 1024, 4096], 1000
@@ -340,7 +338,7 @@ _ = check("01.qk_shape", None)  # replace None with a tuple, e.g. (1, 2)
 # $(5, 64) @ (64, 7) \to (5, 7)$: one row per query, one column per key; $d_k = 64$ is summed away.
 # </details>
 #
-# **Exercise 3 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
+# **Exercise 3 (conceptual).** Predict: $q$ and $k$ have $d_k = 256$ independent standard normal
 # components. Without simulating: what is the standard deviation of $\cos\theta$, the
 # cosine of the angle between them (three significant figures)?
 

@@ -462,5 +462,6 @@ _ = check("03.sample_variance", sample_variance)
 # </details>
 
 # %% [markdown]
-# ---
+# ## Next
+#
 # **Next:** [04 — Why √d_k and not d_k](04_why_sqrt_dk.ipynb)

@@ -103,7 +103,8 @@ ax.figure
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: what is convention, and when $1/d_k$ is right
-#
+
+# %% [markdown] tags=["deep-dive"]
 # Any $a/\sqrt{d_k}$ fixes the spread at $a$; the paper picks $a = 1$.
 # And "$1/d_k$ over-corrects" holds *at initialisation, with independent components*: once
 # training correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the
@@ -253,8 +254,8 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
        abs(sd - want) <= 4 * se)
 
 # %% [markdown]
-# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5's scale
-# "none": deep dive after section 4.) The value dimension $d_v$ never enters $q\cdot k$: it
+# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": its
+# $1/\sqrt{d_k}$ sits in the initialisation of $W_Q$ instead. The value dimension $d_v$ never enters $q\cdot k$: it
 # plays no role in the scale.
 
 # %% [markdown] tags=["deep-dive"]
