@@ -147,9 +147,15 @@ verify("np.dot(A3, B3)[a, :, b, :] = A3[a] @ B3[b]",
 #
 # Each sums the previous one over one more axis. Beware: some texts write the Frobenius
 # product as $A\cdot B$ (one number), others write $Q\cdot K^\top$ for the *matrix* product
-# $QK^\top$ (a table). This course writes $\langle A, B\rangle_F$ and $QK^\top$. On small integers:
+# $QK^\top$ (a table). This course writes $\langle A, B\rangle_F$ and $QK^\top$ (deep dive: the
+# three on small integers, drawn).
 
-# %% alt="Five panels of small integer tables: A and B (3 by 4), their elementwise product A∘B (3 by 4), its row sums, the row-wise dots 3, -4, 4 (a column of 3), and their total, the Frobenius product <A, B>_F = 3 (one number)."
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: Hadamard, row-wise dot and Frobenius on small integers
+#
+# Two $3\times 4$ integer matrices, each step of the table computed and drawn:
+
+# %% tags=["deep-dive"] alt="Five panels of small integer tables: A and B (3 by 4), their elementwise product A∘B (3 by 4), its row sums, the row-wise dots 3, -4, 4 (a column of 3), and their total, the Frobenius product <A, B>_F = 3 (one number)."
 A = np.array([[1, -2, 0, 3], [2, 1, -1, 0], [0, 3, 1, -2]])
 B = np.array([[2, 1, -1, 1], [-1, 0, 2, 3], [1, 2, 0, 1]])
 print("row-wise dots:", (A * B).sum(axis=1).tolist(), "| <A, B>_F =", (A * B).sum())
@@ -158,13 +164,11 @@ verify("<A, B>_F = sum of A ∘ B = sum of the row-wise dots", (A * B).sum() == 
 dot_products_plots.frobenius_nesting(A, B, decimals=0)
 
 # %% [markdown]
-# `sample_dot_products` below returns such row-wise dots for $n$ random pairs.
-#
 # ## 5. Random vectors: the spread grows with $d_k$
 #
 # Think of the components of $q$ and $k$ as independent random numbers with mean 0 and
 # variance 1 (notebook 08 asks when that is true). The spread, measured over 1000 standard
-# normal pairs per $d_k$; each check allows for the simulation's own noise (deep dive below):
+# normal pairs per $d_k$ (`sample_dot_products` returns their row-wise dots, section 4); each check allows for the simulation's own noise (deep dive below):
 
 # %% alt="Two panels against d_k from 1 to 4096 on a log axis. Left: clouds of 1000 random dot products per d_k, centred on 0, widening between dotted curves at plus and minus 2 sqrt(d_k) (about ±128 at 4096). Right: log-log plot of their standard deviation, the dots on the dotted line sqrt(d_k), slope 1/2, from 1 at d_k = 1 to 64 at d_k = 4096."
 d_ks, n_pairs = [1, 4, 16, 64, 256, 1024, 4096], 1000
@@ -200,8 +204,9 @@ for d_k, s in dots.items():
 # ## 6. The same result, seen as lengths and an angle
 #
 # A second route: $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for independent standard
-# normal components. Measure each factor in units that would stay put if it just scaled with $d_k$:
-# the length $\lVert q\rVert/\sqrt{d_k}$ and the cosine $\sqrt{d_k}\cos\theta$.
+# normal components. We divide the length by $\sqrt{d_k}$ and multiply the cosine by $\sqrt{d_k}$,
+# so each would stay constant if it simply grew or shrank like $\sqrt{d_k}$: we plot
+# $\lVert q\rVert/\sqrt{d_k}$ and $\sqrt{d_k}\cos\theta$.
 #
 # **Predict:** as $d_k$ grows, does the spread of $\lVert q\rVert/\sqrt{d_k}$ shrink, stay or grow? And of $\sqrt{d_k}\cos\theta$?
 
@@ -234,15 +239,31 @@ dot_products_plots.geometric_picture(parts)
 # The **excess kurtosis** measures shape: 0 for the normal curve, negative for a flatter top with
 # shorter tails, positive for a sharper peak with longer tails. Theory: the cosine's is $-1$ at
 # $d_k = 4$; each product $q_ik_i$ has mean fourth power 9, an excess kurtosis of 6, and a sum of
-# $d_k$ independent ones has $6/d_k$. Measured on section 6's samples, with the standard error of a
-# sample excess kurtosis for a near-normal shape, $\sqrt{24/n}$ (about $0.07$ at $n = 5000$):
+# $d_k$ independent ones has $6/d_k$. Measured on section 6's samples of $n = 5000$, for the cosine and
+# for $q\cdot k$. Each standard error (±) is measured: draw 30 fresh samples of $n = 5000$ pairs,
+# compute the excess kurtosis of each, and take the standard deviation of the 30 values (itself
+# uncertain by about 13 %). The textbook $\sqrt{24/n} = 0.07$ holds only for a normal shape; the
+# peakier $q\cdot k$ at small $d_k$ wobbles several times more.
 
 # %% tags=["deep-dive"]
+g = make_rng(103)  # the deep dive's own stream, for the 30 repeated samples
+
+
+def kurt_se(d_k, repeats=30, n=5000):  # SD over repeated samples of the excess kurtosis: (cosine, q·k)
+    kurts = []
+    for _ in range(repeats):
+        u, v = sample_components((n, d_k), rng=g), sample_components((n, d_k), rng=g)
+        dot = (u * v).sum(axis=1)
+        cos = dot / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+        kurts.append([variance.sample_summary(cos)["kurt"], variance.sample_summary(dot)["kurt"]])
+    return np.std(kurts, axis=0, ddof=1)
+
+
 for d_k, part in parts.items():
-    st_cos, st_dot = variance.sample_summary(part["cos"]), variance.sample_summary(part["dot"])
-    se_kurt = np.sqrt(24 / part["cos"].size)
-    print(f"d_k = {d_k:4d}: cosine {st_cos['kurt']:+.2f} ± {se_kurt:.2f} (theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}), "
-          f"product {st_dot['kurt']:+.2f} ± {se_kurt:.2f} (theory 6/d_k = {6 / d_k:+.3f})")
+    k_cos, k_dot = variance.sample_summary(part["cos"])["kurt"], variance.sample_summary(part["dot"])["kurt"]
+    se_cos, se_dot = kurt_se(d_k)
+    print(f"d_k = {d_k:4d}: cosine {k_cos:+.2f} ± {se_cos:.2f} (theory {dot_products.cosine_excess_kurtosis(d_k):+.3f}), "
+          f"q·k {k_dot:+.2f} ± {se_dot:.2f} (theory 6/d_k = {6 / d_k:+.3f})")
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why $\mathrm{Var}(\cos\theta) = 1/d_k$, and why the route is exact for normal components
@@ -317,7 +338,7 @@ _ = check("01.qk_shape", None)  # replace None with a tuple, e.g. (1, 2)
 # $(5, 64) @ (64, 7) \to (5, 7)$: one row per query, one column per key; $d_k = 64$ is summed away.
 # </details>
 #
-# **Exercise 3 (predict).** $q$ and $k$ have $d_k = 256$ independent standard normal
+# **Exercise 3 (conceptual).** Predict: $q$ and $k$ have $d_k = 256$ independent standard normal
 # components. Without simulating: what is the standard deviation of $\cos\theta$, the
 # cosine of the angle between them (three significant figures)?
 
@@ -331,6 +352,9 @@ _ = check("01.cos_spread", None)  # replace None with your answer, then run the 
 # Check: the spread of $q\cdot k$ is $\sqrt{d_k} = 16$ and the lengths are about $16$ each,
 # so $\cos\theta$ spreads like $16 / (16\cdot 16)$.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
 # **Exercise 4 (conceptual).** Explain: a friend picks three pairs of vectors with components from 1
 # to 10 in 2 dimensions and three in 5 dimensions, and finds the 5-d dot products larger
@@ -351,8 +375,6 @@ _ = check("01.cos_spread", None)  # replace None with your answer, then run the 
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: More exercises
-#
 # **Exercise 5.** For $A = \begin{bmatrix}1 & -2\\ 3 & 0\end{bmatrix}$ and
 # $B = \begin{bmatrix}2 & 1\\ -1 & 5\end{bmatrix}$, compute $\langle A, B\rangle_F$ (an integer).
 

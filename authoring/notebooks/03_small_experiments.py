@@ -99,26 +99,32 @@ fig
 # how far one run typically lands from the average of all runs. Judge a result by how many SEs it
 # lies from theory. A roughly normal result, such as an average of many runs, lands within 2 SE
 # 95 % of the time and beyond 4 SE almost never: the course's checks accept up to 4 SE.
-# An average of $N$ runs has an SE $\sqrt N$ times smaller (notebook 02). One lopsided 2×2 run
-# is not roughly normal:
+# An average of $N$ runs has an SE $\sqrt N$ times smaller (notebook 02). For one 2×2 run:
 
 # %%
 se_one_run = theory.matmul_sample_variance_moments(2, 2, ddof=0).std  # exact SD of one run's np.var
 print(f"SE of one np.var run: exact {se_one_run:.2f}; SD of the {n_reps} runs {s2_ddof0.std(ddof=1):.2f}")
 print(f"1.6 lies {z_score(1.6, 1.5, se_one_run):+.2f} SE from np.var's average 1.5, "
       f"{z_score(1.6, 2.0, se_one_run):+.2f} SE from 2")
-beyond_4, normal_4 = np.mean(np.abs(s2_ddof0 - 1.5) > 4 * se_one_run), math.erfc(4 / np.sqrt(2))  # two tails
-print(f"runs beyond 4 SE of 1.5: {beyond_4:.1%} (a normal result: {normal_4:.3%}); "
-      f"seed 6's {two_by_two(6):.2f} lies {z_score(two_by_two(6), 1.5, se_one_run):+.2f} SE")
 for ddof, s2 in ((0, s2_ddof0), (1, s2_ddof1)):  # the SE of an average of N runs: SD / √N
     verify_close(f"average of the {n_reps} runs, ddof={ddof}", s2.mean(),
                  theory.matmul_sample_variance_moments(2, 2, ddof=ddof).mean, se=s2.std(ddof=1) / np.sqrt(n_reps))
 
 # %% [markdown]
 # One run's SE, 2.18, exceeds the value it estimates: 1.6 lies within a fifth of an SE of both 1.5
-# and 2. And the long tail breaks the 4-SE rule: 1.1 % of single runs land beyond 4 SE (seed 6's
-# 10.55 at +4.15), against 0.006 % for a normal result. One 2×2 run can tell neither theory nor
-# estimator apart; the average of 100 000 runs, roughly normal, can.
+# and 2. One 2×2 run can tell neither theory nor estimator apart; the average of 100 000 runs can.
+# (A single lopsided run also lands beyond 4 SE more often than a normal result would: deep dive.)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: a lopsided result breaks the 4-SE rule
+#
+# The "beyond 4 SE almost never" rule is for roughly normal results. One 2×2 run's long tail
+# puts far more of its runs out there, against both tails of a normal curve:
+
+# %% tags=["deep-dive"]
+beyond_4, normal_4 = np.mean(np.abs(s2_ddof0 - 1.5) > 4 * se_one_run), math.erfc(4 / np.sqrt(2))  # two tails
+print(f"runs beyond 4 SE of 1.5: {beyond_4:.1%} (a normal result: {normal_4:.3%}); "
+      f"seed 6's {two_by_two(6):.2f} lies {z_score(two_by_two(6), 1.5, se_one_run):+.2f} SE")
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why `np.var` averages $\frac{m-1}{m}\sigma^2$
@@ -142,8 +148,8 @@ print(f"np.var runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1)
 #
 # Let both matrices be $n\times n$: each entry has variance $n$, so $s^2/n$ (`ddof=1`) estimates 1.
 # Repeat the experiment at least 500 times at each $n$ and measure the SE of $s^2/n$ (its standard
-# deviation over the runs). A measured SE comes from finitely many runs, so it too is uncertain:
-# its own standard error is called its **Monte Carlo error**.
+# deviation over the runs). A measured SE comes from finitely many runs, so it wobbles too; how
+# much it wobbles (its own standard error) is called its **Monte Carlo error**.
 #
 # **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
 # the SE of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
@@ -373,7 +379,7 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 #
 # - One small run misleads: it is one draw of a random number. Judge it by its **standard error**, its standard
 #   deviation over repeated runs. For a roughly normal result (an average of many runs) within 2 SE is
-#   ordinary and beyond 4 SE is news; a lopsided single 2×2 run lands beyond 4 SE 1.1 % of the time.
+#   ordinary and beyond 4 SE is news.
 # - The SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
 # - The thread's 1.6 (one 2×2 run, SE 2.18) and 110.56 (0.68 SE from 111) are ordinary draws. This supports
 #   part 1 of the answer (**spread**): $q\cdot k$ has variance $d_k$, so the logits spread $\sqrt{d_k}$ wide.
@@ -414,27 +420,7 @@ _ = check("03.halve_spread", answer)
 # Doubling the entries only divides it by $\sqrt2$.
 # </details>
 #
-# **Exercise 3.** Write `sample_variance(x, ddof)` without `np.var` (or `np.std`): the sum
-# of squared deviations from the mean, divided by `len(x) - ddof`, for lists and 1-D arrays.
-
-# %%
-def sample_variance(x, ddof):
-    ...  # your code here
-
-
-_ = check("03.sample_variance", sample_variance)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# def sample_variance(x, ddof):
-#     x = np.asarray(x, dtype=float)
-#     return ((x - x.mean()) ** 2).sum() / (x.size - ddof)
-# ```
-# </details>
-#
-# **Exercise 4.** Section 4 printed the SE of $s^2$ for the thread's 1111×111 @ 111×1111 product
+# **Exercise 3.** Section 4 printed the SE of $s^2$ for the thread's 1111×111 @ 111×1111 product
 # $AB$. The thread's scaled result 0.99604 is the $s^2$ of the scaled product $AB/\sqrt{111}$ (every
 # entry of $AB$ divided by $\sqrt{111}$). How many of *its* SEs from its true value 1 does 0.99604
 # lie (three significant figures; negative if below)?
@@ -451,6 +437,31 @@ _ = check("03.scaled_z", answer)
 # $c^2 = 1/111$, and so does its SE). So $z = (0.99604 - 1)/(\text{SE}/111) = -0.678$, the same
 # as for 110.56: scaling changes the units, not the evidence.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
-# ---
+# **Exercise 4.** Write `sample_variance(x, ddof)` without `np.var` (or `np.std`): the sum
+# of squared deviations from the mean, divided by `len(x) - ddof`, for lists and 1-D arrays.
+
+# %% tags=["deep-dive"]
+def sample_variance(x, ddof):
+    ...  # your code here
+
+
+_ = check("03.sample_variance", sample_variance)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def sample_variance(x, ddof):
+#     x = np.asarray(x, dtype=float)
+#     return ((x - x.mean()) ** 2).sum() / (x.size - ddof)
+# ```
+# </details>
+
+# %% [markdown]
+# ## Next
+#
 # **Next:** [04 — Why √d_k and not d_k](04_why_sqrt_dk.ipynb)

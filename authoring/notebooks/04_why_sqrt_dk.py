@@ -98,8 +98,14 @@ ax.figure
 # What is forced and what is convention? A scale $c = a\,d_k^{e}$ gives standard deviation
 # $a\,d_k^{1/2+e}$, constant in $d_k$ only for $e = -\tfrac12$: given $\mathrm{Var}(q\cdot k) = d_k$,
 # **the exponent is forced**: $1/\sqrt{d_k}$, and no other power of $d_k$, brings the spread back
-# to 1 for every $d_k$ (part 1 of the course's answer, **spread**).
-# The constant $a$ is not: any $a/\sqrt{d_k}$ fixes the spread at $a$; the paper picks $a = 1$.
+# to 1 for every $d_k$ (part 1 of the course's answer, **spread**). The constant $a$ is a
+# convention (deep dive below).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: what is convention, and when $1/d_k$ is right
+
+# %% [markdown] tags=["deep-dive"]
+# Any $a/\sqrt{d_k}$ fixes the spread at $a$; the paper picks $a = 1$.
 # And "$1/d_k$ over-corrects" holds *at initialisation, with independent components*: once
 # training correlates $q$ and $k$, the mean of $q\cdot k$ grows like $d_k$, and then $1/d_k$ (the
 # scale of μP, a recipe for widening networks) keeps the logits from growing (notebook 08).
@@ -133,7 +139,8 @@ verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["s
 # ## 3. What $1/d_k$ does to attention
 #
 # **Predict:** 2 000 random queries, 16 keys each, scale $1/d_k$. What number does the mean
-# largest weight tend to as $d_k$ grows, and is it within 0.01 of it by $d_k = 4096$?
+# largest weight tend to as $d_k$ grows? At $d_k = 4096$ the logits spread only $1/\sqrt{4096} = 1/64$
+# (section 2's table): is the mean largest weight then within 0.01 of that number, or still far from it?
 
 # %%
 stats = attention_by_d_k(D_KS, n_keys=N_KEYS, n_queries=2000, seed=SEED)  # means over the queries, per d_k
@@ -247,8 +254,8 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
        abs(sd - want) <= 4 * se)
 
 # %% [markdown]
-# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. (T5's scale
-# "none": deep dive after section 4.) The value dimension $d_v$ never enters $q\cdot k$: it
+# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": its
+# $1/\sqrt{d_k}$ sits in the initialisation of $W_Q$ instead. The value dimension $d_v$ never enters $q\cdot k$: it
 # plays no role in the scale.
 
 # %% [markdown] tags=["deep-dive"]
