@@ -69,7 +69,8 @@ def test_a_course_figure_is_the_same_under_the_learners_style(setting, reference
     assert np.array_equal(_pixels(png), _pixels(reference["figure"])), f"{setting} changed the figure"
 
 
-@pytest.mark.parametrize("setting", ["dark_background", "font.size 20", "text.usetex"])
+@pytest.mark.parametrize("setting", ["dark_background", pytest.param("font.size 20", marks=pytest.mark.slow),
+                                     pytest.param("text.usetex", marks=pytest.mark.slow)])
 def test_an_explorer_is_the_same_under_the_learners_style(setting, reference):
     assert np.array_equal(_pixels(_under(setting, _explorer_png)), _pixels(reference["explorer"]))
 
