@@ -13,7 +13,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks, theory
-from ._numerics import histogram_fractions
 from .attention import softmax
 from .gradients import jacobian_frobenius
 from .sampling import MCEstimate, make_rng, mc_estimate, query_logits, sample_components
@@ -22,7 +21,7 @@ from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED", "COMMITTED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
-           "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table", "density_histogram",
+           "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table",
            "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
            "query_gradient_ratios", "format_gradient_ratios", "ScaledDrifts", "scaled_drifts"]
 
@@ -160,13 +159,6 @@ def jacobian_norm_bands(rows: Iterable[Effects], quantiles: ArrayLike = (0.1, 0.
     if ((q < 0) | (q > 1)).any():
         raise ValueError(f"quantiles must lie in [0, 1], got {q.tolist()}")
     return np.stack([np.quantile(r.jacobian_norm, q) for r in rows], axis=1)
-
-
-def density_histogram(values: ArrayLike, edges: ArrayLike) -> np.ndarray:
-    """Histogram of ``values`` on ``edges`` as a density, ``counts / (len(values) * bin width)``: values
-    outside count in the total (:func:`sdpa_helpers._numerics.histogram_fractions`).
-    """
-    return histogram_fractions(values, edges, density=True)
 
 
 class VarianceEstimate(NamedTuple):

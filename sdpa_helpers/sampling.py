@@ -12,9 +12,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _checks
+from ._numerics import histogram_fractions
 from .scales import scale_factor
 
-__all__ = ["DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "RngLike", "check_dist", "make_rng",
+__all__ = ["histogram_density", "DISTRIBUTIONS", "EXCESS_KURTOSIS", "CHUNK_ENTRIES", "RngLike", "check_dist",
+           "make_rng",
            "sample_components", "sample_dot_products", "sample_matmul_variances",
            "MCEstimate", "mc_estimate", "sample_summary", "check_d_ks", "check_d_k", "chi_norms", "curve_draws",
            "query_logits", "prefix_logits"]
@@ -338,3 +340,10 @@ def sample_summary(samples: ArrayLike) -> dict[str, float]:
     if not all(math.isfinite(v) for v in out.values()):
         raise ValueError("samples are too large: their variance exceeds the float range")
     return out
+
+
+def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
+    """Counts of ``samples`` in the bins ``edges`` over ``len(samples) * bin width`` (samples outside count
+    in the total): :func:`sdpa_helpers._numerics.histogram_fractions`.
+    """
+    return histogram_fractions(samples, edges, density=True, values_name="samples")

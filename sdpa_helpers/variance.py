@@ -12,11 +12,17 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from . import _checks
-from ._numerics import histogram_fractions
-from .sampling import check_dist, chi_norms, make_rng, sample_components, sample_dot_products, sample_summary
+from .sampling import (
+    check_dist,
+    chi_norms,
+    histogram_density,
+    make_rng,
+    sample_components,
+    sample_dot_products,
+    sample_summary,
+)
 from .scales import D_K_CHOICES
 from .theory import product_moments
 
@@ -81,13 +87,6 @@ def histogram_edges(d_k: int, dist: str = "normal") -> np.ndarray:
     offset = 0.0 if d_k % 2 else float(m)  # edges on even numbers (odd d_k) or odd multiples of m
     n_side = math.ceil((BINS[-1] * sd - offset) / (2 * m)) + 1
     return offset + 2.0 * m * np.arange(-n_side - (1 if offset else 0), n_side + 1)
-
-
-def histogram_density(samples: ArrayLike, edges: ArrayLike) -> np.ndarray:
-    """Counts of ``samples`` in the bins ``edges`` over ``len(samples) * bin width`` (samples outside count
-    in the total): :func:`sdpa_helpers._numerics.histogram_fractions`.
-    """
-    return histogram_fractions(samples, edges, density=True, values_name="samples")
 
 
 # -- Exact moments of small discrete cases (notebook 02's exact checks) -------------------------

@@ -116,9 +116,6 @@ def test_effects_by_d_k_is_cached_read_only_and_common_random_numbers():
     (lambda: overview.effects_by_d_k((4,), "sqrt", seed=1.5), TypeError, "seed"),
     (lambda: overview.jacobian_norm_bands([]), TypeError, "rows"),
     (lambda: overview.jacobian_norm_bands([1, 2]), TypeError, "rows"),
-    (lambda: overview.density_histogram([], [0, 1]), ValueError, "values"),
-    (lambda: overview.density_histogram([1.0, np.nan], [0, 1]), ValueError, "values"),
-    (lambda: overview.density_histogram([1.0], [1, 0]), ValueError, "edges"),
 ])
 def test_bad_input_names_the_parameter(call, exc, word):
     with pytest.raises(exc, match=word):
@@ -133,15 +130,6 @@ def test_jacobian_norm_bands_are_quantiles():
         assert np.allclose(bands[:, j], np.quantile(r.jacobian_norm, [0.1, 0.5, 0.9]))
     with pytest.raises(ValueError, match="quantiles"):
         overview.jacobian_norm_bands(rows, quantiles=(0.5, 1.5))
-
-
-def test_density_histogram_against_numpy():
-    x = make_rng(0).standard_normal(5000)
-    edges = np.linspace(-5, 5, 21)  # every draw inside: numpy's density is the same
-    assert np.allclose(overview.density_histogram(x, edges), np.histogram(x, edges, density=True)[0])
-    narrow = np.linspace(-1, 1, 9)
-    area = (overview.density_histogram(x, narrow) * np.diff(narrow)).sum()
-    assert area == pytest.approx(np.mean(np.abs(x) <= 1))  # the area is the fraction inside
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -6,6 +6,7 @@ from matplotlib.figure import Figure
 
 from sdpa_helpers import overview, plots
 from sdpa_helpers.plots import overview as overview_plots
+from sdpa_helpers.sampling import histogram_density
 
 
 def test_random_walks_figure():
@@ -62,9 +63,9 @@ def test_panels_show_the_data(small_figure_data):
     u, s = rows[1]
     panels.show(u, s)
     heights_u = panels.stairs_u.get_data()[0]
-    expected = overview.density_histogram(u.logits, overview.spread_edges(256))
+    expected = histogram_density(u.logits, overview.spread_edges(256))
     assert np.allclose(heights_u, expected / expected.max())  # tallest bar = 1
-    expected_s = overview.density_histogram(s.logits, overview.SCALED_EDGES)
+    expected_s = histogram_density(s.logits, overview.SCALED_EDGES)
     assert np.allclose(panels.stairs_s.get_data()[0], expected_s / expected_s.max())  # the same normalisation
     assert np.allclose(panels.line_wu.get_ydata(), u.sorted_weights.mean(axis=0))
     assert panels.markers["unscaled"].get_ydata()[0] == pytest.approx(bands["unscaled"][1, 1])

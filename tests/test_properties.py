@@ -34,7 +34,7 @@ from sdpa_helpers import (
     assumptions,
     attention,
     gradients,
-    overview,
+    sampling,
     saturation,
     small_samples,
     theory,
@@ -492,8 +492,7 @@ def test_variance_with_se_across_the_range(data):
 
 
 @SETTINGS
-@given(st.data(), st.sampled_from([(overview.density_histogram, "values"),
-                                   (variance.histogram_density, "samples")]))
+@given(st.data(), st.sampled_from([(sampling.histogram_density, "samples")]))
 def test_density_histogram_across_the_range(data, fn_name):
     fn, name = fn_name
     values = data.draw(magnitude_arrays((12,)))

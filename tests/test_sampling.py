@@ -254,3 +254,19 @@ BAD_INPUT = [
 @pytest.mark.parametrize("call,error,words", BAD_INPUT, ids=[f"case{i}" for i in range(len(BAD_INPUT))])
 def test_bad_input_raises_clear_error(call, error, words):
     raises_naming(call, error, words)
+
+
+def test_histogram_density_against_numpy():
+    from sdpa_helpers.sampling import histogram_density
+
+    x = make_rng(0).standard_normal(5000)
+    edges = np.linspace(-5, 5, 21)  # every draw inside: numpy's density is the same
+    assert np.allclose(histogram_density(x, edges), np.histogram(x, edges, density=True)[0])
+    narrow = np.linspace(-1, 1, 9)
+    area = (histogram_density(x, narrow) * np.diff(narrow)).sum()
+    assert area == pytest.approx(np.mean(np.abs(x) <= 1))  # the area is the fraction inside
+    for bad in ([], [1.0, np.nan]):
+        with pytest.raises(ValueError, match="samples"):
+            histogram_density(bad, [0, 1])
+    with pytest.raises(ValueError, match="edges"):
+        histogram_density([1.0], [1, 0])

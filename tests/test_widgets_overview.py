@@ -1,6 +1,8 @@
 """sdpa_helpers.widgets.overview (notebook 00's explorer), headless; every explorer's common behaviour is
 tested in tests/test_widgets.py."""
 
+import sys
+
 import pytest
 
 from sdpa_helpers import overview
@@ -22,7 +24,8 @@ def test_explorer_precomputes_every_slider_value(explorer, monkeypatch):
         raise AssertionError("a slider move must not draw or compute new samples")
 
     monkeypatch.setattr(overview, "effects", no_math)
-    monkeypatch.setattr(overview, "density_histogram", no_math)
+    monkeypatch.setattr(sys.modules["sdpa_helpers.widgets.overview"], "histogram_density", no_math)
+    monkeypatch.setattr(sys.modules["sdpa_helpers.plots.overview"], "histogram_density", no_math)
     fig, image = explorer.fig, explorer.image
     for d_k in (1, 4096, 64):
         before = explorer.renders

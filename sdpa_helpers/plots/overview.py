@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
-from ..overview import SCALED_EDGES, Effects, density_histogram, spread_edges
+from ..overview import SCALED_EDGES, Effects, spread_edges
+from ..sampling import histogram_density
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["random_walks", "EffectsPanels", "three_effects_figure"]
@@ -124,9 +125,9 @@ class EffectsPanels:
             raise TypeError("unscaled and scaled must be Effects (from sdpa_helpers.overview)")
         d_k = unscaled.d_k
         if density_u is None:
-            density_u = density_histogram(unscaled.logits, self.edges_u)
+            density_u = histogram_density(unscaled.logits, self.edges_u)
         if density_s is None:
-            density_s = density_histogram(scaled.logits, SCALED_EDGES)
+            density_s = histogram_density(scaled.logits, SCALED_EDGES)
         self.stairs_u.set_data(density_u / max(float(density_u.max()), 1e-300))
         self.stairs_s.set_data(density_s / max(float(density_s.max()), 1e-300))
         if self.annotate:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import overview
 from ..plots.overview import EffectsPanels
+from ..sampling import histogram_density
 from . import Explorer, d_k_slider
 
 __all__ = ["ThreeEffectsExplorer"]
@@ -27,8 +28,8 @@ class ThreeEffectsExplorer(Explorer):
                      for name in overview.COMPARED}
         edges_u = overview.spread_edges(max(d_ks))
         # Histograms of every d_k, once: a slider move draws, it does not count.
-        self.density_u = {d: overview.density_histogram(self.rows["unscaled"][d].logits, edges_u) for d in d_ks}
-        self.density_s = {d: overview.density_histogram(self.rows["sqrt"][d].logits, overview.SCALED_EDGES)
+        self.density_u = {d: histogram_density(self.rows["unscaled"][d].logits, edges_u) for d in d_ks}
+        self.density_s = {d: histogram_density(self.rows["sqrt"][d].logits, overview.SCALED_EDGES)
                           for d in d_ks}
         bands = {name: overview.jacobian_norm_bands(tuple(self.rows[name][d] for d in d_ks))
                  for name in overview.COMPARED}
