@@ -10,7 +10,7 @@
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
-# - State the answer's three parts, **spread**, **commitment**, **speed**, and see each at initialisation.
+# - State the answer's three parts, **spread**, **commitment**, **speed**, and see the first two at initialisation.
 # - Say what $d_k$ is, and where each part is proved.
 #
 # **Prerequisites**
@@ -85,8 +85,8 @@ for c in (1, 8):
 # >    has variance $d_k$: the logits spread $\sqrt{d_k}$ wide. Multiplying by $1/\sqrt{d_k}$ (and by
 # >    no other power of $d_k$) brings the spread back to 1 for every $d_k$.
 # > 2. **Commitment.** Unscaled, already at the head sizes real models use ($d_k$ = 64, 128), the
-# >    softmax over a few keys (16, as here) puts nearly all its weight on one key the random draws
-# >    picked. With many keys (1024) this commitment is weaker at $d_k = 64$ and grows with $d_k$.
+# >    softmax over a few keys (16, as here) puts nearly all of most queries' weight on one key the
+# >    random draws picked. With many keys (1024) this commitment is weaker at $d_k = 64$ and grows with $d_k$.
 # >    So each query starts committed to a random key. Every key it ignores gets a gradient
 # >    multiplied by its near-zero weight: almost no learning signal. Scaled, attention starts soft
 # >    and every key gets signal.
@@ -124,7 +124,7 @@ for c in (1, 8):
 rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
 drift = np.median([overview.scaled_drifts(seed=s) for s in range(20)], axis=0)  # scaled, d_k = 4 ... 4096, 20 seeds
-verify(f"unscaled, row by row: the largest weight rises, the median size of J falls; scaled, d_k = 4 … 4096, median of 20 seeds: spread, largest weight, size of J move {drift[0]:.1%}, {drift[1]:.1%}, {drift[2]:.1%} (the smallest of the 16 weights: {drift[3]:.0%})", overview.chain_holds(rows) and max(drift[:3]) < 0.06)
+verify(f"unscaled, row by row: the largest weight rises, the median size of J falls; scaled, d_k = 4 … 4096, median of 20 seeds: spread, largest weight, size of J move {drift[0]:.1%} (sampling noise: theory 0), {drift[1]:.1%}, {drift[2]:.1%} (the smallest of the 16 weights: {drift[3]:.0%})", overview.chain_holds(rows) and max(drift[:3]) < 0.06)
 overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]

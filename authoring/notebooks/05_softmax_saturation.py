@@ -162,8 +162,8 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 
 # %% [markdown]
 # **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for
-# 1024 keys at 2.2. Real heads use $d_k$ = 64 or 128: at initialisation (independent unit-variance
-# components) they are far past it. Unscaled, $p_{\max}$ climbs from 0.210 to 0.982; scaled, the logits have
+# 1024 keys at 2.2. Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have
+# independent unit-variance components, they are far past it (08: GPT-2's own start is milder). Unscaled, $p_{\max}$ climbs from 0.210 to 0.982; scaled, the logits have
 # variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
@@ -187,8 +187,7 @@ for d in (64, 128):
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
 # 128 (below $10^{-9}$ at 4096: deep dive). Per unit of the softmax's input its $\|J\|_F$ is 3× and 9×
 # below scaled, and each key the query ignores gets a gradient multiplied by its near-zero weight:
-# little learning signal reaches those keys. (The gradient to the query itself can be larger
-# unscaled: 06 §5, part 3 of the answer.)
+# little learning signal reaches those keys. (What reaches the query itself is another matter: 06 §5.)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why the scaled curves are not perfectly flat
@@ -405,7 +404,7 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
 # - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
-#   Real heads, $d_k = 64$ or 128, are far past it at initialisation: with 16 keys each query starts
+#   Heads of real sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys each query starts
 #   committed to one random key (**commitment**); with 1024 keys the commitment is weaker at $d_k = 64$ (00 §4).
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #

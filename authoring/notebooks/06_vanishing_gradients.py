@@ -176,7 +176,7 @@ verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.no
 #
 # One query against $n = 8$ keys, all components $N(0,1)$. With no real loss, a random $g$ (independent
 # $N(0, 1)$ components) stands in for the bounded gradient from above. We measure $\|J\|_F$, the gradient reaching the **logits**
-# $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
+# $\|J g\|$ ($J$ is symmetric: $Jg = J^\top g$), and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
 # through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the *mean* unscaled gradient to the query shrink steadily, collapse, stay or grow? And the median?
@@ -340,7 +340,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 #
 # - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
 #   nothing, $\|J\|_F \le 2(1 - m)$: part 2 of the answer (**commitment**).
-# - Unscaled, the median query gets almost nothing, while the mean to $q$ rises, carried by near
+# - Unscaled, the median query's gradient falls as $d_k$ grows (below $10^{-10}$ at 4096), while the mean to $q$ rises, carried by near
 #   ties: part 3 of the answer (**speed, not possibility**). Scaled, every size stays in a narrow band.
 #
 # ## Exercises

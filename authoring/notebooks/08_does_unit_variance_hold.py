@@ -53,7 +53,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # *fan-in*; its $d_k$ outputs are the *fan-out*). The weights start independent, of mean 0 and variance
 # $\mathrm{Var}(W)$, so for a fixed token $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and variances
 # add (02): $\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W)$ after LayerNorm.
-# $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$.
+# $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)$,
+# $= d_k\,\mathrm{Var}(q_i)^2$ when both use the same rule.
 # The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three rules in use:
 #
 # | rule | $\mathrm{Var}(W)$ |
@@ -593,7 +594,7 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 # %% [markdown]
 # **Why does GPT-2 need the scale?** At $d_k = 64$ its small start helps: unscaled, its
 # logits have variance 6.04, not 64 (00's row: 2.2–2.4 keys in play). Still, unscaled it is partly
-# committed (78–84 of 1024 keys in play vs 977 scaled), and its variance $d_k(d_\text{model}\cdot 0.02^2)^2$ grows with
+# committed (about 80 of 1024 keys in play, 78–84 over 5 seeds of i.i.d. logits, vs 977 scaled), and its variance $d_k(d_\text{model}\cdot 0.02^2)^2$ grows with
 # $d_k$ and with the width squared. The scale removes
 # the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to a factor set by the rule
 # (and, for Xavier and GPT-2, by the matrix shapes).

@@ -10,7 +10,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import gradients, overview
-from ..sampling import sample_dot_products
+from ..assumptions import init_logit_moments
+from ..attention import softmax
+from ..sampling import make_rng, sample_dot_products
 from ..scales import D_K_CHOICES
 from ..scaling import D_KS as SCALING_D_KS
 from ..scaling import log_log_slopes, simulated_logit_stds
@@ -40,7 +42,7 @@ def _fixed(x: float, places: int) -> str:
 
 
 def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
-    """The evidence table: recomputed rows from notebooks 00, 04 and 06, and notebook 09's rows.
+    """The evidence table: recomputed rows from notebooks 00, 04, 06, 07 and 08, and notebook 09's rows.
 
     Parameters
     ----------
@@ -76,12 +78,17 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     drift = np.median([overview.scaled_drifts(seed=s) for s in range(20)], axis=0)
     add("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by (median, 20 seeds)",
         [f"{v:.1%}" for v in drift[:3]], "00")
+    add("spread", "GPT-2 small's own init: variance of q·k/√64 (the footnote assumes 1)",
+        [f"{init_logit_moments('gpt2', 768, 64, scale='sqrt').var:.4f}"], "08")
     # commitment: 00 section 4 (seed 0), 09 section 3
     heads = [overview.compare(d, rng=0) for d in overview.HEAD_D_KS]
     add("commitment", "unscaled, d_k = 64 / 128: queries with > 0.9 on one key",
         [f"{100 * c.committed:.0f} %" for c in heads], "00")
     add("commitment", "d_k = 64: median largest weight, unscaled / scaled",
         [f"{np.median(e.sorted_weights[:, 0]):#.2g}" for e in (heads[0].unscaled, heads[0].scaled)], "00")
+    Q, K = make_rng(0).standard_normal((2, 100, 12, 64))  # 07 section 5's draws at d_k = 64
+    add("commitment", "a layer's rows, d_k = 64, 12 keys: mean largest weight, unscaled / scaled / × 1/√d_model (512)",
+        [f"{softmax(c * Q @ np.swapaxes(K, -1, -2)).max(axis=-1).mean():.3f}" for c in (1.0, 1 / 8, 512**-0.5)], "07")
     add("commitment", "start, d_k = 1024: median example's gradient, unscaled ÷ scaled",
         [f"{init_ratio['median'].median:.1e}"], "09")
     # speed: 00 section 4, 06 section 5 (seed 6), 09 sections 3, 4 and 6
@@ -94,8 +101,8 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
                  "unscaled / scaled", [f"{v:.2f}" for v in g], "06")
     add("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", [f"{init_ratio['batch'].median:.1f}"], "09")
     s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
-    add("speed", "d_k = 1024, best η each: steps to 90 %, scaled / unscaled / ratio",
-        [f"{s:.0f}", f"{u:.0f}", f"{u / s:.1f}"], "09")
+    add("speed", "d_k = 1024, best η each: steps to 90 %, unscaled / scaled / ratio",
+        [f"{u:.0f}", f"{s:.0f}", f"{u / s:.1f}"], "09")
     k = list(grid.lrs).index(0.1)
     for arm in ("scaled", "unscaled"):
         med = [seed_summary(grid.steps(d, arm)[:, k]).median for d in grid.d_ks]

@@ -41,7 +41,7 @@ class TrainingExplorer(Explorer):
     def _setup(self, fig):
         self.panels = TrainingPanels(fig.subplots(1, len(PANELS)), self.grid.arms, STEPS, plain=True, animated=True)
         fig.legend(*self.panels.legend_entries(), loc="outside lower center", ncol=3, fontsize=8)
-        fig.suptitle("one training run of each arm (SGD, batch 64; the setting is named below)")
+        fig.suptitle("one training run of each arm (SGD, batch 64)")
 
     def _update(self, d_k, lr, seed):  # type: ignore[override]
         g = self.grid
