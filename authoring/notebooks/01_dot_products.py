@@ -230,8 +230,10 @@ dot_products_plots.geometric_picture(parts)
 # coordinates summing to 1, and by symmetry they share it equally (deep dive).
 #
 # So $q\cdot k \approx \sqrt{d_k}\cdot\sqrt{d_k}\cdot\cos\theta$ has spread $\sqrt{d_k}$ at every
-# $d_k$ (right). The spread is exact; the shape is normal only for large $d_k$: at $d_k = 4$ the
-# product is *peakier* than normal (the deep dive below measures how much).
+# $d_k$ (right). This route is exact for normal components (deep dive) and approximate otherwise;
+# notebook 02 shows the spread is exactly $\sqrt{d_k}$ for any such components. The shape is normal
+# only for large $d_k$: at $d_k = 4$ the product is *peakier* than normal (the deep dive below
+# measures how much).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how far from normal — the excess kurtosis
