@@ -271,7 +271,7 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
 #
 # - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, so the logits' standard deviation grows like
 #   $\sqrt{d_k}$ unscaled, stays at 1 with $1/\sqrt{d_k}$ and shrinks with $1/d_k$.
-#   The exponent −½ is forced; the constant is a convention.
+#   Given Var(q·k) = d_k, the exponent −½ is forced; the constant is a convention.
 # - At initialisation, with independent components, $1/d_k$ over-corrects: attention becomes
 #   uniform. When training correlates $q$ and $k$, $1/d_k$ can be right (μP, notebook 08).
 # - Many spellings give the same logits. Use the head dimension $d_k$ (often, not always,

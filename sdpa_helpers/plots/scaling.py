@@ -157,7 +157,7 @@ class SortedWeightsPanel:
             if banded:
                 (self.bands[name],) = ax.fill(*scaling.band_polygon(np.zeros(n_keys), np.zeros(n_keys)).T,
                                               color=spec["color"], alpha=0.2, linewidth=0, animated=animated)
-        ax.axhline(1 / n_keys, color="black", linewidth=1, linestyle=(0, (1, 3)))
+        ax.axhline(1 / n_keys, color="black", linewidth=1, linestyle=(0, (1, 3)), label=f"uniform: 1/{n_keys}")
         ax.set(xlabel=r"key, sorted by $q\cdot k$", ylabel="softmax weight", ylim=(0, 1.02),
                xlim=(0.5, n_keys + 0.5), title=title)
         ax.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
