@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as W
 import numpy as np
 
-from ..attention import random_attention_weights
+from ..attention import causal_mask, random_attention_weights
 from ..plots.attention_maps import WeightsHeatmaps, add_weights_colorbar
 from . import Explorer, d_k_slider, seed_slider
 
@@ -35,7 +35,7 @@ class AttentionMapExplorer(Explorer):
 
     def _update(self, d_k, length, causal, seed):
         unscaled, scaled = random_attention_weights(d_k, length, seed, bool(causal))
-        self.heatmaps.show(unscaled, scaled, d_k)
+        self.heatmaps.show(unscaled, scaled, d_k, causal_mask(length) if causal else None)  # masked cells: grey
         self.title.set_text(f"d_k = {d_k}, length {length}, {'causal mask' if causal else 'no mask'}")
         max_u, max_s = unscaled.max(axis=1).mean(), scaled.max(axis=1).mean()
         # uniform rows: 1/length each, or 1/(i+1) on row i under the causal mask
