@@ -162,8 +162,8 @@ verify(f"example {b}, saturated on a wrong key: ‖p − e_t‖ ≈ √2 but ‖
 # **Predict:** at $d_k = 1024$ the unscaled attention is saturated. Is the gradient of a batch of 64
 # examples about 1000 times smaller than the scaled one, 10 times smaller, the same, or larger?
 #
-# Unscaled ÷ scaled, 25 seeds, 1024 examples: attention entropy, the
-# median example's $\|\partial L_b/\partial W_Q\|$, a batch-64 gradient's norm (mean of 16).
+# Below, unscaled ÷ scaled over 25 seeds, on 1024 examples: the attention's entropy; the gradient
+# $\|\partial L_b/\partial W_Q\|$ of the median example $b$; the gradient of a batch of 64 (mean of 16 batches).
 
 # %%
 held, seeds = training.make_batch(1024, rng=rng), training.GRID_SEEDS
@@ -177,10 +177,11 @@ for k, fmt in (("entropy", ".2f"), ("median", ".1e"), ("batch", ".1f")):
     print(f"{k}, unscaled ÷ scaled: median {ratio[k].median:{fmt}} (range {ratio[k].low:{fmt}} to {ratio[k].high:{fmt}})")
 
 # %% [markdown]
-# Larger: unscaled, the median example's gradient is about 3000 times smaller, the batch's 10 times
-# larger. A batch gradient sums its examples, and a few unscaled ones, whose top two logits nearly
-# tie, are not saturated, and their gradient carries the scale $s$ of the logits $s\,q\cdot k$: 1
-# unscaled, $1/\sqrt{1024} = 1/32$ scaled. Those few outweigh all the rest (deep dive).
+# Larger: unscaled, the median example's gradient is about 3000 times smaller, but the batch's is 10
+# times larger. A batch gradient is a sum over examples. Unscaled, a few examples have their two
+# largest logits nearly tied, so they are not saturated; and each gradient through a logit
+# $s\,q\cdot k$ carries its factor $s$: 1 unscaled, $1/\sqrt{1024} = 1/32$ scaled. Those few outweigh
+# all the rest (deep dive).
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller everywhere.
 
 # %% [markdown] tags=["deep-dive"]
@@ -233,11 +234,9 @@ training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figu
 
 # %% [markdown]
 # About 7 times: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
-# (ratio 7.1). Single unscaled runs are chaotic (a 12th-digit change at the start changes them): a
-# **nudged copy**, its initial $W_Q$ times $1 + 10^{-12}$, gives 82 (7.5). The scaled best rate is the
-# grid's largest, and a 10-step average cannot reach 90 % before step 10: both can only hide a larger
-# gap; the unscaled rates are 3× apart (110, 78, 123 steps at 0.03, 0.1, 0.3): one between might
-# shrink it (deep dive). This refines part 3 of the answer (**speed, not possibility**): the unscaled model
+# (ratio 7.1). Single unscaled runs are chaotic: a **nudged copy**, its initial $W_Q$ times
+# $1 + 10^{-12}$, gives 82 (7.5). The grid is coarse (rates 3× apart), so "7×" is rough and could
+# move either way (deep dive). This refines part 3 of the answer (**speed, not possibility**): the unscaled model
 # learns, only later.
 
 # %% [markdown] tags=["deep-dive"]
@@ -298,11 +297,8 @@ TrainingExplorer(d_k=1024, lr=1.0)
 
 # %% [markdown]
 # At $\eta = 1$: scaled, about the same steps at every $d_k \ge 16$; unscaled, slower as $d_k$ grows (at
-# 1024, 7 of 25 runs reach 90 %). Two warnings (deep dive):
-#
-# - **A tiny gradient is not stuck**: unscaled at $d_k = 64$ it hits the floor *after* learning.
-# - **A low entropy is not learned**: unscaled at $d_k = 1024$ it is near 0 from the start, with
-#   attention sharp on a wrong key.
+# 1024, 7 of 25 runs reach 90 %). Two traps in reading such curves, a tiny gradient that is not stuck
+# and a low entropy that is not learned: deep dive.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient floor and the entropy, step by step
@@ -369,8 +365,8 @@ print(f"d_k = 1024, unscaled: median entropy below 0.01 from step {t + 1}; media
 #
 # So the unscaled model from $d_k^{-1/4}$ times the weights at $\eta/\sqrt{d_k}$ follows the scaled
 # model **step for step**: the grid's third arm, "reparametrised".
-# Read the other way, the unscaled model at rate $\eta$ is the scaled model from weights $d_k^{1/4}$
-# times larger at rate $\eta\sqrt{d_k}$: both grow with $d_k$. Checked below, with median steps to
+# Read the other way, the unscaled model at rate $\eta$ is the scaled model started from weights
+# $d_k^{1/4}$ times larger and trained at rate $\eta\sqrt{d_k}$: both grow with $d_k$. Checked below, with median steps to
 # 90 % at three fixed $\eta$:
 
 # %%
@@ -379,8 +375,8 @@ verify(f"every d_k, seed and η ≤ 1 ({rep.size} runs): the same steps to 90 %"
 med = {(a, lr): [training.seed_summary(grid.steps(d, a)[:, grid.lrs.index(lr)]).median
                  for d in grid.d_ks] for a in (*arms, "nudged") for lr in (0.1, 0.3, 1.0)}
 for lr in (0.1, 0.3, 1.0):
-    row = {a: " ".join(f"{m:.0f}".replace("nan", "never") for m in med[a, lr]) for a in (*arms, "nudged")}
-    print(f"η = {lr:g}, d_k = 4 … 1024 | scaled: {row['scaled']} | unscaled: {row['unscaled']} | nudged: {row['nudged']}")
+    row = {a: " ".join(f"{m:.0f}".replace("nan", "never") for m in med[a, lr]) for a in arms}
+    print(f"η = {lr:g}, d_k = 4 … 1024 | scaled: {row['scaled']} | unscaled: {row['unscaled']}")
 
 # %% [markdown]
 # This refines part 3 of the answer (**speed, not possibility**): unscaled, $\eta = 0.1$ and 0.3 train
@@ -546,32 +542,7 @@ _ = check("09.logit_grad_w_q", answer)
 # $\begin{pmatrix}2 & 4 & 0\\ 0 & 0 & 0\end{pmatrix}$ (`np.outer([2, 0], [1, 2, 0])`).
 # </details>
 #
-# **Exercise 2.** Write `softmax_ce_backward(z, t)`: the gradient $\partial L/\partial z$ of
-# $L = -\log \mathrm{softmax}(z)_t$ for a 1-D array `z` and the right class `t`. It must work for
-# logits up to $10^6$.
-
-# %%
-def softmax_ce_backward(z, t):
-    ...  # your code here: return an array of the same shape as z
-
-
-_ = check("09.softmax_ce_backward", softmax_ce_backward)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $L = -z_t + \log\sum_j e^{z_j}$, so $\partial L/\partial z_i = \mathrm{softmax}(z)_i - [i = t]$.
-#
-# ```python
-# def softmax_ce_backward(z, t):
-#     e = np.exp(z - np.max(z))  # subtract the max: no overflow at 1e6
-#     g = e / e.sum()
-#     g[t] -= 1.0
-#     return g
-# ```
-# </details>
-#
-# **Exercise 3 (conceptual).** Twenty runs: 5 reach 90 % within 300 steps (at steps 260, 266, 274,
+# **Exercise 2 (conceptual).** Twenty runs: 5 reach 90 % within 300 steps (at steps 260, 266, 274,
 # 280, 288), 15 never do. The median steps to 90 % is (a) 274, the median of the 5; (b) more than 300; (c) 288?
 
 # %%
@@ -586,7 +557,7 @@ _ = check("09.median_with_never", answer)
 # curve shows the whole picture: it ends at 5/20 = 25 % at step 300.
 # </details>
 #
-# **Exercise 4 (conceptual).** Suppose the read-out's gain $\beta$ were learned too, by SGD with
+# **Exercise 3 (conceptual).** Suppose the read-out's gain $\beta$ were learned too, by SGD with
 # rate $\eta$. For the reparametrised unscaled model to follow the scaled one, which rate does
 # $\beta$ need: (a) $\eta/\sqrt{d_k}$; (b) $\eta$, unchanged; (c) none: the equivalence breaks?
 
@@ -601,7 +572,36 @@ _ = check("09.read_out_lr", answer)
 # both, with the same gradient: $\beta$'s step must not change. Only the rescaled weights need the
 # rescaled rate.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
+# **Exercise 4.** Write `softmax_ce_backward(z, t)`: the gradient $\partial L/\partial z$ of
+# $L = -\log \mathrm{softmax}(z)_t$ for a 1-D array `z` and the right class `t`. It must work for
+# logits up to $10^6$.
+
+# %% tags=["deep-dive"]
+def softmax_ce_backward(z, t):
+    ...  # your code here: return an array of the same shape as z
+
+
+_ = check("09.softmax_ce_backward", softmax_ce_backward)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $L = -z_t + \log\sum_j e^{z_j}$, so $\partial L/\partial z_i = \mathrm{softmax}(z)_i - [i = t]$.
+#
+# ```python
+# def softmax_ce_backward(z, t):
+#     e = np.exp(z - np.max(z))  # subtract the max: no overflow at 1e6
+#     g = e / e.sum()
+#     g[t] -= 1.0
+#     return g
+# ```
+# </details>
+
+# %% [markdown]
 # ## The answer, revisited
 #
 # The evidence, recomputed with each notebook's seeds or read from the training grid (ratios:
