@@ -162,32 +162,44 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 
 # %% [markdown]
 # **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for
-# 1024 keys at 2.2. Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have
+# 1024 keys at about 2.2. Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have
 # independent unit-variance components, they are far past it (08: GPT-2's own start is milder). Unscaled, $p_{\max}$ climbs from 0.210 to 0.982; scaled, the logits have
 # variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
-# $H \approx \ln n - \sigma^2/2$ while no single logit dominates. Take this law on trust here: the deep
-# dive below derives it in a few lines (from the average $E\,e^{z} = e^{\sigma^2/2}$) and measures where
-# it holds. Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
-# whatever $n$: right for many keys (2.2 for 1024), too early for few (21 for 4 keys).
+# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (a law derived and tested in the deep
+# dive). Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
+# whatever $n$: right for many keys (about 2.2 for 1024), too early for few (21 for 4 keys).
 #
 # This refines part 2 of the answer (**commitment**): unscaled, already at the head sizes real models
-# use, each query starts committed to one key the random draws picked. How committed: the weight left
-# to the other keys, and $\|J\|_F$, the size of the softmax's Jacobian $J$: how much the weights move per
-# unit nudge of the softmax's own input ($q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled; notebook 06 builds it):
+# use, each query starts committed to one key the random draws picked. How committed: the weight
+# it leaves to the other keys.
 
 # %%
-for d in (64, 128):
-    left, j_ratio = saturation.slide_medians(d, n_keys, n_queries, seeds=range(10))  # per seed: medians over queries
-    print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left",
-          f"to the 15 other keys; ||J||_F {np.median(j_ratio):.1f}× below scaled")
+slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
+for d, (left, _) in slide.items():
+    print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128 (below $10^{-9}$ at 4096: deep dive). Per unit of the softmax's input its $\|J\|_F$ is 3× and 9×
-# below scaled, and each key the query ignores gets a gradient multiplied by its near-zero weight:
-# little learning signal reaches those keys. (What reaches the query itself is another matter: 06 §5.)
+# 128 (below $10^{-9}$ at 4096: deep dive). Each key the query ignores gets a gradient multiplied by
+# its near-zero weight: little learning signal reaches those keys. (What reaches the query itself is
+# another matter: 06 §5.)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the size of the softmax's Jacobian at $d_k$ = 64 and 128
+#
+# $\|J\|_F$ (notebook 06 builds it) measures how much the weights move per unit nudge of the
+# softmax's own input: $q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled. Per that unit, unscaled is
+# smaller. But the scaled softmax divides its input by $\sqrt{d_k}$ first, so per unit of $q\cdot k$
+# (what $W_Q$ and $W_K$ move) the scaled $\|J\|_F$ counts $\sqrt{d_k}$ times less, and the unscaled one
+# is the larger at these $d_k$ (notebook 00's second measure; 06 §5):
+
+# %% tags=["deep-dive"]
+for d, (_, j_ratio) in slide.items():  # j_ratio: scaled ÷ unscaled, per seed
+    r = np.median(j_ratio)
+    print(f"d_k = {d}, median over 10 seeds: ||J||_F {r:.1f}× below scaled per unit of the softmax's input; "
+          f"per unit of q·k {np.sqrt(d) / r:.1f}× above")
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why the scaled curves are not perfectly flat
