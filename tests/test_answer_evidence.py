@@ -39,7 +39,7 @@ def stored_table():
     rows = []
     for line in lines[1:]:
         part, claim, values, notebook = (c.strip() for c in line.split(" | "))
-        rows.append(Evidence(part, claim, tuple(values.split(" / ")), notebook))
+        rows.append(Evidence(part, claim, tuple(values.split("; ")), notebook))
     return rows
 
 
@@ -73,15 +73,15 @@ def test_the_claims_hold():
         return float(values[i].rstrip("%").strip())
 
     assert abs(num("Var(q·k), d_k = 256") / 256 - 1) < 0.05
-    assert abs(num("spread ∝ d_k^a", 0) - 0.5) < 0.05 and abs(num("spread ∝ d_k^a", 1)) < 0.05
+    assert abs(num("slope of log spread", 0) - 0.5) < 0.05 and abs(num("slope of log spread", 1)) < 0.05
     assert max(num("scaled, d_k = 4", i) for i in range(3)) < 6  # per cent
-    assert min(num("unscaled, d_k = 64 / 128", i) for i in range(2)) > 50  # per cent of queries committed
-    assert num("start, d_k = 1024: median example") < 0.01
+    assert min(num("unscaled, d_k = 64 and 128", i) for i in range(2)) > 50  # per cent of queries committed
+    assert num("d_k = 1024, at the start: the median example") < 0.01
     assert num("1024 keys, d_k = 64") > 1  # larger unscaled: part 3
-    query = "at init, 06's setup (8 keys), d_k = 64: mean gradient"
+    query = "8 keys, d_k = 64, at the start: mean gradient"
     assert num(query, 0) > num(query, 1)
-    assert num("start, d_k = 1024: batch gradient") > 1
-    assert num("d_k = 1024, best η each", 2) > 5
+    assert num("d_k = 1024, at the start: the batch gradient") > 1
+    assert num("d_k = 1024, each at its best η", 2) > 5
 
 
 def test_recomputed_rows_match_the_stored_table():

@@ -93,8 +93,8 @@ for c in (1, 8):
 # > 3. **Speed, not possibility.** The unscaled gradient is not smaller everywhere, and unscaled
 # >    heads still learn, but they slow down as $d_k$ grows (at small $d_k$ or small learning rates
 # >    they can even be faster; notebook 09). What the scale buys is a start, and a training speed
-# >    at a fixed learning rate $\eta$ (the size of each training step; $0.1 \le \eta \le 1$ and $d_k \ge 16$
-# >    in notebook 09's runs), that do not depend on $d_k$.
+# >    at a fixed learning rate $\eta$ (the size of each training step), that do not depend on $d_k$
+# >    (over the range notebook 09 measures).
 # >
 # > Parts 1 and 2 are at initialisation; part 3 is measured over training on 09's task.
 
@@ -128,7 +128,8 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
 # Smaller still: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
-# weight nears 1 and $\|J\|$ collapses, below $10^{-4}$ at $d_k = 1024$. Scaled, the spread, the
+# weight nears 1 and the median $\|J\|$ collapses, below $10^{-4}$ at $d_k = 1024$ (the shaded band:
+# a few queries, near ties, keep a large $J$). Scaled, the spread, the
 # largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096, the small weights more
 # (deep dive).
 
@@ -193,7 +194,8 @@ verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled,
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
 # everywhere. With 16 keys $\|J\|$ is about 3× and 9× smaller (on this draw 2.7× and 8.7×; notebook 05
 # repeats it over 10 seeds); with 1024 keys at $d_k = 64$ it is 6.0×
-# *larger*: the scaled weights are spread so thin over 1024 keys that $J$ is tiny too (deep dive).
+# *larger*: scaled, 1024 keys share the weight so evenly that nudging one logit barely moves any
+# weight ($\|J\| \approx 1/\sqrt{n}$ for $n$ equal weights: $1/32$ here).
 # What the scale buys is a soft start.
 
 # %% [markdown] tags=["deep-dive"]
@@ -204,8 +206,7 @@ verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled,
 # That column is $p_j(e_j - p)$ ($e_j$: 1 at place $j$, 0 elsewhere): every entry carries $p_j$, so
 # a key with weight ≈ 0 gets almost no signal, even when attending to it would lower the loss.
 #
-# **More keys.** For $n$ equal weights $\|J\| \approx 1/\sqrt{n}$, $1/32$ for 1024 keys: the scaled
-# weights, spread thin over 1024 keys, make $J$ tiny. With 1024 keys the unscaled median $\|J\|$ stays above the scaled one up to
+# **More keys.** With 1024 keys the unscaled median $\|J\|$ stays above the scaled one up to
 # $d_k = 256$ and falls below it from 512 (one seed of 2,000 queries):
 
 # %% tags=["deep-dive"]

@@ -45,6 +45,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # | read-out | $o = \sum_j p_j\,v_j$, value $v_j = 5\,e_{c_j}$ ($e_c$: one-hot at class $c$) |
 # | loss | $L = -\log \mathrm{softmax}(o)_{c_t}$, averaged over the batch |
 #
+# Every input component has mean 0 and variance 1 (an address entry is $\pm 2$ a quarter of the time), and
 # $W_Q, W_K$ start with $\mathcal N(0, 1/16)$ entries, so $q$, $k$ have unit-variance components.
 
 # %% [markdown] tags=["deep-dive"]
@@ -175,13 +176,16 @@ verify("every seed, unscaled over scaled: entropy < 0.1×, the median example's 
        ratio["entropy"].high < 0.1 and ratio["median"].high < 1e-2)
 for k, fmt in (("entropy", ".2f"), ("median", ".1e"), ("batch", ".1f")):
     print(f"{k}, unscaled ÷ scaled: median {ratio[k].median:{fmt}} (range {ratio[k].low:{fmt}} to {ratio[k].high:{fmt}})")
+for sc, name in (("unscaled", "unscaled"), ("sqrt", "scaled")):
+    sh = training.seed_summary([init[sd, sc]["share"] for sd in seeds])  # of 1024 examples, per seed
+    print(f"{name}: examples carrying 90 % of the summed squared gradients: median {sh.median:.0%} (range {sh.low:.0%} to {sh.high:.0%})")
 
 # %% [markdown]
 # Larger: unscaled, the median example's gradient is about 3000 times smaller, but the batch's is 10
-# times larger. A batch gradient is a sum over examples. Unscaled, a few examples have their two
-# largest logits nearly tied, so they are not saturated; and each gradient through a logit
-# $s\,q\cdot k$ carries its factor $s$: 1 unscaled, $1/\sqrt{1024} = 1/32$ scaled. Those few outweigh
-# all the rest (deep dive).
+# times larger. A batch gradient is a sum over examples, and unscaled a few examples carry it (7 %
+# carry 90 % of the squares; scaled, 61 %): those whose two largest logits nearly tie, so they are not
+# saturated. Each gradient through a logit $s\,q\cdot k$ carries its factor $s$, 1 unscaled and
+# $1/\sqrt{1024} = 1/32$ scaled, so those few outweigh all the rest (deep dive: the near ties).
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller everywhere.
 
 # %% [markdown] tags=["deep-dive"]
@@ -202,9 +206,6 @@ for sd in seeds:
     u_sd, gap = init[sd, "unscaled"], top2_gap(sd)
     heavy = np.argsort(u_sd["norms"])[::-1][:int(round(u_sd["share"] * len(held.x)))]
     gap_ratio.append(np.median(gap[heavy]) / np.median(np.delete(gap, heavy)))
-for sc in ("unscaled", "sqrt"):
-    share = training.seed_summary([init[sd, sc]["share"] for sd in seeds])
-    print(f"{sc}: share carrying 90 %, median {share.median:.0%} (range {share.low:.0%} to {share.high:.0%})")
 verify("every seed: the heavy examples' median top-2 gap below 0.2 × the rest's", max(gap_ratio) < 0.2,
        f"gap ratio: median {np.median(gap_ratio):.2f}, largest {max(gap_ratio):.2f}")
 verify("every seed: the batch gradient is larger unscaled", ratio["batch"].low > 1)
@@ -234,7 +235,7 @@ training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figu
 
 # %% [markdown]
 # About 7 times: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
-# (ratio 7.1). Single unscaled runs are chaotic: a **nudged copy**, its initial $W_Q$ times
+# (ratio 7.1). At large $d_k$ single unscaled runs are chaotic: a **nudged copy**, its initial $W_Q$ times
 # $1 + 10^{-12}$, gives 82 (7.5). The grid is coarse (rates 3× apart), so "7×" is rough and could
 # move either way (deep dive). This refines part 3 of the answer (**speed, not possibility**): the unscaled model
 # learns, only later.
@@ -287,21 +288,56 @@ verify("at every η and step the two survival curves differ by at most 2.5 SE of
        np.all(gap <= 2.5 * se_diff + 1e-12), f"largest ratio {np.max(gap / np.where(se_diff > 0, se_diff, np.inf)):.1f}")
 
 # %% [markdown]
-# ## 5. At one shared learning rate
+# ## 5. Why: the scale is a reparametrisation
 #
-# Any run of the grid, one seed at a time (the readout counts seeds reaching 90 %; dotted: section
-# 6's third model), from $\eta = 1$, $d_k = 1024$, seed 0; move $d_k$:
+# Let $W = (W_Q, W_K)$ be the scaled model's weights and $L(W)$ its loss. Give the *unscaled* model
+# the weights $W' = cW$ with $c = d_k^{-1/4}$:
+#
+# 1. Its logits are $c^2\,(q\cdot k) = q\cdot k/\sqrt{d_k}$: exactly the scaled model's. So its loss
+#    is $L'(W') = L(W'/c)$.
+# 2. Chain rule: $\nabla L'(W') = \tfrac1c\,\nabla L(W)$, a gradient $d_k^{1/4}$ times larger.
+# 3. One SGD step at rate $\eta'$ moves $W'$ by $\tfrac{\eta'}{c}\nabla L(W)$, so $W = W'/c$ by
+#    $\tfrac{\eta'}{c^2}\nabla L(W)$: the scaled model's step at rate $\eta$ when $\eta' = \eta/\sqrt{d_k}$.
+#
+# So the unscaled model from $d_k^{-1/4}$ times the weights at $\eta/\sqrt{d_k}$ follows the scaled
+# model **step for step**: the grid's third arm, "reparametrised".
+# Read the other way, the unscaled model at rate $\eta$ is the scaled model started from weights
+# $d_k^{1/4}$ times larger and trained at rate $\eta\sqrt{d_k}$: both grow with $d_k$. Checked below, with median steps to
+# 90 % at three fixed $\eta$:
 
-# %% tags=["nbval-ignore-output"] alt="Explorer of the stored grid, one run of each model, starting at d_k = 1024, learning rate 1, seed 0: loss, batch accuracy, attention entropy and gradient norm against step for the scaled, unscaled and reparametrised models. Scaled (with the reparametrised model on top of it) reaches 90 % accuracy at step 13; unscaled does not within 300 steps and ends near 0.84; the readout says 7 of 25 unscaled seeds reach 90 %."
-TrainingExplorer(d_k=1024, lr=1.0)
+# %%
+rep, scaled = (grid.steps_to_90[..., grid.arms.index(a), :5] for a in ("reparametrised", "scaled"))
+verify(f"every d_k, seed and η ≤ 1 ({rep.size} runs): the same steps to 90 %", np.array_equal(rep, scaled, equal_nan=True))
+med = {(a, lr): [training.seed_summary(grid.steps(d, a)[:, grid.lrs.index(lr)]).median
+                 for d in grid.d_ks] for a in (*arms, "nudged") for lr in (0.1, 0.3, 1.0)}
+for lr in (0.1, 0.3, 1.0):
+    row = {a: " ".join(f"{m:.0f}".replace("nan", "never") for m in med[a, lr]) for a in arms}
+    print(f"η = {lr:g}, d_k = 4 … 1024 | scaled: {row['scaled']} | unscaled: {row['unscaled']}")
 
 # %% [markdown]
-# At $\eta = 1$: scaled, about the same steps at every $d_k \ge 16$; unscaled, slower as $d_k$ grows (at
-# 1024, 7 of 25 runs reach 90 %). Two traps in reading such curves, a tiny gradient that is not stuck
-# and a low entropy that is not learned: deep dive.
+# This refines part 3 of the answer (**speed, not possibility**): unscaled, $\eta = 0.1$ and 0.3 train
+# every run, slower as $d_k$ grows from 16 (at 0.1 faster than scaled up to 256). The scale buys **a speed at fixed $\eta$ that does not depend on $d_k$**: about 60, 25
+# and 14 steps at $\eta = 0.1$, 0.3 and 1 for every $d_k \ge 16$; at $\eta = 3$ too, and at $\eta = 10$ from $d_k = 64$ (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the gradient floor and the entropy, step by step
+# ## Deep dive: any run of the grid, and two traps in reading it
+#
+# Any run of the grid, one seed at a time (the readout counts seeds reaching 90 %; dotted: the
+# reparametrised model), from $\eta = 1$, $d_k = 1024$, seed 0; move $d_k$, $\eta$ and the seed:
+
+# %% tags=["nbval-ignore-output", "deep-dive"] alt="Explorer of the stored grid, one run of each model, starting at d_k = 1024, learning rate 1, seed 0: loss, batch accuracy, attention entropy and gradient norm against step for the scaled, unscaled and reparametrised models. Scaled (with the reparametrised model on top of it) reaches 90 % accuracy at step 13; unscaled does not within 300 steps and ends near 0.84; the readout says 7 of 25 unscaled seeds reach 90 %."
+TrainingExplorer(d_k=1024, lr=1.0)
+
+# %% [markdown] tags=["deep-dive"]
+# At $\eta = 1$: scaled, about the same steps at every $d_k \ge 16$; unscaled, slower as $d_k$ grows (at
+# 1024, 7 of 25 runs reach 90 %, 4 of the nudged copies). Two traps in reading such curves:
+#
+# - **A tiny gradient is not stuck**: unscaled at $d_k = 64$ it hits the floor *after* learning.
+# - **A low entropy is not learned**: unscaled at $d_k = 1024$ it is near 0 from the start, with
+#   attention sharp on a wrong key.
+
+# %% [markdown] tags=["deep-dive"]
+# ### The gradient floor and the entropy, step by step
 #
 # At $\eta = 1$ at four $d_k$: medians over 25 seeds (lines), their range (bands; gradient: 10–90 %),
 # reference lines grey and labelled. Then the medians, and the runs with a step whose gradient is
@@ -351,38 +387,6 @@ t = np.flatnonzero(ent >= 0.01).max() + 1
 print(f"d_k = 1024, unscaled: median entropy below 0.01 from step {t + 1}; median accuracy then "
       f"{acc[t:].min():.2f}–{acc[t:].max():.2f}")
 
-# %% [markdown]
-# ## 6. Why: the scale is a reparametrisation
-#
-# Let $W = (W_Q, W_K)$ be the scaled model's weights and $L(W)$ its loss. Give the *unscaled* model
-# the weights $W' = cW$ with $c = d_k^{-1/4}$:
-#
-# 1. Its logits are $c^2\,(q\cdot k) = q\cdot k/\sqrt{d_k}$: exactly the scaled model's. So its loss
-#    is $L'(W') = L(W'/c)$.
-# 2. Chain rule: $\nabla L'(W') = \tfrac1c\,\nabla L(W)$, a gradient $d_k^{1/4}$ times larger.
-# 3. One SGD step at rate $\eta'$ moves $W'$ by $\tfrac{\eta'}{c}\nabla L(W)$, so $W = W'/c$ by
-#    $\tfrac{\eta'}{c^2}\nabla L(W)$: the scaled model's step at rate $\eta$ when $\eta' = \eta/\sqrt{d_k}$.
-#
-# So the unscaled model from $d_k^{-1/4}$ times the weights at $\eta/\sqrt{d_k}$ follows the scaled
-# model **step for step**: the grid's third arm, "reparametrised".
-# Read the other way, the unscaled model at rate $\eta$ is the scaled model started from weights
-# $d_k^{1/4}$ times larger and trained at rate $\eta\sqrt{d_k}$: both grow with $d_k$. Checked below, with median steps to
-# 90 % at three fixed $\eta$:
-
-# %%
-rep, scaled = (grid.steps_to_90[..., grid.arms.index(a), :5] for a in ("reparametrised", "scaled"))
-verify(f"every d_k, seed and η ≤ 1 ({rep.size} runs): the same steps to 90 %", np.array_equal(rep, scaled, equal_nan=True))
-med = {(a, lr): [training.seed_summary(grid.steps(d, a)[:, grid.lrs.index(lr)]).median
-                 for d in grid.d_ks] for a in (*arms, "nudged") for lr in (0.1, 0.3, 1.0)}
-for lr in (0.1, 0.3, 1.0):
-    row = {a: " ".join(f"{m:.0f}".replace("nan", "never") for m in med[a, lr]) for a in arms}
-    print(f"η = {lr:g}, d_k = 4 … 1024 | scaled: {row['scaled']} | unscaled: {row['unscaled']}")
-
-# %% [markdown]
-# This refines part 3 of the answer (**speed, not possibility**): unscaled, $\eta = 0.1$ and 0.3 train
-# every run, slower as $d_k$ grows from 16 (at 0.1 faster than scaled up to 256). The scale buys **a speed at fixed $\eta$ that does not depend on $d_k$**: about 60, 25
-# and 14 steps at $\eta = 0.1$, 0.3 and 1 for every $d_k \ge 16$; at $\eta = 3$ too, and at $\eta = 10$ from $d_k = 64$ (deep dive).
-
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the rate by hand
 #
@@ -398,7 +402,7 @@ _ = check("09.reparam_lr", answer)
 # <details><summary>Solution</summary>
 #
 # $\eta/\sqrt{d_k} = 1/16 = 0.0625$: one factor $d_k^{-1/4}$ for the larger gradient, one for the
-# larger effect of a step (section 6).
+# larger effect of a step (section 5).
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
@@ -605,7 +609,7 @@ _ = check("09.softmax_ce_backward", softmax_ce_backward)
 # ## The answer, revisited
 #
 # The evidence, recomputed with each notebook's seeds or read from the training grid (ratios:
-# unscaled ÷ scaled; "start": initialisation):
+# unscaled ÷ scaled; "at the start": at initialisation):
 
 # %%
 evidence = training.course_evidence(grid, ratio)  # 09's rows from sections 3, 4 and 6

@@ -71,21 +71,21 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     end = overview.walk_end_variance(overview.dot_product_walks(256, 4000, rng=0))
     add("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256)", [f"{end.var:.0f}"], "00")
     slopes = log_log_slopes(SCALING_D_KS, simulated_logit_stds(SCALING_D_KS, n=2000, seed=0), n=2000)
-    add("spread", "spread ∝ d_k^a: a unscaled / 1/√d_k / 1/d_k (theory ½, 0, −½)",
+    add("spread", "slope of log spread against log d_k: unscaled, ×1/√d_k, ×1/d_k (theory 0.5, 0, −0.5)",
         [_fixed(slopes[name][0], 3) for name in ("unscaled", "sqrt", "inv_d")], "04")
     drift = np.median([overview.scaled_drifts(seed=s) for s in range(20)], axis=0)
-    add("spread", "scaled, d_k = 4 … 4096: spread / largest weight / ‖J‖ move by (median, 20 seeds)",
+    add("spread", "scaled, d_k = 4 … 4096, median of 20 seeds: spread, largest weight, ‖J‖ move by",
         [f"{v:.1%}" for v in drift[:3]], "00")
-    add("spread", "GPT-2 small's own init: variance of q·k/√64 (the footnote assumes 1)",
+    add("spread", "GPT-2 small's init, by formula: Var(q·k/√64) (the footnote assumes 1)",
         [f"{init_logit_moments('gpt2', 768, 64, scale='sqrt').var:.4f}"], "08")
     # commitment: 00 section 4 (seed 0), 09 section 3
     heads = [overview.compare(d, rng=0) for d in overview.HEAD_D_KS]
-    add("commitment", "unscaled, d_k = 64 / 128: queries with > 0.9 on one key",
+    add("commitment", "unscaled, d_k = 64 and 128: queries with over 0.9 on one key",
         [f"{100 * c.committed:.0f} %" for c in heads], "00")
     Q, K = make_rng(0).standard_normal((2, 100, 12, 64))  # 07 section 5's draws at d_k = 64
-    add("commitment", "a layer's rows, d_k = 64, 12 keys: mean largest weight, unscaled / scaled / × 1/√d_model (512)",
+    add("commitment", "12 keys, d_k = 64: mean largest weight, unscaled, scaled, ×1/√d_model (512)",
         [f"{softmax(c * Q @ np.swapaxes(K, -1, -2)).max(axis=-1).mean():.3f}" for c in (1.0, 1 / 8, 512**-0.5)], "07")
-    add("commitment", "start, d_k = 1024: median example's gradient, unscaled ÷ scaled",
+    add("commitment", "d_k = 1024, at the start: the median example's gradient, unscaled ÷ scaled",
         [f"{init_ratio['median'].median:.1e}"], "09")
     # speed: 00 section 4, 06 section 5 (seed 6), 09 sections 3, 4 and 6
     many = overview.compare(64, overview.MANY_KEYS, rng=0)
@@ -93,31 +93,30 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     i64 = list(D_K_CHOICES).index(64)
     g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
          for name in ("unscaled", "sqrt")]
-    add("speed", "at init, 06's setup (8 keys), d_k = 64: mean gradient to the query, "
-                 "unscaled / scaled", [f"{v:.2f}" for v in g], "06")
-    add("speed", "start, d_k = 1024: batch gradient, unscaled ÷ scaled", [f"{init_ratio['batch'].median:.1f}"], "09")
+    add("speed", "8 keys, d_k = 64, at the start: mean gradient to the query, unscaled, scaled", [f"{v:.2f}" for v in g], "06")
+    add("speed", "d_k = 1024, at the start: the batch gradient, unscaled ÷ scaled", [f"{init_ratio['batch'].median:.1f}"], "09")
     s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
-    add("speed", "d_k = 1024, best η each: steps to 90 %, unscaled / scaled / ratio",
+    add("speed", "d_k = 1024, each at its best η: median steps to 90 %, unscaled, scaled, ratio",
         [f"{u:.0f}", f"{s:.0f}", f"{u / s:.1f}"], "09")
     k = list(grid.lrs).index(0.1)
     med = {arm: " ".join(f"{seed_summary(grid.steps(d, arm)[:, k]).median:.0f}" for d in grid.d_ks)
            for arm in ("unscaled", "scaled")}
-    add("speed", f"η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: steps to 90 %, unscaled / scaled",
+    add("speed", f"η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: median steps to 90 %, unscaled; scaled",
         [med["unscaled"], med["scaled"]], "09")
     return rows
 
 
 def format_evidence(rows: Iterable[Evidence]) -> str:
-    """The table as text, one row a line: ``part | claim | values joined by " / " | notebook``.
+    """The table as text, one row a line: ``part | claim | values joined by "; " | notebook``.
 
     >>> print(format_evidence([Evidence("spread", "a claim", ("1.0", "2"), "04")]))
     part   | claim   | number(s) | notebook
-    spread | a claim | 1.0 / 2   | 04
+    spread | a claim | 1.0; 2    | 04
     """
     rows = list(rows)
     if not rows or not all(isinstance(r, Evidence) for r in rows):
         raise TypeError("rows must be a non-empty sequence of Evidence")
-    cells = [("part", "claim", "number(s)", "notebook")] + [(r.part, r.claim, " / ".join(r.values), r.notebook)
+    cells = [("part", "claim", "number(s)", "notebook")] + [(r.part, r.claim, "; ".join(r.values), r.notebook)
                                                             for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(3)]
     return "\n".join(" | ".join(c[i].ljust(widths[i]) for i in range(3)) + " | " + c[3] for c in cells)
