@@ -44,10 +44,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # $$\frac{\partial L}{\partial z} = J^\top g,\qquad J_{ij} = \frac{\partial p_i}{\partial z_j},\qquad g = \frac{\partial L}{\partial p}.$$
 #
-# The chain rule gives $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$ (hence the transpose), and
-# Cauchy–Schwarz gives $\|J^\top g\| \le \|J\|_F\,\|g\|$ ($\|J\|_F$: the root of the sum of all squared
-# entries; section 3's deep dive). So a nearly zero $J$ passes back a nearly zero
-# gradient when $g$ is bounded. In attention it is: the output is $\sum_j p_j v_j$, so
+# The chain rule gives $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$ (hence the transpose): each entry
+# is a sum of $J$'s entries times $g$'s. So a nearly zero $J$ passes back a nearly zero gradient when
+# $g$ is bounded (section 3 makes it exact). In attention it is: the output is $\sum_j p_j v_j$, so
 # $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
 #
 # ## 2. The Jacobian of the softmax
@@ -91,11 +90,12 @@ for h in (1e-1, 1e-2, 1e-3, 1e-4):
 # %% [markdown]
 # ## 3. A nearly one-hot softmax has a nearly zero Jacobian
 #
-# With $m = \max_i p_i$,
+# Measure the size of $J$ by $\|J\|_F$, the root of the sum of its squared entries. With $m = \max_i p_i$,
 #
-# $$|J_{ij}| \;\le\; \|J\|_F \;\le\; 2\,(1 - m).$$
+# $$|J_{ij}| \;\le\; \|J\|_F \;\le\; 2\,(1 - m), \qquad \|J^\top g\| \;\le\; \|J\|_F\,\|g\|.$$
 #
-# $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$.
+# $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$, and the
+# gradient passed back is at most $0.0002\,\|g\|$.
 # The proof, and the bound checked on notebook 05's logits and on 5000 random softmaxes, are in the
 # deep dive below.
 
