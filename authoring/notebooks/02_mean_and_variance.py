@@ -207,8 +207,8 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 #
 # $$\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + 1, \quad\text{so}\quad \mathrm{Var}(q\cdot k) = d_k .$$
 #
-# Independence was used twice: between $q_i$ and $k_i$ (sections 3 and 4), and between different
-# pairs. **Exact check**, every outcome, so no simulation noise: components $\pm 1$ ($d_k$ = 1 to 4), and all 729
+# Independence was used twice: within each pair (sections 3 and 4) and between
+# pairs. **Exact check**, free of simulation noise: components $\pm 1$ ($d_k$ = 1 to 4), and all 729
 # $(q, k)$ in $\{1, 2, 3\}^3$ (three times section 4's term); then a **simulation** at $d_k = 8$ and 64:
 
 # %%
