@@ -208,7 +208,7 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 # $$\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + 1, \quad\text{so}\quad \mathrm{Var}(q\cdot k) = d_k .$$
 #
 # Independence was used twice: within each pair (sections 3 and 4) and between
-# pairs. **Exact check**, free of simulation noise: components $\pm 1$ ($d_k$ = 1 to 4), and all 729
+# pairs. **Exact check** (no simulation noise): components $\pm 1$ ($d_k$ = 1 to 4), and all 729
 # $(q, k)$ in $\{1, 2, 3\}^3$ (three times section 4's term); then a **simulation** at $d_k = 8$ and 64:
 
 # %%

@@ -166,8 +166,8 @@ ax.figure
 # %% [markdown]
 # About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, as $n = 2$ sits above the $1/n$
 # trend, nowhere near 1 024. For larger $n$ the SE falls like $1/n$ (slope −1), one over the
-# *square root* of the number of entries. Bars: ±2 Monte Carlo errors; every dot lies within 4
-# of the exact line (deep dive).
+# *square root* of the number of entries. Every dot lies within 4 Monte Carlo
+# errors of the exact line (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the runs, live
