@@ -207,9 +207,9 @@ verify("simulated: both wrong rules are more than 100 SE off: " + ", ".join(f"{k
 #
 # $$\mathrm{Var}(S_{j+1}) = \mathrm{Var}(S_j) + 1, \quad\text{so}\quad \mathrm{Var}(q\cdot k) = d_k .$$
 #
-# Independence was used twice: between $q_i$ and $k_i$ (sections 3 and 4), and between different
-# pairs. **Exact check**: components $\pm 1$ ($d_k$ = 1 to 4), and all 729
-# $(q, k)$ with components in 1, 2, 3 (three times section 4's term); then a **simulation** at $d_k = 8$ and 64:
+# Independence was used twice: within each pair (sections 3 and 4) and between
+# pairs. **Exact check** (no simulation noise): components $\pm 1$ ($d_k$ = 1 to 4), and all 729
+# $(q, k)$ in $\{1, 2, 3\}^3$ (three times section 4's term); then a **simulation** at $d_k = 8$ and 64:
 
 # %%
 exact = {d: variance.all_dot_products([-1, 1], d) for d in (1, 2, 3, 4)}  # 4**d_k equally likely (q, k)

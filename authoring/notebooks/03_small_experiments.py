@@ -164,10 +164,10 @@ ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=Fal
 ax.figure
 
 # %% [markdown]
-# About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, nowhere near 1 024. For larger
-# $n$ the SE falls like $1/n$ (slope −1), one over the *square root* of the number of entries.
-# Each dot's bar spans ±2 of its Monte Carlo error, and every dot lies within 4 of them of the
-# exact line (deep dive).
+# About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, as $n = 2$ sits above the $1/n$
+# trend, nowhere near 1 024. For larger $n$ the SE falls like $1/n$ (slope −1), one over the
+# *square root* of the number of entries. Every dot lies within 4 Monte Carlo
+# errors of the exact line (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the runs, live
@@ -399,7 +399,7 @@ _ = check("03.np_var_mean", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# Each entry sums $d = 3$ products: variance 3. The 9 entries are uncorrelated, so
+# Each entry sums 3 products: variance 3. The 9 entries are uncorrelated (not independent), so
 # `np.var` averages $\frac{m-1}{m}\sigma^2 = \frac89\cdot 3 = 2.67$.
 # </details>
 #

@@ -151,7 +151,7 @@ for name, label in (("unscaled", "unscaled"), ("sqrt", "1/√d_k"), ("inv_d", "1
 # %% [markdown]
 # With $1/d_k$ the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax of nearly equal
 # logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$ (0.064 at
-# $d_k = 4096$, within 0.01), and the entropy climbs to its maximum $\ln 16 = 2.77$: attention
+# $d_k = 4096$, within 0.01), and the entropy climbs toward its maximum $\ln 16$: attention
 # can hardly tell keys apart. With $1/\sqrt{d_k}$ the largest weight stays between 0.205 and
 # 0.249; unscaled, the largest logit takes nearly all the weight (0.981 at $d_k = 4096$), the
 # curve notebook 05 draws and explains.
@@ -309,8 +309,8 @@ _ = check("04.inv_d_spread", answer)
 # <details><summary>Solution</summary>
 #
 # Section 2's table: with $c = 1/d_k$ the variance is $1/d_k$, the standard deviation $d_k^{-1/2}$. Setting
-# $d_k^{-1/2} = 1/16$ gives $d_k = 16^2 = 256$. (Reading $1/d_k$ as the spread itself would
-# give 16: that is the *variance* of the scaled logits, $1/d_k$, set to 1/16.)
+# $d_k^{-1/2} = 1/16$ gives $d_k = 16^2 = 256$. (Setting the variance $1/d_k$, not the standard
+# deviation, to 1/16 would give the wrong answer 16.)
 # </details>
 #
 # **Exercise 3 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
