@@ -93,8 +93,10 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     i64 = list(D_K_CHOICES).index(64)
     g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
          for name in ("unscaled", "sqrt")]
-    add("speed", "8 keys, d_k = 64, at the start: mean gradient to the query, unscaled, scaled", [f"{v:.2f}" for v in g], "06")
-    add("speed", "d_k = 1024, at the start: the batch gradient, unscaled ÷ scaled", [f"{init_ratio['batch'].median:.1f}"], "09")
+    add("speed", "8 keys, d_k = 64, at the start: mean gradient to the query, unscaled, scaled",
+        [f"{v:.2f}" for v in g], "06")
+    add("speed", "d_k = 1024, at the start: the batch gradient, unscaled ÷ scaled",
+        [f"{init_ratio['batch'].median:.1f}"], "09")
     s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
     add("speed", "d_k = 1024, each at its best η: median steps to 90 %, unscaled, scaled, ratio",
         [f"{u:.0f}", f"{s:.0f}", f"{u / s:.1f}"], "09")
