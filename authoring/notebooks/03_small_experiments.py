@@ -62,7 +62,7 @@ seed_16 = next(s for s in range(1000) if round(two_by_two(s), 1) == THREAD_2X2)
 print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {two_by_two(seed_16):.3f}")
 
 # %% [markdown]
-# Not close at all: from 0.05 to 10.55, none within 20 % of 2. One run gives *one draw* of a
+# Not close at all: from 0.05 to 10.55. One run gives *one draw* of a
 # random number: 1.6 is no bug, and 2 is not wrong. What matters is how much that number wobbles.
 
 # %% [markdown] tags=["deep-dive"]
@@ -79,7 +79,7 @@ print(f"the first seed that gives the thread's 1.6: seed {seed_16}, np.var = {tw
 #
 # Repeat the 2×2 experiment 100 000 times. For $m$ numbers with mean $\bar x$, the sample variance
 # is $s^2 = \frac{1}{m - \text{ddof}} \sum_{a} (x_a - \bar x)^2$: `np.var` divides by $m$
-# (`ddof=0`), `torch.var` by $m-1$ (`ddof=1`). Both, from the same runs:
+# (`ddof=0`); with `ddof=1` (PyTorch's default) it divides by $m-1$. Both, from the same runs:
 
 # %% alt="Two histograms of the sample variance of the 4 entries of 100 000 random 2x2 products, true value 2 marked: np.var (divide by 4) piles up near 0 with a long tail past 10, its mean 1.50, the thread's 1.6 marked nearby; ddof=1 (divide by 3) has the same shape stretched by 4/3, its mean 2.00."
 n_reps = 100_000
@@ -148,26 +148,23 @@ print(f"np.var runs within ±0.1 of 1.5: {np.mean(np.abs(s2_ddof0 - 1.5) <= 0.1)
 #
 # Let both matrices be $n\times n$: each entry has variance $n$, so $s^2/n$ (`ddof=1`) estimates 1.
 # Repeat the experiment at least 500 times at each $n$ and measure the SE of $s^2/n$ (its standard
-# deviation over the runs). A measured SE comes from finitely many runs, so it wobbles too; how
-# much it wobbles (its own standard error) is called its **Monte Carlo error**.
+# deviation over the runs).
 #
 # **Predict:** from $n = 2$ to $n = 64$ the pooled entries grow 1 024-fold (4 → 4 096). Does
 # the SE of $s^2/n$ shrink about 1 024 times, about 32 times, or hardly at all?
 
-# %% alt="Log-log plot of the SE of s²/n (its standard deviation over repeated runs) against the matrix size n from 2 to 256: the exact line falls from 1.45 at n = 2 to 0.038 at n = 64 and keeps falling with slope -1; six measured dots (n = 2 to 64), each with a bar of ±2 of its Monte Carlo error, sit on the line."
+# %% alt="Log-log plot of the SE of s²/n (its standard deviation over repeated runs) against the matrix size n from 2 to 256: the exact line falls from 1.45 at n = 2 to 0.038 at n = 64 and keeps falling with slope -1; six measured dots (n = 2 to 64) sit on the line."
 sim, exact_sd = np.array([relative_sd_with_se(n) for n in SIZES]), exact_relative_sd(SIZES)  # sim: SE measured, its error
-z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the exact line, in Monte Carlo errors
 print(f"the SE of s²/n shrinks {sim[0, 0] / sim[-1, 0]:.0f}-fold from n = 2 to 64 "
       f"(exact {exact_sd[0] / exact_sd[-1]:.0f}-fold)")
-verify("every dot within 4 Monte Carlo errors of the exact line", np.all(np.abs(z) < 4), f"largest {np.max(np.abs(z)):.1f}")
-ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1], iid=False)
+ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], iid=False)
 ax.figure
 
 # %% [markdown]
 # About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, as $n = 2$ sits above the $1/n$
 # trend, nowhere near 1 024. For larger $n$ the SE falls like $1/n$ (slope −1), one over the
-# *square root* of the number of entries. Every dot lies within 4 Monte Carlo
-# errors of the exact line (deep dive).
+# *square root* of the number of entries. The dots sit on the exact line within their own
+# simulation noise (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the runs, live
@@ -266,11 +263,15 @@ for n in SIZES:
 verify_close("exact/i.i.d. spread at n=256", (exact_relative_sd([256]) / iid_relative_sd([256]))[0], 3**0.5, rtol=0.01)
 
 # %% [markdown] tags=["deep-dive"]
-# Section 3's dots against the exact line, in Monte Carlo errors. A roughly normal estimate lands within
+# A measured SE comes from finitely many runs, so it wobbles too; its own standard error is called
+# its **Monte Carlo error**. Section 3's dots against the exact line, in Monte Carlo errors (the bars:
+# ±2 of them). A roughly normal estimate lands within
 # 2 SE of the truth 95 % of the time, so all six land inside only $0.95^6 \approx 74\,\%$ of the
 # time: one miss in six is ordinary. And the i.i.d. formula (dashed) against them:
 
 # %% tags=["deep-dive"] alt="Log-log plot of the standard deviation of s²/n against n from 2 to 256: the measured dots with bars of ±2 Monte Carlo errors sit on the exact line; the dashed i.i.d. formula runs below it, about 1.7 times lower for large n."
+z = (sim[:, 0] - exact_sd) / sim[:, 1]  # each dot's distance from the exact line, in Monte Carlo errors
+verify("every dot within 4 Monte Carlo errors of the exact line", np.all(np.abs(z) < 4), f"largest {np.max(np.abs(z)):.1f}")
 print(f"dots within 2 SE of the exact line: {np.sum(np.abs(z) <= 2)} of {len(SIZES)}; "
       f"z = {np.array2string(z, precision=1)}")
 ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], sim_se=sim[:, 1])
@@ -294,8 +295,8 @@ verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THRE
 # %% [markdown]
 # No: 110.56 is an ordinary draw, 0.68 SE below 111. And 0.99604 is no second confirmation: it must
 # be $110.56/111 = 0.99604$ from the same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
-# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). The entries of one product share rows and
-# columns: treating them as independent gives an SE 4.5 times too small (deep dives: forty runs of our own confirm the exact SE).
+# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). The SE printed is exact: it counts that the
+# entries of one product share rows and columns (deep dives: what ignoring that costs, and forty runs of our own).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: forty runs of our own
@@ -380,7 +381,7 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 # - One small run misleads: it is one draw of a random number. Judge it by its **standard error**, its standard
 #   deviation over repeated runs. For a roughly normal result (an average of many runs) within 2 SE is
 #   ordinary and beyond 4 SE is news.
-# - The SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
+# - For large $n$ the SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
 # - The thread's 1.6 (one 2×2 run, SE 2.18) and 110.56 (0.68 SE from 111) are ordinary draws. This supports
 #   part 1 of the answer (**spread**): $q\cdot k$ has variance $d_k$, so the logits spread $\sqrt{d_k}$ wide.
 #

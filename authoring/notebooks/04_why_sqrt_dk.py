@@ -52,14 +52,14 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # so the standard deviation scales with $|c|$. For the logits, $X = q\cdot k$ with
 # $\mathrm{Var}(X) = d_k$. A check on 100 000 simulated dot products at $d_k = 64$, for
-# $c = 1$, $1/8 = 1/\sqrt{64}$ and $1/64$ (tolerance: 4 standard errors, the typical wobble of a
+# $c = 1$ and $1/8 = 1/\sqrt{64}$ (tolerance: 4 standard errors, the typical wobble of a
 # sample variance between simulations; notebook 03):
 
 # %%
 d_k, n = 64, 100_000
 x = sample_dot_products(d_k, n, rng=SEED)  # (n,) unscaled q·k
 rel_se = relative_variance_se(d_k, n)  # standard error of a sample variance of n dot products ÷ the true variance
-for c in (1.0, 1 / 8, 1 / 64):
+for c in (1.0, 1 / 8):
     v, want = np.var(c * x, ddof=1), c**2 * d_k
     verify(f"Var(c·q·k) with c = {c:g}: {v:.4g}, theory {want:.4g}, {abs(v - want) / (want * rel_se):.1f} SE from theory"
            f"{'' if c == 1 else ', same draws, same distance'} (limit 4)",
@@ -152,8 +152,7 @@ for name, label in (("unscaled", "unscaled"), ("sqrt", "1/√d_k"), ("inv_d", "1
 # With $1/d_k$ the logits' spread $1/\sqrt{d_k}$ goes to 0, and the softmax of nearly equal
 # logits is nearly uniform: the largest weight falls toward $1/16 = 0.0625$ (0.064 at
 # $d_k = 4096$, within 0.01), and the entropy climbs toward its maximum $\ln 16$: attention
-# can hardly tell keys apart. With $1/\sqrt{d_k}$ the largest weight stays between 0.205 and
-# 0.249; unscaled, the largest logit takes nearly all the weight (0.981 at $d_k = 4096$), the
+# can hardly tell keys apart. With $1/\sqrt{d_k}$ the largest weight stays near 0.2 to 0.25; unscaled, the largest logit takes nearly all the weight (0.981 at $d_k = 4096$), the
 # curve notebook 05 draws and explains.
 #
 # Means hide how queries differ. The same 2 000 queries' weights, keys sorted from the largest
@@ -176,10 +175,12 @@ fig
 # $d_k = 64$ to 1.00 at 1024, and the band shrinks up toward 1: more and more queries start
 # committed to a single key.
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: drag $d_k$ yourself
+#
 # Live: drag $d_k$; the markers slide along their lines, the medians and bands follow.
 
-# %% tags=["nbval-ignore-output"] alt="Explorer with a d_k slider from 1 to 4096. Left: the log-log lines of the logits' standard deviation (unscaled slope 1/2, scaled by 1/sqrt(d_k) flat at 1, scaled by 1/d_k slope -1/2) with a marker on each at the chosen d_k. Right: the softmax weights of 16 keys by rank, median over 2000 queries and 10-90 % band, for the three scalings; as d_k grows the unscaled band climbs to a single key at weight 1, the 1/d_k band flattens onto 1/16, the 1/sqrt(d_k) band stays put."
+# %% tags=["nbval-ignore-output", "deep-dive"] alt="Explorer with a d_k slider from 1 to 4096. Left: the log-log lines of the logits' standard deviation (unscaled slope 1/2, scaled by 1/sqrt(d_k) flat at 1, scaled by 1/d_k slope -1/2) with a marker on each at the chosen d_k. Right: the softmax weights of 16 keys by rank, median over 2000 queries and 10-90 % band, for the three scalings; as d_k grows the unscaled band climbs to a single key at weight 1, the 1/d_k band flattens onto 1/16, the 1/sqrt(d_k) band stays put."
 explorer = ScalingExplorer(d_k=64)
 explorer
 
@@ -254,8 +255,9 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
        abs(sd - want) <= 4 * se)
 
 # %% [markdown]
-# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": its
-# $1/\sqrt{d_k}$ sits in the initialisation of $W_Q$ instead. The value dimension $d_v$ never enters $q\cdot k$: it
+# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": it starts its
+# query weights $W_Q$ (the matrix that turns a word's vector into its query) $1/\sqrt{d_{kv}}$ smaller
+# instead ($d_{kv}$: T5's name for the head dimension). The value dimension $d_v$ never enters $q\cdot k$: it
 # plays no role in the scale.
 
 # %% [markdown] tags=["deep-dive"]

@@ -77,7 +77,7 @@ class LogitStdPanel:
         set_d_k_axis(ax, d_max=d_max)
         set_power_of_two_axis(ax, "y", -6, 6, label=r"standard deviation of the logits $c\,q\cdot k$")
         key = [mpl.lines.Line2D([], [], color="grey", label="lines: theory"),
-               mpl.lines.Line2D([], [], color="grey", marker="o", linestyle="none", label="dots: simulated")]
+               mpl.lines.Line2D([], [], color="grey", marker="o", linestyle="none", label="markers: simulated")]
         ax.legend(handles=ax.lines[:len(SCALINGS)] + key, loc="upper left")
 
     def show(self, d_ks, stds: dict) -> None:
@@ -153,7 +153,8 @@ class SortedWeightsPanel:
             spec = SCALING_STYLES[name]
             (self.lines[name],) = ax.plot(ranks, np.full(n_keys, 1 / n_keys), color=spec["color"],
                                           linestyle=spec["linestyle"], marker=spec["marker"], markersize=4,
-                                          label=spec["label"], animated=animated)
+                                          label=f"{spec['label']}, median" if banded else spec["label"],
+                                          animated=animated)
             if banded:
                 (self.bands[name],) = ax.fill(*scaling.band_polygon(np.zeros(n_keys), np.zeros(n_keys)).T,
                                               color=spec["color"], alpha=0.2, linewidth=0, animated=animated)
