@@ -168,7 +168,7 @@ dot_products_plots.frobenius_nesting(A, B, decimals=0)
 #
 # Think of the components of $q$ and $k$ as independent random numbers with mean 0 and
 # variance 1 (notebook 08 asks when that is true). The spread, measured over 1000 standard
-# normal pairs per $d_k$ (`sample_dot_products` returns their row-wise dots, section 4); each check allows for the simulation's own noise (deep dive below):
+# normal pairs per $d_k$ (`sample_dot_products` returns their row-wise dots, section 4); each check allows for the simulation's own run-to-run wobble (deep dive below):
 
 # %% alt="Two panels against d_k from 1 to 4096 on a log axis. Left: clouds of 1000 random dot products per d_k, centred on 0, widening between dotted curves at plus and minus 2 sqrt(d_k) (about ±128 at 4096). Right: log-log plot of their standard deviation, the dots on the dotted line sqrt(d_k), slope 1/2, from 1 at d_k = 1 to 64 at d_k = 4096."
 d_ks, n_pairs = [1, 4, 16, 64, 256, 1024, 4096], 1000
@@ -204,8 +204,7 @@ for d_k, s in dots.items():
 # ## 6. The same result, seen as lengths and an angle
 #
 # A second route: $q\cdot k = \lVert q\rVert\,\lVert k\rVert\cos\theta$, for independent standard
-# normal components. We divide the length by $\sqrt{d_k}$ and multiply the cosine by $\sqrt{d_k}$,
-# so each would stay constant if it simply grew or shrank like $\sqrt{d_k}$: we plot
+# normal components. Lengths grow with $d_k$ and cosines shrink, so we plot them rescaled:
 # $\lVert q\rVert/\sqrt{d_k}$ and $\sqrt{d_k}\cos\theta$.
 #
 # **Predict:** as $d_k$ grows, does the spread of $\lVert q\rVert/\sqrt{d_k}$ shrink, stay or grow? And of $\sqrt{d_k}\cos\theta$?

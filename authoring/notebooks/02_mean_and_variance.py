@@ -154,7 +154,7 @@ print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.
 # %% [markdown] predict_answer=["52/9", "5.78"]
 # ## 4. The variance of a product
 #
-# **Predict:** $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
+# **Predict:** a guess, since the rule comes below: $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
 # What is $\mathrm{Var}(XY)$? Then run the exact check of sections 3 and 4:
 
 # %%
@@ -316,7 +316,7 @@ print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:
 # and variance 1 (notebook 08 takes the correlated case further):
 #
 # - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$, $\rho = 0.5$:
-#   $E[q_ik_i] = \rho$ and $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the mean is $\rho\, d_k$ and the
+#   $E[q_ik_i] = \rho$ and, for normal components, $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the mean is $\rho\, d_k$ and the
 #   variance $(1 + \rho^2)\, d_k$.
 # - **the terms dependent**: one random $x$ copied into every component of $q$, one $y$ into
 #   every component of $k$. Sections 3 and 4 hold, adding variances fails: every covariance is 1, so
