@@ -167,7 +167,8 @@ except ValueError as error:
 # **What happened:**
 #
 # - (a) every $e^{-\infty}$ is 0, so the softmax is $0/0$: NaN, which spreads into all that follows.
-# - (b) every logit becomes the same number: equal logits, a uniform row (1/4 each).
+# - (b) every logit becomes the same number: equal logits, a uniform row (1/4 each, with a stable softmax,
+#   notebook 05).
 # - (c) adding the same number to every logit keeps every gap, and only gaps matter (notebook 05,
 #   section 1): the row's softmax is unchanged, as if there were no mask.
 #
@@ -257,11 +258,11 @@ verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all(
 #
 # One draw of random queries and keys with unit-variance components, 12 tokens, a causal mask:
 # $\mathrm{softmax}(QK^\top)$ above, $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ below. A row
-# with one yellow cell looks at a single key; grey cells are masked out.
+# with one yellow cell looks at a single key; white cells are masked out.
 #
 # **Predict:** in the *scaled* panels, which rows will show one bright cell at every $d_k$, and why?
 
-# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below Cells above the diagonal, which the causal mask forbids, are grey. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
+# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below Cells above the diagonal, which the causal mask forbids, are white. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
 length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
     Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
@@ -290,7 +291,8 @@ verify("and 0.02 is at least 4 SE of a difference of two of them", 0.02 >= 4 * 2
 
 # %% [markdown]
 # Unscaled rows become one-hot, and (notebook 06) one-hot rows pass back almost no gradient:
-# part 2 of the course's answer (**commitment**), in a whole attention layer.
+# part 2 of the course's answer (**commitment**), for random unit-variance queries and keys (as at
+# initialisation), 12 keys.
 # Scaled rows stay near 0.29 from $d_k \approx 16$ up; at $d_k$ = 1 and 4 they are flatter (0.24,
 # 0.27), because there a query's length varies a lot from row to row (deep dive below). Live (drag $d_k$):
 
@@ -330,8 +332,8 @@ print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weigh
 # vectors to its own queries and keys of length $d_k$, **the head dimension, often
 # $d_\text{model}/h$** but not always (notebook 04, section 5; the deep dive lists published
 # configurations); the $h$ outputs are concatenated and projected back to $d_\text{model}$. A
-# head's logit sums $d_k$ products, not $d_\text{model}$: its variance is $d_k$, and the scale
-# $1/\sqrt{d_k}$ (deep dive). What if a layer divided by $\sqrt{d_\text{model}}$ instead? Section 5's
+# head's logit sums $d_k$ products, not $d_\text{model}$: for unit-variance components its variance is
+# $d_k$, so $1/\sqrt{d_k}$ brings it back to 1 (deep dive). What if a layer divided by $\sqrt{d_\text{model}}$ instead? Section 5's
 # 100 draws at $d_k = 64$, 12 keys, as one head of a $d_\text{model} = 512$ layer (8 heads), scaled three
 # ways (the first two rows repeat section 5's numbers; $1/12 \approx 0.083$ would be perfectly uniform):
 
@@ -390,9 +392,10 @@ ax.figure
 # - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
 #   uniform row from a replacement, the unmasked row from an added constant. PyTorch's answer
 #   depends on code path and version (deep dive). This package raises.
-# - Under a causal mask early rows have few keys, so they look peaked at any scale. With random
+# - Under a causal mask row 0 is one-hot at any scale, and a row with $n$ keys has a largest weight of
+#   at least $1/n$. With random
 #   unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows; scaled rows
-#   keep the same mean largest weight (≈ 0.29) from $d_k \approx 16$ up.
+#   keep the same mean largest weight (≈ 0.29 for 12 keys) from $d_k \approx 16$ up.
 # - $d_k$ is the head dimension, often $d_\text{model}/h$; a head's logits sum $d_k$ products,
 #   so the scale is $1/\sqrt{d_k}$.
 #

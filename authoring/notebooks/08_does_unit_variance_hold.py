@@ -281,7 +281,7 @@ ax.figure
 # %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
 # ## 3. During training: $q$ and $k$ agree
 #
-# To make a query match its keys, training *correlates* $q$ and $k$. A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
+# To make a query match its keys, training must *correlate* $q$ and $k$ (a model here, not measured). A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
 # every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$.
 #
 # **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
@@ -307,8 +307,8 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
 # $\sqrt{d_k}$ (deep dive below).
 # So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows. **μP** (*maximal update
-# parametrisation*, Yang et al. 2022) divides by $d_k$, holding the mean at $\rho$ (its attention
-# weights: deep dive below).
+# parametrisation*, Yang et al. 2022) scales by $a/d_k$ instead (its README: $a = 8$; the bottom row: $a = 1$),
+# holding the mean at $a\rho$ whatever $d_k$, in this fixed-$\rho$ model (its attention weights: deep dive below).
 
 # %%
 for d in (4, 64, 1024):  # the means above against rho·√d_k
@@ -535,7 +535,7 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # The common thread: the $1/\sqrt{d_k}$ scale is right for the random vectors of the
 # footnote, and with LeCun's $1/\text{fan\_in}$ it is what a network starts from (section 2: with
 # PyTorch's default the scaled logits start smaller, at variance $1/9$). Training is free to grow $|q|$, $|k|$ and
-# their alignment, and nothing in $1/\sqrt{d_k}$ stops the logits from following. μP's $1/d_k$
+# their alignment, and nothing in $1/\sqrt{d_k}$ stops the logits from following. μP's $a/d_k$
 # and QK-norm's bounded $g\cos\theta$ are two ways to keep them in check.
 
 # %% [markdown] tags=["deep-dive"]
@@ -593,17 +593,19 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 
 # %% [markdown]
 # **Why does GPT-2 need the scale?** At $d_k = 64$ its small start helps: unscaled, its
-# logits have variance 6.04, not 64 (00's row: 2.2–2.4 keys in play). Still, unscaled it is partly
+# logits have variance 6.04, not 64 (unit-variance components, as in 00, keep only 2.2–2.4 keys in play). Still, unscaled it is partly
 # committed (about 80 of 1024 keys in play, 78–84 over 5 seeds of i.i.d. logits, vs 977 scaled), and its variance $d_k(d_\text{model}\cdot 0.02^2)^2$ grows with
-# $d_k$ and with the width squared. The scale removes
+# the head size $d_k$ and with the width squared (GPT-2's sizes keep $d_k = 64$ and grow the width). The scale removes
 # the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to a factor set by the rule
 # (and, for Xavier and GPT-2, by the matrix shapes).
 #
-# **Where the answer stops.** All of this is at initialisation, under the footnote's assumption. This
-# notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$), when it breaks (trained
-# $q$ and $k$ correlate), and what models do about it (μP's $1/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook
-# trains a real model. 09's small layer still learns unscaled, in more steps as $d_k$ grows (part 3,
-# **speed, not possibility**). The answer claims the start, and the speed 09 measures.
+# **Where the answer stops.** Parts 1 and 2 are at initialisation, under the footnote's assumption. This
+# notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$), modelled with a chosen $\rho$
+# (not measured) when it breaks (trained $q$ and $k$ correlate), and named what models do about it (μP's
+# $a/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook trains a real model. 09's small
+# layer still learns unscaled, in more steps as $d_k$ grows (part 3, **speed, not possibility**). The
+# answer claims the start and the speed 09 measures; it claims nothing about a trained GPT-2, so that
+# untested case cannot contradict it.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: GPT-2's start against 05's closed form, and the sources
@@ -628,7 +630,7 @@ verify("i.i.d. logits with GPT-2's initial spread keep > 90 % of 1024 keys in pl
 # as the reference code does: `AttentionParams.__init__` (`q_init`, `kv_init`) in tensorflow/mesh
 # `mesh_tensorflow/transformer/attention.py` (commit 01231bb).
 #
-# For these models the danger is not saturation at initialisation but **logit growth during
+# In large models a reported danger is not saturation at initialisation but **logit growth during
 # training**, as $q$ and $k$ grow and align: Dehghani et al. (2023) saw ViT-22B (a 22-billion-parameter
 # Vision Transformer) diverge from it. Recent models bound it: Gemma 2 soft-caps every logit to
 # $50\tanh(s/50)$; ViT-22B, OLMo 2 and Gemma 3 normalise $q$ and $k$ by a LayerNorm or RMSNorm
@@ -649,7 +651,7 @@ print(models.format_table())
 #
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ (LayerNorm fixes $x$, not $q$ or $k$):
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor. T5 starts at 1, GPT-2 lower.
-# - Aligned $q$ and $k$: the scaled mean $\rho\sqrt{d_k}$ grows; μP's $1/d_k$ holds it at $\rho$; QK-norm bounds the logit.
+# - Aligned $q$ and $k$ (modelled with a fixed $\rho$): the scaled mean $\rho\sqrt{d_k}$ grows; μP's $a/d_k$ holds it at $a\rho$; QK-norm bounds the logit.
 #
 # ## Exercises
 #

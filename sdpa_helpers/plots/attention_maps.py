@@ -13,6 +13,8 @@ from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, s
 
 #: A cell the mask forbids (the causal mask's picture uses the same grey).
 MASKED_GREY = "#d9d9d9"
+#: A cell the mask forbids in a weights heatmap: white, a colour the weights' scale (cividis) never takes.
+MASKED_CELL = "white"
 
 __all__ = ["WEIGHTS_NORM", "WeightsHeatmaps", "label_heatmap", "add_weights_colorbar", "weights_heatmap",
            "weights_small_multiples",
@@ -66,7 +68,7 @@ class WeightsHeatmaps:
         self.axes, self.n_max = tuple(axes), n_max
         extent = None if n_max is None else (-0.5, n_max - 0.5, n_max - 0.5, -0.5)
         with style():
-            cmap = mpl.colormaps[HEATMAP_CMAP].with_extremes(bad=MASKED_GREY)  # masked-out cells: grey
+            cmap = mpl.colormaps[HEATMAP_CMAP].with_extremes(bad=MASKED_CELL)  # masked-out cells: white
             self.images = [ax.imshow(np.zeros((4, 4)), cmap=cmap, norm=WEIGHTS_NORM, interpolation="nearest",
                                      extent=extent, aspect="equal", animated=animated) for ax in self.axes]
             if n_max is not None:
@@ -80,7 +82,7 @@ class WeightsHeatmaps:
 
     def show(self, unscaled, scaled, d_k: int, mask=None) -> None:
         """Put the two weight matrices (each (n_q, n_k), entries in [0, 1]) in; cells where the boolean
-        ``mask`` is False (may not attend) are drawn grey."""
+        ``mask`` is False (may not attend) are drawn white."""
         for ax, image, w, spec in zip(self.axes, self.images, (unscaled, scaled), (UNSCALED, SCALED)):
             image.set_data(w if mask is None else np.ma.masked_where(~np.asarray(mask, dtype=bool), w))
             if self.n_max is None:
@@ -93,7 +95,7 @@ class WeightsHeatmaps:
 
 def weights_small_multiples(weights_by_d_k: dict, mask=None):
     """Unscaled (top row) and scaled (bottom row) weights per d_k (d_k -> two (n_q, n_k) arrays), through
-    :class:`WeightsHeatmaps`; cells where ``mask`` (n_q, n_k) is False are grey. Returns the Figure.
+    :class:`WeightsHeatmaps`; cells where ``mask`` (n_q, n_k) is False are white. Returns the Figure.
     """
     d_ks = sorted(weights_by_d_k)
     fig, axes = new_figure(2, len(d_ks), figsize=(2.9 * len(d_ks) + 1.0, 5.6), squeeze=False)
