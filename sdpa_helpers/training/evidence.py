@@ -74,13 +74,13 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     add("spread", "slope of log spread against log d_k: unscaled, ×1/√d_k, ×1/d_k (theory 0.5, 0, −0.5)",
         [_fixed(slopes[name][0], 3) for name in ("unscaled", "sqrt", "inv_d")], "04")
     drift = np.median([overview.scaled_drifts(seed=s) for s in range(20)], axis=0)
-    add("spread", "scaled, d_k = 4 … 4096, median of 20 seeds: spread, largest weight, ‖J‖ move by",
+    add("spread", "16 keys, scaled, d_k = 4 … 4096: drift (max ÷ min − 1), median of 20 seeds: spread, largest weight, ‖J‖",
         [f"{v:.1%}" for v in drift[:3]], "00")
-    add("spread", "GPT-2 small's init, by formula: Var(q·k/√64) (the footnote assumes 1)",
+    add("spread", "where it stops: GPT-2 small's init, by formula: Var(q·k/√64) (the footnote assumes 1)",
         [f"{init_logit_moments('gpt2', 768, 64, scale='sqrt').var:.4f}"], "08")
     # commitment: 00 section 4 (seed 0), 09 section 3
     heads = [overview.compare(d, rng=0) for d in overview.HEAD_D_KS]
-    add("commitment", "unscaled, d_k = 64 and 128: queries with over 0.9 on one key",
+    add("commitment", "16 keys, unscaled, d_k = 64 and 128: queries with over 0.9 on one key",
         [f"{100 * c.committed:.0f} %" for c in heads], "00")
     Q, K = make_rng(0).standard_normal((2, 100, 12, 64))  # 07 section 5's draws at d_k = 64
     add("commitment", "12 keys, d_k = 64: mean largest weight, unscaled, scaled, ×1/√d_model (512)",
