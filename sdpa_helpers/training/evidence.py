@@ -74,8 +74,8 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
     add("spread", "slope of log spread against log d_k: unscaled, ×1/√d_k, ×1/d_k (theory 0.5, 0, −0.5)",
         [_fixed(slopes[name][0], 3) for name in ("unscaled", "sqrt", "inv_d")], "04")
     drift = np.median([overview.scaled_drifts(seed=s) for s in range(20)], axis=0)
-    add("spread", "16 keys, scaled, d_k = 4 … 4096: drift (max ÷ min − 1), median of 20 seeds: spread, largest weight, ‖J‖",
-        [f"{v:.1%}" for v in drift[:3]], "00")
+    add("spread", "16 keys, scaled, d_k = 4 … 4096: drift (max ÷ min − 1), median of 20 seeds: "
+                  "spread, largest weight, ‖J‖", [f"{v:.1%}" for v in drift[:3]], "00")
     add("spread", "where it stops: GPT-2 small's init, by formula: Var(q·k/√64) (the footnote assumes 1)",
         [f"{init_logit_moments('gpt2', 768, 64, scale='sqrt').var:.4f}"], "08")
     # commitment: 00 section 4 (seed 0), 09 section 3
