@@ -1141,6 +1141,7 @@ def test_a_patched_softmax_does_not_become_the_reference():
     ("06.cross_entropy_grad", 0.02, "the bound 2 (1 − max p)"),  # typed short: the slip is exactly 0.02
     ("06.cross_entropy_grad", 2, "an upper limit"),
     ("08.xavier_head_var", 1.78, "d_model = 512"),
+    ("08.xavier_head_var", 3.41, "Var(q_i)^2"),  # 1.846^2: the scaled logit's variance, not Var(q_i)
     ("08.rho_mean", 16, "rho = 0.5"),
     ("03.scaled_z", -7.15, "111 sqrt(111)"),
     ("01.hand_dot", 8, "third product left out"),

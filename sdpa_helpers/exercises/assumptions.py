@@ -36,6 +36,8 @@ register(
         Slip(init_weight_variance("xavier", 768, 64), "Var(W), one weight's variance; Var(q_i) multiplies it by "
                                                      "fan_in = 768"),
         Slip(query_variance("xavier", 512, 64), "section 2's value for d_model = 512; here d_model = 768"),
+        Slip(query_variance("xavier", 768, 64) ** 2, "Var(q_i)^2, the variance of a scaled logit q.k/sqrt(d_k); "
+                                                     "the question asks for Var(q_i) itself"),
     ]),
 )
 
