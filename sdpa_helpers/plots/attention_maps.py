@@ -11,7 +11,7 @@ from matplotlib.patches import Patch
 
 from . import HEATMAP_CMAP, OKABE_ITO, SCALED, UNSCALED, get_axes, new_figure, style
 
-#: A cell the mask forbids (the causal mask's picture uses the same grey).
+#: A blocked cell in the picture of the causal mask itself (:func:`mask_and_weights`).
 MASKED_GREY = "#d9d9d9"
 #: A cell the mask forbids in a weights heatmap: white, a colour the weights' scale (cividis) never takes.
 MASKED_CELL = "white"
