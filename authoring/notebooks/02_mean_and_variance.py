@@ -554,23 +554,7 @@ _ = check("02.var_sum_dependent", answer)
 # Section 2: $2 + 3 + 2\cdot(-1) = 3$. Adding the variances (5) would treat $X$ and $Y$ as uncorrelated.
 # </details>
 #
-# **Exercise 2 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
-# component of $k$ has mean $-1$ and variance 1 (all independent). Give
-# $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair (integers).
-
-# %%
-answer = None  # replace None with a pair (mean, variance)
-_ = check("02.general", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# Mean: $32 \cdot 1 \cdot (-1) = -32$. One product: $E[X^2] = 2 + 1 = 3$, $E[Y^2] = 1 + 1 = 2$, so
-# $\mathrm{Var}(XY) = 3\cdot 2 - (1\cdot(-1))^2 = 5$ (not $2\cdot 1$: the means matter), and
-# $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
-# </details>
-#
-# **Exercise 3 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
+# **Exercise 2 (conceptual).** Design an exact check. You want to enumerate $X$, $Y$ independent,
 # each uniform on a short list, and tell $\mathrm{Var}(XY) = E[X^2]E[Y^2] - (E[X]E[Y])^2$ from
 # the shortcut $\mathrm{Var}(X)\,\mathrm{Var}(Y)$. Which list works: (a) $[-1, 1]$, (b) $[-1, 0, 1]$,
 # (c) $[1, 2]$, (d) $[-2, 2]$? Answer with a letter, e.g. `'a'`.
@@ -591,6 +575,23 @@ _ = check("02.exact_case_design", answer)
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 3 (apply, with means).** $d_k = 32$; each component of $q$ has mean 1 and variance 2, each
+# component of $k$ has mean $-1$ and variance 1 (all independent). Give
+# $(E[q\cdot k], \mathrm{Var}(q\cdot k))$ as a pair (integers).
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with a pair (mean, variance)
+_ = check("02.general", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# Mean: $32 \cdot 1 \cdot (-1) = -32$. One product: $E[X^2] = 2 + 1 = 3$, $E[Y^2] = 1 + 1 = 2$, so
+# $\mathrm{Var}(XY) = 3\cdot 2 - (1\cdot(-1))^2 = 5$ (not $2\cdot 1$: the means matter), and
+# $\mathrm{Var}(q\cdot k) = 32\cdot 5 = 160$. Answer: `(-32, 160)`.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 4 (probe an assumption).** $q$ has $d_k = 16$ independent standard normal components. $k$ does not: one
 # standard normal number $y$, independent of $q$, is copied into all 16 components. What is
 # $\mathrm{Var}(q\cdot k)$ (an integer)?

@@ -420,17 +420,20 @@ _ = check("03.halve_spread", answer)
 # $1/\sqrt{\text{entries}}$: doubling $n$ quadruples the entries and halves the SE.
 # Doubling the entries only divides it by $\sqrt2$.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: More exercises
 #
 # **Exercise 3.** Section 4 printed the SE of $s^2$ for the thread's 1111×111 @ 111×1111 product
 # $AB$. The thread's scaled result 0.99604 is the $s^2$ of the scaled product $AB/\sqrt{111}$ (every
 # entry of $AB$ divided by $\sqrt{111}$). How many of *its* SEs from its true value 1 does 0.99604
 # lie (three significant figures; negative if below)?
 
-# %%
+# %% tags=["deep-dive"]
 answer = None  # replace None with your answer, then run the cell
 _ = check("03.scaled_z", answer)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # <details><summary>Solution</summary>
 #
 # Dividing every entry by $\sqrt{111}$ divides $s^2$, its true value *and* its SE by 111
@@ -440,8 +443,6 @@ _ = check("03.scaled_z", answer)
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: More exercises
-#
 # **Exercise 4.** Write `sample_variance(x, ddof)` without `np.var` (or `np.std`): the sum
 # of squared deviations from the mean, divided by `len(x) - ddof`, for lists and 1-D arrays.
 

@@ -248,14 +248,14 @@ for name, logits in {"scores * d_k**-0.5": (Q @ K.T) * d_k**-0.5, "(Q / √d_k) 
 # $\sqrt{64/512} \approx 0.354$ in the original Transformer (the draws `x` of section 1 have $d_k = 64$):
 
 # %%
-rows = ("Transformer base (2017)", "BERT-base", "T5 base", "T5 3B", "T5 11B", "Gemma 7B")
+rows = ("Transformer base (2017)", "BERT-base", "T5 3B", "Gemma 7B")
 print(models.format_table([models.model(name) for name in rows]))
 sd, want, se = np.std(x / np.sqrt(512)), np.sqrt(64 / 512), np.sqrt(64 / 512) * rel_se / 2  # SE of a std ≈ std × (relative SE of the variance) / 2
 verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g}, {abs(sd - want) / se:.1f} SE from theory (limit 4)",
        abs(sd - want) <= 4 * se)
 
 # %% [markdown]
-# In T5 3B, T5 11B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": it starts its
+# In T5 3B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": it starts its
 # query weights $W_Q$ (the matrix that turns a word's vector into its query) $1/\sqrt{d_{kv}}$ smaller
 # instead ($d_{kv}$: T5's name for the head dimension). The value dimension $d_v$ never enters $q\cdot k$: it
 # plays no role in the scale.
@@ -299,23 +299,7 @@ _ = check("04.wrong_d", answer)
 # $64/768$ and standard deviation $\sqrt{64/768} = 0.289$.
 # </details>
 #
-# **Exercise 2.** Probe the other choice: with the scale $1/d_k$ and unit-variance components,
-# the logits' standard deviation is 1 at $d_k = 1$. At which $d_k$ has it fallen to $1/16$
-# (an integer)?
-
-# %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("04.inv_d_spread", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# Section 2's table: with $c = 1/d_k$ the variance is $1/d_k$, the standard deviation $d_k^{-1/2}$. Setting
-# $d_k^{-1/2} = 1/16$ gives $d_k = 16^2 = 256$. (Setting the variance $1/d_k$, not the standard
-# deviation, to 1/16 would give the wrong answer 16.)
-# </details>
-#
-# **Exercise 3 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
+# **Exercise 2 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
 # these changes the factor $c$ that gives unit-variance logits? (a) $d_v$, the length of the
 # value vectors; (b) the number of keys; (c) the variance of the components of $q$ and $k$;
 # (d) $d_\text{model}$, with $d_k$ fixed. Answer with a letter, e.g. `answer = "a"`.
@@ -335,6 +319,23 @@ _ = check("04.what_sets_scale", answer)
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 3.** Probe the other choice: with the scale $1/d_k$ and unit-variance components,
+# the logits' standard deviation is 1 at $d_k = 1$. At which $d_k$ has it fallen to $1/16$
+# (an integer)?
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer, then run the cell
+_ = check("04.inv_d_spread", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# Section 2's table: with $c = 1/d_k$ the variance is $1/d_k$, the standard deviation $d_k^{-1/2}$. Setting
+# $d_k^{-1/2} = 1/16$ gives $d_k = 16^2 = 256$. (Setting the variance $1/d_k$, not the standard
+# deviation, to 1/16 would give the wrong answer 16.)
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 4.** Some codebases multiply $q$ and $k$ each by the same factor $c$ before the
 # dot product. For $d_k = 64$, which $c > 0$ gives $(cq)\cdot(ck) = q\cdot k/\sqrt{d_k}$
 # (three significant figures)?

@@ -439,20 +439,7 @@ _ = check("05.scaled_weight", answer)
 # $1/(1 + e^{-2}) \approx 0.881$. Unscaled it would be $1/(1 + e^{-8}) \approx 0.9997$.
 # </details>
 #
-# **Exercise 2.** For $d_k = 100$, which temperature $T$ makes `softmax(q·k, temperature=T)`
-# equal the scaled attention weights? (an integer)
-
-# %%
-answer = None  # replace None with your answer, then run the cell
-_ = check("05.temperature", answer)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
-# </details>
-#
-# **Exercise 3 (conceptual).** Going from 16 to 1024 keys, the measured onset of saturation (section 5)
+# **Exercise 2 (conceptual).** Going from 16 to 1024 keys, the measured onset of saturation (section 5)
 # (a) grows like $\ln n$, by 2.5×; (b) stays at a few units of $d_k$; (c) grows like $n$, by 64×.
 # Answer with a letter, then explain from $H \approx \ln n - \sigma^2/2$ why the law's onset is the same for every $n$.
 
@@ -472,6 +459,20 @@ _ = check("05.onset_moves", answer)
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 3.** For $d_k = 100$, which temperature $T$ makes `softmax(q·k, temperature=T)`
+# equal the scaled attention weights? (an integer)
+
+# %% tags=["deep-dive"]
+answer = None  # replace None with your answer, then run the cell
+_ = check("05.temperature", answer)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{softmax}(z, T) = \mathrm{softmax}(z/T)$ and scaled attention uses $z/\sqrt{d_k}$, so $T = 10$.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 4.** 1024 keys get logits drawn independently from $N(0, \sigma^2)$ with $\sigma^2 = 2$, where the law holds
 # within 5 % (section 5's deep dive). What effective number of keys $e^H$ does the law give?
 # (three significant figures)

@@ -189,8 +189,9 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 # %% [markdown]
 # Filled markers: the mean (±1 SE); hollow: the median. **What happened:** unscaled (vermillion,
 # dashed), the median query's gradient rises at first, then *collapses*: below the scaled one from
-# $d_k = 64$ on, below $10^{-10}$ at 4096 (checked below). The mean to the query *rises*, above the
-# scaled one from $d_k = 2$ on. Scaled (blue, solid), each of the three means stays within 1.5× across $d_k$.
+# $d_k = 64$ on, below $10^{-10}$ at 4096. The mean to the query *rises*, above the
+# scaled one from $d_k = 2$ on. Scaled (blue, solid), each of the three means stays within 1.5× across $d_k$
+# (checks: below, and the deep dive after this section).
 #
 # Why does the mean rise? The gradient to the query multiplies by $K^\top$, and the keys have length
 # about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the queries with
@@ -202,9 +203,6 @@ u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mea
 med_ratio = grads["unscaled"].query_grad_norm.median / grads["sqrt"].query_grad_norm.median  # per d_k
 verify("median ||dL/dq||: unscaled above scaled at d_k = 2 … 32, below from 64 on", np.all(med_ratio[1:6] > 1) and np.all(med_ratio[6:] < 1), "unscaled ÷ scaled: " + ", ".join(f"d_k = {d}: {med_ratio[D_K_CHOICES.index(d)]:.2g}" for d in (16, 32, 64, 128, 256, 4096)))
 verify("mean ||dL/dq||: unscaled above scaled at every d_k from 2 on", np.all(u[1:] > s[1:]), "unscaled, scaled: " + ", ".join(f"d_k = {d}: {u[i]:.2f}, {s[i]:.2f}" for d, i in ((1, 0), (2, 1), (64, 6), (4096, 12))))
-for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
-    s_mean, u_med = getattr(grads["sqrt"], field).mean, getattr(grads["unscaled"], field).median
-    verify(f"{field}: scaled smallest mean > 2/3 of the largest; unscaled median < 1e-10 at d_k = 4096", s_mean.min() > 2 / 3 * s_mean.max() and u_med[-1] < 1e-10, f"scaled {s_mean.min():.3f} to {s_mean.max():.3f}")
 
 # %%
 tail = {s: gradients.gradient_samples((64, 256, 1024, 4096), n_keys, n_queries, scale=s, rng=SEED + 1) for s in ("unscaled", "sqrt")}
@@ -218,6 +216,18 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # This refines part 3 of the answer (**speed, not possibility**: unscaled heads still learn, but more
 # slowly as $d_k$ grows; notebook 09 measures it): the unscaled gradient is not smaller everywhere, but its larger mean arrives as large kicks to the near ties (44 % of queries at
 # $d_k = 64$, 6 % at 4096, where their median kick is 37× the scaled median).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the three curves, checked at every $d_k$
+#
+# For $\|J\|_F$, the gradient to the logits and the gradient to the query: the scaled mean's smallest value
+# over $d_k$ is above 2/3 of its largest (so each stays within 1.5×), and the unscaled median at
+# $d_k = 4096$ is below $10^{-10}$.
+
+# %% tags=["deep-dive"]
+for field in ("jacobian_norm", "logit_grad_norm", "query_grad_norm"):
+    s_mean, u_med = getattr(grads["sqrt"], field).mean, getattr(grads["unscaled"], field).median
+    verify(f"{field}: scaled smallest mean > 2/3 of the largest; unscaled median < 1e-10 at d_k = 4096", s_mean.min() > 2 / 3 * s_mean.max() and u_med[-1] < 1e-10, f"scaled {s_mean.min():.3f} to {s_mean.max():.3f}")
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -370,29 +380,7 @@ _ = check("06.cross_entropy_grad", answer)
 # while the gradient through an attention softmax, whose $g$ comes from bounded values, vanishes.
 # </details>
 #
-# **Exercise 2.** Write `my_softmax_jacobian(p)` returning the $n\times n$ Jacobian for a probability
-# vector `p` of shape `(n,)`. The checker compares it with central finite differences of the softmax.
-
-# %%
-def my_softmax_jacobian(p):
-    ...  # your code here: return an (n, n) array
-
-
-_ = check("06.softmax_jacobian", my_softmax_jacobian)
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# ```python
-# def my_softmax_jacobian(p):
-#     p = np.asarray(p, dtype=float)
-#     return np.diag(p) - np.outer(p, p)   # J_ij = p_i (delta_ij - p_j)
-# ```
-#
-# `np.diag(p)` puts $p_i$ on the diagonal ($\delta_{ij}p_i$); `np.outer(p, p)` holds $p_ip_j$.
-# </details>
-#
-# **Exercise 3 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
+# **Exercise 2 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
 # unscaled attention learn better? (a) yes; (b) no, a few near ties carry the mean; (c) no, the bound
 # $\|J^\top g\| \le \|J\|_F\|g\|$ fails there. A letter, then why.
 
@@ -412,6 +400,29 @@ _ = check("06.mean_vs_typical", answer)
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 3.** Write `my_softmax_jacobian(p)` returning the $n\times n$ Jacobian for a probability
+# vector `p` of shape `(n,)`. The checker compares it with central finite differences of the softmax.
+
+# %% tags=["deep-dive"]
+def my_softmax_jacobian(p):
+    ...  # your code here: return an (n, n) array
+
+
+_ = check("06.softmax_jacobian", my_softmax_jacobian)
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# ```python
+# def my_softmax_jacobian(p):
+#     p = np.asarray(p, dtype=float)
+#     return np.diag(p) - np.outer(p, p)   # J_ij = p_i (delta_ij - p_j)
+# ```
+#
+# `np.diag(p)` puts $p_i$ on the diagonal ($\delta_{ij}p_i$); `np.outer(p, p)` holds $p_ip_j$.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 4.** What is the Jacobian of the softmax where $p = [0.5, 0.5]$? Give a 2×2 array
 # (three significant figures).
 

@@ -418,23 +418,7 @@ _ = check("07.output_component", None)  # replace None with your answer, then ru
 # and not the value of the most-weighted key, 2: that is what a one-hot row would give.
 # </details>
 #
-# **Exercise 2 (apply).** Eight positions, the first 3 padding, under a causal mask: the padding query at
-# position 2 has every key masked, and the library *replaces* masked logits by one large
-# negative number. What weight goes to key 7, a later token (three significant figures)?
-
-# %%
-_ = check("07.fully_masked_weight", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# Every logit of the row is the same number, and the softmax of $n$ equal logits is uniform:
-# $1/8 = 0.125$ for each of the 8 keys, whatever the logits were before the mask. Key 7 too: once
-# the row is flattened, the causal mask no longer hides later tokens. (Not $1/3$, uniform over the
-# keys 0–2 the causal mask allows, and not 0.)
-# </details>
-#
-# **Exercise 3 (conceptual).** Explain: a layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
+# **Exercise 2 (conceptual).** Explain: a layer's values get longer: $d_v$ goes from 64 to 256 while $d_k$
 # stays 64. By what factor must the scale $1/\sqrt{d_k}$ change (an integer)? Why?
 
 # %%
@@ -452,6 +436,23 @@ _ = check("07.d_v_factor", None)  # replace None with your answer, then run the 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 3 (apply).** Eight positions, the first 3 padding, under a causal mask: the padding query at
+# position 2 has every key masked, and the library *replaces* masked logits by one large
+# negative number. What weight goes to key 7, a later token (three significant figures)?
+
+# %% tags=["deep-dive"]
+_ = check("07.fully_masked_weight", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# Every logit of the row is the same number, and the softmax of $n$ equal logits is uniform:
+# $1/8 = 0.125$ for each of the 8 keys, whatever the logits were before the mask. Key 7 too: once
+# the row is flattened, the causal mask no longer hides later tokens. (Not $1/3$, uniform over the
+# keys 0–2 the causal mask allows, and not 0.)
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 4.** With a causal mask over a sequence of length 10, how many of the
 # $10 \times 10$ attention weights are exactly 0 (an integer)?
 

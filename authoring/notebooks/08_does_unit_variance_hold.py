@@ -668,20 +668,7 @@ _ = check("08.xavier_head_var", None)  # replace None with your answer, then run
 # = \frac{1536}{832} \approx 1.85$. Check: `A.query_variance("xavier", 768, 64)`.
 # </details>
 #
-# **Exercise 2.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
-# the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
-
-# %%
-_ = check("08.rho_mean", None)  # replace None with your answer, then run the cell
-
-# %% [markdown]
-# <details><summary>Solution</summary>
-#
-# $\mathrm{E}[q\cdot k] = \rho\, d_k = 256$, and $256/\sqrt{1024} = 8$ — eight units above an
-# unrelated key, whose scaled logit has mean 0 and standard deviation 1.
-# </details>
-#
-# **Exercise 3 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
+# **Exercise 2 (conceptual).** Which keeps the matching key's logit bounded *whatever* $\rho$
 # and $d_k$: (a) Xavier's rule; (b) LayerNorm on the tokens $x$; (c) QK-norm? Answer with a
 # letter; say why not the other two.
 
@@ -700,6 +687,20 @@ _ = check("08.what_bounds", None)  # replace None with a letter, e.g. "a"
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: More exercises
 #
+# **Exercise 3.** Queries and keys are correlated with $\rho = 0.25$ and $d_k = 1024$. What is
+# the mean of the *scaled* logit $q\cdot k/\sqrt{d_k}$ (an integer)?
+
+# %% tags=["deep-dive"]
+_ = check("08.rho_mean", None)  # replace None with your answer, then run the cell
+
+# %% [markdown] tags=["deep-dive"]
+# <details><summary>Solution</summary>
+#
+# $\mathrm{E}[q\cdot k] = \rho\, d_k = 256$, and $256/\sqrt{1024} = 8$ — eight units above an
+# unrelated key, whose scaled logit has mean 0 and standard deviation 1.
+# </details>
+
+# %% [markdown] tags=["deep-dive"]
 # **Exercise 4.** Write `cosine_logit(q, k, g)`: the QK-norm logit $g\cos\theta$ of two 1-D
 # vectors `q` and `k`.
 
