@@ -1159,3 +1159,17 @@ def test_a_wrong_jacobian_does_not_print_another_exercise_answer():
     half = registry["06.jacobian_half"].checker.expected
     ok, feedback = registry["06.softmax_jacobian"].checker(lambda p: np.diag(p))
     assert not ok and np.array2string(half, precision=2) not in feedback and "0.25" not in feedback, feedback
+
+
+def test_a_function_off_in_the_fourth_digit_is_told_how_far():
+    """Equal when rounded to 3 digits is not equal: the feedback names the gap, not two identical arrays."""
+    def off(p):
+        p = np.asarray(p, dtype=float)
+        return (np.diag(p) - np.outer(p, p)) * (1 + 1e-4)
+
+    ok, feedback = exercises.get("06.softmax_jacobian").checker(off)
+    assert not ok
+    assert "equal to 3 digits, but the largest difference is" in feedback
+    gap = float(feedback.split("largest difference is ")[1].split(":")[0])
+    p = np.asarray(exercises.get("06.softmax_jacobian").checker.cases[0][0], dtype=float)
+    assert gap == pytest.approx(1e-4 * np.abs(np.diag(p) - np.outer(p, p)).max(), rel=0.06)

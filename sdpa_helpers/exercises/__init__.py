@@ -465,8 +465,12 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
             if got.shape != want.shape:
                 return False, f"on {label} your function returned shape {got.shape}, expected {want.shape}."
             if not A.close(got, want, rtol, atol):
-                return False, (f"on {label} your function returned a wrong value.\n"
-                               f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}")
+                shown = f"   input:    {_show(args)}\n   expected: {_show(want)}\n   returned: {_show(got)}"
+                if _show(want) == _show(got):  # equal when rounded: say how far apart they are
+                    gap = np.abs(np.asarray(got, dtype=float) - np.asarray(want, dtype=float)).max()
+                    shown += (f"\n   (equal to 3 digits, but the largest difference is {gap:.1e}: beyond the "
+                              f"tolerance, relative {rtol:g})")
+                return False, f"on {label} your function returned a wrong value.\n{shown}"
         return (after(fn) if after else None) or (True, f"passed all {len(cases)} cases.")
 
     return with_attributes(checker, reference=reference, cases=cases, slips=tuple(slips), kind="function")

@@ -82,7 +82,10 @@ register(
     "dL/dp = (0, -1/p_2). Multiply by J = diag(p) - p pᵀ: the result simplifies to p minus a one-hot vector.",
     numeric_checker(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET] / _WRONG[_TARGET])),
                     what="the norm of dL/dz", slips=[
-        Slip(_WRONG[0], "one entry of p − e_2; the norm of the vector is √2 times larger"),
+        Slip(_WRONG[0], "one entry of p − e_2, not the norm of the whole vector"),
+        Slip(np.sqrt(2), "p taken as exactly one-hot, (1, 0): here p is (0.99, 0.01)"),
+        Slip(np.linalg.norm(softmax_jacobian(_WRONG)),
+             "‖J‖_F, the size of the Jacobian; the question asks for the size of the vector J g, with g = (0, −1/p_2)"),
         Slip(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET])),
              "J·(0, −1): dL/dp_2 is −1/p_2, not −1, and that 1/p_2 is what escapes the bound"),
         Slip(round(2 * (1 - _WRONG.max()), 12), "the bound 2 (1 − max p) on ‖J‖_F; dL/dz = J g with an unbounded g"),
