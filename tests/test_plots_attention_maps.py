@@ -24,3 +24,19 @@ def test_attention_map_plots_are_labelled():
     ax = MP.head_scale_histograms(np.random.default_rng(1).normal(0, 8, 500), 64, 512)
     assert labelled(ax) and len(ax.get_legend().get_texts()) == 3
 
+
+
+def test_masked_cells_are_white_in_every_weights_heatmap():
+    """07 §3 and §5 draw a masked-out cell the same way: white, never the colour of a weight 0."""
+    import matplotlib.colors as mcolors
+    import pytest
+
+    mask = causal_mask(5)
+    w = softmax(np.where(mask, np.random.default_rng(2).standard_normal((5, 5)), -np.inf))
+    fig = MP.mask_and_weights(mask, w)
+    image = fig.axes[1].images[-1]
+    assert np.array_equal(np.ma.getmaskarray(image.get_array()), ~mask)
+    assert mcolors.to_rgba(image.get_cmap().get_bad()) == mcolors.to_rgba("white")
+    assert mcolors.to_rgba(image.get_cmap()(0.0)) != mcolors.to_rgba("white")
+    with pytest.raises(ValueError, match="mask"):
+        MP.weights_heatmap(w, mask=mask[:4])

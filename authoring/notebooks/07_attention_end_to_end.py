@@ -11,7 +11,7 @@
 # - Read a query's output as a weighted average of value rows; run attention step by step, shapes written out.
 # - Build a causal mask, and see what a query with no key left gets, and why.
 # - Read heatmaps of masked attention, and measure how peaked rows get as $d_k$ grows, scaled and unscaled.
-# - Read $d_k$ as the head dimension, often $d_\text{model}/h$, and see why the scale uses it.
+# - (Deep dive) Read $d_k$ as the head dimension of multi-head attention, and see why the scale uses it.
 #
 # **Prerequisites**
 # - Notebooks 00–06, above all 05 (softmax saturation).
@@ -117,7 +117,7 @@ verify("attention_scores(Q, K) = steps 1 and 2", np.allclose(scaled, attention_s
 # forbidden logit becomes $-\infty$ before the softmax; since $e^{-\infty} = 0$, those keys get
 # weight *exactly* 0, and each row's allowed weights still sum to 1.
 
-# %% alt="Left: the causal mask for 5 queries and 5 keys, 0 (may attend, green) on and below the diagonal and minus infinity (blocked, grey) above it. Right: the attention weights after the softmax, exactly 0 above the diagonal; query 0 puts weight 1 on key 0, later rows spread their weight over the keys up to their own position."
+# %% alt="Left: the causal mask for 5 queries and 5 keys, 0 (may attend, green) on and below the diagonal and minus infinity (blocked, grey) above it. Right: the attention weights after the softmax, exactly 0 above the diagonal (drawn white: masked out); query 0 puts weight 1 on key 0, later rows spread their weight over the keys up to their own position."
 n, mask = 5, causal_mask(5)  # (n, n) bool: True = may attend
 Qc, Kc, Vc = (rng.standard_normal((n, dim)) for dim in (d_k, d_k, d_v))
 out_before, causal_weights = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)
@@ -262,7 +262,7 @@ verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all(
 #
 # **Predict:** in the *scaled* panels, which rows will show one bright cell at every $d_k$, and why?
 
-# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below Cells above the diagonal, which the causal mask forbids, are white. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
+# %% alt="Six heatmaps of causal attention weights, 12 queries by 12 keys, at d_k = 4, 64 and 1024: unscaled above, scaled by 1/sqrt(d_k) below. Cells above the diagonal, which the causal mask forbids, are white. Unscaled, rows go from spread out at d_k = 4 to one bright cell of weight near 1 in most rows at 64 and in every row at 1024. Scaled, the rows look alike at every d_k, weight spread over several keys; row 0, with one key, has a single bright cell at every d_k and scale, and row 1, with two keys, is nearly one-hot (0.947) in the scaled d_k = 64 panel."
 length, heatmap_weights = 12, {}
 for d in (4, 64, 1024):
     Qh, Kh = make_rng(SEED).standard_normal((2, length, d))  # (length, d_k) each
@@ -325,25 +325,25 @@ verify(f"sd |q_1| rows {spread.mean():.4f} vs section 5's scaled d_k = 1 (a 100-
 short_rows = sd_q1[:, 0] < 0.5  # short queries
 print(f"rows with |q_1| < 0.5: {short_rows.mean():.0%}, their mean largest weight {spread[short_rows].mean():.3f} (uniform {1 / length:.3f})")
 
-# %% [markdown]
-# ## 6. Multi-head attention: $d_k$ is the head dimension
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: multi-head attention, and a layer that divides by $\sqrt{d_\text{model}}$
 #
 # A real layer runs $h$ heads side by side. Each head projects the $d_\text{model}$-long token
 # vectors to its own queries and keys of length $d_k$, **the head dimension, often
-# $d_\text{model}/h$** but not always (notebook 04, section 5; the deep dive lists published
+# $d_\text{model}/h$** but not always (notebook 04, section 5; the next deep dive lists published
 # configurations); the $h$ outputs are concatenated and projected back to $d_\text{model}$. A
 # head's logit sums $d_k$ products, not $d_\text{model}$: for unit-variance components its variance is
-# $d_k$, so $1/\sqrt{d_k}$ brings it back to 1 (deep dive). What if a layer divided by $\sqrt{d_\text{model}}$ instead? Section 5's
+# $d_k$, so $1/\sqrt{d_k}$ brings it back to 1 (next deep dive). What if a layer divided by $\sqrt{d_\text{model}}$ instead? Section 5's
 # 100 draws at $d_k = 64$, 12 keys, as one head of a $d_\text{model} = 512$ layer (8 heads), scaled three
 # ways (the first two rows repeat section 5's numbers; $1/12 \approx 0.083$ would be perfectly uniform):
 
-# %%
+# %% tags=["deep-dive"]
 d_model, head_dim = 512, 64  # one of 8 heads
 Qm, Km = make_rng(SEED).standard_normal((2, n_draws, length, head_dim))  # section 5's draws at d_k = 64
 for label, c in (("unscaled", 1.0), ("× 1/√d_k", 1 / np.sqrt(head_dim)), ("× 1/√d_model", 1 / np.sqrt(d_model))):
     print(f"{label:13s}: mean largest weight {softmax(c * Qm @ np.swapaxes(Km, -1, -2)).max(axis=-1).mean():.3f}")
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # Divided by $\sqrt{d_\text{model}}$, the logits' spread is $\sqrt{64/512} \approx 0.35$ instead of 1, and
 # every head's rows start much flatter: mean largest weight 0.141, against 0.083 uniform and 0.285 with
 # $1/\sqrt{d_k}$. The scale belongs to the head.
@@ -396,7 +396,7 @@ ax.figure
 #   at least $1/n$. With random
 #   unit-variance queries and keys, unscaled rows become one-hot as $d_k$ grows; scaled rows
 #   keep the same mean largest weight (≈ 0.29 for 12 keys) from $d_k \approx 16$ up.
-# - $d_k$ is the head dimension, often $d_\text{model}/h$; a head's logits sum $d_k$ products,
+# - $d_k$ is the head dimension (04; deep dive above), often $d_\text{model}/h$; a head's logits sum $d_k$ products,
 #   so the scale is $1/\sqrt{d_k}$.
 #
 # ## Exercises

@@ -33,16 +33,23 @@ def label_heatmap(ax, n_q: int, n_k: int) -> None:
     ax.grid(False)
 
 
-def weights_heatmap(weights, ax=None, title: str | None = None, **imshow_kw):
+def weights_heatmap(weights, ax=None, title: str | None = None, mask=None, **imshow_kw):
     """Heatmap of attention weights (n_q, n_k), colours fixed to 0..1 (cividis); ``imshow_kw`` go to ``imshow``.
+    With ``mask`` (n_q, n_k; True = may attend) the masked-out cells are drawn white (``MASKED_CELL``).
     Returns the Axes (the image is ``ax.images[-1]``).
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 2:
         raise ValueError(f"weights must have shape (n_q, n_k), got shape {w.shape}")
+    cmap = mpl.colormaps[HEATMAP_CMAP]
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != w.shape:
+            raise ValueError(f"mask must have the weights' shape {w.shape}, got shape {mask.shape}")
+        w, cmap = np.ma.masked_where(~mask, w), cmap.with_extremes(bad=MASKED_CELL)
     ax = get_axes(ax, figsize=(4.0, 3.6))
     with style():
-        ax.imshow(w, cmap=HEATMAP_CMAP, norm=WEIGHTS_NORM, interpolation="nearest", aspect="equal", **imshow_kw)
+        ax.imshow(w, cmap=cmap, norm=WEIGHTS_NORM, interpolation="nearest", aspect="equal", **imshow_kw)
         label_heatmap(ax, *w.shape)
         if title:
             ax.set_title(title)
@@ -126,7 +133,7 @@ def mask_and_weights(mask, weights, title: str = "causal mask"):
         ax_m.set_title(f"{title}: added to the logits", fontsize=10)
         ax_m.legend(handles=[Patch(color=allowed, label="0: may attend"), Patch(color=blocked, label="−∞: blocked")],
                     loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=9, frameon=False)
-    weights_heatmap(weights, ax=ax_w, title="weights after the softmax")
+    weights_heatmap(weights, ax=ax_w, title="weights after the softmax (white: masked out)", mask=mask)
     add_weights_colorbar(fig, [ax_w])
     return fig
 
