@@ -281,7 +281,7 @@ ax.figure
 # %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
 # ## 3. During training: $q$ and $k$ agree
 #
-# To make a query match its keys, training must *correlate* $q$ and $k$ (a model here, not measured). A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
+# For a query to pick out a key, training tends to *correlate* $q$ with that key's $k$ (modelled here, not measured). A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
 # every component of mean 0 and variance 1, and $\rho$ the correlation of $q_i$ with $k_i$.
 #
 # **Predict:** at $\rho = 0.5$, as $d_k$ grows from 4 to 1024, does the matching key's *scaled*
@@ -298,8 +298,8 @@ for d in (4, 64, 1024):
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
-# **What happened:** the mean grows like $\sqrt{d_k}$: 1, 4, 16 (solid curves: a normal approximation,
-# too flat at $d_k = 4$).
+# **What happened:** the mean grows like $\sqrt{d_k}$: 1, 4, 16 (solid curves, in every panel: the normal
+# density with the model's mean and variance, too flat at $d_k = 4$).
 # Why, one term $q_i k_i$ at a time: $z_i$ is independent of $q_i$ and has mean 0, so
 #
 # $$\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho,$$
