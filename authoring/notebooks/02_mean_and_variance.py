@@ -154,16 +154,17 @@ print(f"that is {misses / runs / ideal:.1f} ± {np.sqrt(misses) / runs / ideal:.
 # %% [markdown] predict_answer=["52/9", "5.78"]
 # ## 4. The variance of a product
 #
-# **Predict:** a guess, since the rule comes below: $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
-# What is $\mathrm{Var}(XY)$? Then run the exact check of sections 3 and 4:
+# **Predict:** $X$ and $Y$ independent, each uniform on $\{1, 2, 3\}$, so each has variance 2/3.
+# What is $\mathrm{Var}(XY)$? Guess first (sections 1 and 3 hold the pieces; the paragraph after the
+# check puts them together), then run the exact check:
 
 # %%
 E_XY = variance.exact_mean([x * y for x, y in independent])
 verify(f"exact, X, Y independent: E[XY] = {E_XY} = E[X]·E[Y]", E_XY == mean_X * mean_X,
        f"but with Y = X, E[XY] = E[X²] = {variance.exact_mean([x * y for x, y in copied])}")
 var_XY = variance.exact_var([x * y for x, y in independent])
-verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == E_X2 * E_X2 - (mean_X * mean_X) ** 2,
-       f"wrong rules: Var(X)·Var(Y) = {variance.exact_var(X) ** 2}, E[X²]E[Y²] − E[X]E[Y] = {E_X2 * E_X2 - mean_X * mean_X}")
+verify(f"exact: Var(XY) = {var_XY}, as the rule derived below gives for means 2 and variances 2/3",
+       np.isclose(float(var_XY), theory.product_moments(2, 2 / 3, 2, 2 / 3).var))
 
 # %% [markdown]
 # The exact answer, 52/9, is thirteen times the common guess $(2/3)^2 = 4/9$: the means enter. Why:
@@ -173,7 +174,7 @@ verify(f"exact: Var(XY) = {var_XY} = E[X²]E[Y²] − (E[X]E[Y])²", var_XY == E
 #
 # It differs from two tempting wrong rules: $\mathrm{Var}(X)\,\mathrm{Var}(Y)$, and the square on the
 # means forgotten. For components of mean 0 and variance 1, $E[X^2] = 1$ (section 1), so
-# $\mathrm{Var}(XY) = 1$: at mean 0 the right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, the case
+# $\mathrm{Var}(XY) = 1$: when both means are 0 the right rule and $\mathrm{Var}(X)\,\mathrm{Var}(Y)$ agree, the case
 # we need next.
 
 # %% [markdown] tags=["deep-dive"]
@@ -316,8 +317,8 @@ print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:
 # and variance 1 (notebook 08 takes the correlated case further):
 #
 # - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$, $\rho = 0.5$:
-#   $E[q_ik_i] = \rho$ and, for normal components, $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the mean is $\rho\, d_k$ and the
-#   variance $(1 + \rho^2)\, d_k$.
+#   $E[q_ik_i] = \rho$ for any distribution, so the mean is $\rho\, d_k$; for normal components
+#   $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the variance is $(1 + \rho^2)\, d_k$.
 # - **the terms dependent**: one random $x$ copied into every component of $q$, one $y$ into
 #   every component of $k$. Sections 3 and 4 hold, adding variances fails: every covariance is 1, so
 #   $\mathrm{Var}(q\cdot k) = d_k + d_k(d_k - 1) = d_k^2$.

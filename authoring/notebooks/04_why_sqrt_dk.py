@@ -52,8 +52,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # so the standard deviation scales with $|c|$. For the logits, $X = q\cdot k$ with
 # $\mathrm{Var}(X) = d_k$. A check on 100 000 simulated dot products at $d_k = 64$, for
-# $c = 1$ and $1/8 = 1/\sqrt{64}$ (tolerance: 4 standard errors, the typical wobble of a
-# sample variance between simulations; notebook 03):
+# $c = 1$ and $1/8 = 1/\sqrt{64}$ (tolerance: 4 standard errors; one standard error is the typical wobble of a
+# sample variance between simulations, notebook 03):
 
 # %%
 d_k, n = 64, 100_000
@@ -256,8 +256,8 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
 
 # %% [markdown]
 # In T5 3B and Gemma 7B, heads × head dimension ≠ $d_\text{model}$. T5's "none": it starts its
-# query weights $W_Q$ (the matrix that turns a word's vector into its query) $1/\sqrt{d_{kv}}$ smaller
-# instead ($d_{kv}$: T5's name for the head dimension). The value dimension $d_v$ never enters $q\cdot k$: it
+# query weights $W_Q$ (the matrix that turns a token's vector into its query) with a standard deviation
+# $1/\sqrt{d_{kv}}$ times that of $W_K$ instead ($d_{kv}$: T5's name for the head dimension). The value dimension $d_v$ never enters $q\cdot k$: it
 # plays no role in the scale.
 
 # %% [markdown] tags=["deep-dive"]
@@ -274,8 +274,8 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
 # - $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, so the logits' standard deviation grows like
 #   $\sqrt{d_k}$ unscaled, stays at 1 with $1/\sqrt{d_k}$ and shrinks with $1/d_k$.
 #   Given Var(q·k) = d_k, the exponent −½ is forced; the constant is a convention.
-# - At initialisation, with independent components, $1/d_k$ over-corrects: attention becomes
-#   uniform. When training correlates $q$ and $k$, $1/d_k$ can be right (μP, notebook 08).
+# - At initialisation, with independent components, $1/d_k$ over-corrects: attention tends to
+#   uniform as $d_k$ grows. When training correlates $q$ and $k$, $1/d_k$ can be right (μP, notebook 08).
 # - Many spellings give the same logits. Use the head dimension $d_k$ (often, not always,
 #   $d_\text{model}/h$); $d_v$ plays no role.
 #
@@ -299,7 +299,7 @@ _ = check("04.wrong_d", answer)
 # $64/768$ and standard deviation $\sqrt{64/768} = 0.289$.
 # </details>
 #
-# **Exercise 2 (conceptual).** Explain: at initialisation, with independent mean-0 components, which of
+# **Exercise 2 (conceptual).** At initialisation, with independent mean-0 components, which of
 # these changes the factor $c$ that gives unit-variance logits? (a) $d_v$, the length of the
 # value vectors; (b) the number of keys; (c) the variance of the components of $q$ and $k$;
 # (d) $d_\text{model}$, with $d_k$ fixed. Answer with a letter, e.g. `answer = "a"`.

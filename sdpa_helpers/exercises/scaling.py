@@ -29,6 +29,8 @@ register(
                                 "the variance of the scaled logits, not their standard deviation"),
                            Slip(_logits(64, 64**-0.5).std,
                                 "the spread with the right scale 1/sqrt(d_k); this code divides by sqrt(d_model)"),
+                           Slip(64**-0.5, "the factor 1/sqrt(d_k) alone; this code divides by sqrt(d_model), and "
+                                          "the factor multiplies logits whose own standard deviation is not 1"),
                            Slip(768**-0.5, "the factor 1/sqrt(768) alone; it multiplies logits whose own "
                                            "standard deviation is not 1"),
                            Slip(_logits(64, 1 / 768).std,
