@@ -116,7 +116,8 @@ for c in (1, 8):
 # (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws): their **spread** (standard deviation);
 # the **weights**, each query's 16 sorted, then averaged; and the softmax's **Jacobian** $J$, through
 # which gradients reach $q$ and $k$: how much each $p_i$ moves when a $z_j$ moves (notebook 06).
-# Its size $\|J\|$ is the root of its summed squares; one-hot weights give $J = 0$.
+# $J$ is a 16 × 16 table, one entry per pair $(i, j)$; its size $\|J\|$ is the root of the sum of its
+# squared entries; one-hot weights give $J = 0$.
 #
 # **Predict:** at $d_k = 1024$, is the unscaled $\|J\|$ half the scaled one, a hundredth, or smaller still?
 
@@ -195,7 +196,8 @@ verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled,
 # everywhere. With 16 keys $\|J\|$ is about 3× and 9× smaller (on this draw 2.7× and 8.7×; notebook 05
 # repeats it over 10 seeds); with 1024 keys at $d_k = 64$ it is 6.0×
 # *larger*: scaled, 1024 keys share the weight so evenly that nudging one logit barely moves any
-# weight ($\|J\| \approx 1/\sqrt{n}$ for $n$ equal weights: $1/32$ here).
+# weight ($\|J\|$ is of order $1/\sqrt{n}$: exactly that for $n$ equal weights, $1/32$ for 1024; real
+# weights are less even, so it is somewhat larger).
 # What the scale buys is a soft start.
 
 # %% [markdown] tags=["deep-dive"]

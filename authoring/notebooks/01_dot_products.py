@@ -177,7 +177,8 @@ for d_k, s in dots.items():
     spread, noise = dot_products.std_with_se(s)  # the measured std, and how much it wobbles run to run
     verify(f"std of q·k at d_k = {d_k}: {spread:.3g}, matches √d_k = {np.sqrt(d_k):.3g} within simulation noise",
            abs(spread - np.sqrt(d_k)) <= 4 * noise)
-verify("section 2: random triples came out less spread in 3-d about 2 times in 5 (0.35 to 0.45)", 0.35 < np.mean(std[3] < std[2]) < 0.45)
+verify("section 2's output, checked here so that its code does not answer its Predict: random triples came out "
+       "less spread in 3-d about 2 times in 5 (0.35 to 0.45)", 0.35 < np.mean(std[3] < std[2]) < 0.45)
 dot_products_plots.spread_growth(dots)
 
 # %% [markdown]
@@ -341,7 +342,7 @@ _ = check("01.qk_shape", None)  # replace None with a tuple, e.g. (1, 2)
 # $(5, 64) @ (64, 7) \to (5, 7)$: one row per query, one column per key; $d_k = 64$ is summed away.
 # </details>
 #
-# **Exercise 3 (conceptual).** Predict: $q$ and $k$ have $d_k = 256$ independent standard normal
+# **Exercise 3 (conceptual).** $q$ and $k$ have $d_k = 256$ independent standard normal
 # components. Without simulating: what is the standard deviation of $\cos\theta$, the
 # cosine of the angle between them (three significant figures)?
 
