@@ -161,9 +161,10 @@ ax = small_samples_plots.spread_vs_n(SIZES, sim[:, 0], iid=False)
 ax.figure
 
 # %% [markdown]
-# About 39-fold (38 exactly): a little more than $\sqrt{1024} = 32$, as $n = 2$ sits above the $1/n$
-# trend, nowhere near 1 024. For larger $n$ the SE falls like $1/n$ (slope −1), one over the
-# *square root* of the number of entries. The dots sit on the exact line within their own
+# About 39-fold in this simulation, 38 exactly (a simulated SE wobbles too: deep dive): a little more
+# than $\sqrt{1024} = 32$, as $n = 2$ sits above the $1/n$ trend, nowhere near 1 024. For larger $n$ the
+# SE falls like $1/n$ (slope −1): with $n^2$ entries, $1/n = 1/\sqrt{n^2}$, one over the *square root*
+# of the number of entries. The dots sit on the exact line within their own
 # simulation noise (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
@@ -383,7 +384,8 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 #   ordinary and beyond 4 SE is news.
 # - For large $n$ the SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
 # - The thread's 1.6 (one 2×2 run, SE 2.18) and 110.56 (0.68 SE from 111) are ordinary draws. This supports
-#   part 1 of the answer (**spread**): $q\cdot k$ has variance $d_k$, so the logits spread $\sqrt{d_k}$ wide.
+#   part 1 of the answer (**spread**): with independent mean-0, variance-1 components, as at initialisation,
+#   $q\cdot k$ has variance $d_k$, so the logits spread $\sqrt{d_k}$ wide.
 #
 # ## Exercises
 #
@@ -404,7 +406,7 @@ _ = check("03.np_var_mean", answer)
 # `np.var` averages $\frac{m-1}{m}\sigma^2 = \frac89\cdot 3 = 2.67$.
 # </details>
 #
-# **Exercise 2 (conceptual).** Predict: one experiment pools the $n^2$ entries of an $n\times n$ @
+# **Exercise 2 (conceptual).** One experiment pools the $n^2$ entries of an $n\times n$ @
 # $n\times n$ product and computes $s^2/n$. For large $n$, which change halves the standard
 # error of $s^2/n$ (its standard deviation over repeated runs)? (a) double $n$; (b) multiply $n$
 # by 4; (c) double the number of entries $n^2$. Answer with a letter, e.g. `answer = "a"`.
