@@ -23,6 +23,8 @@ def test_saturation_figures():
     assert fig.axes[2].get_yscale() == "log"
     onset_lines = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_linestyle() == "-."]
     assert len(onset_lines) == 3 and all(np.allclose(ln.get_xdata(), 2.5) for ln in onset_lines)
+    keys = fig.axes[0].get_legend().legend_handles  # each entry shows its line's style
+    assert all(k.get_visible() for k in keys) and "-." in [k.get_linestyle() for k in keys]
     h = np.array([[2.5, 2.2, 1.5], [2.6, 2.3, 1.6]])  # (seeds, variances)
     fig = P.law_check_figure([0.5, 1.0, 2.0], [h, h + 4.1], [16, 1024])
     assert len(fig.axes) == 2 and all(labelled(ax) for ax in fig.axes)

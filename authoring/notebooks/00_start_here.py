@@ -109,7 +109,7 @@ for c in (1, 8):
 # ([Britz et al. 2017](https://aclanthology.org/D17-1151/)). No result is reported for the scaled
 # version. That compares two designs; it measures no gradients: the suspicion is checked below.
 
-# %% [markdown] predict_answer=["smaller still"]
+# %% [markdown] predict_answer=["under a ten-thousandth"]
 # ## 3. The chain at initialisation
 #
 # Give each of 2000 random queries 16 keys, all components independent and normal, mean 0, variance 1. At $d_k$ = 4, 64, 1024 compare logits $q\cdot k_j$
@@ -117,20 +117,22 @@ for c in (1, 8):
 # the **weights**, each query's 16 sorted, then averaged; and the softmax's **Jacobian** $J$, through
 # which gradients reach $q$ and $k$: how much each $p_i$ moves when a $z_j$ moves (notebook 06).
 # $J$ is a 16 × 16 table, one entry per pair $(i, j)$; its size $\|J\|$ is the root of the sum of its
-# squared entries; one-hot weights give $J = 0$.
+# squared entries.
 #
-# **Predict:** at $d_k = 1024$, is the unscaled $\|J\|$ half the scaled one, a hundredth, or smaller still?
+# **Predict:** at $d_k = 1024$, is the unscaled median $\|J\|$ about half the scaled one, a hundredth, or under a ten-thousandth?
 
 # %% tags=["readme-figure"] alt="Notebook 00's figure, three rows for d_k = 4, 64 and 1024. Left: the unscaled logits spread 2, 8 and 32 wide; next: the scaled logits keep spread 1. Third column: the mean largest of 16 sorted softmax weights climbs from 0.42 to 0.96 unscaled but stays near 0.25 scaled (0.23 at d_k = 4). Right: the median size of the softmax's Jacobian against d_k on a log scale: about 0.3 scaled at every d_k, unscaled falling from 0.33 at d_k = 4 to about 1e-5 at d_k = 1024 and 1e-10 at 4096."
 rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d in overview.SHOWN_D_KS]
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
 verify("unscaled, row by row: the largest weight rises and the median size of J falls", overview.chain_holds(rows))
+j_unscaled, j_scaled = (np.median(e.jacobian_norm) for e in rows[-1])  # d_k = 1024
+print(f"d_k = 1024, median size of J: unscaled {j_unscaled:.1e}, scaled {j_scaled:.2f}")
 overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
-# Smaller still: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
-# weight nears 1 and the median $\|J\|$ collapses, below $10^{-4}$ at $d_k = 1024$ (the shaded band:
-# a few queries, near ties, keep a large $J$). Scaled, the spread, the
+# Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
+# weight nears 1 (one-hot weights give $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
+# against 0.3 scaled (the shaded band: a few queries, near ties, keep a large $J$). Scaled, the spread, the
 # largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096, the small weights more
 # (deep dive).
 
@@ -193,10 +195,10 @@ verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled,
 # Part 2, **commitment**: unscaled at $d_k$ = 64 and 128, most queries put over 0.9 on one random key (56 %, 67 %).
 #
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
-# everywhere. With 16 keys $\|J\|$ is about 3× and 9× smaller (on this draw 2.7× and 8.7×; notebook 05
+# everywhere. Take its factor $\|J\|$: with 16 keys it is about 3× and 9× smaller (on this draw 2.7× and 8.7×; notebook 05
 # repeats it over 10 seeds); with 1024 keys at $d_k = 64$ it is 6.0×
 # *larger*: scaled, 1024 keys share the weight so evenly that nudging one logit barely moves any
-# weight ($\|J\|$ is of order $1/\sqrt{n}$: exactly that for $n$ equal weights, $1/32$ for 1024; real
+# weight ($\|J\|$ is of order $1/\sqrt{n}$: $\sqrt{n-1}/n \approx 1/\sqrt{n}$ for $n$ equal weights, about $1/32$ for 1024; real
 # weights are less even, so it is somewhat larger).
 # What the scale buys is a soft start.
 

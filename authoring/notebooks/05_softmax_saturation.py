@@ -63,8 +63,9 @@ print(f"times 64, the four smaller logits keep {1 - softmax(64 * z5).max():.1e} 
 # **What happened:** about 3 in a million: the gap 0.2 became 12.8. As $c$ grows the softmax tends to
 # **one-hot**; as $c \to 0$ to **uniform**.
 #
-# The link with $d_k$: unscaled logits $q\cdot k_j$ have variance $d_k$ (notebook 02) — logits of size
-# about 1 **multiplied by $\sqrt{d_k}$**: 8 at $d_k = 64$, 64 at $d_k = 4096$.
+# The link with $d_k$: unscaled logits $q\cdot k_j$ have variance $d_k$ (notebook 02) — logits of spread
+# 1 **multiplied by $\sqrt{d_k}$**: 8 at $d_k = 64$, 64 at $d_k = 4096$ (Karpathy's five logits spread
+# less than 1, so his ×64 is milder than $d_k = 4096$).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: checks of sections 1 and 2
@@ -144,8 +145,9 @@ saturation_plots.saturation_small_multiples(bars)
 # %% [markdown] predict_answer=["before 10", "4.0", "2.2"]
 # ## 5. Where saturation sets in
 #
-# Call the **onset** of saturation the $d_k$ where the mean unscaled entropy first falls 1 nat below
-# its maximum $\ln n$ ($e^H$ from $n$ keys down to $n/e$).
+# Call the **onset** of saturation the $d_k$ where the mean unscaled entropy $\bar H$ first falls 1 nat below
+# its maximum $\ln n$ ($e^{\bar H}$ from $n$ keys down to $n/e$; the right panel averages $e^H$ over
+# queries, which reads a little higher).
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
@@ -300,7 +302,7 @@ fig
 # (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
 # Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (4000 rows a
 # seed for 1024 keys, 25 000 for 16). Both errors are below 0.05, so the printed decimal holds.
-# Last, what the onset's 1-nat drop means in keys: $e^H$ down from $n$ to $n/e$. For 1024 keys that
+# Last, what the onset's 1-nat drop of the mean entropy $\bar H$ means in keys: $e^{\bar H}$ down from $n$ to $n/e$. For 1024 keys that
 # leaves 377 keys in play; for 4 keys it leaves 1.47, nearly one-hot, which needs large logits: that is
 # why 4 keys reach the onset only at $d_k \approx 21$.
 

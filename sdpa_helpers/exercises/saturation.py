@@ -21,6 +21,8 @@ register(
     numeric_checker(_two_key_weight(_LOGITS, _D_K**-0.5), what="the weight", slips=[
         Slip(_two_key_weight(_LOGITS, 1.0), "the unscaled weight: the logits were not divided by √d_k"),
         Slip(_two_key_weight(_LOGITS, 1.0 / _D_K), "the logits divided by d_k, not by √d_k"),
+        Slip(1.0 - _two_key_weight(_LOGITS, _D_K**-0.5), "the second key's weight: the question asks for the "
+             "first key's, the one with logit 8"),
     ]),
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.collections import LineCollection, PolyCollection
+from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
 from ..scales import check_scaling
@@ -136,8 +137,7 @@ class CurvePanels:
         format_curve_axes(self.axes[0], self.axes[1], self.axes[2], n_max)
         kw = {"animated": animated}
         self.refs = [[ax.axhline(1.0, **REFERENCE, **kw) for _ in range(2)] for ax in self.axes]
-        self.onsets = [ax.axvline(1.0, **ONSET, **kw, label=r"onset: $H = \ln n - 1$", visible=False)
-                       for ax in self.axes]
+        self.onsets = [ax.axvline(1.0, **ONSET, **kw, visible=False) for ax in self.axes]
         self.lines, self.errors, self.markers = {}, {}, {}
         for ax in self.axes:
             for scale in _SCALES:
@@ -150,7 +150,8 @@ class CurvePanels:
                 (self.markers[ax, scale],) = ax.plot([], [], color=spec["color"], marker=spec["marker"],
                                                      markersize=8, markeredgecolor="black", linestyle="none", **kw)
         ax0 = self.axes[0]
-        ax0.legend(handles=[self.lines[ax0, s] for s in _SCALES] + [self.onsets[0]], loc="center right",
+        onset_key = Line2D([], [], **ONSET, label=r"onset: mean $H = \ln n - 1$")  # the lines start hidden
+        ax0.legend(handles=[self.lines[ax0, s] for s in _SCALES] + [onset_key], loc="center right",
                    fontsize=7 if animated else 8)
         self.law = None
         if law:
