@@ -156,9 +156,9 @@ def format_table(rows=None) -> str:
     for r in rows:
         if not isinstance(r, ModelConfig):
             raise TypeError(f"rows must hold ModelConfig rows, got {type(r).__name__}")
-    head = f"{'model':<24}{'d_model':>7}{'heads':>6}{'head_dim':>9}{'d/h':>6}  {'scale':<10}notes"
+    head = f"{'model':<24}{'d_model':>7}{'heads':>6}{'head_dim':>9}{'d_model/h':>10}  {'scale':<10}notes"
     lines = [head, "-" * len(head)]
     for r in rows:
         dh = f"{r.d_model_over_h:g}"
-        lines.append(f"{r.name:<24}{r.d_model:>7}{r.n_heads:>6}{r.head_dim:>9}{dh:>6}  {r.scale_label:<10}{r.notes}")
+        lines.append(f"{r.name:<24}{r.d_model:>7}{r.n_heads:>6}{r.head_dim:>9}{dh:>10}  {r.scale_label:<10}{r.notes}")
     return "\n".join(lines)
