@@ -40,3 +40,6 @@ def test_masked_cells_are_white_in_every_weights_heatmap():
     assert mcolors.to_rgba(image.get_cmap()(0.0)) != mcolors.to_rgba("white")
     with pytest.raises(ValueError, match="mask"):
         MP.weights_heatmap(w, mask=mask[:4])
+    fig = MP.weights_small_multiples({4: (w, w), 64: (w, w)}, mask=mask)  # 07 §5: the key to white is on the figure
+    assert "white: masked out" in fig.get_suptitle()
+    assert all(np.array_equal(np.ma.getmaskarray(a.images[-1].get_array()), ~mask) for a in fig.axes[:4])

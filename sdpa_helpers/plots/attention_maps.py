@@ -110,6 +110,8 @@ def weights_small_multiples(weights_by_d_k: dict, mask=None):
         unscaled, scaled = (np.asarray(w, dtype=float) for w in weights_by_d_k[d_k])
         WeightsHeatmaps(axes[:, j]).show(unscaled, scaled, d_k, mask)
     add_weights_colorbar(fig, axes)
+    if mask is not None:  # the key to white, as in mask_and_weights' title
+        fig.suptitle("white: masked out", fontsize=10)
     return fig
 
 
