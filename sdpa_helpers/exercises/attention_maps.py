@@ -74,7 +74,8 @@ register(
     numeric_checker(1.0, what="the factor",
                     slips=[Slip(float(np.sqrt(256 / 64)), "sqrt(d_v_new / d_v_old): the scale reads d_k, never d_v"),
                            Slip(256 / 64, "d_v_new / d_v_old: the scale reads d_k, never d_v"),
-                           Slip(0.0, "the change, not the factor: a factor 0 would zero every logit; 'no change' is a factor of 1")]),
+                           Slip(0.0, "the change, not the factor: a factor 0 would zero every logit; "
+                                     "'no change' is a factor of 1")]),
 )
 
 _EMPTY_ROW_CASE = (np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.0, -1.0, 2.0], [3.0, 1.0, 0.0, 2.0]]),
