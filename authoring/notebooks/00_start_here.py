@@ -94,7 +94,7 @@ for c in (1, 8):
 # >    heads still learn, but they slow down as $d_k$ grows (at small $d_k$ or small learning rates
 # >    they can even be faster; notebook 09). What the scale buys is a start, and a training speed
 # >    at a fixed learning rate $\eta$ (the size of each training step), that do not depend on $d_k$
-# >    (over the range notebook 09 measures).
+# >    (for $d_k \ge 16$ and $\eta$ from 0.1 to 1 in notebook 09's grid).
 # >
 # > Parts 1 and 2 are at initialisation; part 3 is measured over training on 09's task.
 
