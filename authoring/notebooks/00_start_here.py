@@ -126,7 +126,7 @@ rows = [tuple(overview.effects(d, s, rng=SEED) for s in overview.COMPARED) for d
 bands = {s: overview.jacobian_norm_bands(overview.effects_by_d_k(overview.D_KS, s, seed=SEED)) for s in overview.COMPARED}
 verify("unscaled, row by row: the largest weight rises and the median size of J falls", overview.chain_holds(rows))
 j_unscaled, j_scaled = (np.median(e.jacobian_norm) for e in rows[-1])  # d_k = 1024
-print(f"d_k = 1024, median size of J: unscaled {j_unscaled:.1e}, scaled {j_scaled:.2f}")
+print(f"d_k = 1024, median size of J: unscaled {j_unscaled:.2g}, scaled {j_scaled:.2g}")
 overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
@@ -195,7 +195,7 @@ verify("unscaled: most queries above 0.9; with 16 keys J is smaller than scaled,
 # Part 2, **commitment**: unscaled at $d_k$ = 64 and 128, most queries put over 0.9 on one random key (56 %, 67 %).
 #
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller
-# everywhere. Take its factor $\|J\|$: with 16 keys it is about 3× and 9× smaller (on this draw 2.7× and 8.7×; notebook 05
+# everywhere. Look at one factor of that gradient, the softmax's $\|J\|$: with 16 keys it is about 3× and 9× smaller (on this draw 2.7× and 8.7×; notebook 05
 # repeats it over 10 seeds); with 1024 keys at $d_k = 64$ it is 6.0×
 # *larger*: scaled, 1024 keys share the weight so evenly that nudging one logit barely moves any
 # weight ($\|J\|$ is of order $1/\sqrt{n}$: $\sqrt{n-1}/n \approx 1/\sqrt{n}$ for $n$ equal weights, about $1/32$ for 1024; real

@@ -316,8 +316,8 @@ print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:
 # step of the proof fails and by how much. At $d_k = 64$, each keeping every component at mean 0
 # and variance 1 (notebook 08 takes the correlated case further):
 #
-# - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, z_i$, $\rho = 0.5$, with $z_i$ a
-#   fresh draw independent of $q_i$ (mean 0, variance 1): $E[q_ik_i] = \rho$ for any distribution, so the mean is $\rho\, d_k$; for normal components
+# - **$q_i$ and $k_i$ correlated**, $k_i = \rho\, q_i + \sqrt{1-\rho^2}\, \varepsilon_i$, $\rho = 0.5$, with the $\varepsilon_i$
+#   fresh draws independent of $q$ and of each other (mean 0, variance 1): $E[q_ik_i] = \rho$ for any distribution, so the mean is $\rho\, d_k$; for normal components
 #   $E[q_i^2k_i^2] = 1 + 2\rho^2$, so the variance is $(1 + \rho^2)\, d_k$.
 # - **the terms dependent**: one random $x$ copied into every component of $q$, one $y$ into
 #   every component of $k$. Sections 3 and 4 hold, adding variances fails: every covariance is 1, so

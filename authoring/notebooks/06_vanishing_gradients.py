@@ -191,7 +191,7 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 # dashed), the median query's gradient rises at first, then *collapses*: below the scaled one from
 # $d_k = 64$ on, below $10^{-10}$ at 4096. The mean to the query *rises*, above the
 # scaled one from $d_k = 2$ on. Scaled (blue, solid), the mean $\|J\|_F$ and gradient to the logits change by under 6 % across $d_k$, the
-# mean gradient to the query by under 1.5× (checks: below, and the deep dive after this section).
+# mean gradient to the query by a factor under 1.5 (checks: below, and the deep dive after this section).
 #
 # Why does the mean rise? The gradient to the query multiplies by $K^\top$, and the keys have length
 # about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the queries with

@@ -390,8 +390,8 @@ ax.figure
 #   SoftMax over the keys, MatMul $(n_q, n_k) @ (n_k, d_v) \to (n_q, d_v)$.
 # - A causal mask sets the logits of later keys to $-\infty$: their weights are exactly 0.
 # - A query with no key left gets NaN from $-\infty$ (zeros where a library catches it), a
-#   uniform row from a replacement, the unmasked row from an added constant (where the float keeps
-#   the logits' digits; in float16 the row can turn uniform, deep dive). PyTorch's answer
+#   uniform row from a replacement, the unmasked row from an added constant (if the addition keeps
+#   the logits' digits, as float32 does; in float16 the row can turn uniform, deep dive). PyTorch's answer
 #   depends on code path and version (deep dive). This package raises.
 # - Under a causal mask row 0 is one-hot at any scale, and a row with $n$ keys has a largest weight of
 #   at least $1/n$. With random
