@@ -35,7 +35,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # Each example: 8 key inputs $y_j$ and a query input $x$, each 16 numbers. The first 4 are an **address** (one
 # entry $\pm 2$, the others 0; distinct across keys), the other 12 random noise.
-# Each key has a **label** $c_j$ (the 8 keys carry 0…7 in a random order); the query carries the
+# Each key has a **label** $c_j$ (0…7, shuffled); the query carries the
 # **target** key's address; the answer is its label $c_t$.
 #
 # | step | formula |
@@ -185,7 +185,7 @@ for sc, name in (("unscaled", "unscaled"), ("sqrt", "scaled")):
 # the examples carry 90 % of the summed squared gradients; scaled, 61 %): those whose two largest logits
 # nearly tie, so they are not saturated. Each gradient through a logit $s\,q\cdot k$ carries its factor
 # $s$, 1 unscaled and $1/\sqrt{1024} = 1/32$ scaled, so each of those few is far larger than a scaled
-# example's, and together they outweigh a whole scaled batch (deep dive: the near ties).
+# example's, and together they outweigh a whole scaled batch (deep dive).
 # Part 2 (**commitment**) still holds example by example: most examples send almost no signal.
 # This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller everywhere.
 
@@ -236,11 +236,11 @@ training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figu
 
 # %% [markdown]
 # Near 8×: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
-# (ratio 7.1). Take "7×" as rough (deep dive): single unscaled runs at large $d_k$ are chaotic (a
+# (ratio 7.1). Take 7.1 as rough (deep dive): single unscaled runs at large $d_k$ are chaotic (a
 # **nudged copy**, its initial $W_Q$ times $1 + 10^{-12}$, gives 82, ratio 7.5); 90 % of resamples of
-# the 25 seeds give 6.4 to 7.8; a 10-step average cannot reach 90 % before step 10 and the scaled best
-# sits at the grid's largest $\eta$, which can only hide a larger gap, while the 3×-spaced unscaled
-# rates could hide a smaller one. This refines part 3 of the answer (**speed, not possibility**): the
+# the 25 seeds give 6.4 to 7.8; the scaled 11 steps sit just above the floor of a 10-step average,
+# at the grid's largest $\eta$: a faster scaled model would only widen the gap, while an unscaled
+# $\eta$ between the grid's 3×-spaced rates might narrow it. This refines part 3 of the answer (**speed, not possibility**): the
 # unscaled model learns, only later.
 
 # %% [markdown] tags=["deep-dive"]
@@ -310,8 +310,8 @@ verify("at every η and step the two survival curves differ by at most 2.5 SE of
 # model **step for step**: the grid's third arm, "reparametrised".
 # Read the other way, the unscaled model at rate $\eta$ is the scaled model started from weights
 # $d_k^{1/4}$ times larger and trained at rate $\eta\sqrt{d_k}$: both grow with $d_k$. The derivation does not
-# say how fast the scaled model trains; that is measured. Below: the equivalence checked run by run,
-# then median steps to 90 % at two fixed $\eta$:
+# say how fast the scaled model trains; that is measured. Below: the equivalence, run by run, then
+# median steps to 90 % at two fixed $\eta$:
 
 # %%
 rep, scaled = (grid.steps_to_90[..., grid.arms.index(a), :5] for a in ("reparametrised", "scaled"))
@@ -326,7 +326,7 @@ print(f"η = 1, d_k = 1024: {reached[0]} of 25 unscaled runs reach 90 % within 3
 
 # %% [markdown]
 # "never": fewer than half the runs reach 90 % within 300 steps. At $\eta = 1$, $d_k = 1024$ only 7 of 25
-# unscaled runs do (4 of 25 nudged): too slow for 300 steps at that rate, yet at its best $\eta$ every run
+# unscaled runs do (4 of 25 nudged): slow at that rate, yet at its best $\eta$ every run
 # gets there (§4). This refines part 3 of the answer (**speed, not possibility**): unscaled, $\eta = 0.1$ trains every run,
 # slower as $d_k$ grows from 16 (faster than scaled up to 256). The scale buys **a speed at fixed $\eta$
 # that does not depend on $d_k$**: about 60 and 14 steps at $\eta = 0.1$ and 1 at each grid $d_k$ from 16 to 1024;
@@ -643,8 +643,8 @@ print(training.format_evidence(evidence))
 # >    gets signal.
 # > 3. **Speed, not possibility.** The unscaled gradient is not smaller everywhere: through the query
 # >    (06) or summed over a batch (§3) it can be larger, because unscaled logits move $\sqrt{d_k}$
-# >    times faster when $q$ or $k$ moves; with many keys (00) the scaled weights are so even that the
-# >    scaled $\|J\|$ itself is small. And unscaled heads still learn, but they slow down as $d_k$ grows (at
+# >    times faster when $q$ or $k$ moves; with many keys (00, up to $d_k = 256$) the unscaled $\|J\|$ is
+# >    larger, the scaled weights being so even that the scaled $\|J\|$ is small. And unscaled heads still learn, but they slow down as $d_k$ grows (at
 # >    small $d_k$ or small learning rates they can even be faster): in this task at $d_k = 1024$ they
 # >    need about 7× the steps (7.1; 7.5 for a copy nudged by $10^{-12}$), each model at its best
 # >    learning rate on the grid. What the scale buys is a start, and a training speed at a fixed
