@@ -150,7 +150,8 @@ class CurvePanels:
                 (self.markers[ax, scale],) = ax.plot([], [], color=spec["color"], marker=spec["marker"],
                                                      markersize=8, markeredgecolor="black", linestyle="none", **kw)
         ax0 = self.axes[0]
-        onset_key = Line2D([], [], **ONSET, label=r"onset: mean $H = \ln n - 1$")  # the lines start hidden
+        onset_key = Line2D([], [], label=r"onset: mean $H = \ln n - 1$")  # a key of its own: the lines start hidden
+        onset_key.update(ONSET)
         ax0.legend(handles=[self.lines[ax0, s] for s in _SCALES] + [onset_key], loc="center right",
                    fontsize=7 if animated else 8)
         self.law = None
