@@ -143,7 +143,7 @@ def test_the_notebooks_numbers_hold_for_other_seeds(seed):
         for fx, want in ((u, want_u), (s, want_s)):
             assert abs(float(fx.max_weight.mean) - want) < 4 * float(fx.max_weight.se) + 0.005  # 0.005: rounding
         if d_k == 1024:
-            assert np.median(u.jacobian_norm) < 1e-3 * np.median(s.jacobian_norm)
+            assert np.median(u.jacobian_norm) < 1e-4 * np.median(s.jacobian_norm)  # 00 §3: under a ten-thousandth
             assert 0.25 < np.median(s.jacobian_norm) < 0.35
     assert overview.chain_holds(rows)  # the notebook's check of its figure, on other draws
 

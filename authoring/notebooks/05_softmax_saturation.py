@@ -147,7 +147,7 @@ saturation_plots.saturation_small_multiples(bars)
 #
 # Call the **onset** of saturation the $d_k$ where the mean unscaled entropy $\bar H$ first falls 1 nat below
 # its maximum $\ln n$ ($e^{\bar H}$ from $n$ keys down to $n/e$; the right panel averages $e^H$ over
-# queries, which reads a little higher).
+# queries, which reads higher).
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
