@@ -1,0 +1,357 @@
+"""The teacher's material, generated from the course itself (issue 41).
+
+    .venv/bin/python authoring/teaching.py            # writes TEACHING.md (the guide and answer key)
+    .venv/bin/python authoring/teaching.py --check    # exit 1 if TEACHING.md is not what the course gives
+
+Everything comes from one place each: goals and prerequisites from each notebook source's first
+cell; what a notebook proves or measures from 00's map; minutes from the main line's honest-minutes
+model (``build.honest_minutes``); Predicts with their answers from the sources' ``predict_answer``
+and the prose after the run; exercises from the bank (question, hint, answer, every named slip and
+what it means) and the notebook's folded solution. The site build calls :func:`site_pages` for the
+"For teachers" page, the worksheets (HTML; PDF through Chromium's print) and the talk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import itertools
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jupytext
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "authoring" / "notebooks"
+NOTEBOOKS = ROOT / "notebooks"
+GUIDE = ROOT / "TEACHING.md"
+
+sys.path.insert(0, str(ROOT / "authoring"))
+import build as B  # noqa: E402  (authoring/build.py: the main-line models)
+
+_CHECK = re.compile(r"""check\(\s*["'](\d\d\.[A-Za-z0-9_]+)["']""")
+_DETAILS = re.compile(r"<details>\s*<summary>[^<]*</summary>(.*?)</details>", re.S)
+_EXERCISE = re.compile(r"\*\*Exercise (\d+)([^*]*)\*\*")
+
+
+@dataclass
+class Predict:
+    prompt: str
+    answers: list[str]
+    reveal: str
+
+
+@dataclass
+class Exercise:
+    number: int
+    label: str
+    key: str
+    text: str
+    solution: str
+    deep_dive: bool
+
+
+@dataclass
+class Notebook:
+    stem: str
+    title: str
+    goals: list[str]
+    prerequisites: list[str]
+    proves: str
+    honest_minutes: float
+    predicts: list[Predict] = field(default_factory=list)
+    exercises: list[Exercise] = field(default_factory=list)
+    deep_dives: list[str] = field(default_factory=list)
+
+
+def _bullets(text: str, heading: str) -> list[str]:
+    m = re.search(rf"\*\*{heading}\*\*\s*\n((?:\s*- .*\n?)+)", text)
+    return [b.strip()[2:].strip() for b in m.group(1).strip().splitlines()] if m else []
+
+
+def _first_sentences(text: str, n: int = 2) -> str:
+    text = re.sub(r"\s+", " ", re.sub(r"^#+ .*$", "", text, flags=re.M)).strip()
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z*$])", text)
+    return " ".join(parts[:n])
+
+
+def course_map() -> dict[str, str]:
+    """``{"01": "q·k, QKᵀ", ...}``: the map's last column in notebook 00, and 00's own row."""
+    nb = jupytext.read(SOURCES / "00_start_here.py", fmt="py:percent")
+    rows = {}
+    for cell in nb.cells:
+        for m in re.finditer(r"^\|\s*(\d\d)\s*\|[^|]*\|\s*(.*?)\s*\|\s*$", cell.source, flags=re.M):
+            rows[m.group(1)] = m.group(2)
+    rows.setdefault("00", "the whole answer in brief: spread and commitment seen at initialisation")
+    return rows
+
+
+def read(source: Path, proves: dict[str, str]) -> Notebook:
+    nb = jupytext.read(source, fmt="py:percent")
+    cells = nb.cells
+    first = cells[0].source
+    title = re.search(r"^# (?:\d\d — )?(.+)$", first, flags=re.M).group(1).strip()
+    built = NOTEBOOKS / (source.stem + ".ipynb")
+    row = B.main_line(built) if built.exists() else {"honest_minutes": float("nan")}
+    out = Notebook(source.stem, title, _bullets(first, "Learning goals"), _bullets(first, "Prerequisites"),
+                   proves.get(source.stem[:2], ""), row["honest_minutes"])
+    for i, cell in enumerate(cells):
+        tags = cell.metadata.get("tags", [])
+        deep = "deep-dive" in tags
+        if cell.cell_type == "markdown" and B.is_deep_dive_heading(cell):
+            out.deep_dives.append(cell.source.splitlines()[0].removeprefix("## Deep dive:").strip())
+        if cell.cell_type == "markdown" and "predict_answer" in cell.metadata:
+            prompt = re.search(r"\*\*Predict:?\*\*:?\s*(.+?)(?:\n\n|\Z)", cell.source, flags=re.S)
+            after = next((c.source for c in cells[i + 2:] if c.cell_type == "markdown"), "")
+            out.predicts.append(Predict(re.sub(r"\s+", " ", prompt.group(1)).strip() if prompt else cell.source.strip(),
+                                        list(cell.metadata["predict_answer"]), _first_sentences(after)))
+        if cell.cell_type == "code":
+            m = _CHECK.search(cell.source)
+            if not m:
+                continue
+            before = cells[i - 1].source if i else ""
+            found = list(_EXERCISE.finditer(before))
+            text = before[found[-1].start():] if found else re.sub(r"^#+ .*$", "", before, flags=re.M)
+            number, label = (int(found[-1].group(1)), found[-1].group(2).strip(" .")) if found else (0, "")
+            text = _DETAILS.sub("", text)
+            text = _EXERCISE.sub("", text, count=1).strip()
+            sol_cell = next((c.source for c in cells[i + 1:i + 2] if c.cell_type == "markdown"), "")
+            sol = _DETAILS.search(sol_cell)
+            out.exercises.append(Exercise(number, label, m.group(1), text, sol.group(1).strip() if sol else "", deep))
+    return out
+
+
+def course() -> list[Notebook]:
+    proves = course_map()
+    return [read(s, proves) for s in B.sources()]
+
+
+# -- the answers from the bank ---------------------------------------------------------------------
+
+def _number(x) -> str:
+    x = float(x)
+    return str(int(x)) if x.is_integer() else f"{x:.6g}"
+
+
+def _array_text(a) -> str:
+    """``64``, ``(0.5, 2)`` or ``[[0.25, -0.25], [-0.25, 0.25]]``: as a learner would type it."""
+    import numpy as np
+
+    a = np.asarray(a, dtype=float)
+    if a.ndim == 0 or a.size == 1 and a.ndim <= 1:
+        return _number(a.ravel()[0])
+    if a.ndim == 1:
+        return "(" + ", ".join(_number(v) for v in a) + ")"
+    return "[" + ", ".join(_array_text(row) if row.ndim > 1 else "[" + ", ".join(_number(v) for v in row) + "]"
+                           for row in a) + "]"
+
+
+def answer_of(key: str) -> str:
+    """The right answer of exercise ``key`` as text, from the bank's own checker."""
+    from sdpa_helpers.exercises import get, page_spec
+
+    c = get(key).checker
+    kind = getattr(c, "kind", "function")
+    if kind in ("number", "tuple"):
+        return _array_text(c.expected)
+    if kind == "choice":
+        return f'"{c.correct}"'
+    if kind == "choices":
+        table = page_spec(key)["table"]
+        right = [k for k, (ok, _) in table.items() if ok]
+        return " or ".join("(" + ", ".join(f'"{w}"' for w in k.split("|")) + ")" for k in right)
+    return "a function: see the solution"
+
+
+def slips_of(key: str) -> list[tuple[str, str]]:
+    """``[(wrong answer, the misconception behind it)]``, each named slip of the bank."""
+    from sdpa_helpers.exercises import get
+
+    c = get(key).checker
+    kind = getattr(c, "kind", "function")
+    out = []
+    for s in getattr(c, "slips", ()):
+        if kind in ("number", "tuple"):
+            out.append((_array_text(s.value), s.means))
+        elif isinstance(s, tuple) and len(s) == 2:
+            out.append((getattr(s[0], "__name__", "a function"), s[1]))
+    if kind == "choice":
+        out += [(f'"{k}"', v) for k, v in c.options.items() if k != c.correct]
+    return out
+
+
+# -- TEACHING.md -------------------------------------------------------------------------------------
+
+PLANS = {
+    "A 50-minute class": [
+        ("before class", "assign notebook 00's main line (on Binder or the site); students bring their three sentences"),
+        ("10 min", "00's Predict, live: show the toy (logits ×8) and ask the Predict before running the figure"),
+        ("15 min", "02, sections 1–3: the two-term case on the board, then the enumeration"),
+        ("15 min", "05's sliders on the projector: scaled against unscaled weights as d_k grows"),
+        ("10 min", "the answer's three sentences: students compare theirs; homework 04 and 06"),
+    ],
+    "A 90-minute class": [
+        ("before class", "notebook 00 and 01 as reading"),
+        ("20 min", "02: derive Var(q·k) = d_k with the class, then its checks"),
+        ("10 min", "03: why the 2×2 experiment misleads (its Predict)"),
+        ("15 min", "04: why the square root and not d_k (the three-row table)"),
+        ("20 min", "05 and 06: saturation and the Jacobian, sliders on the projector"),
+        ("15 min", "09's survival curves: slower, not impossible; where the answer stops"),
+        ("10 min", "three sentences again; homework 07 and 08"),
+    ],
+    "A two-week module": [
+        ("week 1, class 1", "00 and 01 in class; homework 02 (every exercise)"),
+        ("week 1, class 2", "02's derivation reviewed, 03 in class; homework 04"),
+        ("week 2, class 1", "05 and 06 in class; homework 07"),
+        ("week 2, class 2", "08 and 09 in class; homework: the three sentences, and one deep dive of choice"),
+    ],
+}
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _md_cell(text: str) -> str:
+    return re.sub(r"\s+", " ", text).replace("|", "\\|").strip()
+
+
+def guide(notebooks: list[Notebook] | None = None) -> str:
+    from sdpa_helpers.exercises import get
+
+    notebooks = notebooks if notebooks is not None else course()
+    total = sum(n.honest_minutes for n in notebooks)
+    lines = [
+        "# For teachers: a guide to *Why √d_k?* and its answer key",
+        "",
+        "<!-- Generated by authoring/teaching.py from the notebooks and the exercise bank: do not edit by hand. -->",
+        "",
+        "This guide holds the course's answers. The self-check pages of the site carry their answers in the",
+        "page (a static page cannot hide them), and the notebooks fold their solutions; this guide is the key.",
+        "Worksheets (one printable page a notebook, no answers) and a 20-minute talk are built with the site",
+        "(`make site`: `build/site/teachers/`).",
+        "",
+        "## How to run it",
+        "",
+        "- **The site** (nothing to install; sliders and answer boxes work, code does not run): `make site`, then",
+        "  open `build/site/index.html`, or the published Pages address.",
+        "- **Binder** (JupyterLab in the browser, nothing to install; the session is temporary, so students",
+        "  download their edited notebooks before closing it): the README's badge.",
+        "- **Locally**: `make lab` (creates `.venv`, opens JupyterLab at notebook 00); `make test` checks it all.",
+        "- **Printing**: the worksheets print one notebook to a page or two; the notebooks read on GitHub as",
+        "  still figures.",
+        "",
+        "## Time",
+        "",
+        f"Main line with exercises, by the honest-minutes model of `authoring/build.py` (calibrated on learners):"
+        f" about {total:.0f} minutes for the course.",
+        "",
+        "| notebook | honest minutes | what it proves or measures of the answer |",
+        "|---|---:|---|",
+    ]
+    for n in notebooks:
+        lines.append(f"| {n.stem[:2]} {n.title} | {n.honest_minutes:.0f} | {_md_cell(n.proves)} |")
+    lines += ["", "## Lesson plans", ""]
+    by_stem = {n.stem[:2]: n for n in notebooks}
+    for name, steps in PLANS.items():
+        lines += [f"### {name}", ""]
+        lines += [f"- **{when}**: {what}" for when, what in steps]
+        lines.append("")
+    lines += ["Deep dives can be skipped in class: every main line stands without them (see each notebook's list below).",
+              ""]
+    for n in notebooks:
+        lines += [f"## {n.stem[:2]} — {n.title}", "",
+                  f"*Honest minutes:* {n.honest_minutes:.0f}. *Proves or measures:* {_md_cell(n.proves) or '—'}.", ""]
+        if n.goals:
+            lines += ["**Learning goals**", ""] + [f"- {g}" for g in n.goals] + [""]
+        if n.prerequisites:
+            lines += ["**Prerequisites**", ""] + [f"- {p}" for p in n.prerequisites] + [""]
+        if n.predicts:
+            lines += ["**Predicts** (ask before the cell runs; the other options are the wrong guesses)", ""]
+            for k, p in enumerate(n.predicts, 1):
+                lines += [f"{k}. {p.prompt}", f"   - *Answer:* {' / '.join(p.answers)}",
+                          f"   - *What happened:* {_md_cell(p.reveal)}"]
+            lines.append("")
+        if n.exercises:
+            lines += ["**Exercises and their key**", ""]
+            for e in n.exercises:
+                ex = get(e.key)
+                where = " (deep dive)" if e.deep_dive else ""
+                name = f"Exercise {e.number}{(' ' + e.label) if e.label else ''}" if e.number else "Try it"
+                lines += [f"- **{name}{where}** `{e.key}`: "
+                          f"{_md_cell(e.text) or _md_cell(ex.question)}",
+                          f"  - *Answer:* {answer_of(e.key)}",
+                          f"  - *Hint given to students:* {_md_cell(ex.hint)}"]
+                for wrong, means in slips_of(e.key):
+                    lines.append(f"  - *Slip* {wrong}: {_md_cell(means)}")
+                if e.solution:
+                    lines.append(f"  - *Solution:* {_md_cell(e.solution)}")
+            lines.append("")
+        if n.deep_dives:
+            lines += ["**Deep dives** (optional): " + "; ".join(_md_cell(d) for d in n.deep_dives), ""]
+    _ = by_stem, itertools  # noqa: F841  (kept for plans that name notebooks)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# -- the site's pages ---------------------------------------------------------------------------------
+
+def worksheet_html(n: Notebook, mathjax: str) -> str:
+    """One printable page: the notebook's Predicts and exercises with space to write; no answers."""
+    esc = html.escape
+    items = [f"<li><p><strong>Predict.</strong> {esc(p.prompt)}</p><div class=space></div></li>" for p in n.predicts]
+    items += [f"<li><p><strong>Exercise {e.number}{(' ' + esc(e.label)) if e.label else ''}.</strong> "
+              f"{esc(_one_line(e.text))}</p><div class=space></div></li>"
+              for e in n.exercises if not e.deep_dive]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Worksheet {esc(n.stem[:2])}: {esc(n.title)}</title>
+<style>
+body {{ font: 12pt/1.45 "DejaVu Serif", Georgia, serif; max-width: 44em; margin: 2em auto; color: #111; }}
+h1 {{ font-size: 1.35em; }} .name {{ margin: 1em 0 1.5em; }} .space {{ border: 1px solid #999; height: 7em; margin: .3em 0 1em; }}
+li {{ break-inside: avoid; }} @page {{ margin: 18mm; }} @media print {{ body {{ margin: 0; }} }}
+</style>
+<script>MathJax = {{ tex: {{ inlineMath: [["$", "$"]] }}, options: {{ enableMenu: false }} }};</script>
+<script defer src="{mathjax}"></script>
+</head><body><main>
+<h1>Worksheet {esc(n.stem[:2])}: {esc(n.title)}</h1>
+<p class=name>Name: ______________________ &nbsp; Date: ____________</p>
+<p>Write each prediction <em>before</em> you run the cell it asks about.</p>
+<ol>
+{chr(10).join(items)}
+</ol>
+</main></body></html>
+"""
+
+
+def site_pages(out: Path, mathjax_rel: str = "../_static/mathjax/tex-svg.js") -> list[Path]:
+    """Worksheets under ``out/teachers/worksheets/``; returns the files written."""
+    notebooks = course()
+    folder = out / "teachers" / "worksheets"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for n in notebooks:
+        path = folder / f"{n.stem}.html"
+        path.write_text(worksheet_html(n, "../" + mathjax_rel), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if TEACHING.md is out of date")
+    args = parser.parse_args(argv)
+    text = guide()
+    if args.check:
+        if not GUIDE.exists() or GUIDE.read_text(encoding="utf-8") != text:
+            print("TEACHING.md is out of date: run .venv/bin/python authoring/teaching.py")
+            return 1
+        print("TEACHING.md is up to date")
+        return 0
+    GUIDE.write_text(text, encoding="utf-8")
+    print(f"wrote {GUIDE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The teacher's guide (authoring/teaching.py → TEACHING.md) holds every exercise and Predict with its answer."""
+
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "authoring"))
+import teaching as T  # noqa: E402
+
+from sdpa_helpers.exercises import get, keys  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def guide() -> str:
+    return T.guide()
+
+
+def test_the_committed_guide_is_what_the_course_gives(guide):
+    assert (ROOT / "TEACHING.md").read_text(encoding="utf-8") == guide, \
+        "TEACHING.md is out of date: run .venv/bin/python authoring/teaching.py"
+
+
+def _exercise_keys_in_notebooks() -> set[str]:
+    found = set()
+    for source in sorted((ROOT / "authoring" / "notebooks").glob("[0-9][0-9]_*.py")):
+        found |= set(T._CHECK.findall(source.read_text(encoding="utf-8")))
+    return found
+
+
+def test_every_exercise_of_the_notebooks_is_in_the_guide_with_its_answer(guide):
+    in_notebooks = _exercise_keys_in_notebooks()
+    assert in_notebooks, "no check() calls found in the sources"
+    assert in_notebooks <= set(keys())
+    for key in sorted(in_notebooks):
+        entry = re.search(rf"`{re.escape(key)}`.*?\n  - \*Answer:\* (.+)\n", guide)
+        assert entry, f"{key} is missing from the guide"
+        assert entry.group(1) == T.answer_of(key)
+
+
+def test_the_answer_in_the_guide_is_the_one_check_accepts():
+    """The guide's answer, read back as a learner would type it, passes the bank's own check()."""
+    import ast
+
+    for key in sorted(_exercise_keys_in_notebooks()):
+        text = T.answer_of(key)
+        if text.startswith("a function"):
+            continue
+        first = text.split(" or ")[0]
+        value = ast.literal_eval(first)
+        ok, feedback = get(key).checker(value)
+        assert ok, f"{key}: the guide's answer {text!r} is judged wrong: {feedback}"
+
+
+def test_every_named_slip_is_in_the_guide_with_its_meaning(guide):
+    for key in sorted(_exercise_keys_in_notebooks()):
+        for wrong, means in T.slips_of(key):
+            assert f"*Slip* {wrong}: {T._md_cell(means)}" in guide, (key, wrong)
+
+
+def test_every_predict_is_in_the_guide_with_its_answer(guide):
+    count = 0
+    for source in sorted((ROOT / "authoring" / "notebooks").glob("[0-9][0-9]_*.py")):
+        for cell in jupytext.read(source, fmt="py:percent").cells:
+            if "predict_answer" in cell.metadata:
+                count += 1
+                answers = " / ".join(cell.metadata["predict_answer"])
+                assert f"   - *Answer:* {answers}\n" in guide, (source.name, answers)
+    assert count >= 10
+    assert guide.count("\n   - *What happened:*") == count
+
+
+def test_worksheets_carry_no_answers(tmp_path):
+    written = T.site_pages(tmp_path)
+    notebooks = {n.stem: n for n in T.course()}
+    assert len(written) == len(notebooks)
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        n = notebooks[path.stem]
+        assert "Solution" not in text and "<details" not in text
+        for e in n.exercises:
+            if not e.deep_dive:
+                assert e.solution[:40] not in text or not e.solution
+        assert text.count('class=space') == len(n.predicts) + sum(not e.deep_dive for e in n.exercises)
