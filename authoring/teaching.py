@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import html
 import itertools
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -335,6 +336,113 @@ def site_pages(out: Path, mathjax_rel: str = "../_static/mathjax/tex-svg.js") ->
         path.write_text(worksheet_html(n, "../" + mathjax_rel), encoding="utf-8")
         written.append(path)
     return written
+
+
+def pdf(html_file: Path, chromium: str | None = None) -> Path | None:
+    """``html_file`` printed to PDF beside it by headless Chromium (offline, from ``file://``); None
+    without a Chromium. The PDF's creation date is fixed by Chromium's print, not by this build."""
+    import shutil
+    import subprocess
+
+    chromium = chromium or os.environ.get("SDPA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        return None
+    out = html_file.with_suffix(".pdf")
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--no-pdf-header-footer", "--virtual-time-budget=15000", "--run-all-compositor-stages-before-draw",
+                    f"--print-to-pdf={out}", html_file.resolve().as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    if not out.exists() or out.read_bytes()[:5] != b"%PDF-":
+        raise RuntimeError(f"Chromium printed no PDF for {html_file}")
+    return out
+
+
+# -- the 20-minute talk ---------------------------------------------------------------------------------
+
+def _sections(stem: str) -> dict[str, str]:
+    """``{"1. What attention is for": "...the section's main-line prose..."}`` of a notebook source."""
+    nb = jupytext.read(SOURCES / f"{stem}.py", fmt="py:percent")
+    out: dict[str, str] = {}
+    current = ""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or "deep-dive" in cell.metadata.get("tags", []):
+            continue
+        m = re.search(r"^## (.+)$", cell.source, flags=re.M)
+        if m:
+            current = m.group(1).strip()
+        out[current] = (out.get(current, "") + "\n\n" + re.sub(r"^#+ .*$", "", cell.source, flags=re.M)).strip()
+    return out
+
+
+def answer_parts() -> tuple[list[str], list[str]]:
+    """The answer's three sentences and its "Where it stops" list, from their one home."""
+    text = (ROOT / "authoring" / "answer.md").read_text(encoding="utf-8")
+    sentences = re.findall(r"^\d\. (.+?)(?=^\d\. |^\S|\Z)", text, flags=re.M | re.S)
+    stops = re.findall(r"^- (.+?)(?=^- |^\S|\Z)", text, flags=re.M | re.S)
+    return [_one_line(s) for s in sentences], [_one_line(s) for s in stops]
+
+
+def _inline(text: str) -> str:
+    """Markdown's **bold**, *italic* and `code` as HTML, the rest escaped (math stays for MathJax)."""
+    t = html.escape(text, quote=False)
+    t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
+    t = re.sub(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?!\w)", r"<em>\1</em>", t)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+
+
+def talk_html(explorer: str = "", static: str = "../_static/") -> str:
+    """Notebook 00's answer as a reveal.js deck (offline: reveal.js and MathJax are copied into the site),
+    with 00's figure, one live explorer (the site's frames: ``explorer`` is its figure HTML) and speaker
+    notes from 00's text. Opens from ``file://``."""
+    sentences, stops = answer_parts()
+    sec = _sections("00_start_here")
+    note = {k.split(". ", 1)[-1]: _first_sentences(v, 4) for k, v in sec.items()}
+    def notes(*names: str) -> str:
+        return "<aside class=notes>" + " ".join(_inline(note.get(n, "")) for n in names) + "</aside>"
+    heads = ["Spread", "Commitment", "Speed"]
+    bodies = [re.sub(r"^\*\*[^*]+\*\*\s*", "", s) for s in sentences]  # the bold "Spread." goes to the heading
+    answer_slides = "\n".join(
+        f"<section><h2>{i}. {h}</h2><p>{_inline(b)}</p>"
+        f"<aside class=notes>Part {i} of the answer. Ask the room for the condition before the claim.</aside></section>"
+        for i, (h, b) in enumerate(zip(heads, bodies), 1))
+    stop_items = "".join(f"<li>{_inline(s)}</li>" for s in stops)
+    live = (f"<section><h2>Drag d<sub>k</sub> yourself</h2>{explorer}"
+            "<aside class=notes>Move the slider with the arrow keys: unscaled, the largest weight climbs to 1 and the "
+            "Jacobian collapses; scaled, nothing moves. Tab to the slider first.</aside></section>") if explorer else ""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Why √d_k? — a 20-minute talk</title>
+<link rel="stylesheet" href="{static}reveal/reveal.css">
+<link rel="stylesheet" href="{static}reveal/theme/white.css">
+<link rel="stylesheet" href="{static}site.css">
+<style>.reveal .slides section {{ text-align: left; }} .reveal h1, .reveal h2 {{ text-transform: none; }}
+.reveal figure.explorer img {{ max-height: 52vh; width: auto; }} .reveal p, .reveal li {{ font-size: .8em; }}</style>
+</head><body>
+<div class="reveal"><div class="slides">
+<section><h1>Why √d<sub>k</sub>?</h1><p>$$\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{d_k}}}}\right)V$$</p>
+<p>Why divide by √d<sub>k</sub>? Three parts: spread, commitment, speed.</p>{notes("What attention is for")}</section>
+<section><h2>What the paper says</h2><blockquote>We suspect that for large values of d<sub>k</sub>, the dot products grow large in
+magnitude, pushing the softmax function into regions where it has extremely small gradients.</blockquote>
+<p>Footnote 4: assume the components of q and k are independent random variables with mean 0 and variance 1.</p>
+{notes("What the paper says")}</section>
+<section><h2>Predict</h2><p>{_inline(read(SOURCES / "00_start_here.py", {}).predicts[0].prompt)}</p>
+<aside class=notes>Take a show of hands for each option before the next slide.</aside></section>
+<section><h2>At initialisation</h2><img src="../figures/00_start_here_figure.png" style="max-height:60vh" alt="Notebook 00's figure: unscaled against scaled logits, weights and the size of the softmax's Jacobian at d_k = 4, 64 and 1024.">
+{notes("The chain at initialisation")}</section>
+{answer_slides}
+{live}
+<section><h2>Where it stops</h2><ul>{stop_items}</ul><aside class=notes>Each line points to the notebook that measures it.</aside></section>
+<section><h2>Now you</h2><p>Say the answer in three sentences. Then open notebook 00 and check.</p></section>
+</div></div>
+<script src="{static}reveal/reveal.js"></script>
+<script src="{static}reveal/plugin/notes/notes.js"></script>
+<script>
+MathJax = {{ tex: {{ inlineMath: [["$", "$"]] }}, loader: {{ paths: {{ mathjax: "{static}mathjax" }} }} }};
+Reveal.initialize({{ hash: true, plugins: [RevealNotes] }});
+</script>
+<script defer src="{static}mathjax/tex-svg.js"></script>
+</body></html>
+"""
 
 
 def main(argv=None) -> int:

@@ -70,11 +70,15 @@ def load(path: Path) -> dict:
 
 
 def title_of(nb: dict, fallback: str) -> str:
+    """The notebook's title, numbered alike on every page: ``"05 — Softmax saturation"`` (the number from
+    the file name ``fallback`` when the title does not carry it, as 00-04's do not)."""
+    number = fallback[:2] if fallback[:2].isdigit() else ""
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
             m = re.search(r"^#\s+(.+)$", cell["source"], flags=re.M)
             if m:
-                return m.group(1).strip()
+                title = m.group(1).strip()
+                return title if not number or title.startswith(number) else f"{number} — {title}"
     return fallback
 
 
