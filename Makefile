@@ -145,7 +145,7 @@ clean:
 SITE_VENV := .venv-site
 SITE_STAMP := $(SITE_VENV)/.installed
 SITE_OUT := build/site
-SITE_INPUTS := $(wildcard notebooks/*.ipynb notebooks/figures/*) $(wildcard sdpa_helpers/*.py sdpa_helpers/*/*.py sdpa_helpers/data/*) $(wildcard authoring/explorer_cells.py authoring/site/*.py authoring/site/templates/* authoring/site/static/*)
+SITE_INPUTS := $(wildcard notebooks/*.ipynb notebooks/figures/*) $(wildcard sdpa_helpers/*.py sdpa_helpers/*/*.py sdpa_helpers/data/*) $(wildcard authoring/explorer_cells.py authoring/teaching.py authoring/notebooks/*.py authoring/site/*.py authoring/site/templates/* authoring/site/static/*)
 
 $(SITE_STAMP): requirements-site.txt binder/requirements.txt
 	rm -rf $(SITE_VENV)

@@ -22,15 +22,42 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jupytext
-
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "authoring" / "notebooks"
 NOTEBOOKS = ROOT / "notebooks"
 GUIDE = ROOT / "TEACHING.md"
 
-sys.path.insert(0, str(ROOT / "authoring"))
-import build as B  # noqa: E402  (authoring/build.py: the main-line models)
+
+def _main_line(built: Path) -> dict:
+    """authoring/build.py's main-line model of a built notebook (imported here only: the site's own
+    environment builds the worksheets and the talk from the built notebooks, without jupytext)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("authoring_build", ROOT / "authoring" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main_line(built)
+
+
+class _Cell(dict):
+    """A cell of a source (jupytext) or of a built notebook (JSON), read alike."""
+
+    cell_type = property(lambda self: self["cell_type"])
+    source = property(lambda self: self["source"] if isinstance(self["source"], str) else "".join(self["source"]))
+    metadata = property(lambda self: self.get("metadata", {}))
+
+
+def cells_of(path: Path) -> list[_Cell]:
+    """The cells of a jupytext source (``.py``: its ``predict_answer`` metadata included) or of a built
+    notebook (``.ipynb``: plain JSON, what the site's environment can read)."""
+    if path.suffix == ".py":
+        import jupytext
+
+        nb = jupytext.read(path, fmt="py:percent")
+        return [_Cell(cell_type=c.cell_type, source=c.source, metadata=dict(c.metadata)) for c in nb.cells]
+    import json
+
+    return [_Cell(c) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
 
 _CHECK = re.compile(r"""check\(\s*["'](\d\d\.[A-Za-z0-9_]+)["']""")
 _DETAILS = re.compile(r"<details>\s*<summary>[^<]*</summary>(.*?)</details>", re.S)
@@ -80,34 +107,42 @@ def _first_sentences(text: str, n: int = 2) -> str:
 
 def course_map() -> dict[str, str]:
     """``{"01": "q·k, QKᵀ", ...}``: the map's last column in notebook 00, and 00's own row."""
-    nb = jupytext.read(SOURCES / "00_start_here.py", fmt="py:percent")
     rows = {}
-    for cell in nb.cells:
+    for cell in cells_of(_home("00_start_here")):
         for m in re.finditer(r"^\|\s*(\d\d)\s*\|[^|]*\|\s*(.*?)\s*\|\s*$", cell.source, flags=re.M):
             rows[m.group(1)] = m.group(2)
     rows.setdefault("00", "the whole answer in brief: spread and commitment seen at initialisation")
     return rows
 
 
-def read(source: Path, proves: dict[str, str]) -> Notebook:
-    nb = jupytext.read(source, fmt="py:percent")
-    cells = nb.cells
+def _home(stem: str) -> Path:
+    """The source where the main environment has jupytext; else the built notebook."""
+    try:
+        import jupytext  # noqa: F401
+    except ImportError:
+        return NOTEBOOKS / f"{stem}.ipynb"
+    return SOURCES / f"{stem}.py"
+
+
+def read(source: Path, proves: dict[str, str], minutes: bool = True) -> Notebook:
+    cells = cells_of(source)
     first = cells[0].source
     title = re.search(r"^# (?:\d\d — )?(.+)$", first, flags=re.M).group(1).strip()
     built = NOTEBOOKS / (source.stem + ".ipynb")
-    row = B.main_line(built) if built.exists() else {"honest_minutes": float("nan")}
+    row = _main_line(built) if minutes and built.exists() else {"honest_minutes": float("nan")}
     out = Notebook(source.stem, title, _bullets(first, "Learning goals"), _bullets(first, "Prerequisites"),
                    proves.get(source.stem[:2], ""), row["honest_minutes"])
     for i, cell in enumerate(cells):
         tags = cell.metadata.get("tags", [])
         deep = "deep-dive" in tags
-        if cell.cell_type == "markdown" and B.is_deep_dive_heading(cell):
+        if cell.cell_type == "markdown" and re.match(r"^## Deep dive:", cell.source.lstrip()):
             out.deep_dives.append(cell.source.splitlines()[0].removeprefix("## Deep dive:").strip())
-        if cell.cell_type == "markdown" and "predict_answer" in cell.metadata:
+        if cell.cell_type == "markdown" and not deep and ("predict_answer" in cell.metadata
+                                                          or re.search(r"\*\*Predict:?\*\*", cell.source)):
             prompt = re.search(r"\*\*Predict:?\*\*:?\s*(.+?)(?:\n\n|\Z)", cell.source, flags=re.S)
             after = next((c.source for c in cells[i + 2:] if c.cell_type == "markdown"), "")
             out.predicts.append(Predict(re.sub(r"\s+", " ", prompt.group(1)).strip() if prompt else cell.source.strip(),
-                                        list(cell.metadata["predict_answer"]), _first_sentences(after)))
+                                        list(cell.metadata.get("predict_answer", [])), _first_sentences(after)))
         if cell.cell_type == "code":
             m = _CHECK.search(cell.source)
             if not m:
@@ -124,9 +159,11 @@ def read(source: Path, proves: dict[str, str]) -> Notebook:
     return out
 
 
-def course() -> list[Notebook]:
+def course(minutes: bool = True) -> list[Notebook]:
+    """Every notebook, from its source (with ``minutes``: the main-line model, for the guide)."""
     proves = course_map()
-    return [read(s, proves) for s in B.sources()]
+    stems = sorted(p.stem for p in SOURCES.glob("[0-9][0-9]_*.py"))
+    return [read(_home(stem), proves, minutes) for stem in stems]
 
 
 # -- the answers from the bank ---------------------------------------------------------------------
@@ -187,7 +224,8 @@ def slips_of(key: str) -> list[tuple[str, str]]:
 
 PLANS = {
     "A 50-minute class": [
-        ("before class", "assign notebook 00's main line (on Binder or the site); students bring their three sentences"),
+        ("before class", "assign notebook 00's main line (on Binder or the site); "
+                         "students bring their three sentences"),
         ("10 min", "00's Predict, live: show the toy (logits ×8) and ask the Predict before running the figure"),
         ("15 min", "02, sections 1–3: the two-term case on the board, then the enumeration"),
         ("15 min", "05's sliders on the projector: scaled against unscaled weights as d_k grows"),
@@ -232,7 +270,7 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
         "This guide holds the course's answers. The self-check pages of the site carry their answers in the",
         "page (a static page cannot hide them), and the notebooks fold their solutions; this guide is the key.",
         "Worksheets (one printable page a notebook, no answers) and a 20-minute talk are built with the site",
-        "(`make site`: `build/site/teachers/`).",
+        "(`make site` writes `teachers.html`, `worksheets/` and `talk.html` into `build/site/`).",
         "",
         "## How to run it",
         "",
@@ -260,7 +298,8 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
         lines += [f"### {name}", ""]
         lines += [f"- **{when}**: {what}" for when, what in steps]
         lines.append("")
-    lines += ["Deep dives can be skipped in class: every main line stands without them (see each notebook's list below).",
+    lines += ["Deep dives can be skipped in class: every main line stands without them "
+              "(see each notebook's list below).",
               ""]
     for n in notebooks:
         lines += [f"## {n.stem[:2]} — {n.title}", "",
@@ -309,7 +348,8 @@ def worksheet_html(n: Notebook, mathjax: str) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>Worksheet {esc(n.stem[:2])}: {esc(n.title)}</title>
 <style>
 body {{ font: 12pt/1.45 "DejaVu Serif", Georgia, serif; max-width: 44em; margin: 2em auto; color: #111; }}
-h1 {{ font-size: 1.35em; }} .name {{ margin: 1em 0 1.5em; }} .space {{ border: 1px solid #999; height: 7em; margin: .3em 0 1em; }}
+h1 {{ font-size: 1.35em; }} .name {{ margin: 1em 0 1.5em; }}
+.space {{ border: 1px solid #999; height: 7em; margin: .3em 0 1em; }}
 li {{ break-inside: avoid; }} @page {{ margin: 18mm; }} @media print {{ body {{ margin: 0; }} }}
 </style>
 <script>MathJax = {{ tex: {{ inlineMath: [["$", "$"]] }}, options: {{ enableMenu: false }} }};</script>
@@ -326,14 +366,14 @@ li {{ break-inside: avoid; }} @page {{ margin: 18mm; }} @media print {{ body {{ 
 
 
 def site_pages(out: Path, mathjax_rel: str = "../_static/mathjax/tex-svg.js") -> list[Path]:
-    """Worksheets under ``out/teachers/worksheets/``; returns the files written."""
-    notebooks = course()
-    folder = out / "teachers" / "worksheets"
+    """Worksheets under ``out/worksheets/``; returns the files written."""
+    notebooks = course(minutes=False)
+    folder = out / "worksheets"
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for n in notebooks:
         path = folder / f"{n.stem}.html"
-        path.write_text(worksheet_html(n, "../" + mathjax_rel), encoding="utf-8")
+        path.write_text(worksheet_html(n, mathjax_rel), encoding="utf-8")
         written.append(path)
     return written
 
@@ -361,10 +401,9 @@ def pdf(html_file: Path, chromium: str | None = None) -> Path | None:
 
 def _sections(stem: str) -> dict[str, str]:
     """``{"1. What attention is for": "...the section's main-line prose..."}`` of a notebook source."""
-    nb = jupytext.read(SOURCES / f"{stem}.py", fmt="py:percent")
     out: dict[str, str] = {}
     current = ""
-    for cell in nb.cells:
+    for cell in cells_of(_home(stem)):
         if cell.cell_type != "markdown" or "deep-dive" in cell.metadata.get("tags", []):
             continue
         m = re.search(r"^## (.+)$", cell.source, flags=re.M)
@@ -390,7 +429,7 @@ def _inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
 
 
-def talk_html(explorer: str = "", static: str = "../_static/") -> str:
+def talk_html(explorer: str = "", static: str = "_static/") -> str:
     """Notebook 00's answer as a reveal.js deck (offline: reveal.js and MathJax are copied into the site),
     with 00's figure, one live explorer (the site's frames: ``explorer`` is its figure HTML) and speaker
     notes from 00's text. Opens from ``file://``."""
@@ -415,23 +454,30 @@ def talk_html(explorer: str = "", static: str = "../_static/") -> str:
 <link rel="stylesheet" href="{static}reveal/reveal.css">
 <link rel="stylesheet" href="{static}reveal/theme/white.css">
 <link rel="stylesheet" href="{static}site.css">
+<script src="{static}explorer.js"></script>
 <style>.reveal .slides section {{ text-align: left; }} .reveal h1, .reveal h2 {{ text-transform: none; }}
 .reveal figure.explorer img {{ max-height: 52vh; width: auto; }} .reveal p, .reveal li {{ font-size: .8em; }}</style>
 </head><body>
 <div class="reveal"><div class="slides">
-<section><h1>Why √d<sub>k</sub>?</h1><p>$$\mathrm{{Attention}}(Q, K, V) = \mathrm{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{d_k}}}}\right)V$$</p>
+<section><h1>Why √d<sub>k</sub>?</h1>
+<p>$$\\mathrm{{Attention}}(Q, K, V) = \\mathrm{{softmax}}\\!\\left(\\frac{{QK^\\top}}{{\\sqrt{{d_k}}}}\\right)V$$</p>
 <p>Why divide by √d<sub>k</sub>? Three parts: spread, commitment, speed.</p>{notes("What attention is for")}</section>
-<section><h2>What the paper says</h2><blockquote>We suspect that for large values of d<sub>k</sub>, the dot products grow large in
+<section><h2>What the paper says</h2>
+<blockquote>We suspect that for large values of d<sub>k</sub>, the dot products grow large in
 magnitude, pushing the softmax function into regions where it has extremely small gradients.</blockquote>
 <p>Footnote 4: assume the components of q and k are independent random variables with mean 0 and variance 1.</p>
 {notes("What the paper says")}</section>
-<section><h2>Predict</h2><p>{_inline(read(SOURCES / "00_start_here.py", {}).predicts[0].prompt)}</p>
+<section><h2>Predict</h2><p>{_inline(read(_home("00_start_here"), {}, False).predicts[0].prompt)}</p>
 <aside class=notes>Take a show of hands for each option before the next slide.</aside></section>
-<section><h2>At initialisation</h2><img src="../figures/00_start_here_figure.png" style="max-height:60vh" alt="Notebook 00's figure: unscaled against scaled logits, weights and the size of the softmax's Jacobian at d_k = 4, 64 and 1024.">
+<section><h2>At initialisation</h2>
+<img src="figures/00_start_here_figure.png" style="max-height:60vh"
+alt="Notebook 00's figure: unscaled against scaled logits,
+weights and the size of the softmax's Jacobian at d_k = 4, 64 and 1024.">
 {notes("The chain at initialisation")}</section>
 {answer_slides}
 {live}
-<section><h2>Where it stops</h2><ul>{stop_items}</ul><aside class=notes>Each line points to the notebook that measures it.</aside></section>
+<section><h2>Where it stops</h2><ul>{stop_items}</ul>
+<aside class=notes>Each line points to the notebook that measures it.</aside></section>
 <section><h2>Now you</h2><p>Say the answer in three sentences. Then open notebook 00 and check.</p></section>
 </div></div>
 <script src="{static}reveal/reveal.js"></script>
@@ -443,6 +489,49 @@ Reveal.initialize({{ hash: true, plugins: [RevealNotes] }});
 <script defer src="{static}mathjax/tex-svg.js"></script>
 </body></html>
 """
+
+
+def guide_page(render_markdown) -> str:
+    """The "For teachers" page of the site: the guide, with the worksheets and the talk linked."""
+    body = render_markdown(guide())
+    sheets = "".join(f'<li><a href="worksheets/{n.stem}.html">{html.escape(n.stem[:2])} {html.escape(n.title)}</a> '
+                     f'(<a href="worksheets/{n.stem}.pdf">PDF</a>)</li>' for n in course(minutes=False))
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>For teachers — Why √d_k?</title>
+<link rel="stylesheet" href="_static/site.css"><script src="_static/explorer.js"></script>
+</head><body>
+<header class="site"><a class="home" href="index.html">Why √d_k?</a></header>
+<div class="layout"><main class="md-cell">
+<p><strong>This page is the answer key.</strong> The course's pages carry their own answers (a static page cannot
+hide them); no course page links here. Give students the course's contents page, not this one.</p>
+<h2>Worksheets and talk</h2>
+<ul>{sheets}</ul>
+<p><a href="talk.html">The 20-minute talk</a> (reveal.js: arrow keys to move, <kbd>S</kbd> for speaker notes, opens from
+<code>file://</code>).</p>
+{body}
+</main></div></body></html>
+"""
+
+
+def write_site(out: Path, render_markdown, explorer: str = "") -> list[Path]:
+    """The teacher's pages of the site: ``teachers.html`` (the guide and key), ``worksheets/*.html``
+    and their PDFs, ``talk.html``; reveal.js is copied into ``_static/reveal``."""
+    import shutil
+
+    reveal = ROOT / "node_modules" / "reveal.js"
+    if not (reveal / "dist" / "reveal.js").is_file():
+        raise SystemExit(f"reveal.js is missing at {reveal}: run `npm ci` (package-lock.json pins it)")
+    static = out / "_static" / "reveal"
+    shutil.copytree(reveal / "dist", static, dirs_exist_ok=True)
+    (static / "plugin" / "notes").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(reveal / "plugin" / "notes" / "notes.js", static / "plugin" / "notes" / "notes.js")
+    written = site_pages(out)
+    written += [p for p in map(pdf, list(written)) if p is not None]
+    for name, text in (("teachers.html", guide_page(render_markdown)), ("talk.html", talk_html(explorer))):
+        (out / name).write_text(text, encoding="utf-8")
+        written.append(out / name)
+    return written
 
 
 def main(argv=None) -> int:

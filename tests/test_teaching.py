@@ -85,3 +85,12 @@ def test_worksheets_carry_no_answers(tmp_path):
             if not e.deep_dive:
                 assert e.solution[:40] not in text or not e.solution
         assert text.count('class=space') == len(n.predicts) + sum(not e.deep_dive for e in n.exercises)
+
+
+def test_the_site_reads_the_same_predicts_and_exercises_from_the_built_notebooks():
+    """The site's environment has no jupytext: it reads the built notebooks, and must find what the sources hold."""
+    for source in sorted((ROOT / "authoring" / "notebooks").glob("[0-9][0-9]_*.py")):
+        built = ROOT / "notebooks" / f"{source.stem}.ipynb"
+        a, b = T.read(source, {}, False), T.read(built, {}, False)
+        assert [p.prompt for p in a.predicts] == [p.prompt for p in b.predicts], source.name
+        assert [(e.key, e.text) for e in a.exercises] == [(e.key, e.text) for e in b.exercises], source.name

@@ -42,7 +42,8 @@ sys.path.insert(1, str(ROOT))  # the course package, without installing it into 
 sys.path.insert(2, str(ROOT / "authoring"))  # explorer_cells, shared with the notebook build
 
 import frames as F  # noqa: E402
-import transform as T  # noqa: E402
+import teaching  # noqa: E402
+import transform as T  # noqa: E402  (authoring/teaching.py: the teacher's pages)
 
 NOTEBOOKS = ROOT / "notebooks"
 STATIC = HERE / "static"
@@ -463,6 +464,8 @@ def build(out: Path, jobs: int, only: list[str]) -> dict:
         if p in chosen:
             (out / f"{p.stem}.html").write_text(p.html(pages, k), encoding="utf-8")
     (out / "index.html").write_text(index_html(pages), encoding="utf-8")
+    first = next((e for p in pages if p.stem.startswith("00") for e in p.explorers), None)
+    teaching.write_site(out, markdown(), explorer_html(first) if first and "meta" in first else "")
     (out / ".nojekyll").write_text("")
     manifest = {"seconds": round(time.perf_counter() - start, 1), "pages": {}}
     for p in chosen:
