@@ -58,8 +58,9 @@ REPO = os.environ.get("SITE_REPO") or PLACEHOLDER
 ALLOW_MISSING_ALT = os.environ.get("SITE_ALLOW_MISSING_ALT") == "1"
 BINDER = "https://mybinder.org/v2/gh/{repo}/HEAD?urlpath=lab/tree/notebooks/{name}"
 GITHUB = "https://github.com/{repo}"
-#: The MathJax pieces copied into the site: TeX extensions, menu and accessibility (speech: sre) load on demand.
-MATHJAX_PARTS = ("tex-svg.js", "input/tex/extensions", "ui", "a11y", "sre")
+#: The MathJax pieces copied into the site: TeX extensions, menu and accessibility (speech: sre; the explorer
+#: needs the MathML input, input/mml) load on demand.
+MATHJAX_PARTS = ("tex-svg.js", "input/tex/extensions", "input/mml.js", "input/mml", "ui", "a11y", "sre")
 #: Frames rendered per task (a task builds one explorer and renders its chunk).
 CHUNK = 120
 
