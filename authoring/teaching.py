@@ -429,7 +429,22 @@ def _inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
 
 
-def talk_html(explorer: str = "", static: str = "_static/") -> str:
+def first_figure(stem: str = "00_start_here") -> tuple[bytes, str]:
+    """The PNG and alt text of a built notebook's first main-line figure (00's: the chain at initialisation)."""
+    import base64
+    import json
+
+    for c in json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]:
+        if c["cell_type"] != "code" or "deep-dive" in c.get("metadata", {}).get("tags", []):
+            continue
+        for o in c.get("outputs", []):
+            if "image/png" in o.get("data", {}):
+                return base64.b64decode(o["data"]["image/png"]), c["metadata"].get("alt", "")
+    raise ValueError(f"{stem} has no main-line figure")
+
+
+def talk_html(explorer: str = "", static: str = "_static/", figure: str = "img/talk-figure.png",
+              figure_alt: str = "") -> str:
     """Notebook 00's answer as a reveal.js deck (offline: reveal.js and MathJax are copied into the site),
     with 00's figure, one live explorer (the site's frames: ``explorer`` is its figure HTML) and speaker
     notes from 00's text. Opens from ``file://``."""
@@ -470,9 +485,7 @@ magnitude, pushing the softmax function into regions where it has extremely smal
 <section><h2>Predict</h2><p>{_inline(read(_home("00_start_here"), {}, False).predicts[0].prompt)}</p>
 <aside class=notes>Take a show of hands for each option before the next slide.</aside></section>
 <section><h2>At initialisation</h2>
-<img src="figures/00_start_here_figure.png" style="max-height:60vh"
-alt="Notebook 00's figure: unscaled against scaled logits,
-weights and the size of the softmax's Jacobian at d_k = 4, 64 and 1024.">
+<img src="{figure}" style="max-height:60vh" alt="{html.escape(figure_alt)}">
 {notes("The chain at initialisation")}</section>
 {answer_slides}
 {live}
@@ -528,7 +541,11 @@ def write_site(out: Path, render_markdown, explorer: str = "") -> list[Path]:
     shutil.copy2(reveal / "plugin" / "notes" / "notes.js", static / "plugin" / "notes" / "notes.js")
     written = site_pages(out)
     written += [p for p in map(pdf, list(written)) if p is not None]
-    for name, text in (("teachers.html", guide_page(render_markdown)), ("talk.html", talk_html(explorer))):
+    png, alt = first_figure()
+    (out / "img").mkdir(exist_ok=True)
+    (out / "img" / "talk-figure.png").write_bytes(png)
+    talk = talk_html(explorer, figure="img/talk-figure.png", figure_alt=alt)
+    for name, text in (("teachers.html", guide_page(render_markdown)), ("talk.html", talk)):
         (out / name).write_text(text, encoding="utf-8")
         written.append(out / name)
     return written
