@@ -137,7 +137,8 @@ def test_text_that_is_no_number_and_booleans_are_rejected_with_a_hint(bad):
     if isinstance(bad, (bool, np.bool_)):
         assert "True/False" in feedback
     else:
-        assert "not a number" in feedback or "without quotes" in feedback, feedback
+        assert ("not a number" in feedback or "without quotes" in feedback
+                or "a space or an invisible character (U+0020) inside it" in feedback), feedback
 
 
 def test_text_that_is_a_number_is_read_as_typed(capsys):
