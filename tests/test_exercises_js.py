@@ -166,7 +166,9 @@ def test_a_long_answer_is_refused_at_once_with_the_same_message():
     assert not ok and "40001 characters" in feedback and f"at most {limit}" in feedback, feedback
     assert exercises.check("00.bert_d_k", "1" * 40_000, quiet=True) is False
     assert _python("00.bert_d_k", [" " * 500 + "64"])[0] is True  # spaces around do not count
-    assert _python("05.scaled_weight", ["0." + "8" * (limit - 2)])[1] != _python("05.scaled_weight", ["0." + "8" * limit])[1]
+    just_under, just_over = "0." + "8" * (limit - 2), "0." + "8" * limit
+    assert "characters long" not in _python("05.scaled_weight", [just_under])[1]
+    assert "characters long" in _python("05.scaled_weight", [just_over])[1]
 
 
 @pytest.mark.parametrize("stored", ["true", "[]", "5", '"text"', "{corrupt", "null", '{"00.bert_d_k": "yes"}',

@@ -356,8 +356,10 @@ def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tup
     ("(a) double n: ..."); ``correct`` is the right letter.
 
     >>> c = choice_checker("b", {"a": "double n: that halves it", "b": "quadruple n"})
-    >>> c("B")[0], c("a"), c("z")
-    (True, (False, '(a) double n: that halves it.'), (False, "answer with one of the letters 'a', 'b' (as a string, e.g. answer = 'a')."))
+    >>> c("B")[0], c("a")
+    (True, (False, '(a) double n: that halves it.'))
+    >>> c("z")[1]
+    "answer with one of the letters 'a', 'b' (as a string, e.g. answer = 'a')."
     """
     options = {str(k).strip().lower(): v for k, v in options.items()}
     correct = str(correct).strip().lower()
