@@ -1188,6 +1188,7 @@ _NAMED_SLIPS = [
     ("01.cos_spread", float(np.sqrt(256) * np.sqrt(1 / 256)), "sqrt(d_k) cos(theta)"),  # the figure's spread, 1
     ("02.kurtosis_laplace", (3.0**2 - 3.0) / 8, "normal components"),  # E[x^4] = 3 of a normal: 0.75
     ("02.kurtosis_laplace", (6.0**2 - 3.0) / 16, "printed above"),  # the printed d_k = 16 value: 2.0625
+    ("02.kurtosis_laplace", "2.062", "printed above"),  # as printed (3 decimals)
     ("02.kurtosis_laplace", "2.06", "printed above"),
     ("05.scaled_weight", float(f"{1 / (1 + np.exp(-8.0)):.3g}"), "unscaled weight"),  # 0.99966 at 3 figures: 1
     ("05.effective_keys_law", 1024, "n, all 1024 keys"),
