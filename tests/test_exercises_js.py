@@ -141,6 +141,19 @@ def test_every_blank_character_before_inside_and_after_a_right_answer_gets_equal
           f"equal verdicts ({ms} ms in node)")
 
 
+def test_the_named_slips_and_the_second_route_get_equal_verdicts():
+    cases = [("03.scaled_z", [t]) for t in ("-0.679", "-0.678", "-0.68", "-0.6792", "0.679", "-0.677")]
+    cases += [("00.bert_d_k", ["12"]), ("00.scale_for_variance_4", ["0.00195"]), ("01.frobenius", ["0"]),
+              ("01.cos_spread", ["1"]), ("02.kurtosis_laplace", ["0.75"]), ("02.kurtosis_laplace", ["2.062"]),
+              ("05.scaled_weight", ["1"]), ("05.effective_keys_law", ["1024"]), ("06.cross_entropy_grad", ["1.98"]),
+              ("06.cross_entropy_grad", ["100"]), ("06.largest_entry", ["-0.14"]),
+              ("06.jacobian_half", ["0.5", "-0.25", "-0.25", "0.5"]), ("08.xavier_head_var", ["0.0024"]),
+              ("08.xavier_head_var", ["2"])]
+    n, unequal, _ = _compare(cases)
+    assert not unequal, unequal
+    assert _python("03.scaled_z", ["-0.679"]) == [True, ""]
+
+
 @pytest.mark.parametrize("text,verdict", [
     ("\ufeff64", (True, "")), ("64\u0085", (True, "")), ("64\x1f", (True, "")), ("\u200b64\u2060", (True, "")),
     ("6\n4", (True, "")),  # a browser's text box removes line breaks as typed: so does check()

@@ -170,3 +170,33 @@ def test_function_exercises_offer_the_notebook(site, manifest):
                 fid = "ex-" + key.replace(".", "-")
                 block = text[text.index(f'id="{fid}"'):][:800]
                 assert "asks for a function" in block and "mybinder.org" in block and "make lab" in block
+
+
+@pytest.mark.browser
+def test_every_blank_character_gets_equal_verdicts_in_chromium(server, chromium):
+    """Issue 41 §5 in the browser itself (its text box removes line breaks as typed; check() does too):
+    every Unicode whitespace and format character before, inside and after a right answer.
+    tests/test_exercises_js.py does the same for every exercise under node."""
+    if SKIP:
+        pytest.skip(SKIP)
+    from test_exercises_js import EVERY_BLANK
+
+    for stem, key, right in (("00_start_here", "00.bert_d_k", ["64"]),
+                             ("06_vanishing_gradients", "06.jacobian_half", ["0.25", "-0.25", "-0.25", "0.25"])):
+        page = new_page(chromium)
+        try:
+            probe.open_page(page, server.url + f"{stem}.html")
+            kind = exercises.get(key).checker.kind
+            fid = "ex-" + key.replace(".", "-")
+            unequal = []
+            for ch in EVERY_BLANK:
+                for first in (ch + right[0], right[0][:1] + ch + right[0][1:], right[0] + ch):
+                    answer = first if kind == "number" else [first, *right[1:]]
+                    got = [as_printed(line) for line in page.evaluate(ANSWER, [fid, kind, answer])]
+                    want = python_lines(key, answer)
+                    if got != want:
+                        unequal.append((repr(first), want, got))
+            assert not unequal, unequal[:5]
+            assert page.sdpa_errors == []
+        finally:
+            page.context.close()
