@@ -126,6 +126,16 @@ def test_the_ignored_set_is_every_whitespace_and_format_character():
         "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000") or 0x2000 <= ord(c) <= 0x200A}
 
 
+def test_the_format_characters_are_unicode_s_and_written_out():
+    """Python 3.11 has Unicode 14; the written-out 15.1 set keeps the page and check() on one set."""
+    here = {c for c in map(chr, range(sys.maxunicode + 1)) if unicodedata.category(c) == "Cf"}
+    assert here <= set(T.FORMAT)
+    if tuple(map(int, unicodedata.unidata_version.split("."))) <= (15, 1, 0):
+        written = {chr(c) for lo, hi in T.FORMAT_15_1 for c in range(lo, hi + 1)}
+        assert here <= written, sorted(map(ord, here - written))
+        assert all(unicodedata.category(c) in ("Cf", "Cn") for c in written)  # Cn: assigned after this Python
+
+
 def test_every_blank_character_before_inside_and_after_a_right_answer_gets_equal_verdicts():
     """Issue 41 §5: "\\ufeff64" was ✅ in the page and "not a number" in Python; "64\\u0085" the reverse."""
     cases = []

@@ -9,7 +9,8 @@ A typed answer (text) is read in three steps:
 2. the characters of :data:`IGNORED` are stripped from both ends: every Unicode ``White_Space``
    character, the information separators U+001C..U+001F that Python's ``str.isspace`` also
    counts, and every format character (category Cf: U+FEFF byte-order mark, U+200B zero-width
-   space, U+00AD soft hyphen, ...); U+0085 is ``White_Space``;
+   space, U+00AD soft hyphen, ..., as of Unicode 15.1 whatever this Python's database says);
+   U+0085 is ``White_Space``;
 3. an answer longer than :data:`MAX_CHARS` characters, or with one of :data:`IGNORED` left inside
    it, is refused with a message saying so (never a hang: the number pattern is only tried on
    short text, and it has no nested repetition).
@@ -25,8 +26,16 @@ WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 
                + "\u2028\u2029\u202f\u205f\u3000")
 #: Python's ``str.isspace`` counts these too (bidirectional class B/S); JavaScript's trim() does not.
 SEPARATORS = "\x1c\x1d\x1e\x1f"
-#: Every format character (category Cf) of this Python's Unicode database.
-FORMAT = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if unicodedata.category(c) == "Cf")
+#: The format characters (category Cf) of Unicode 15.1 (Python 3.13), written out so that every
+#: supported Python (3.11 has Unicode 14) and the page built by any of them share one set.
+FORMAT_15_1 = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+               (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+               (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+               (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+               (0xE0001, 0xE0001), (0xE0020, 0xE007F))
+#: Those, and any further format character a newer Python's Unicode database knows.
+FORMAT = "".join(sorted({chr(c) for lo, hi in FORMAT_15_1 for c in range(lo, hi + 1)}
+                        | {c for c in map(chr, range(sys.maxunicode + 1)) if unicodedata.category(c) == "Cf"}))
 #: The characters stripped from both ends of a typed answer and refused inside it.
 IGNORED = frozenset(WHITE_SPACE + SEPARATORS + FORMAT)
 #: Line breaks: removed wherever they are (a one-line text box in a browser removes them).
