@@ -155,6 +155,6 @@ register(
         Slip(np.sqrt(256), "sqrt(d_k), the spread of q.k itself; cos(theta) is q.k divided by the lengths |q| |k|"),
         Slip(np.sqrt(256 * cosine_moments(256).var),
              "the spread of sqrt(d_k) cos(theta), the rescaled cosine of section 6's figure (the same at every "
-             "d_k); the question asks for cos(theta) itself, without the factor sqrt(d_k)"),
+             "d_k); the question asks for the spread of cos(theta) itself, not of the rescaled cosine"),
     ]),
 )
