@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sdpa_helpers import exercises
+from sdpa_helpers import exercises, theory
 from sdpa_helpers.attention import attention_scores, softmax, softmax_jacobian
 from sdpa_helpers.exercises import _REGISTRY, check, choice_checker, function_checker, numeric_checker
 from sdpa_helpers.sampling import make_rng
@@ -137,7 +137,8 @@ def test_text_that_is_no_number_and_booleans_are_rejected_with_a_hint(bad):
     if isinstance(bad, (bool, np.bool_)):
         assert "True/False" in feedback
     else:
-        assert "not a number" in feedback or "without quotes" in feedback, feedback
+        assert ("not a number" in feedback or "without quotes" in feedback
+                or "a space or an invisible character (U+0020) inside it" in feedback), feedback
 
 
 def test_text_that_is_a_number_is_read_as_typed(capsys):
@@ -1173,3 +1174,93 @@ def test_a_function_off_in_the_fourth_digit_is_told_how_far():
     gap = float(feedback.split("largest difference is ")[1].split(":")[0])
     p = np.asarray(exercises.get("06.softmax_jacobian").checker.cases[0][0], dtype=float)
     assert gap == pytest.approx(1e-4 * np.abs(np.diag(p) - np.outer(p, p)).max(), rel=0.06)
+
+
+# --- issue 38 item 6: the named slips, each value computed here by the mistake itself -------------
+
+_A, _B = np.array([[1, -2], [3, 0]]), np.array([[2, 1], [-1, 5]])  # 01.frobenius
+_NAMED_SLIPS = [
+    ("00.bert_d_k", 12, "the number of heads"),  # h itself
+    ("00.scale_for_variance_4", 1 / 512, "1/d_k"),  # divided by d_k
+    ("00.scale_for_variance_4", "0.00195", "1/d_k"),
+    ("01.frobenius", int(np.sum(_A[0] * _B[0])), "first row"),  # 1*2 + (-2)*1 = 0
+    ("01.frobenius", int(np.trace(_A @ _B)), "trace(A B)"),  # 7
+    ("01.cos_spread", float(np.sqrt(256) * np.sqrt(1 / 256)), "sqrt(d_k) cos(theta)"),  # the figure's spread, 1
+    ("02.kurtosis_laplace", (3.0**2 - 3.0) / 8, "normal components"),  # E[x^4] = 3 of a normal: 0.75
+    ("02.kurtosis_laplace", (6.0**2 - 3.0) / 16, "printed above"),  # the printed d_k = 16 value: 2.0625
+    ("02.kurtosis_laplace", "2.062", "printed above"),  # as printed (3 decimals)
+    ("02.kurtosis_laplace", "2.06", "printed above"),
+    ("05.scaled_weight", float(f"{1 / (1 + np.exp(-8.0)):.3g}"), "unscaled weight"),  # 0.99966 at 3 figures: 1
+    ("05.effective_keys_law", 1024, "n, all 1024 keys"),
+    ("06.cross_entropy_grad", abs(0.99 - 0) + abs(0.01 - 1), "L1"),  # the L1 norm of p - e_2: 1.98
+    ("06.cross_entropy_grad", 1 / 0.01, "‖g‖"),  # the norm of dL/dp = (0, -1/p_2): 100
+    ("06.largest_entry", -0.7 * 0.2, "off-diagonal"),  # -p_1 p_2 = -0.14
+    ("06.largest_entry", "-0.14", "off-diagonal"),
+    ("06.jacobian_half", [[0.5, -0.25], [-0.25, 0.5]], "p_i on the diagonal"),
+    ("08.xavier_head_var", float(f"{2 / (768 + 64):.2g}"), "Var(W)"),  # Var(W) alone, as read: 0.0024
+    ("08.xavier_head_var", 768 * 2 / 768, "He's rule"),  # 2: 2/fan_in, fan_out left out
+]
+
+
+@pytest.mark.parametrize("key,answer,named", _NAMED_SLIPS)
+def test_the_named_slips_of_issue_38(key, answer, named):
+    ok, feedback = exercises.get(key).checker(answer)
+    assert not ok and named in feedback, feedback
+    assert "significant figure" not in feedback, feedback  # 2 for 1.85 is a slip, not "right but short"
+
+
+def test_scaled_scores_names_k_t_on_a_stack_and_the_wrong_axis():
+    c = exercises.get("04.scaled_scores").checker
+    for transposed in (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]),
+                       lambda Q, K: np.matmul(Q, np.transpose(K)) / np.sqrt(K.shape[-1])):
+        ok, feedback = c(transposed)
+        assert not ok and "K.T" in feedback and "(16, 6, 2)" in feedback and "swapaxes" in feedback, feedback
+        assert "raised ValueError" not in feedback and "matmul" not in feedback
+    ok, feedback = c(lambda Q, K: Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1]))
+    assert not ok and "Q.shape[1]" in feedback and "Q.shape[-1]" in feedback, feedback
+    ok, feedback = c(lambda Q, K: np.ones(3) @ K)  # an error no slip makes is still told as it is
+    assert not ok and "raised ValueError" in feedback, feedback
+
+
+def test_scaled_z_accepts_the_solution_s_route():
+    """(110.56 - 111)/SE gives -0.679; (0.99604 - 1)/(SE/111) gives -0.678: both follow the question."""
+    from sdpa_helpers.small_samples import THREAD_BIG, z_score
+    sd = exercises.get("03.scaled_z").checker.expected  # checked below against the solution's route
+    route = z_score(THREAD_BIG, 111.0, theory.matmul_sample_variance_moments(1111, 111, 1111).std)
+    assert f"{route:.3g}" == "-0.679" and f"{float(sd):.3g}" == "-0.678"
+    for answer in (-0.679, "-0.679", -0.678, route, float(sd)):
+        assert check("03.scaled_z", answer, quiet=True), answer
+    assert not check("03.scaled_z", -0.677, quiet=True) and not check("03.scaled_z", 0.679, quiet=True)
+
+
+def test_choice_feedback_reads_as_one_sentence(capsys):
+    """Was "❌ 02.exact_case_design: not yet. not (a) [-1, 1] has mean 0: ..."."""
+    assert not check("02.exact_case_design", "a")
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line == "❌ 02.exact_case_design: not yet. (a) [-1, 1] has mean 0: there the two rules agree (both give 1)."
+    for key in CHOICES:
+        for letter in exercises.get(key).checker.options:
+            feedback = exercises.get(key).checker(letter)[1]
+            assert not feedback.startswith("not ("), feedback
+
+
+def test_masked_softmax_nan_row_message_is_sentences(capsys):
+    def nan_on_empty_row(logits, mask):
+        z = np.where(mask, logits, -np.inf)
+        with np.errstate(invalid="ignore"):
+            e = np.exp(z - z.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+
+    ok, feedback = exercises.get("07.masked_softmax").checker(nan_on_empty_row)
+    assert not ok
+    sentences = [s for s in feedback.split(". ") if s]
+    assert len(sentences) == 3 and all(len(s) < 160 for s in sentences), sentences
+    assert sentences[2].startswith("It should raise a ValueError naming the row (2)")
+
+
+def test_cos_spread_hint_and_d_v_factor_give_nothing_away():
+    import re
+    hint = exercises.hint("01.cos_spread")
+    assert "about sqrt(d_k)" not in hint and "standard deviation sqrt(d_k)" not in hint, hint
+    ok, feedback = exercises.get("07.d_v_factor").checker(0)
+    assert not ok and re.findall(r"\d+", feedback) == ["0", "0"], feedback  # no "factor of 1"

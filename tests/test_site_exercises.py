@@ -13,50 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import shutil
 
 import numpy as np
 import pytest
 import test_site as ts
+from exercise_answers import answers_for
 
 from sdpa_helpers import exercises
-from sdpa_helpers.exercises import _figures as F
 
 PAGES, SKIP, new_page, probe = ts.PAGES, ts.SKIP, ts.new_page, ts.probe
 site, manifest, server, chromium = ts.site, ts.manifest, ts.server, ts.chromium  # the site's fixtures
-
-
-def _typed(x: float, figures: int | None = 3) -> str:
-    """How a learner types ``x``: an integer as itself, anything else at ``figures`` figures."""
-    x = float(x)
-    if x.is_integer():
-        return str(int(x))
-    return f"{x:.{figures}g}" if figures else F.js_number(x)
-
-
-def answers_for(key: str) -> list:
-    """Right, every slip, wrong, malformed: as the page's boxes take them (text), one list per answer."""
-    c = exercises.get(key).checker
-    kind = c.kind
-    if kind == "choice":
-        return ["", *c.options]
-    if kind == "choices":
-        return [tuple(combo) for combo in itertools.product(*[["", *slot] for slot in c.slots])]
-    flat = np.ravel(c.expected).tolist()
-    shape = np.shape(c.expected)
-    same = [s for s in c.slips if np.shape(s.value) == shape]
-    rows = [[_typed(x) for x in flat], [_typed(x, None) for x in flat],
-            *[[_typed(v) for v in np.ravel(s.value).tolist()] for s in same],
-            *[[_typed(v, None) for v in np.ravel(s.value).tolist()] for s in same],
-            [_typed(x * 1.37 + 0.5) for x in flat],  # wrong, no slip
-            [f"{x:.2g}" for x in flat],  # too few figures (where the exact value has more)
-            ["abc", *[_typed(x) for x in flat[1:]]], ["", *[_typed(x) for x in flat[1:]]],
-            ["1,5", *[_typed(x) for x in flat[1:]]], ["0.5.1", *[_typed(x) for x in flat[1:]]]]
-    if len(flat) > 1:
-        rows.append([_typed(flat[0]), "", *[_typed(x) for x in flat[2:]]])
-        rows.append([_typed(flat[0]), _typed(flat[1] * 3 + 1), *[_typed(x) for x in flat[2:]]])
-    return [r[0] if kind == "number" else r for r in rows]
 
 
 def python_lines(key: str, answer) -> list[str]:
@@ -82,6 +49,15 @@ ANSWER = """([fid, kind, answer]) => {
 }"""
 
 
+#: The page draws ✔/✘ where check() prints the emoji ✅/❌ (no emoji font needed); the rest is word for word.
+PAGE_MARKS = {"\u2714": "\u2705", "\u2718": "\u274c"}
+
+
+def as_printed(line: str) -> str:
+    """A verdict line of the page with check()'s mark."""
+    return PAGE_MARKS.get(line[:1], line[:1]) + line[1:]
+
+
 def _page_exercises(manifest) -> dict[str, list[str]]:
     return {stem: [k for k, kind in p["exercises"].items() if kind != "function"]
             for stem, p in manifest["pages"].items()}
@@ -94,6 +70,8 @@ def _equal_verdicts(page, keys: list[str]) -> tuple[int, list]:
         fid = "ex-" + key.replace(".", "-")
         for answer in answers_for(key):
             got = page.evaluate(ANSWER, [fid, kind, list(answer) if isinstance(answer, tuple) else answer])
+            assert all(line[:1] not in "\u2705\u274c" for line in got), got  # no emoji in the page
+            got = [as_printed(line) for line in got]
             want = python_lines(key, answer)
             compared += 1
             if got != want:
@@ -162,13 +140,15 @@ def test_an_answer_typed_by_keyboard_and_progress_kept_in_the_browser(server, ch
         page.keyboard.type("768")
         page.keyboard.press("Enter")
         verdict = page.locator("#ex-00-bert_d_k .verdict")
-        assert verdict.inner_text().splitlines()[0] == python_lines("00.bert_d_k", "768")[0]
+        assert as_printed(verdict.inner_text().splitlines()[0]) == python_lines("00.bert_d_k", "768")[0]
         assert verdict.get_attribute("role") == "status"
         box.fill("64")
         page.keyboard.press("Enter")
-        assert verdict.inner_text().startswith("✅ 00.bert_d_k: correct.")
-        stored = page.evaluate("() => JSON.parse(localStorage.getItem('sdpa-course-progress'))")
-        assert stored == {"00.bert_d_k": True}
+        assert verdict.inner_text().startswith("\u2714 00.bert_d_k: correct.")
+        stored = page.evaluate("() => Object.fromEntries(Object.keys(localStorage).map(k => [k, localStorage[k]]))")
+        (store, value), = stored.items()  # one key: this course, this folder of pages
+        assert store.startswith("sdpa-course-progress:why-sqrt-dk:/") and store.endswith("/"), store
+        assert value == '{"00.bert_d_k":true}'
         assert page.locator("details:has-text('Solution')").count() == 0 or not any(page.evaluate(
             "() => Array.from(document.querySelectorAll('details')).map(d => d.open)"))
         page.goto(server.url + "index.html")
@@ -190,3 +170,33 @@ def test_function_exercises_offer_the_notebook(site, manifest):
                 fid = "ex-" + key.replace(".", "-")
                 block = text[text.index(f'id="{fid}"'):][:800]
                 assert "asks for a function" in block and "mybinder.org" in block and "make lab" in block
+
+
+@pytest.mark.browser
+def test_every_blank_character_gets_equal_verdicts_in_chromium(server, chromium):
+    """Issue 41 §5 in the browser itself (its text box removes line breaks as typed; check() does too):
+    every Unicode whitespace and format character before, inside and after a right answer.
+    tests/test_exercises_js.py does the same for every exercise under node."""
+    if SKIP:
+        pytest.skip(SKIP)
+    from test_exercises_js import EVERY_BLANK
+
+    for stem, key, right in (("00_start_here", "00.bert_d_k", ["64"]),
+                             ("06_vanishing_gradients", "06.jacobian_half", ["0.25", "-0.25", "-0.25", "0.25"])):
+        page = new_page(chromium)
+        try:
+            probe.open_page(page, server.url + f"{stem}.html")
+            kind = exercises.get(key).checker.kind
+            fid = "ex-" + key.replace(".", "-")
+            unequal = []
+            for ch in EVERY_BLANK:
+                for first in (ch + right[0], right[0][:1] + ch + right[0][1:], right[0] + ch):
+                    answer = first if kind == "number" else [first, *right[1:]]
+                    got = [as_printed(line) for line in page.evaluate(ANSWER, [fid, kind, answer])]
+                    want = python_lines(key, answer)
+                    if got != want:
+                        unequal.append((repr(first), want, got))
+            assert not unequal, unequal[:5]
+            assert page.sdpa_errors == []
+        finally:
+            page.context.close()

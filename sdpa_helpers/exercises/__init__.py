@@ -26,6 +26,7 @@ import numpy as np
 from .._numerics import controlled_errstate
 from . import _answers as A
 from . import _figures as F
+from . import _text as T
 
 __all__ = ["Exercise", "Slip", "check", "get", "hint", "question", "keys", "register",
            "numeric_checker", "function_checker", "with_attributes", "choice_checker", "is_untouched_stub",
@@ -263,15 +264,18 @@ def with_attributes(checker: Callable[[Any], tuple[bool, str]], **attributes: An
 
 def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGURES, slips: Sequence[Slip] = (),
                     entry_names: Sequence[str] | None = None, not_whole: str | None = None,
-                    before: Callable[[Any], str | None] | None = None) -> Callable[[Any], tuple[bool, str]]:
+                    before: Callable[[Any], str | None] | None = None,
+                    also: Sequence[Any] = ()) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a number (or array of numbers) by the course's one rule (:mod:`._figures`).
 
     Integer entries are checked exactly, others to ``figures`` significant figures; answers may be
     text as typed (``"0.0220"``: three figures). ``slips`` (:class:`Slip`) are recognised by the same
     rule at the answer's own figures (in their own shape) and told; ``entry_names`` (a pair) says
     which half of a pair is off; ``not_whole`` is told for a fraction where an integer is asked;
-    ``before(answer)`` may return feedback that refuses the answer first. The checker carries
-    ``.expected``, ``.slips``, ``.figures`` (per entry, None for an integer) and ``.kind``.
+    ``before(answer)`` may return feedback that refuses the answer first; ``also`` holds other
+    values (same shape) that pass by the same rule: an answer from a route the question allows
+    that rounds differently (the rest of the feedback reads ``expected``). The checker carries
+    ``.expected``, ``.also``, ``.slips``, ``.figures`` (per entry, None for an integer) and ``.kind``.
 
     >>> c = numeric_checker(16.0, what="the spread", slips=[Slip(256.0, "the variance, not the spread")])
     >>> c(16)[0], c(256)
@@ -286,6 +290,10 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
     flat = expected_arr.ravel().tolist()
     refs = [F.of_float(x) for x in flat]
     ns = [None if float(x).is_integer() else int(figures) for x in flat]
+    also_arrs = [np.asarray(a, dtype=float) for a in also]
+    if any(a.shape != expected_arr.shape or not np.isfinite(a).all() for a in also_arrs):
+        raise ValueError(f"also must hold finite values of the shape of expected {expected_arr.shape}")
+    accepted = [refs] + [[F.of_float(x) for x in a.ravel().tolist()] for a in also_arrs]
     slips = tuple(slips)
     parsed_slips = []
     for slip in slips:
@@ -295,8 +303,8 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
         if not np.isfinite(value).all():
             raise ValueError(f"slip {slip.means!r}: value must be finite")
         entries = [F.of_float(x) for x in value.ravel().tolist()]
-        if value.shape == expected_arr.shape and all(
-                F.judge_entry(e, r, n) == "right" for e, r, n in zip(entries, refs, ns)):
+        if value.shape == expected_arr.shape and any(all(
+                F.judge_entry(e, r, n) == "right" for e, r, n in zip(entries, rs, ns)) for rs in accepted):
             raise ValueError(f"slip {slip.means!r} gives the right answer ({slip.value!r}): it is not a slip")
         parsed_slips.append((value.shape, entries, slip.means))
 
@@ -311,6 +319,8 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
         shown = A.shown(shape, [t for t, _ in entries])
         parsed = [p for _, p in entries]
         if shape == expected_arr.shape:
+            if any(all(F.judge_entry(p, r, n) == "right" for p, r, n in zip(parsed, rs, ns)) for rs in accepted[1:]):
+                return True, ""
             verdicts = [F.judge_entry(p, r, n) for p, r, n in zip(parsed, refs, ns)]
             if all(v == "right" for v in verdicts):
                 return True, ""
@@ -334,7 +344,7 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
             return False, f"{entry_names[good]} is right; {entry_names[bad]} is off."
         return False, f"{what} is off."
 
-    return with_attributes(checker, expected=expected_arr, slips=slips, figures=ns, what=what,
+    return with_attributes(checker, expected=expected_arr, also=tuple(also_arrs), slips=slips, figures=ns, what=what,
                            entry_names=tuple(entry_names) if entry_names else None, not_whole=not_whole,
                            kind="number" if expected_arr.shape == () else "tuple")
 
@@ -342,11 +352,14 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
 def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tuple[bool, str]]:
     """A checker for a multiple-choice question answered by a letter (case and spaces ignored).
 
-    ``options`` maps each letter to the feedback text for choosing it; ``correct`` is the right letter.
+    ``options`` maps each letter to the feedback text for choosing it, which follows the letter
+    ("(a) double n: ..."); ``correct`` is the right letter.
 
-    >>> c = choice_checker("b", {"a": "double n", "b": "quadruple n"})
-    >>> c("B")[0], c("a")[0], c("z")
-    (True, False, (False, "answer with one of the letters 'a', 'b' (as a string, e.g. answer = 'a')."))
+    >>> c = choice_checker("b", {"a": "double n: that halves it", "b": "quadruple n"})
+    >>> c("B")[0], c("a")
+    (True, (False, '(a) double n: that halves it.'))
+    >>> c("z")[1]
+    "answer with one of the letters 'a', 'b' (as a string, e.g. answer = 'a')."
     """
     options = {str(k).strip().lower(): v for k, v in options.items()}
     correct = str(correct).strip().lower()
@@ -355,11 +368,12 @@ def choice_checker(correct: str, options: dict[str, str]) -> Callable[[Any], tup
     letters = ", ".join(repr(k) for k in options)
 
     def checker(answer):
-        if not isinstance(answer, str) or answer.strip().lower() not in options:
+        letter = T.strip(answer).lower() if isinstance(answer, str) else None
+        if letter not in options:
             return False, f"answer with one of the letters {letters} (as a string, e.g. answer = 'a')."
-        if answer.strip().lower() == correct:
+        if letter == correct:
             return True, ""
-        return False, f"not ({answer.strip().lower()}) {options[answer.strip().lower()]}."
+        return False, f"({letter}) {options[letter]}."
 
     return with_attributes(checker, correct=correct, options=options, kind="choice")
 
@@ -401,18 +415,29 @@ def _show(x) -> str:
                            separator=", ").replace("\n", " ")
 
 
-def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -> bool:
-    """Whether ``fn`` returns what the mistake ``slip`` returns on every case (errors: no)."""
+def _outcome(f: Callable, args: tuple):
+    """``f(*args)`` as an array of floats, or the type of the error it raised."""
     try:
-        for args in cases:
-            with controlled_errstate():
-                want = np.asarray(slip(*copy.deepcopy(args)), dtype=float)
-                got = np.asarray(fn(*copy.deepcopy(args)), dtype=float)
-            if got.shape != want.shape or not A.close(got, want, rtol, max(atol, 1e-8)):
+        with controlled_errstate():
+            return np.asarray(f(*copy.deepcopy(args)), dtype=float)
+    except (Exception, _AnswerProblem) as exc:
+        return type(exc)
+
+
+def _same_as(fn, slip: Callable, cases: list[tuple], rtol: float, atol: float) -> bool:
+    """Whether ``fn`` does what the mistake ``slip`` does on every case: returns what it returns, or
+    raises the same type of error where it raises (``K.T`` on a stack); at least one case returns."""
+    returned = False
+    for args in cases:
+        want, got = _outcome(slip, args), _outcome(fn, args)
+        if isinstance(want, type) or isinstance(got, type):
+            if want is not got:
                 return False
-        return True
-    except (Exception, _AnswerProblem):
-        return False
+            continue
+        if got.shape != want.shape or not A.close(got, want, rtol, max(atol, 1e-8)):
+            return False
+        returned = True
+    return returned
 
 
 def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1e-7, atol: float = 1e-12,
@@ -450,6 +475,9 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
             except _AnswerProblem as problem:
                 raise _AnswerProblem(f"on {label}: {problem}") from None
             except Exception as exc:
+                for slip, means in slips:
+                    if _same_as(fn, slip, cases, rtol, atol):
+                        return False, f"your function {means}."
                 return False, f"your function raised {type(exc).__name__} on {label}: {exc}"
             if result is None:
                 if is_untouched_stub(fn):

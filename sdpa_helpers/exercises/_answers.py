@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from . import _figures as F
+from . import _text as T
 
 # --- turning an answer into real numbers -------------------------------------------------------
 
@@ -94,9 +95,12 @@ def entries(answer, what: str):
     entries = []
     for x in raw.ravel().tolist():
         if isinstance(x, (str, np.str_)):
-            text = str(x).strip()
+            text = T.strip(x)
             if not text:
                 return "no answer yet: give a number." if raw.shape == () else "an entry is empty: give every number."
+            refused = T.refusal(text)
+            if refused:
+                return refused
             parsed = F.parse(text)
             if parsed is None:
                 return f'"{text}" is not a number: write digits such as 0.25, -3 or 1e-3.'

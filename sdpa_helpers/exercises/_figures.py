@@ -12,7 +12,8 @@ import math
 import re
 
 #: A number as a learner may type it: 12, -0.5, .25, 3., 1e-3, +2.5E+4 (no thousands separators).
-NUMBER = re.compile(r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+#: No nested repetition (``[0-9]+\.?[0-9]*`` took time quadratic in the length of a long non-number).
+NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
 #: The rule's parameter for a non-integer answer when the question does not say otherwise.
 FIGURES = 3
 
@@ -57,7 +58,7 @@ def parse(text: str):
     ((1, '22', -3, 3), (-1, '15', 2, 2), None)
     """
     t = text.strip()
-    if not NUMBER.match(t):
+    if not NUMBER.fullmatch(t):
         return None
     sign = -1 if t[0] == "-" else 1
     t = t.lstrip("+-")

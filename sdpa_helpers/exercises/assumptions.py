@@ -33,8 +33,10 @@ register(
     numeric_checker(query_variance("xavier", 768, 64), what="Var(q_i)", slips=[
         Slip(query_variance("xavier", 768, 768), "Var(q_i) for a square matrix (fan_out = 768); one head's matrix "
                                                  "has fan_out = d_k = 64"),
-        Slip(init_weight_variance("xavier", 768, 64), "Var(W), one weight's variance; Var(q_i) multiplies it by "
-                                                     "fan_in = 768"),
+        *[Slip(w, "Var(W), one weight's variance; Var(q_i) multiplies it by fan_in = 768")
+          for w in (init_weight_variance("xavier", 768, 64), float(f"{init_weight_variance('xavier', 768, 64):.2g}"))],
+        Slip(query_variance("he", 768), "He's rule, Var(W) = 2/fan_in (or Xavier's with fan_out left out); "
+                                        "Xavier's Var(W) counts both fan_in and fan_out"),
         Slip(query_variance("xavier", 512, 64), "section 2's value for d_model = 512; here d_model = 768"),
         Slip(query_variance("xavier", 768, 64) ** 2, "Var(q_i)^2, the variance of a scaled logit q.k/sqrt(d_k); "
                                                      "the question asks for Var(q_i) itself"),

@@ -74,8 +74,8 @@ register(
     numeric_checker(1.0, what="the factor",
                     slips=[Slip(float(np.sqrt(256 / 64)), "sqrt(d_v_new / d_v_old): the scale reads d_k, never d_v"),
                            Slip(256 / 64, "d_v_new / d_v_old: the scale reads d_k, never d_v"),
-                           Slip(0.0, "the change, not the factor: a factor 0 would zero every logit; "
-                                     "'no change' is a factor of 1")]),
+                           Slip(0.0, "the change, not the factor: the factor multiplies the old scale, and a "
+                                     "factor 0 would zero every logit")]),
 )
 
 _EMPTY_ROW_CASE = (np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.0, -1.0, 2.0], [3.0, 1.0, 0.0, 2.0]]),
@@ -123,17 +123,18 @@ def _empty_row_named(fn):
     except ValueError as exc:
         named = _rows_named(str(exc))
         if 2 not in named:
-            return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; "
+            return False, (f"on a 3 x 4 mask whose row 2 is all False, your ValueError says {str(exc)!r}; "
                            f"name the row (2) in the message.")
         if named != {2}:
-            return False, (f"on a 3 x 4 mask whose row 2 is all False your ValueError says {str(exc)!r}; it also "
+            return False, (f"on a 3 x 4 mask whose row 2 is all False, your ValueError says {str(exc)!r}; it also "
                            f"names row {min(named - {2})}, which has keys to attend to: name only the empty row.")
         return True, f"passed all {len(_CASES)} cases, and raised a ValueError naming the all-False row."
     except Exception as exc:
-        return False, (f"on a 3 x 4 mask whose row 2 is all False your function raised {type(exc).__name__}, "
+        return False, (f"on a 3 x 4 mask whose row 2 is all False, your function raised {type(exc).__name__}, "
                        f"not ValueError: {exc}")
-    return False, (f"on a 3 x 4 mask whose row 2 is all False your function returned {_last_row(result)}; "
-                   f"it should raise a ValueError naming the row (2), e.g. \"row 2 of mask has no True entry\".")
+    return False, (f"right on every case with a key to attend to. On a 3 x 4 mask whose row 2 is all False, "
+                   f"your function returned {_last_row(result)}. It should raise a ValueError naming the row (2), "
+                   f"for example ValueError(\"row 2 of mask has no True entry\").")
 
 
 register(

@@ -86,6 +86,8 @@ register(
                                              "product is trace(A^T B), the signed sum of the entry-by-entry products"),
         Slip(int(np.sum(_FRO_A @ _FRO_B.T)), "the sum of every entry of A B^T, every row of A with every row of B; "
                                              "the Frobenius product pairs row i with row i only"),
+        Slip(int(np.sum((_FRO_A * _FRO_B)[0])), "the first row's products only, the dot of row 1 of A with row 1 "
+                                                "of B; the Frobenius product adds the row-wise dots of every row"),
     ]),
 )
 
@@ -146,9 +148,13 @@ register(
     "01.cos_spread",
     "Predict: q and k have d_k = 256 independent standard normal components. What is the standard "
     "deviation of cos(theta), the cosine of the angle between them (three significant figures)?",
-    "q·k = |q| |k| cos(theta); |q| and |k| are each about sqrt(d_k), and q·k has standard deviation sqrt(d_k).",
+    "Solve q·k = |q| |k| cos(theta) for cos(theta): how long are |q| and |k| typically, and how wide does "
+    "q·k spread (sections 5 and 6)?",
     numeric_checker(cosine_moments(256).std, what="the standard deviation of cos(theta)", slips=[
-        Slip(cosine_moments(256).var, "Var(cos theta) = 1/d_k, the variance; the spread is its square root"),
-        Slip(np.sqrt(256), "sqrt(d_k), the spread of q.k itself; divide by the lengths |q| |k|, about d_k"),
+        Slip(cosine_moments(256).var, "the variance of cos(theta); the spread is its square root"),
+        Slip(np.sqrt(256), "sqrt(d_k), the spread of q.k itself; cos(theta) is q.k divided by the lengths |q| |k|"),
+        Slip(np.sqrt(256 * cosine_moments(256).var),
+             "the spread of sqrt(d_k) cos(theta), the rescaled cosine of section 6's figure (the same at every "
+             "d_k); the question asks for the spread of cos(theta) itself, not of the rescaled cosine"),
     ]),
 )

@@ -17,6 +17,8 @@ register(
     numeric_checker(softmax_jacobian(_HALF), what="the Jacobian", slips=[
         Slip(np.abs(softmax_jacobian(_HALF)), "J with + p_i p_j off the diagonal: the entries there are −p_i p_j"),
         Slip(np.diag(_HALF), "diag(p) alone: the − p pᵀ term is missing"),
+        Slip(np.diag(_HALF) - np.outer(_HALF, _HALF) * (1 - np.eye(2)),
+             "J with p_i on the diagonal: − p_i p_j applies there too, so J[i, i] = p_i (1 − p_i)"),
     ]),
 )
 
@@ -28,6 +30,9 @@ register(
     numeric_checker(softmax_jacobian(_P3).max(), what="the largest entry", slips=[
         Slip(_P3.max(), "the largest weight p_max, not the largest entry of J"),
         Slip(_P3.max() ** 2, "p_i² on the diagonal: the diagonal holds p_i (1 − p_i)"),
+        Slip(round(float(np.min(softmax_jacobian(_P3)[~np.eye(3, dtype=bool)])), 12),  # -0.14, as typed
+             "−p_1 p_2, the off-diagonal entry largest in size; off the diagonal every entry is negative, so "
+             "the largest entry is not there"),
     ]),
 )
 
@@ -83,6 +88,11 @@ register(
     numeric_checker(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET] / _WRONG[_TARGET])),
                     what="the norm of dL/dz", slips=[
         Slip(_WRONG[0], "one entry of p − e_2, not the norm of the whole vector"),
+        Slip(round(float(np.abs(_WRONG - np.eye(2)[_TARGET]).sum()), 12),
+             "the sum of the entries' sizes (the L1 norm); the norm here is the Euclidean one, the root of the sum "
+             "of squares"),
+        Slip(np.linalg.norm(-np.eye(2)[_TARGET] / _WRONG[_TARGET]),
+             "‖g‖ = ‖dL/dp‖, the gradient with respect to p; dL/dz is J g, and J shrinks it"),
         Slip(np.sqrt(2), "p taken as exactly one-hot, (1, 0): here p is (0.99, 0.01)"),
         Slip(np.linalg.norm(softmax_jacobian(_WRONG)),
              "‖J‖_F, the size of the Jacobian; the question asks for the size of the vector J g, with g = (0, −1/p_2)"),

@@ -4,6 +4,7 @@ import math
 
 from .. import theory
 from . import Slip, numeric_checker, register, with_attributes
+from . import _text as T
 
 # -- Exercise 1: d_k from d_model and the number of heads ---------------------------------------
 BERT_D_MODEL, BERT_HEADS, PAPER_HEADS = 768, 12, 8
@@ -16,6 +17,8 @@ register(
         Slip(BERT_D_MODEL, "d_model itself: each of the 12 heads gets only its share of it"),
         Slip(BERT_D_MODEL // PAPER_HEADS, "768 shared among the paper's 8 heads; BERT-base has 12"),
         Slip(BERT_D_MODEL * BERT_HEADS, "d_model multiplied by the number of heads, not divided"),
+        Slip(BERT_HEADS, "the number of heads h; d_k is the size of one head, the share of d_model each of "
+                         "the 12 heads gets"),
     ]),
 )
 
@@ -47,7 +50,7 @@ def _largest_weight_checker(answer):
     10 % (0.84 -> 0.96); the scaled one changes by less (0.25 -> 0.25)."""
     if isinstance(answer, str) or not hasattr(answer, "__len__") or len(answer) != 2:
         return False, 'expected a pair of answers, e.g. ("down", "up"): one without the scale, one with it'
-    words = [str(a).strip().lower() for a in answer]
+    words = [T.strip(str(a)).lower() for a in answer]
     unknown = [w for w in words if w not in _DIRECTIONS]
     if unknown:
         return False, f"each answer must be one of {', '.join(map(repr, _DIRECTIONS))}; got {unknown[0]!r}"
@@ -92,5 +95,7 @@ register(
                                                           "q·k grows by their spread √4 = 2"),
         Slip(1 / math.sqrt(DESIGN_D_K * (VAR_Q + VAR_K)), "adding the variances 4 + 1; they multiply"),
         Slip(_spread, "the spread of q·k itself; c is one over it"),
+        Slip(1 / DESIGN_D_K, "1/d_k: dividing by d_k, a variance's size; c divides by the spread of q·k, "
+                             "a square root"),
     ]),
 )

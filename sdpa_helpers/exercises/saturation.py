@@ -20,6 +20,8 @@ register(
     "Divide both logits by √d_k first; with two keys, the first weight is 1 / (1 + e^(z2 - z1)).",
     numeric_checker(_two_key_weight(_LOGITS, _D_K**-0.5), what="the weight", slips=[
         Slip(_two_key_weight(_LOGITS, 1.0), "the unscaled weight: the logits were not divided by √d_k"),
+        Slip(1.0, "the unscaled weight at the asked precision (it rounds to 1.00): the logits were not divided "
+                  "by √d_k"),
         Slip(_two_key_weight(_LOGITS, 1.0 / _D_K), "the logits divided by d_k, not by √d_k"),
         Slip(1.0 - _two_key_weight(_LOGITS, _D_K**-0.5), "the second key's weight: the question asks for the "
              "first key's, the one with logit 8"),
@@ -46,6 +48,7 @@ register(
     "Compute H from the law first, then exponentiate: e^H = n e^(−σ²/2).",
     numeric_checker(_N * np.exp(-_SIGMA2 / 2), what="the effective number of keys", slips=[
         Slip(np.log(_N) - _SIGMA2 / 2, "the entropy H itself; the question asks for e^H"),
+        Slip(float(_N), "n, all 1024 keys: e^(ln n), with the law's − σ²/2 left out of H"),
         Slip(_N * np.exp(-_SIGMA2), "e^(ln n − σ²): the law takes away σ²/2, not σ²"),
         Slip(_N * np.exp(-np.sqrt(_SIGMA2) / 2), "σ/2 taken away, not σ²/2: the law uses the variance"),
     ]),

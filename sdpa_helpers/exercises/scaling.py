@@ -98,5 +98,12 @@ register(
                             (lambda Q, K: Q @ np.swapaxes(K, -1, -2), "returns Q K^T unscaled: the scale is missing"),
                             (lambda Q, K: Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]),
                              "divides by the square root of the number of keys; the scale reads d_k, the length of "
-                             "each query and key")]),
+                             "each query and key"),
+                            (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]),
+                             "uses K.T, which reverses every axis: right on 2-D arrays, but on the batch K of shape "
+                             "(2, 6, 16) it gives shape (16, 6, 2), the batch axis last, and the product fails. "
+                             "Swap only the last two axes: np.swapaxes(K, -1, -2)"),
+                            (lambda Q, K: Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1]),
+                             "reads d_k from Q.shape[1]: right on 2-D arrays, but on the batch Q of shape (2, 3, 16) "
+                             "axis 1 holds the 3 queries. d_k is the last axis, Q.shape[-1]")]),
 )

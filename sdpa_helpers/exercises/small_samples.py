@@ -3,7 +3,7 @@
 import numpy as np
 
 from .. import theory
-from ..small_samples import THREAD_BIG_SCALED, z_score
+from ..small_samples import THREAD_BIG, THREAD_BIG_SCALED, z_score
 from . import Slip, choice_checker, function_checker, numeric_checker, register
 
 register(
@@ -104,7 +104,9 @@ register(
     "standard deviations "
     "from its true value 1 does 0.99604 lie (three significant figures; negative if below)?",
     "Dividing every entry by sqrt(111) divides s^2 by 111. What does it do to the standard deviation of s^2?",
+    # also the solution's own route, 110.56 against 111 in the unscaled SE: -0.679 (0.99604 is 110.56/111 rounded)
     numeric_checker(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD / 111), what="the number of standard deviations",
+                    also=[z_score(THREAD_BIG, 111.0, _BIG_SD)],
                     slips=[Slip(z_score(THREAD_BIG_SCALED, 1.0, _BIG_SD),
                                 "measured in the unscaled product's standard deviation; s^2 and its standard "
                                 "deviation are both divided by 111"),

@@ -103,6 +103,9 @@ register(
 # -- deep dive: the excess kurtosis --------------------------------------------------------------------
 _LAPLACE_FOURTH_MOMENT = 3.0 + sampling.EXCESS_KURTOSIS["laplace"]  # E[x^4] = 24 b^4 = 6, b = 1/sqrt(2)
 _D_KURT = 8
+_NORMAL_FOURTH_MOMENT = 3.0 + sampling.EXCESS_KURTOSIS["normal"]  # E[x^4] = 3
+#: Section "how fast the shape becomes normal" prints the Laplace excess kurtosis at d_k = 16 and 256.
+_PRINTED_D_K = 16
 
 register(
     "02.kurtosis_laplace",
@@ -117,5 +120,10 @@ register(
         Slip((_LAPLACE_FOURTH_MOMENT - 3.0) / _D_KURT, "the component's own excess kurtosis (6 - 3) over d_k; "
                                                       "the product's fourth moment is E[x^4]^2 = 36"),
         Slip(_LAPLACE_FOURTH_MOMENT**2 / _D_KURT, "E[(q_i k_i)^4] / d_k without subtracting 3"),
+        Slip((_NORMAL_FOURTH_MOMENT**2 - 3.0) / _D_KURT, "what normal components give (E[x^4] = 3); a Laplace "
+                                                         "component has E[x^4] = 6"),
+        Slip(theory.dot_product_excess_kurtosis(_PRINTED_D_K, sampling.EXCESS_KURTOSIS["laplace"],
+                                                sampling.EXCESS_KURTOSIS["laplace"]),
+             "the value printed above for d_k = 16; this question has d_k = 8"),
     ]),
 )

@@ -8,18 +8,55 @@
  * (sdpa_helpers/exercises/_figures.py, the same steps on the same digits) and the numeric checker's
  * order of messages (numeric_checker in sdpa_helpers/exercises/__init__.py).
  *
- * Progress (which exercises were answered right) stays in this browser's localStorage, under
- * "sdpa-course-progress"; nothing is sent anywhere. The contents page shows it.
+ * A typed answer is first normalised by the bank's one rule (sdpa_helpers/exercises/_text.py, exported
+ * in every spec as spec.text): line breaks removed, the listed Unicode spaces and format characters
+ * stripped from both ends and refused inside, and a length limit, each with check()'s own message.
+ *
+ * Progress (which exercises were answered right) stays in this browser's localStorage, under a key
+ * of this course and this folder of pages (storeKey below), so another site of the same origin (or
+ * another file:// page) keeps its own; nothing is sent anywhere. The contents page shows it. Any
+ * stored value that is not an object of `true`s reads as no progress and is replaced on the next
+ * right answer.
  */
 (function () {
   "use strict";
-  var STORE = "sdpa-course-progress";
-  var NUMBER = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+  var COURSE = "why-sqrt-dk";
+  // no nested repetition: [0-9]+\.?[0-9]* took time quadratic in the length of a long non-number
+  var NUMBER = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
   var FIGURES = 3;
 
+  // -- the one normalisation of typed text (_text.py, from spec.text) ----------------------------
+  function inRanges(code, ranges) {
+    for (var i = 0; i < ranges.length; i++) if (code >= ranges[i][0] && code <= ranges[i][1]) return true;
+    return false;
+  }
+  function codeName(code) {
+    var hex = code.toString(16).toUpperCase();
+    while (hex.length < 4) hex = "0" + hex;
+    return "U+" + hex;
+  }
+  function strip(rule, text) {  // line breaks removed, ignored characters stripped from both ends
+    var chars = Array.from(String(text)).filter(function (c) { return rule.line_breaks.indexOf(c.codePointAt(0)) < 0; });
+    var start = 0, end = chars.length;
+    while (start < end && inRanges(chars[start].codePointAt(0), rule.ignored)) start++;
+    while (end > start && inRanges(chars[end - 1].codePointAt(0), rule.ignored)) end--;
+    return chars.slice(start, end).join("");
+  }
+  function refusal(rule, text) {  // the message refusing stripped text, or null
+    var chars = Array.from(text);
+    if (chars.length > rule.max_chars) {
+      return rule.too_long.replace("{length}", String(chars.length)).replace("{limit}", String(rule.max_chars));
+    }
+    for (var i = 0; i < chars.length; i++) {
+      var code = chars[i].codePointAt(0);
+      if (inRanges(code, rule.ignored)) return rule.inside.replace("{code}", codeName(code));
+    }
+    return null;
+  }
+
   // -- the one rule (_figures.py) ------------------------------------------------------------
-  function parse(text) {  // [sign, digits, exponent, figures] or null
-    var t = text.trim();
+  function parse(text) {  // [sign, digits, exponent, figures] or null (text already stripped)
+    var t = text;
     if (!NUMBER.test(t)) return null;
     var sign = t.charAt(0) === "-" ? -1 : 1;
     t = t.replace(/^[+-]/, "").toLowerCase();
@@ -76,14 +113,20 @@
   function checkNumber(spec, texts) {  // [ok, feedback]
     var parsed = [], scalar = spec.shape.length === 0;
     for (var i = 0; i < texts.length; i++) {
-      var text = texts[i].trim();
+      var text = strip(spec.text, texts[i]);
       if (!text) return [false, scalar ? "no answer yet: give a number." : "an entry is empty: give every number."];
+      var refused = refusal(spec.text, text);
+      if (refused) return [false, refused];
       var p = parse(text);
       if (!p) return [false, "\"" + text + "\" is not a number: write digits such as 0.25, -3 or 1e-3."];
       texts[i] = text;
       parsed.push(p);
     }
     var refs = spec.references.map(ofFloat), ns = spec.figures;
+    var also = (spec.also || []).map(function (a) { return a.map(ofFloat); });
+    if (also.some(function (rs) { return parsed.every(function (p, i) { return judgeEntry(p, rs[i], ns[i]) === "right"; }); })) {
+      return [true, ""];
+    }
     var verdicts = parsed.map(function (p, i) { return judgeEntry(p, refs[i], ns[i]); });
     if (verdicts.every(function (v) { return v === "right"; })) return [true, ""];
     var all = shown(spec.shape, texts);
@@ -124,14 +167,24 @@
   }
 
   // -- progress, kept in this browser only ------------------------------------------------------
-  function progress() {
-    try { return JSON.parse(window.localStorage.getItem(STORE) || "{}") || {}; } catch (e) { return {}; }
+  function storeKey() {  // this course, this folder of pages: not every page of the origin
+    var path = (window.location && window.location.pathname) || "/";
+    return "sdpa-course-progress:" + COURSE + ":" + path.replace(/[^\/]*$/, "");
+  }
+  function progress() {  // {key: true} of the exercises answered right; anything else stored reads as none
+    var stored;
+    try { stored = JSON.parse(window.localStorage.getItem(storeKey())); } catch (e) { return {}; }
+    var done = {};
+    if (stored && typeof stored === "object" && !Array.isArray(stored)) {
+      Object.keys(stored).forEach(function (k) { if (stored[k] === true && /^\d\d\.\w+$/.test(k)) done[k] = true; });
+    }
+    return done;
   }
   function remember(k) {
     try {
       var p = progress();
       p[k] = true;
-      window.localStorage.setItem(STORE, JSON.stringify(p));
+      window.localStorage.setItem(storeKey(), JSON.stringify(p));
     } catch (e) { /* storage off (private window, file:// policy): progress is simply not kept */ }
   }
 
@@ -142,11 +195,17 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var v = verdictOf(spec, form), ok = v[0], feedback = v[1];
-      var line = ok ? "✅ " + spec.key + ": correct. " + feedback : "❌ " + spec.key + ": not yet. " + feedback;
+      var line = ok ? spec.key + ": correct. " + feedback : spec.key + ": not yet. " + feedback;
       out.textContent = "";
       var p = document.createElement("p");
       p.className = ok ? "right" : "wrong";
-      p.textContent = line.replace(/\s+$/, "");
+      // check() prints emoji marks (U+2705, U+274C); the page draws ✔/✘, which DejaVu Sans and most text fonts hold
+      var mark = document.createElement("span");
+      mark.className = "mark";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = ok ? "\u2714" : "\u2718";
+      p.appendChild(mark);
+      p.appendChild(document.createTextNode(" " + line.replace(/\s+$/, "")));
       out.appendChild(p);
       if (!ok) {
         var h = document.createElement("p");
@@ -207,7 +266,8 @@
     }, 200);
     setTimeout(function () { clearInterval(typeset); }, 60000);
   }
-  window.SDPA_EXERCISES = {parse: parse, rounded: rounded, checkNumber: checkNumber};
+  window.SDPA_EXERCISES = {parse: parse, rounded: rounded, checkNumber: checkNumber, strip: strip, refusal: refusal,
+                           progress: progress, remember: remember, storeKey: storeKey};
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();
