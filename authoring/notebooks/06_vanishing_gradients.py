@@ -206,8 +206,8 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 #
 # Scaled (blue, solid), little moves: the mean $\|J\|_F$ and gradient to the logits change by under 6 % across
 # $d_k$, the mean gradient to the query by a factor under 1.5 (checks: below, and the deep dive after this
-# section). Then the near ties counted, unscaled: each time $d_k$ grows 4×, their share roughly halves and
-# their kick roughly doubles, so from $d_k = 64$ on the mean barely moves (0.98 to 1.11).
+# section). Then the near ties counted, unscaled; and, from notebook 09's stored runs of a small head at one
+# learning rate $\eta = 0.1$, the median steps to 90 % accuracy over 25 seeds:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
@@ -222,24 +222,21 @@ for i, d in enumerate(tail["unscaled"].d_k):
     frac, kick = tie.mean(), np.median(u_q[tie])  # share of near ties; their median ||dL/dq||
     print(f"d_k = {d:4d}: near ties {frac:4.0%} of queries | their median kick {kick:4.1f} | their share of the mean {u_q[tie].sum() / u_q.sum():.0%}")
 verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 % of queries carry > 80 %; median kick {kick / np.median(s_q):.0f}× the scaled median", u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
-
-# %% [markdown]
-# Near ties are 44 % of queries at $d_k = 64$ and 6 % at 4096, where their median kick is 37× the
-# scaled median (on this draw). Does a larger mean make a head learn faster, or a collapsed median stop
-# it? Neither follows: notebook 09 trains a head on a small task. Its stored runs, at one learning rate
-# $\eta = 0.1$, median steps to 90 % accuracy over 25 seeds:
-
-# %%
 grid = training.training_grid()  # notebook 09's runs: d_k × seed × model × η
 steps = {a: [np.median(grid.steps(d, a)[:, grid.lrs.index(0.1)]) for d in grid.d_ks[:4]] for a in ("unscaled", "scaled")}
 for a, m in steps.items():
-    print(f"{a:8s}, η = 0.1, d_k = {', '.join(map(str, grid.d_ks[:4]))}: median steps", ", ".join(f"{x:.0f}" for x in m))
-verify("η = 0.1, d_k = 4 … 256: the unscaled head needs fewer median steps", np.all(np.less(steps["unscaled"], steps["scaled"])))
+    print(f"09, {a:8s}, η = 0.1, d_k = {', '.join(map(str, grid.d_ks[:4]))}: median steps to 90 %", ", ".join(f"{x:.0f}" for x in m))
+verify("09, η = 0.1, d_k = 4 … 256: the unscaled head needs fewer median steps", np.all(np.less(steps["unscaled"], steps["scaled"])))
 
 # %% [markdown]
-# At this rate and $d_k \le 256$ the unscaled head is the faster one (44, 31, 35, 45 steps against 75,
-# 60, 62, 58). Part 3 of the answer (**speed**) compares each model at its *best* rate: then the unscaled
-# head still learns but needs more steps as $d_k$ grows; the scaled head does not (09).
+# Each time $d_k$ grows 4×, the near ties' share roughly halves (44 % of queries at $d_k = 64$, 6 % at 4096)
+# and their kick roughly doubles, so from $d_k = 64$ on the mean barely moves (0.98 to 1.11). At 4096 their
+# median kick is 37× the scaled median (on this draw).
+#
+# Does a larger mean make a head learn faster, or a collapsed median stop it? Neither follows. At
+# $\eta = 0.1$ and $d_k \le 256$ the unscaled head is the faster one (44, 31, 35, 45 steps against 75, 60,
+# 62, 58). Part 3 of the answer (**speed**) compares each model at its *best* rate: then the unscaled head
+# still learns but needs more steps as $d_k$ grows; the scaled head does not (09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the three curves, checked at every $d_k$
@@ -463,7 +460,7 @@ _ = check("06.mean_vs_typical", answer)
 # (on this draw) and carry about 90 % of the unscaled mean; the median query's gradient is below $10^{-10}$.
 # The bound holds for every query, so (c) is wrong: near ties simply have a $J$ that is not small. A mean
 # says nothing about speed either way; training does. At $d_k = 64$ near ties are 44 % of queries, and at
-# $\eta = 0.1$ and $d_k \le 256$ the unscaled head of 09 learns in fewer steps (section 5's last cell); each
+# $\eta = 0.1$ and $d_k \le 256$ the unscaled head of 09 learns in fewer steps (section 5's last table); each
 # model at its best rate, it needs more steps as $d_k$ grows (09).
 # </details>
 
