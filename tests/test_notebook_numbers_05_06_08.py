@@ -115,7 +115,7 @@ def test_08_part_1_factors_are_what_the_prose_states(d_k):
     assert f"1/9 for PyTorch's default, {gpt2_small:.3f} for GPT-2 small" in text
     assert np.isclose(pytorch, 1 / 9)
     if d_k == 64:
-        assert f"{xavier:.2f} at $d_k = 64$" in text
+        assert f"{xavier:.2f}" + " at $d_\\text{model} = 512$, $d_k = 64$" in text
     assert 1 < xavier < 4  # "between 1 and 4 while d_k <= d_model"
     from sdpa_helpers import assumptions as A
 

@@ -377,7 +377,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 #
 # Two more comparisons of the median query, unscaled ÷ scaled.
 #
-# **More keys.** With 1024 keys, the scaled weights are spread so evenly (each near $1/1024$) that moving
+# **More keys.** With 1024 keys, the scaled weights are spread so evenly (the largest about 0.014) that moving
 # one logit barely moves any weight: $\|J\|_F$ is of order $1/\sqrt{n}$ ($\sqrt{n-1}/n \approx 1/32$ for
 # 1024 equal weights). Unscaled at $d_k = 64$, fewer keys share the weight, and its $J$ is the larger.
 #

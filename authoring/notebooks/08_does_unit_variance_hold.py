@@ -307,8 +307,8 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
 # $\sqrt{d_k}$ (deep dive below). So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows.
 #
-# **μP** (*maximal update parametrisation*, Yang et al. 2022) divides by $d_k$ instead, for this case:
-# when $q$ and $k$ agree, the mean of $q\cdot k$ grows like $d_k$, so $1/d_k$ holds it still. One line, at
+# **μP** (*maximal update parametrisation*, Yang et al. 2022) divides by $d_k$ instead, for this very case:
+# when $q$ and $k$ agree, the mean of $q\cdot k$ grows like $d_k$, and $1/d_k$ holds it still. One line, at
 # $d_k = 1024$: $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the
 # weight; $512/1024 = 0.5$, the same as at $d_k = 4$ (bottom row; printed above: 0.50 at every $d_k$).
 # μP's README multiplies by a constant, $8/d_k$, equal to $1/\sqrt{d_k}$ at $d_k = 64$ (deep dive below).
@@ -627,7 +627,7 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 # components with mean 0 and variance 1. At initialisation a $1/\text{fan\_in}$ rule gives exactly that,
 # after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$ by a factor that does not depend
 # on $d_k$, so the square root still holds: 1/9 for PyTorch's default, 0.094 for GPT-2 small. Xavier's, on
-# one head's own matrix, is not quite constant: 3.16 at $d_k = 64$, it moves with $d_k$ through
+# one head's own matrix, is not quite constant: 3.16 at $d_\text{model} = 512$, $d_k = 64$, it moves with $d_k$ through
 # $\text{fan\_in} + \text{fan\_out}$, staying between 1 and 4 while $d_k \le d_\text{model}$. After training $q$ and $k$ correlate and the
 # assumption breaks (section 3, with a chosen $\rho$: modelled, not measured); μP and QK-norm are two answers.
 #
