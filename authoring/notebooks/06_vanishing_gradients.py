@@ -7,8 +7,8 @@
 # **Learning goals**
 # - Derive the softmax Jacobian $J$ and check it by finite differences.
 # - Bound $J$ by the weight left off the top key: nearly one-hot means a nearly zero $J$; a near tie does not.
-# - Measure the gradient reaching the logits and the query against $d_k$: why the median collapses while the mean does not.
-# - Say where the unscaled gradient is larger: near ties, many keys, through the query.
+# - Measure the gradient reaching the logits and the query against $d_k$, mean and median, unscaled vs scaled.
+# - Compare the two with many keys, and by how much the weights respond to the query.
 #
 # **Prerequisites**
 # - Notebook 05 (softmax saturation).
@@ -401,9 +401,9 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # With 1024 keys the unscaled median $\|J\|_F$ is 6.2× the scaled one at $d_k = 64$, still larger at 256,
 # smaller from 512; with 16 keys it is already smaller at 64 (0.34×). Through the query the unscaled
 # weights respond more at $d_k = 64$: 2.8× with 16 keys, 47× with 1024; with 16 keys, less at 256 (0.34×).
-# So the unscaled side falls behind only at larger $d_k$, later with more keys; 09 finds a batch's summed
-# gradient larger too. The unscaled gradient is not smaller everywhere: through the query, summed over a
-# batch, or with many keys it can be larger. It is slower learning, not no learning.
+# So the unscaled side falls behind only at larger $d_k$, later with more keys. The unscaled gradient is
+# not smaller everywhere: through the query, summed over a batch, or with many keys it can be larger. It is
+# slower learning, not no learning.
 
 # %% [markdown]
 # ## Summary
