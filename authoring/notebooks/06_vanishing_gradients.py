@@ -393,6 +393,7 @@ few = overview.compare(64, rng=SEED)  # 16 keys
 resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in resp.items()))
 verify("1024 keys: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512", many[0].ratio > 1 and many[1].ratio > 1 > many[2].ratio)
+verify("response to q, in every repeat: 16 keys above 1 at d_k = 64, below at 256; 1024 keys above 10 at 64", (resp[16][1][:, 0] > 1).all() and (resp[16][1][:, 1] < 1).all() and (resp[1024][1] > 10).all())
 rule = {16: 8 * few.ratio, 1024: 8 * many[0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
 verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 and 1024 keys", all(abs(np.median(resp[n][1][:, 0]) / rule[n] - 1) < 0.25 for n in rule),
        ", ".join(f"{n} keys: ||J||_F ratio {r / 8:.2f}, × √64 = {r:.2g}" for n, r in rule.items()))
