@@ -22,7 +22,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng, saturation
+from sdpa_helpers import make_rng, overview, saturation
 from sdpa_helpers.attention import softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import saturation as saturation_plots
@@ -58,14 +58,17 @@ for c in (1, 8, 64):
     w = np.array2string(softmax(c * z5), precision=4, floatmode="fixed", suppress_small=True)
     print(f"softmax({c:2d} z) =", w)
 print(f"times 64, the four smaller logits keep {1 - softmax(64 * z5).max():.1e} together")
+sd = z5.std()  # the five logits' spread (standard deviation); unscaled logits at d_k have spread √d_k
+print(f"spread of the five logits {sd:.2f}: times 8 and 64 it is {8 * sd:.1f} and {64 * sd:.1f}, as at d_k = {(8 * sd) ** 2:.0f} and {(64 * sd) ** 2:.0f}")
 
 # %% [markdown]
 # **What happened:** about 3 in a million: the gap 0.2 became 12.8. As $c$ grows the softmax tends to
 # **one-hot**; as $c \to 0$ to **uniform**.
 #
 # The link with $d_k$: unscaled logits $q\cdot k_j$ have variance $d_k$ (notebook 02) — logits of spread
-# 1 **multiplied by $\sqrt{d_k}$**: 8 at $d_k = 64$, 64 at $d_k = 4096$ (Karpathy's five logits spread
-# less than 1, so his ×64 is milder than $d_k = 4096$).
+# 1 **multiplied by $\sqrt{d_k}$**: 8 at $d_k = 64$, 64 at $d_k = 4096$. Karpathy multiplies his five
+# logits by 8; the ×64 is ours. They spread 0.28, so ×8 and ×64 spread them like unscaled logits at
+# $d_k \approx 5$ and $\approx 311$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: checks of sections 1 and 2
@@ -151,7 +154,7 @@ saturation_plots.saturation_small_multiples(bars)
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
-# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the effective keys from about 11 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
+# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the mean effective keys from 12.1 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
 n_keys, n_queries = 16, 4000
 u_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "unscaled", rng=SEED)
 s_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "sqrt", rng=SEED)
@@ -173,20 +176,25 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # dive). Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
 # whatever $n$: right for many keys (about 2.2 for 1024), too early for few (21 for 4 keys).
 #
-# This refines part 2 of the answer (**commitment**): unscaled, already at the head sizes real models
-# use, each query starts committed to one key the random draws picked. How committed: the weight
-# it leaves to the other keys.
+# Part 2 of the answer (**commitment**): if the logits spread $\sqrt{d_k}$ wide over 16 keys, then from
+# $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the keys they ignore
+# get almost no gradient; scaled, the weights stay soft. How committed: the weight the median query
+# leaves to the other keys, and the share of queries over 0.9, with 16 and with 1024 keys.
 
 # %%
 slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
 for d, (left, _) in slide.items():
     print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
+for n in (16, 1024):  # one seed of 2000 queries per d_k
+    above = [overview.compare(d, n, rng=SEED).committed for d in (64, 256, 1024)]
+    print(f"{n:4d} keys, unscaled, one seed of 2000 queries: over 0.9 at d_k = 64, 256, 1024:", ", ".join(f"{a:.0%}" for a in above))
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
 # 128 (below $10^{-9}$ at 4096: deep dive). Each key the query ignores gets a gradient multiplied by
 # its near-zero weight: little learning signal reaches those keys. (What reaches the query itself is
-# another matter: 06 §5.)
+# another matter: 06 §5–6.) With many keys (1024) the commitment at $d_k = 64$ is weaker (30 % of
+# queries over 0.9 on this draw, against 56 % with 16 keys), and it grows with $d_k$ (79 % at 1024).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the size of the softmax's Jacobian at $d_k$ = 64 and 128
@@ -195,7 +203,7 @@ for d, (left, _) in slide.items():
 # softmax's own input: $q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled. Per that unit, unscaled is
 # smaller. But the scaled softmax divides its input by $\sqrt{d_k}$ first, so per unit of $q\cdot k$
 # (what $W_Q$ and $W_K$ move) the scaled $\|J\|_F$ counts $\sqrt{d_k}$ times less, and the unscaled one
-# is the larger at these $d_k$ (notebook 00's second measure; 06 §5):
+# is the larger at these $d_k$ (06 §6):
 
 # %% tags=["deep-dive"]
 for d, (_, j_ratio) in slide.items():  # j_ratio: scaled ÷ unscaled, per seed
@@ -418,8 +426,9 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
 # - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
-#   Heads of real sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys each query starts
-#   committed to one random key (**commitment**); with 1024 keys the commitment is weaker at $d_k = 64$ (00 §4).
+#   Heads of real sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys most queries
+#   put over 0.9 of their weight on one random key (**commitment**); with 1024 keys the commitment at $d_k = 64$ is
+#   weaker, and it grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises

@@ -6,8 +6,9 @@
 #
 # **Learning goals**
 # - Derive the softmax Jacobian $J$ and check it by finite differences.
-# - Bound $J$ by the weight left off the top key: a nearly one-hot softmax has a nearly zero Jacobian.
-# - Measure the gradient reaching the logits and the query against $d_k$, unscaled vs scaled, and say when "nearly zero" holds.
+# - Bound $J$ by the weight left off the top key: nearly one-hot means a nearly zero $J$; a near tie does not.
+# - Measure the gradient reaching the logits and the query against $d_k$, mean and median, unscaled vs scaled.
+# - Compare the two with many keys, and by how much the weights respond to the query.
 #
 # **Prerequisites**
 # - Notebook 05 (softmax saturation).
@@ -22,7 +23,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import gradients, make_rng, saturation
+from sdpa_helpers import gradients, make_rng, overview, saturation, training
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import gradients as gradients_plots
@@ -46,7 +47,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # The chain rule gives $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$ (hence the transpose): each entry
 # is a sum of $J$'s entries times $g$'s. So a nearly zero $J$ passes back a nearly zero gradient when
-# $g$ is bounded (section 3 makes it exact). In attention it is: the output is $\sum_j p_j v_j$, so
+# $g$ is bounded (section 3 makes it exact; Exercise 1 shows a $g$ that is not). In attention it is: the output is $\sum_j p_j v_j$, so
 # $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
 #
 # ## 2. The Jacobian of the softmax
@@ -154,22 +155,28 @@ for m2 in (0.9, 0.99, 0.999):
 gradients_plots.jacobian_bound_figure(gap, fro).figure
 
 # %% [markdown]
-# ## 4. When the upstream gradient is not bounded
+# ## 4. The exception: a near tie
 #
-# The bound needs a bounded $g$. Cross-entropy put directly on $p$, $L = -\ln p_t$, has $g = -e_t/p_t$,
-# unbounded as $p_t \to 0$, and its gradient to the logits does not vanish when $p$ is saturated on a
-# key other than the target (Exercise 1; the deep dive below; [notebook 09](09_training_with_and_without_scale.ipynb) on its own
-# model). An attention softmax's $g$ comes from bounded values: back to the rule.
+# A softmax is far from one-hot when its two largest logits almost tie. Take 8 logits, a near tie
+# $[5.0, 4.9, 0, \dots, 0]$ and a clear winner $[5.0, 3.0, 0, \dots, 0]$, each as it is and times 8
+# (at $d_k = 64$, unscaled logits are the scaled ones times $\sqrt{64} = 8$):
 
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: a softmax saturated on the wrong key, under cross-entropy
-#
-# Here $J^\top g = (\mathrm{diag}\,p - pp^\top)(-e_t/p_t) = p - e_t$, checked on three keys with the weight on key 1 and the target key 2:
+# %%
+tie_fro = {}  # ||J||_F per (runner-up logit, factor)
+for top2 in ([5.0, 4.9], [5.0, 3.0]):
+    for c in (1, 8):  # × 8: unscaled against scaled at d_k = 64
+        p = softmax(c * np.array(top2 + [0.0] * 6))
+        tie_fro[top2[1], c] = gradients.jacobian_frobenius(p)
+        print(f"{c} × [{top2[0]}, {top2[1]}, 0, …]: weights {p[0]:.2f}, {p[1]:.2f}, … | ||J||_F = {tie_fro[top2[1], c]:.2g}")
+s_plus = (1 + np.sqrt(0.8)) / 2  # two keys, p = (s, 1 - s): ||J||_F = 2 s (1 - s) = 0.1 at s = s_plus
+print(f"two keys: ||J||_F > 0.1 while the gap between their logits is below {np.log(s_plus / (1 - s_plus)):.1f}")
+verify("× 8: the near tie keeps ||J||_F > 0.1, the clear winner's falls below 1e-6", tie_fro[4.9, 8] > 0.1 > 1e-6 > tie_fro[3.0, 8])
 
-# %% tags=["deep-dive"]
-p = softmax(np.array([12.0, 0.0, 0.0]))  # nearly one-hot on key 1; the target is key 2
-g = np.array([0.0, -1 / p[1], 0.0])  # dL/dp for L = -log p_2
-verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.norm(gradients.logit_gradient(p, g)), np.linalg.norm(p - [0, 1, 0]), rtol=1e-9)
+# %% [markdown]
+# Times 8, the clear winner turns one-hot and its $\|J\|_F$ drops from 0.21 to $2.3\times10^{-7}$. The near
+# tie still splits its weight (0.69, 0.31) and keeps $\|J\|_F = 0.43$: moving one of the two top logits
+# moves weight between them. Call a query a **near tie** when $\|J\|_F > 0.1$: for two keys, a gap under
+# 2.9 between their logits. Unscaled, the gaps grow like $\sqrt{d_k}$, so fewer queries stay near ties.
 
 # %% [markdown] predict_answer=["rises", "rise"]
 # ## 5. Gradient size against $d_k$
@@ -181,22 +188,26 @@ verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.no
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the *mean* unscaled gradient to the query shrink steadily, collapse, stay or grow? And the median?
 
-# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays in a narrow band near 0.23 to 0.37. Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
+# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays between 0.17 and 0.37 (the lowest, the median to the query at d_k = 1). Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
 grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, rng=SEED) for s in ("unscaled", "sqrt")}
 gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
 # Filled markers: the mean (±1 SE); hollow: the median. **What happened:** unscaled (vermillion,
-# dashed), the median query's gradient rises at first, then *collapses*: below the scaled one from
-# $d_k = 64$ on, below $10^{-10}$ at 4096. The mean to the query *rises*, above the
-# scaled one from $d_k = 2$ on. Scaled (blue, solid), the mean $\|J\|_F$ and gradient to the logits change by under 6 % across $d_k$, the
-# mean gradient to the query by a factor under 1.5 (checks: below, and the deep dive after this section).
+# dashed), the two part ways.
 #
-# Why does the mean rise? The gradient to the query multiplies by $K^\top$, and the keys have length
-# about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels it; unscaled, nothing does. So the queries with
-# $\|J\|_F > 0.1$ (**near ties**) get a large *kick*. From $d_k \approx 64$ the mean barely rises (0.98 to
-# 1.11 at 4096, printed below): near ties get rarer as $d_k$ grows while their kicks grow. Checks, then the near ties per $d_k$, unscaled:
+# - The **median** query's gradient to $q$ collapses: below the scaled one from $d_k = 64$ on, below
+#   $10^{-10}$ at 4096. The typical query is a clear winner, and section 3's bound squeezes it.
+# - The **mean** rises: above the scaled one from $d_k = 2$ on, to 1.11 at 4096. The near ties of
+#   section 4 carry it. Their $J$ is not small, and the gradient to $q$ is multiplied by the keys, of
+#   length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels that length; unscaled, nothing does. So
+#   each near tie gets a large **kick**.
+#
+# Scaled (blue, solid), little moves: the mean $\|J\|_F$ and gradient to the logits change by under 6 % across
+# $d_k$, the mean gradient to the query by a factor under 1.5 (checks: below, and the deep dive after this
+# section). Then the near ties counted, unscaled; and, from notebook 09's stored runs of a small head at one
+# learning rate $\eta = 0.1$, the median steps to 90 % accuracy over 25 seeds:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
@@ -211,11 +222,21 @@ for i, d in enumerate(tail["unscaled"].d_k):
     frac, kick = tie.mean(), np.median(u_q[tie])  # share of near ties; their median ||dL/dq||
     print(f"d_k = {d:4d}: near ties {frac:4.0%} of queries | their median kick {kick:4.1f} | their share of the mean {u_q[tie].sum() / u_q.sum():.0%}")
 verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 % of queries carry > 80 %; median kick {kick / np.median(s_q):.0f}× the scaled median", u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
+grid = training.training_grid()  # notebook 09's runs: d_k × seed × model × η
+steps = {a: [np.median(grid.steps(d, a)[:, grid.lrs.index(0.1)]) for d in grid.d_ks[:4]] for a in ("unscaled", "scaled")}
+for a, m in steps.items():
+    print(f"09, {a:8s}, η = 0.1, d_k = {', '.join(map(str, grid.d_ks[:4]))}: median steps to 90 %", ", ".join(f"{x:.0f}" for x in m))
+verify("09, η = 0.1, d_k = 4 … 256: the unscaled head needs fewer median steps", np.all(np.less(steps["unscaled"], steps["scaled"])))
 
 # %% [markdown]
-# This refines part 3 of the answer (**speed, not possibility**: unscaled heads still learn, but more
-# slowly as $d_k$ grows; notebook 09 measures it): the unscaled gradient is not smaller everywhere, but its larger mean arrives as large kicks to the near ties (44 % of queries at
-# $d_k = 64$, 6 % at 4096, where their median kick is 37× the scaled median on this draw).
+# Each time $d_k$ grows 4×, the near ties' share roughly halves (44 % of queries at $d_k = 64$, 6 % at 4096)
+# and their kick roughly doubles, so from $d_k = 64$ on the mean barely moves (0.98 to 1.11). At 4096 their
+# median kick is 37× the scaled median (on this draw).
+#
+# Does a larger mean make a head learn faster, or a collapsed median stop it? Neither follows. At
+# $\eta = 0.1$ and $d_k \le 256$ the unscaled head is the faster one (44, 31, 35, 45 steps against 75, 60,
+# 62, 58). Part 3 of the answer (**speed**) compares each model at its *best* rate: then the unscaled head
+# still learns but needs more steps as $d_k$ grows; the scaled head does not (09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the three curves, checked at every $d_k$
@@ -352,16 +373,58 @@ verify(f"seed {typical}: a near tie at d_k = 16 and 64, yet unscaled below scale
 verify("the explorer deep dive's panels are this seed's", np.allclose(panels.frobenius, fro[typical][:, [D_K_CHOICES.index(d) for d in panel_d]]))
 
 # %% [markdown]
+# ## 6. More keys, and how the weights respond to $q$
+#
+# Two more comparisons of the median query, unscaled ÷ scaled.
+#
+# **More keys.** With 1024 keys, the scaled weights are spread so evenly (the largest about 0.014) that moving
+# one logit barely moves any weight: $\|J\|_F$ is of order $1/\sqrt{n}$ ($\sqrt{n-1}/n \approx 1/32$ for
+# 1024 equal weights). Unscaled at $d_k = 64$, fewer keys share the weight, and its $J$ is the larger.
+#
+# **Through the query.** $\|J\|_F$ counts how much the weights move per unit move of the logits the
+# softmax sees. $W_Q$ moves $q$, and when $q$ moves, an unscaled logit $q\cdot k_j$ moves $\sqrt{d_k}$ times
+# as much as the scaled $q\cdot k_j/\sqrt{d_k}$. So per move of $q$ the ratio is about $\sqrt{d_k}$ times the
+# $\|J\|_F$ ratio (three repeats with fresh draws):
+
+# %%
+many = [overview.compare(d, overview.MANY_KEYS, rng=SEED) for d in (64, 256, 512)]  # 1024 keys, 2000 queries
+print(overview.comparison_table(many))
+few = overview.compare(64, rng=SEED)  # 16 keys
+resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
+print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in resp.items()))
+verify("1024 keys: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512", many[0].ratio > 1 and many[1].ratio > 1 > many[2].ratio)
+verify("response to q, in every repeat: 16 keys above 1 at d_k = 64, below at 256; 1024 keys above 10 at 64", (resp[16][1][:, 0] > 1).all() and (resp[16][1][:, 1] < 1).all() and (resp[1024][1] > 10).all())
+rule = {16: 8 * few.ratio, 1024: 8 * many[0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
+verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 and 1024 keys", all(abs(np.median(resp[n][1][:, 0]) / rule[n] - 1) < 0.25 for n in rule),
+       ", ".join(f"{n} keys: ||J||_F ratio {r / 8:.2f}, × √64 = {r:.2g}" for n, r in rule.items()))
+
+# %% [markdown]
+# With 1024 keys the unscaled median $\|J\|_F$ is 6.2× the scaled one at $d_k = 64$, still larger at 256,
+# smaller from 512; with 16 keys it is already smaller at 64 (0.34×). Through the query the unscaled
+# weights respond more at $d_k = 64$: 2.8× with 16 keys, 47× with 1024; with 16 keys, less at 256 (0.34×).
+# So the unscaled side falls behind only at larger $d_k$, later with more keys. The unscaled gradient is
+# not smaller everywhere: through the query, summed over a batch, or with many keys it can be larger. It is
+# slower learning, not no learning.
+
+# %% [markdown]
 # ## Summary
 #
 # - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
-#   nothing, $\|J\|_F \le 2(1 - m)$: part 2 of the answer (**commitment**).
-# - Unscaled, the median query's gradient falls below the scaled one from $d_k = 64$ (below $10^{-10}$ at 4096), while the mean to $q$ rises, carried by near
-#   ties: part 3 of the answer (**speed, not possibility**). Scaled, the mean $\|J\|_F$ and gradient to the logits change by under 6 % across $d_k$, the gradient to $q$ by under 1.5×.
+#   nothing, $\|J\|_F \le 2(1 - m)$: the keys a committed query ignores get almost no gradient (part 2,
+#   **commitment**). A near tie, two almost equal top logits, keeps a large $J$.
+# - Unscaled, the median query's gradient falls below the scaled one from $d_k = 64$ (below $10^{-10}$ at
+#   4096), while the mean to $q$ rises, carried by near ties. Scaled, the mean $\|J\|_F$ and gradient to the
+#   logits change by under 6 % across $d_k$, the gradient to $q$ by under 1.5×.
+# - The unscaled gradient is not smaller everywhere: through the query, summed over a batch, or with many
+#   keys it can be larger. It is slower learning, not no learning (part 3, **speed**; 09).
 #
 # ## Exercises
 #
 # Each is checked by `check(key, answer)`, numbers to three significant figures.
+#
+# **When the upstream gradient is not bounded.** Section 3's bound needs a bounded $g$. Cross-entropy put
+# directly on $p$, $L = -\ln p_t$ for a target key $t$, has $g = -e_t/p_t$ ($e_t$: 1 at place $t$, 0
+# elsewhere), which grows without bound as $p_t \to 0$. Exercise 1 asks what reaches the logits then.
 #
 # **Exercise 1 (apply).** A softmax is saturated on the wrong key: $p = [0.99, 0.01]$, and the loss is
 # cross-entropy on $p$ with target key 2, $L = -\ln p_2$. What is $\|\partial L/\partial z\|$?
@@ -378,12 +441,14 @@ _ = check("06.cross_entropy_grad", answer)
 # $0.99\sqrt2 \approx 1.40$. The bound gives $\|J\|_F \le 0.02$, but $\|J^\top g\| \le \|J\|_F\,\|g\|$ and
 # $\|g\| = 100$: the upstream gradient is not bounded, it grows as $1/p_2$. That is why
 # cross-entropy on the softmax output keeps learning even when the softmax is confidently wrong,
-# while the gradient through an attention softmax, whose $g$ comes from bounded values, vanishes.
+# while the gradient through an attention softmax, whose $g$ comes from bounded values, vanishes
+# (a deep dive after the exercises checks $J^\top g = p - e_t$ on three keys). Notebook 09 puts a read-out
+# after its attention for this reason.
 # </details>
 #
 # **Exercise 2 (conceptual).** At $d_k = 4096$ the unscaled mean gradient to $q$ beats the scaled one. Does
-# unscaled attention learn better? (a) yes; (b) no, a few near ties carry the mean; (c) no, the bound
-# $\|J^\top g\| \le \|J\|_F\|g\|$ fails there. A letter, then why.
+# that larger mean show that unscaled attention learns better? (a) yes; (b) no, a few near ties carry the
+# mean; (c) no, the bound $\|J^\top g\| \le \|J\|_F\|g\|$ fails there. A letter, then why.
 
 # %%
 answer = None  # replace None with a letter, e.g. "a"
@@ -392,10 +457,12 @@ _ = check("06.mean_vs_typical", answer)
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
-# (b). Section 5: about 6 % of queries, near ties, get kicks about 37× the scaled median (on this draw), and they carry
-# about 90 % of the unscaled mean; the median query's gradient is below $10^{-10}$. The bound holds for
-# every query, (c) is wrong: near ties simply have a $J$ that is not small. A learning signal that reaches
-# a few queries in a hundred, in large noisy kicks, is worse than a modest one for every query.
+# (b). Section 5: at $d_k = 4096$ about 6 % of queries, the near ties, get kicks about 37× the scaled median
+# (on this draw) and carry about 90 % of the unscaled mean; the median query's gradient is below $10^{-10}$.
+# The bound holds for every query, so (c) is wrong: near ties simply have a $J$ that is not small. A mean
+# says nothing about speed either way; training does. At $d_k = 64$ near ties are 44 % of queries, and at
+# $\eta = 0.1$ and $d_k \le 256$ the unscaled head of 09 learns in fewer steps (section 5's last table); each
+# model at its best rate, it needs more steps as $d_k$ grows (09).
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
@@ -450,6 +517,17 @@ _ = check("06.largest_entry", answer)
 #
 # Off the diagonal every entry is $-p_ip_j < 0$; on it, $p_i(1 - p_i)$ = 0.21, 0.16, 0.09. The largest is 0.21.
 # </details>
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: $J^\top g$ under cross-entropy, on a softmax saturated on the wrong key (Exercise 1)
+#
+# Here $J^\top g = (\mathrm{diag}\,p - pp^\top)(-e_t/p_t) = p - e_t$ (its norm about $\sqrt 2$, however
+# saturated), checked on three keys with the weight on key 1 and the target key 2:
+
+# %% tags=["deep-dive"]
+p = softmax(np.array([12.0, 0.0, 0.0]))  # nearly one-hot on key 1; the target is key 2
+g = np.array([0.0, -1 / p[1], 0.0])  # dL/dp for L = -log p_2
+verify_close(f"max p = {p.max():.6f}, yet ||J^T g|| = ||p - e_2||", np.linalg.norm(gradients.logit_gradient(p, g)), np.linalg.norm(p - [0, 1, 0]), rtol=1e-9)
 
 # %% [markdown]
 # ## Next

@@ -85,7 +85,7 @@ assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's, on one head's own matrix, is above (on PyTorch's packed matrix it is below: deep dive).
+# Xavier's, on one head's own matrix, is above (other shapes: deep dive).
 # $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
 # variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
@@ -164,7 +164,7 @@ verify_close("Xavier, fused QKV: 2·512/2048 = 1/2", var_q["xavier", "fused_qkv"
 # The scaled logits of all five against the footnote's $N(0, 1)$ (dotted), at $d_\text{model} = 512$
 # except GPT-2's, drawn at GPT-2 small's own width 768: variance $0.307^2 = 0.094$, as in section 5.
 
-# %% tags=["deep-dive"] alt="Six histograms of the scaled logits at initialisation against N(0, 1) (dotted): LeCun matches it; Xavier per head is wider; PyTorch's default and GPT-2 small (d_model 768, variance 0.094) are narrow; He is wider (variance 4); the layout follows the table above."
+# %% tags=["deep-dive"] alt="Five histograms of the scaled logits at initialisation against N(0, 1) (dotted), in the table's order on two rows of three (the sixth place empty): LeCun matches it (variance 1); Xavier per head is wider (3.16); PyTorch's default (0.11) and GPT-2 small (d_model 768, variance 0.094) are narrow; He is wider (variance 4)."
 widths = {s: 768 if s == "gpt2" else d_model for s in A.INITS}  # GPT-2 at its own width
 names = {**A.INIT_SHORT_LABELS, "gpt2": "GPT-2 small, N(0, 0.02²), d_model 768"}
 panels_all = {names[s]: (A.init_scaled_logits(s, widths[s]), A.query_variance(s, widths[s], d_k) ** 2) for s in A.INITS}
@@ -289,12 +289,12 @@ ax.figure
 #
 # Histograms, 1000 pairs per $d_k$ (top $\times 1/\sqrt{d_k}$, bottom $\times 1/d_k$):
 
-# %% alt="Six histograms of logits, 1000 pairs each, at d_k = 4, 64 and 1024. Top row, scaled by 1/sqrt(d_k): unrelated keys stay centred on 0 with spread 1 while the correlated key (rho = 0.5) moves right, centred near 1, 4 and 16. Bottom row, scaled by 1/d_k: the correlated key stays centred near 0.5 and both histograms narrow as d_k grows."
+# %% alt="Six panels of histograms of logits, 1000 pairs each, at d_k = 4, 64 and 1024. Top row, scaled by 1/sqrt(d_k): unrelated keys stay centred on 0 with spread 1 while the correlated key (rho = 0.5) moves right, centred near 1, 4 and 16. Bottom row, scaled by 1/d_k: the correlated key stays centred near 0.5 and both histograms narrow as d_k grows."
 rho, by_d_k = 0.5, {}
 for d in (4, 64, 1024):
     qq, qz = A.correlated_dot_product_parts(d, 1000, rng=SEED)  # q·q and q·z, so q·k = ρ q·q + √(1−ρ²) q·z
     by_d_k[d] = (rho * qq + np.sqrt(1 - rho**2) * qz, A.correlated_dot_product_parts(d, 1000, rng=SEED + 1)[1])
-    print(f"d_k = {d:4d}: mean of the matching key's q·k/√d_k = {by_d_k[d][0].mean() / np.sqrt(d):.2f}")
+    print(f"d_k = {d:4d}: mean of the matching key's q·k = {by_d_k[d][0].mean():6.1f}; ÷ √d_k: {by_d_k[d][0].mean() / np.sqrt(d):5.2f}; ÷ d_k: {by_d_k[d][0].mean() / d:.2f}")
 assumptions_plots.correlated_small_multiples(by_d_k, rho)
 
 # %% [markdown]
@@ -305,10 +305,13 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # $$\mathrm{E}[q_i k_i] = \rho\,\mathrm{E}[q_i^2] + \sqrt{1-\rho^2}\,\mathrm{E}[q_i]\,\mathrm{E}[z_i] = \rho,$$
 #
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
-# $\sqrt{d_k}$ (deep dive below).
-# So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows. **μP** (*maximal update
-# parametrisation*, Yang et al. 2022) scales by $a/d_k$ instead (its README: $a = 8$; the bottom row: $a = 1$),
-# holding the mean at $a\rho$ whatever $d_k$, in this fixed-$\rho$ model (its attention weights: deep dive below).
+# $\sqrt{d_k}$ (deep dive below). So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows.
+#
+# **μP** (*maximal update parametrisation*, Yang et al. 2022) divides by $d_k$ instead, for this very case:
+# when $q$ and $k$ agree, the mean of $q\cdot k$ grows like $d_k$, and $1/d_k$ holds it still. One line, at
+# $d_k = 1024$: $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the
+# weight; $512/1024 = 0.5$, the same as at $d_k = 4$ (bottom row; printed above: 0.50 at every $d_k$).
+# μP's README multiplies by a constant, $8/d_k$, equal to $1/\sqrt{d_k}$ at $d_k = 64$ (deep dive below).
 
 # %%
 for d in (4, 64, 1024):  # the means above against rho·√d_k
@@ -425,7 +428,17 @@ correlation_explorer
 #   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
 # - **Soft-capping** (Gemma 2): $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond $\pm c$.
 #
-# Both are measured in the deep dive below.
+# QK-norm on one pair, $q = (3, 4)$ and $k = (8, 6)$, then $q$ ten times longer (as training can make it):
+
+# %%
+q2, k2 = np.array([3.0, 4.0]), np.array([8.0, 6.0])
+for m in (1, 10):  # q made m times longer
+    qk_norm = A.qk_norm_scores(m * q2[None, None], k2[None, None], gain=5.0)[0, 0, 0]  # g cos θ, g = 5
+    print(f"q = {m:2d} × (3, 4), k = (8, 6): q·k = {m * q2 @ k2:3.0f} | QK-norm logit with g = 5: {qk_norm:.2f}")
+
+# %% [markdown]
+# $q\cdot k$ grows tenfold, 48 to 480; the QK-norm logit stays 4.80: $\cos\theta = 48/(5\cdot 10) = 0.96$,
+# times $g = 5$, whatever the lengths. Both fixes are measured on section 3's correlated key in the deep dive below.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the two fixes on section 3's correlated key
@@ -592,20 +605,35 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
     print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
 
 # %% [markdown]
-# **Why does GPT-2 need the scale?** At $d_k = 64$ its small start helps: unscaled, its
-# logits have variance 6.04, not 64 (unit-variance components, as in 00, keep only 2.2–2.4 keys in play). Still, unscaled it is partly
-# committed (about 80 of 1024 keys in play, 78–84 over 5 seeds of i.i.d. logits, vs 977 scaled), and its variance $d_k(d_\text{model}\cdot 0.02^2)^2$ grows with
-# the head size $d_k$ and with the width squared (GPT-2's sizes keep $d_k = 64$ and grow the width). The scale removes
-# the $d_k$ under every rule: part 1 of the answer (**spread**) holds, up to a factor set by the rule
-# (and, for Xavier and GPT-2, by the matrix shapes).
+# **Why does GPT-2 need the scale?** Read the three rows printed above:
 #
-# **Where the answer stops.** Parts 1 and 2 are at initialisation, under the footnote's assumption. This
-# notebook measured when that holds (LayerNorm, the init of $W_Q$ and $W_K$), modelled with a chosen $\rho$
-# (not measured) when it breaks (trained $q$ and $k$ correlate), and named what models do about it (μP's
-# $a/d$, QK-norm). Untested: GPT-2 trained without the scale; no notebook trains a real model. 09's small
-# layer still learns unscaled, in more steps as $d_k$ grows (part 3, **speed, not possibility**). The
-# answer claims the start and the speed 09 measures; it claims nothing about a trained GPT-2, so that
-# untested case cannot contradict it.
+# - Scaled, GPT-2 starts nearly uniform: about 977 of 1024 keys in play.
+# - Unscaled, its small start helps: variance 6.04, not 64, and about 80 keys in play (78–84 over
+#   5 seeds), where unit-variance logits keep 2.2–2.4.
+# - But its unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$, still grows with $d_k$ (and with the
+#   width); only the scale removes the $d_k$.
+#
+# Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
+
+# %%
+factors = {}
+for scheme, width in (("lecun", 512), ("pytorch_default", 512), ("gpt2", 768), ("xavier", 512)):
+    factors[scheme] = [A.init_logit_moments(scheme, width, d).var / d for d in (16, 64, 128)]  # Var(q·k) ÷ d_k
+    print(f"{A.INIT_SHORT_LABELS[scheme]:17s} d_model {width}: Var(q·k) = d_k ×", ", ".join(f"{f:.3g}" for f in factors[scheme]), "at d_k = 16, 64, 128")
+verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", all(np.ptp(factors[s]) < 1e-12 for s in ("lecun", "pytorch_default", "gpt2")))
+
+# %% [markdown]
+# **Where the answer stops.** Part 1 of the answer assumes the footnote's $q$ and $k$: independent
+# components with mean 0 and variance 1. At initialisation a $1/\text{fan\_in}$ rule gives exactly that,
+# after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$ by a factor that does not depend
+# on $d_k$, so the square root still holds: 1/9 for PyTorch's default, 0.094 for GPT-2 small. Xavier's, on
+# one head's own matrix, is not quite constant: 3.16 at $d_\text{model} = 512$, $d_k = 64$, it moves with $d_k$ through
+# $\text{fan\_in} + \text{fan\_out}$, staying between 1 and 4 while $d_k \le d_\text{model}$. After training $q$ and $k$ correlate and the
+# assumption breaks (section 3, with a chosen $\rho$: modelled, not measured); μP and QK-norm are two answers.
+#
+# Untested: GPT-2 trained without the scale; no notebook trains a real model. Part 3 of the answer
+# (**speed**) is measured on 09's small head only: trained with SGD, each model at its best learning
+# rate, the unscaled head still learns but needs more steps as $d_k$ grows; the scaled head does not.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: GPT-2's start against 05's closed form, and the sources
