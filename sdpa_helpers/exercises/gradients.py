@@ -106,8 +106,8 @@ register(
 
 register(
     "06.mean_vs_typical",
-    "Unscaled, at d_k = 4096, the mean gradient to the query is larger than the scaled one. Does unscaled "
-    "attention learn better? (a) yes; (b) no, a few near ties carry the mean; "
+    "Unscaled, at d_k = 4096, the mean gradient to the query is larger than the scaled one. Does that "
+    "larger mean show that unscaled attention learns better? (a) yes; (b) no, a few near ties carry the mean; "
     "(c) no, the bound ||Jᵀg|| <= ||J||_F ||g|| fails there. Answer with a letter.",
     "Compare the mean with the median in section 5, and ask which queries the near ties are.",
     choice_checker("b", {"a": "a bigger mean signal: but the median query gets below 1e-10",
