@@ -119,8 +119,11 @@ def test_adam_best_rates_lie_inside_the_grid(adam):
 
 @pytest.mark.slow
 def test_regenerated_part_of_the_adam_grid_agrees_with_the_stored_one(adam):
-    """Retrain every seed at d_k = 64 and 1024, at each model's best rate there: the scaled runs agree exactly;
-    the unscaled (chaotic at large d_k) agree in their survival curves within 4 standard errors."""
+    """Retrain every seed at d_k = 64 and 1024, at each model's best rate there: the scaled runs' steps to 90 % and
+    their first 100 steps agree exactly; the unscaled (chaotic at large d_k) agree in their survival curves within 4
+    standard errors. Under Adam a learned scaled run turns chaotic too (its tiny gradients are divided by their own
+    root-mean-square): retrained in another batch of runs, its batch accuracies at d_k = 64 part from step 125 on,
+    long after every run reached 90 % (by step 15)."""
     for d_k in (64, 1024):
         d = adam.d_ks.index(d_k)
         for arm in adam.arms:
@@ -133,5 +136,6 @@ def test_regenerated_part_of_the_adam_grid_agrees_with_the_stored_one(adam):
                 continue
             assert np.array_equal(stored, new, equal_nan=True), (d_k, arm)
             k = adam.lrs.index(lr)
-            assert np.array_equal(adam.accuracy[d, :, adam.arms.index(arm), k], fresh.accuracy[0, :, 0, 0],
+            assert np.nanmax(stored) < 50
+            assert np.array_equal(adam.accuracy[d, :, adam.arms.index(arm), k, :100], fresh.accuracy[0, :, 0, 0, :100],
                                   equal_nan=True)

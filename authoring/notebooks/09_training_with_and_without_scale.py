@@ -563,6 +563,9 @@ training_plots.survival_panels({f"$d_k$ = {d}": {a: (best_adam[d, a][1], f"{a}, 
 # Adam the unscaled head is the slower one already at $d_k = 4$, and its best rate shrinks with $d_k$
 # (from 0.1 to 0.003) while under SGD it shrinks less (from 1 to 0.1). The same cautions apply as
 # for SGD (deep dive "how sure are we"): the unscaled runs are chaotic, 25 seeds, a 3×-spaced grid.
+# One more under Adam: a scaled run that has learned turns chaotic too, since Adam divides its tiny
+# gradients by their own root-mean-square, so a last-bit change moves its late batch accuracies, long
+# after it reached 90 % (its steps to 90 % do not move; `tests/test_training_grid.py` checks both).
 #
 # ### The reparametrisation under Adam
 #
