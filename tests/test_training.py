@@ -242,6 +242,49 @@ def test_first_steps_sgd_and_adam():
     assert adam.loss[0] == pytest.approx(T.loss_and_gradients(w0, batch)[0])
 
 
+def test_adam_step_matches_a_two_step_update_by_hand():
+    """w = 1, gradients 0.5 then -1, eta = 0.1, betas (0.9, 0.999), eps 1e-8, worked by hand:
+    step 1: m = 0.05, v = 0.00025, m_hat = 0.5, v_hat = 0.25, w = 1 - 0.1 * 0.5 / (0.5 + 1e-8) = 0.900000002;
+    step 2: m = 0.045 - 0.1 = -0.055, v = 0.00024975 + 0.001 = 0.00124975, m_hat = -0.055 / 0.19,
+    v_hat = 0.00124975 / 0.001999, w = 0.900000002 + 0.1 * (0.055 / 0.19) / sqrt(0.00124975 / 0.001999)."""
+    w, moments = np.array([1.0]), [np.zeros(1), np.zeros(1)]
+    w = T.adam_step(w, np.array([0.5]), 0.1, moments, 1)
+    assert w[0] == pytest.approx(0.90000000199999996, rel=1e-14)
+    assert moments[0][0] == pytest.approx(0.05, rel=1e-14) and moments[1][0] == pytest.approx(0.00025, rel=1e-12)
+    w = T.adam_step(w, np.array([-1.0]), 0.1, moments, 2)
+    assert moments[0][0] == pytest.approx(-0.055, rel=1e-14) and moments[1][0] == pytest.approx(0.00124975, rel=1e-12)
+    assert w[0] == pytest.approx(0.93661035424056560, rel=1e-14)
+
+
+def naive_adam(d_k, seed, lr, arm, steps, beta1=0.9, beta2=0.999, eps=1e-8):
+    """One model at a time, Adam written out entry by entry from its paper's Algorithm 1."""
+    arm = T.ARMS[arm]
+    w0 = T.starting_weights(d_k, seed)
+    W = [d_k**arm.init_q * w0.W_Q, d_k**arm.init_k * w0.W_K]
+    rates = [lr * d_k**arm.lr_q, lr * d_k**arm.lr_k]
+    m, v = [np.zeros_like(x) for x in W], [np.zeros_like(x) for x in W]
+    losses, batches = [], T.training_batches(seed)
+    for t in range(1, steps + 1):
+        loss, g, _ = T.loss_and_gradients(T.Weights(*W), next(batches), scale=arm.scale)
+        losses.append(loss)
+        for i, gi in enumerate(g):
+            m[i] = beta1 * m[i] + (1 - beta1) * gi
+            v[i] = beta2 * v[i] + (1 - beta2) * gi**2
+            W[i] = W[i] - rates[i] * (m[i] / (1 - beta1**t)) / (np.sqrt(v[i] / (1 - beta2**t)) + eps)
+    return np.array(losses), T.Weights(*W)
+
+
+def test_batched_adam_matches_a_loop_over_models():
+    """The trainer's Adam (vectorised over seeds, arms and rates) against Adam written out for one model."""
+    runs = T.train_runs(16, seeds=(0, 3), lrs=(0.003, 0.03), arms=("scaled", "unscaled"), optimizer="adam", steps=20)
+    for i, seed in enumerate((0, 3)):
+        for j, arm in enumerate(("scaled", "unscaled")):
+            for k, lr in enumerate((0.003, 0.03)):
+                losses, w = naive_adam(16, seed, lr, arm, 20)
+                assert np.allclose(runs.loss[i, j, k], losses, rtol=1e-8, atol=0)
+                assert np.allclose(runs.weights.W_K[i, j, k], w.W_K, rtol=1e-8, atol=1e-11)
+
+
 @pytest.mark.parametrize("d_k", [16] + [pytest.param(d, marks=pytest.mark.slow) for d in (64, 256, 1024)])
 def test_reparametrised_unscaled_model_follows_the_scaled_trajectory(d_k):
     """Initial W times d_k^(-1/4), SGD rate eta/sqrt(d_k), no scale == the scaled model: logits, losses, weights."""
@@ -439,6 +482,20 @@ def test_other_figures_return_labelled_axes():
     assert isinstance(ax, Axes) and labelled(ax)
 
 
+def test_survival_panels_draw_one_survival_figure_per_panel():
+    panels = {"$d_k$ = 64": {"scaled": [12, 13, 14], "unscaled": ([30, np.nan, 40], "unscaled, best η = 0.03")},
+              "$d_k$ = 1024": {"scaled": [13, 14, 15], "unscaled": [90, 100, np.nan]}}
+    fig = P.survival_panels(panels, 300, title="Adam")
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    for ax, name in zip(fig.axes, panels):
+        assert ax.get_title() == name and labelled(ax, title_for_y=True)
+        fractions = [line.get_ydata()[-1] for line in ax.get_lines()]
+        assert len(fractions) == 2 and fractions[0] == 1.0  # every scaled run got there by step 300
+    assert fig.axes[1].get_lines()[1].get_ydata()[-1] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="panels"):
+        P.survival_panels({}, 300)
+
+
 def test_panels_clip_tiny_gradients_to_the_floor():
     h = T.train_runs(256, arms="unscaled").history(arm="unscaled")
     _, axes = __import__("sdpa_helpers.plots", fromlist=["new_figure"]).new_figure(1, 4)
@@ -575,3 +632,31 @@ def test_exercise_read_out_lr_a_learned_gain_keeps_its_rate():
 def test_panel_values_rejects_bad_input_naming_it(values, field, error, words):
     with pytest.raises(error, match=words):
         T.panel_values(values, field)
+
+
+# -- a SEED the stored grid does not hold (issue 37, item 6) ----------------------------------
+def test_grid_seed_names_SEED_and_the_seeds_the_grid_holds():
+    assert [T.grid_seed(s, name="SEED") for s in (0, 24)] == [0, 24]
+    with pytest.raises(ValueError, match=r"SEED = 42 .*seeds 0–24.*set SEED to a whole number from 0 to 24"):
+        T.grid_seed(42, name="SEED")
+    with pytest.raises(TypeError, match="SEED"):
+        T.grid_seed(1.5, name="SEED")
+
+
+def test_notebook_09_looks_seed_up_through_the_package():
+    """09 keyed its initial statistics by the grid's seeds and read them with ``init[SEED, ...]``: any SEED
+    outside 0-24 stopped with a bare KeyError. Every lookup by SEED goes through ``training.grid_seed``, and the
+    main line says which seeds the grid holds."""
+    import re
+    from pathlib import Path
+
+    import jupytext
+
+    src = Path(__file__).resolve().parent.parent / "authoring" / "notebooks" / "09_training_with_and_without_scale.py"
+    nb = jupytext.read(src)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert not re.search(r"\[\s*SEED\s*,", code), "a dict looked up by SEED raises a bare KeyError"
+    assert "grid_seed(SEED" in code
+    main = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown" and "deep-dive" not in
+                     c.metadata.get("tags", []))
+    assert re.search(r"seeds 0[–-]24", main), "the main line names the seeds the stored grid holds"

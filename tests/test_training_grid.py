@@ -85,3 +85,57 @@ def test_regenerated_part_of_the_grid_agrees_with_the_stored_one(grid, d_k):
         new = fresh.curves[0, :, a].astype(float)
         for f, field in enumerate(T.FIELDS):  # float16 storage: 1e-3 relative; the log-gradient to 0.01
             assert np.allclose(new[..., f, :], stored[..., f, :], rtol=2e-3, atol=1e-2), (arm, field)
+
+
+# -- the stored Adam grid (sdpa_helpers/data/adam_grid.npz, scripts/make_adam_grid.py) ----------
+@pytest.fixture(scope="module")
+def adam():
+    return T.adam_grid()
+
+
+def test_adam_grid_has_its_settings_and_shape(adam):
+    assert (adam.d_ks, adam.lrs, adam.seeds, adam.arms) == (T.ADAM_D_KS, T.ADAM_LRS, T.ADAM_SEEDS, T.ADAM_ARMS)
+    D, S, A, L = len(T.ADAM_D_KS), len(T.ADAM_SEEDS), len(T.ADAM_ARMS), len(T.ADAM_LRS)
+    assert S >= 20 and len(T.ADAM_D_KS) >= 2
+    assert adam.accuracy.shape == (D, S, A, L, T.STEPS)
+    assert adam.steps_to_90.shape == adam.final_accuracy.shape == (D, S, A, L)
+
+
+def test_adam_steps_to_90_are_those_of_the_stored_accuracy_curves(adam):
+    accuracy = adam.accuracy.astype(float)
+    assert np.array_equal(accuracy * T.BATCH_SIZE, np.round(accuracy * T.BATCH_SIZE))
+    assert np.array_equal(T.steps_to_accuracy(accuracy, 0.9, 10, never=np.nan), adam.steps_to_90, equal_nan=True)
+
+
+def test_adam_best_rates_lie_inside_the_grid(adam):
+    """Each model's best Adam rate is neither the grid's smallest nor its largest, at every d_k: a best rate at an
+    edge could hide a faster one outside."""
+    for d_k in adam.d_ks:
+        for arm in adam.arms:
+            lr, steps = adam.best(d_k, arm)
+            assert adam.lrs[0] < lr < adam.lrs[-1], (d_k, arm, lr)
+            assert np.isfinite(steps).all(), (d_k, arm)  # every run reaches 90 % at its best rate
+
+
+@pytest.mark.slow
+def test_regenerated_part_of_the_adam_grid_agrees_with_the_stored_one(adam):
+    """Retrain every seed at d_k = 64 and 1024, at each model's best rate there: the scaled runs' steps to 90 % and
+    their first 100 steps agree exactly; the unscaled (chaotic at large d_k) agree in their survival curves within 4
+    standard errors. Under Adam a learned scaled run turns chaotic too (its tiny gradients are divided by their own
+    root-mean-square): retrained in another batch of runs, its batch accuracies at d_k = 64 part from step 125 on,
+    long after every run reached 90 % (by step 15)."""
+    for d_k in (64, 1024):
+        d = adam.d_ks.index(d_k)
+        for arm in adam.arms:
+            lr, stored = adam.best(d_k, arm)
+            fresh = T.compute_adam_grid(d_ks=(d_k,), lrs=(lr,), seeds=T.ADAM_SEEDS, arms=(arm,))
+            new = fresh.steps_to_90[0, :, 0, 0]
+            if arm == "unscaled":
+                ok, gap = _survival_within_se(stored, new, T.STEPS)
+                assert ok, f"d_k = {d_k}, unscaled, lr = {lr}: survival curves differ by {gap:.2f}"
+                continue
+            assert np.array_equal(stored, new, equal_nan=True), (d_k, arm)
+            k = adam.lrs.index(lr)
+            assert np.nanmax(stored) < 50
+            assert np.array_equal(adam.accuracy[d, :, adam.arms.index(arm), k, :100], fresh.accuracy[0, :, 0, 0, :100],
+                                  equal_nan=True)

@@ -187,7 +187,8 @@ for sc, name in (("unscaled", "unscaled"), ("sqrt", "scaled")):
 # $s$, 1 unscaled and $1/\sqrt{1024} = 1/32$ scaled, so each of those few is far larger than a scaled
 # example's, and together they outweigh a whole scaled batch (deep dive).
 # Part 2 (**commitment**) still holds example by example: most examples send almost no signal.
-# This refines part 3 of the answer (**speed, not possibility**): the unscaled gradient is not smaller everywhere.
+# So part 3 of the answer (**speed**) is about steps, not gradient sizes: summed over a batch, the unscaled
+# gradient is larger, not smaller.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: who carries the gradient
@@ -196,7 +197,7 @@ for sc, name in (("unscaled", "unscaled"), ("sqrt", "scaled")):
 # the gap between the two largest logits (the top-2 gap) for those examples against the rest. Then,
 # for seed 0, both gradient distributions on a log axis.
 
-# %% tags=["deep-dive"] alt="Histogram of the per-example gradient norm at initialisation, d_k = 1024, on a log axis from 1e-12 to 1e3: scaled examples sit in a narrow peak around 1 to 3 (median 2.8); unscaled examples spread over fifteen decades, 17 % of them at or below 1e-12 and a few above 100 (median 2.1e-4)."
+# %% tags=["deep-dive"] alt="Histogram of the per-example gradient norm at initialisation, d_k = 1024, on a log axis from 1e-12 to 1e3: scaled examples sit in a narrow peak, 90 % of them between 1.1 and 5.4 (median 2.8); unscaled examples spread over fifteen decades, 16 % of them at or below 1e-12 and 49 of 1024 above 100 (median 2.1e-4)."
 def top2_gap(sd):  # per example: the largest logit minus the second largest, unscaled
     z = np.sort(training.forward(training.starting_weights(1024, sd), held, scale="unscaled").logits, axis=1)
     return z[:, -1] - z[:, -2]
@@ -210,13 +211,18 @@ for sd in seeds:
 verify("every seed: the heavy examples' median top-2 gap below 0.2 × the rest's", max(gap_ratio) < 0.2,
        f"gap ratio: median {np.median(gap_ratio):.2f}, largest {max(gap_ratio):.2f}")
 verify("every seed: the batch gradient is larger unscaled", ratio["batch"].low > 1)
-training_plots.gradient_histogram(init[SEED, "sqrt"]["norms"], init[SEED, "unscaled"]["norms"], d_k=1024).figure
+norms = {sc: init[training.grid_seed(SEED, name="SEED"), sc]["norms"] for sc in ("sqrt", "unscaled")}  # SEED in 0–24
+print(f"seed {SEED}: scaled, 90 % of examples between {np.percentile(norms['sqrt'], 5):.1f} and "
+      f"{np.percentile(norms['sqrt'], 95):.1f}; unscaled, {np.mean(norms['unscaled'] <= 1e-12):.0%} at or below 1e-12, "
+      f"{np.sum(norms['unscaled'] > 100)} of {len(held.x)} above 100")
+training_plots.gradient_histogram(norms["sqrt"], norms["unscaled"], d_k=1024).figure
 
 # %% [markdown] predict_answer=["near 8", "7.1"]
 # ## 4. Training, each model at its best learning rate
 #
 # **SGD** (stochastic gradient descent): 300 steps, each on a fresh random **minibatch** of 64
-# examples; per seed (25), both models share start and batches. **Steps to 90 %**: the first step
+# examples; per seed, both models share start and batches. The stored grid holds seeds 0–24 (a `SEED`
+# outside them stops with a message saying so). **Steps to 90 %**: the first step
 # at which a run's accuracy, averaged over the last 10 minibatches, reaches 90 %. A **survival
 # curve** draws the fraction of runs there by step $t$. A model's **best $\eta$**, of 0.01, 0.03,
 # …, 10, gives the fewest median steps.
@@ -226,54 +232,68 @@ training_plots.gradient_histogram(init[SEED, "sqrt"]["norms"], init[SEED, "unsca
 
 # %% alt="Survival curves at d_k = 1024, 25 seeds, each model at its best learning rate: the fraction of runs at 90 % accuracy by step t. Scaled (eta = 10) jumps from 0 to 1 at step 11 to 12; unscaled (eta = 0.1) rises from step about 60 to 1 by step about 100, with a band of one standard error."
 grid, arms = training.training_grid(), ("scaled", "unscaled")  # 5 d_k × 25 seeds × 3 arms × 7 η
-best = {(d_k, a): grid.best(d_k, a) for d_k in grid.d_ks for a in (*arms, "nudged")}  # (η, steps to 90 %)
-curves = {a: (best[1024, a][1], f"{a}, best η = {best[1024, a][0]:g}") for a in arms}  # steps to 90 % per seed
-s, u, n = (training.seed_summary(best[1024, a][1]) for a in (*arms, "nudged"))  # n: the nudged copy
-verify("d_k = 1024, each at its best η: every run of both models and of the nudged copy reaches 90 %", s.never == u.never
-       == n.never == 0, f"medians {s.median:.0f}, {u.median:.0f}, nudged {n.median:.0f}: ratio {u.median / s.median:.1f}; "
-       f"nudged copy (best η = {best[1024, 'nudged'][0]:g}) {n.median / s.median:.1f}")
+best = {(d_k, a): grid.best(d_k, a) for d_k in grid.d_ks for a in arms}  # (η, steps to 90 % per seed)
+curves = {a: (best[1024, a][1], f"{a}, best η = {best[1024, a][0]:g}") for a in arms}
+s, u = (training.seed_summary(best[1024, a][1]) for a in arms)
+verify("d_k = 1024, each at its best η: every run of both models reaches 90 %", s.never == u.never == 0,
+       f"medians {s.median:.0f}, {u.median:.0f}: ratio {u.median / s.median:.1f}")
 training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figure
 
 # %% [markdown]
 # Near 8×: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
-# (ratio 7.1). Take 7.1 as rough (deep dive): single unscaled runs at large $d_k$ are chaotic (a
-# **nudged copy**, its initial $W_Q$ times $1 + 10^{-12}$, gives 82, ratio 7.5); 90 % of resamples of
-# the 25 seeds give 6.4 to 7.8; the scaled 11 steps sit just above the floor of a 10-step average,
-# at the grid's largest $\eta$: a faster scaled model would only widen the gap, while an unscaled
-# $\eta$ between the grid's 3×-spaced rates might narrow it. This refines part 3 of the answer (**speed, not possibility**): the
-# unscaled model learns, only later.
+# (ratio 7.1). Take 7.1 as rough: the deep dive "how sure are we" shows what moves it, and by how much.
+# What does not move: the unscaled model learns, only later. That is part 3 of the answer (**speed**).
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the stored grid, and chaotic runs
+# ## Deep dive: how sure are we?
 #
-# Printed first below: each model at its best $\eta$ at every $d_k$. What the ratio 7.1 can show: the yardstick cannot go below 10 steps (a 10-step average), and no
-# run of this grid took fewer than 11 (printed below: a fact of this grid, not a bound); the
-# scaled best is also at the grid's edge, $\eta = 10$. Both can only hide a larger gap. With 25 seeds the
-# medians are noisy too: resampling the seeds (printed below) moves the ratio between 6.4 and 7.8. The unscaled $\eta$ grid is 3× coarse (the
-# medians at 0.03, 0.1, 0.3 printed below): a rate between might shrink it.
+# The ratio 7.1 is a ratio of two medians over 25 runs, measured with a 10-step yardstick, each
+# model at its best rate on a grid. Five things move it; each is printed below.
+#
+# - **Chaotic runs.** An unscaled run at large $d_k$ is chaotic: a near-tie between the two largest
+#   logits of one example flips on a last-bit change, and the run takes another path. The grid holds
+#   every unscaled run again with its initial $W_Q$ multiplied by $1 + 10^{-12}$ (the **nudged
+#   copy**): at its best $\eta$ its median is 82 steps, ratio 7.5. Another CPU or BLAS moves single
+#   runs the same way, so the course reports only results over seeds, and the nudged copy's beside them.
+# - **Few seeds.** Resampling the 25 seeds moves the ratio between 6.4 and 7.8 (5–95 % of 2000 resamples).
+# - **The 10-step floor.** Steps to 90 % average the last 10 minibatches, so no run can score
+#   below 10; the scaled median is 11, and 11 is the fewest of any run in the grid (a fact of this grid,
+#   not a bound).
+# - **The grid's edge.** The scaled best at $d_k = 1024$ is $\eta = 10$, the grid's largest rate.
+#   The floor and the edge can only hide a larger gap: a faster scaled model would widen it.
+# - **The 3×-spaced grid.** The unscaled medians at $\eta$ = 0.03, 0.1, 0.3 are 110, 78 and 123: a
+#   rate between the grid's points might narrow the gap.
+#
+# What they do not move is the direction part 3 states: each model at its best $\eta$, the
+# unscaled median grows with $d_k$ from 16 on (16, 25, 45, 78; the nudged copy's too), the scaled
+# stays at 11–12 (printed first below, and checked). From $d_k = 4$ to 16 the unscaled median stays at 16, and at $d_k = 4$ it
+# is the faster model: "at small $d_k$" in the answer's "Where it stops".
 #
 # The grid holds every run at $d_k \in \{4, 16, 64, 256, 1024\}$, $\eta \in \{0.01, 0.03, 0.1, 0.3,
 # 1, 3, 10\}$, seeds 0–24, three arms, 300 steps: loss, accuracy, entropy and
 # $\log_{10}\|\partial L/\partial W_Q\|$ at every step (float16), each run's held-out accuracy and
 # steps to 90 %. `python -m sdpa_helpers.training.grid` regenerates it (about 3.5 minutes of one CPU core; the file is 4.4 MB).
 #
-# The survival curve's band: $F$ measured on 25 runs has standard error $\sqrt{F(1-F)/25}$
-# (the binomial standard error).
-#
-# An unscaled run at large $d_k$ is **chaotic**: a near-tie between the two largest logits of one
-# example flips on a last-bit change, and the run takes another path. The grid also holds every
-# unscaled run again with its initial $W_Q$ multiplied by $1 + 10^{-12}$ (the "nudged copy"). At
-# $d_k = 1024$ the nudge moves most single runs, and the survival curves differ by up to 0.28
-# (printed below): about 2 standard errors of a difference of two curves, $\sqrt{2F(1-F)/25}$,
-# within the sampling noise of 25 runs but not small. The main-line numbers move with it: at the
-# best $\eta$ the median 78 becomes 82; at $\eta = 1$, 7 of 25 runs reach 90 % and 4 of the
-# nudged. Another CPU or BLAS moves single runs the same way, so the course reports only results
-# over seeds, and the nudged copy's numbers beside them.
+# The survival curve's band: $F$ measured on 25 runs has standard error $\sqrt{F(1-F)/25}$ (the
+# binomial standard error). At $d_k = 1024$ the nudge moves most single runs, and the survival curves
+# differ by up to 0.28 (printed below): about 2 standard errors of a difference of two curves,
+# $\sqrt{2F(1-F)/25}$, within the sampling noise of 25 runs but not small. At $\eta = 1$, 7 of 25
+# unscaled runs reach 90 % and 4 of the nudged.
 
 # %% tags=["deep-dive"]
+best |= {(d_k, "nudged"): grid.best(d_k, "nudged") for d_k in grid.d_ks}  # the unscaled arm's nudged copy
+n = training.seed_summary(best[1024, "nudged"][1])
+print(f"d_k = 1024, nudged copy at its best η = {best[1024, 'nudged'][0]:g}: {n}; ratio {n.median / s.median:.1f}")
 for d_k in grid.d_ks:  # each model at its best η
     print(f"d_k = {d_k:4d} |", " | ".join(
         f"{a}, η = {best[d_k, a][0]:g}: {training.survival_summary(best[d_k, a][1])}" for a in arms))
+best_med = {a: [training.seed_summary(best[d, a][1]).median for d in grid.d_ks] for a in (*arms, "nudged")}
+for a in best_med:
+    print(f"SGD, {a}, each at its best η, d_k = 4 … 1024: median steps to 90 %:", " ".join(f"{m:.0f}" for m in best_med[a]))
+verify("part 3 under SGD: unscaled (and nudged) medians never fall as d_k grows and rise at every step from 16 on; "
+       "scaled from d_k = 16 on within 10 % of each other",
+       all(np.all(np.diff(best_med[a]) >= 0) and np.all(np.diff(best_med[a][1:]) > 0) for a in ("unscaled", "nudged"))
+       and max(best_med["scaled"][1:]) <= 1.1 * min(best_med["scaled"][1:]))
 print("fewest steps to 90 % of any run in the grid:", int(np.nanmin(grid.steps_to_90)))
 boot = make_rng(SEED).integers(0, 25, (2000, 25))  # 2000 resamples of the 25 seeds, with replacement
 ratios = np.median(best[1024, "unscaled"][1][boot], 1) / np.median(best[1024, "scaled"][1][boot], 1)
@@ -321,13 +341,13 @@ med = {(a, lr): [training.seed_summary(grid.steps(d, a)[:, grid.lrs.index(lr)]).
 for lr in (0.1, 1.0):
     row = {a: " ".join(f"{m:.0f}".replace("nan", "never") for m in med[a, lr]) for a in arms}
     print(f"η = {lr:g}, d_k = 4 … 1024 | scaled: {row['scaled']} | unscaled: {row['unscaled']}")
-reached = [int(np.isfinite(grid.steps(1024, a)[:, grid.lrs.index(1.0)]).sum()) for a in ("unscaled", "nudged")]
-print(f"η = 1, d_k = 1024: {reached[0]} of 25 unscaled runs reach 90 % within 300 steps ({reached[1]} of 25 nudged)")
+reached = int(np.isfinite(grid.steps(1024, "unscaled")[:, grid.lrs.index(1.0)]).sum())
+print(f"η = 1, d_k = 1024: {reached} of 25 unscaled runs reach 90 % within 300 steps")
 
 # %% [markdown]
 # "never": fewer than half the runs reach 90 % within 300 steps. At $\eta = 1$, $d_k = 1024$ only 7 of 25
-# unscaled runs do (4 of 25 nudged): slow at that rate, yet at its best $\eta$ every run
-# gets there (§4). This refines part 3 of the answer (**speed, not possibility**): unscaled, $\eta = 0.1$ trains every run,
+# unscaled runs do: slow at that rate, yet at its best $\eta$ every run
+# gets there (§4). Part 3 of the answer (**speed**) in numbers: unscaled, $\eta = 0.1$ trains every run,
 # slower as $d_k$ grows from 16 (faster than scaled up to 256). The scale buys **a speed at fixed $\eta$
 # that does not depend on $d_k$**: about 60 and 14 steps at $\eta = 0.1$ and 1 at each grid $d_k$ from 16 to 1024;
 # at $\eta = 0.3$ and 3 too, and at $\eta = 10$ from $d_k = 64$ (deep dive).
@@ -356,7 +376,7 @@ TrainingExplorer(d_k=1024, lr=1.0)
 # reference lines grey and labelled. Then the medians, and the runs with a step whose gradient is
 # on the floor (below $10^{-8}$) while right (batch accuracy ≥ 0.9) or wrong.
 
-# %% tags=["deep-dive"] alt="Four columns, d_k = 4, 64, 256 and 1024, at learning rate 1, rows loss, batch accuracy, attention entropy and gradient norm against 300 steps. Scaled (blue) reaches accuracy 1 within about 15 steps in every column and its entropy falls smoothly from about 1.9 nats; unscaled (orange) matches it at d_k = 4, lags at 64, needs a median 103 steps to 90 % at 256 and ends at median accuracy 0.81 at 1024, with entropy near 0 from the start at d_k >= 64 and gradient medians that drop to the 1e-8 floor at 64 and 256. The dotted reparametrised model lies on the scaled curves for loss, accuracy and entropy, its gradient a constant factor above. Grey dash-dotted reference lines, labelled: 90 % accuracy, entropy ln 8 (uniform), gradient floor 1e-8."
+# %% tags=["deep-dive"] alt="Four columns, d_k = 4, 64, 256 and 1024, at learning rate 1, rows loss, batch accuracy, attention entropy and gradient norm against 300 steps. Scaled (blue) reaches median accuracy 1 within 12 steps in every column; its median entropy starts at about 1.7 nats, is at most 1.73 to 1.83 in the first 10 steps, then falls smoothly; unscaled (orange) matches it at d_k = 4, lags at 64, needs a median 103 steps to 90 % at 256 and ends at median accuracy 0.81 at 1024, its entropy below 0.4 nats from the first step at d_k >= 64 and its gradient medians dropping to the 1e-8 floor at 64 and 256. The dotted reparametrised model lies on the scaled curves for loss, accuracy and entropy, its gradient a constant factor above. Grey dash-dotted reference lines, labelled: 90 % accuracy, entropy ln 8 (uniform), gradient floor 1e-8."
 runs = {d: grid.runs(d, 1.0) for d in (4, 64, 256, 1024)}
 training_plots.training_small_multiples(runs, tuple(runs), title="SGD, η = 1, batch 64, 25 seeds")
 
@@ -367,6 +387,13 @@ for a, d_k in (("scaled", 64), ("scaled", 1024), ("unscaled", 64), ("unscaled", 
     (a10, a300), (e10, e300) = (np.median(v[:, [9, -1]], 0) for v in (acc, ent))
     right, wrong = (((norm < training.GRAD_FLOOR) & c).any(1).sum() for c in (acc >= 0.9, acc < 0.9))
     print(f"{a:>8}, d_k = {d_k:4d} | {a10:18.2f}, {a300:.2f} | {e10:17.2f}, {e300:.2f} | {right:29d}, {wrong:>5}")
+for a in arms:  # the figure's lines: medians over seeds, at each d_k
+    ent = {d: np.median(runs[d].entropy[:, arms.index(a), 0], 0) for d in runs}
+    acc = {d: np.median(runs[d].accuracy[:, arms.index(a), 0], 0) >= 1 for d in runs}
+    acc1 = {d: np.argmax(acc[d]) + 1 if acc[d].any() else "never" for d in runs}
+    print(f"{a}, η = 1, d_k = 4, 64, 256, 1024: median entropy at step 1", " ".join(f"{ent[d][0]:.2f}" for d in runs),
+          "| highest over steps 1–10", " ".join(f"{ent[d][:10].max():.2f}" for d in runs),
+          "| median accuracy 1 first at step", " ".join(f"{acc1[d]}" for d in runs))
 
 # %% [markdown] tags=["deep-dive"]
 # On the floor, attention is saturated: on the right key (learned) or on a wrong one (stuck,
@@ -459,8 +486,15 @@ for lr in (0.3, 3.0, 10.0):
 # At $\eta = 0.1$ the unscaled model can even be the faster one: at $d_k = 16$ it reaches accuracy 1
 # first, its entropy starting low; at 1024 it is slower.
 
-# %% tags=["deep-dive"] alt="Two columns, d_k = 16 and 1024, at learning rate 0.1, rows loss, batch accuracy, attention entropy and gradient norm over 300 steps. At d_k = 16 unscaled (orange) reaches accuracy 1 before scaled (blue) and its entropy starts low, near 0.8 nats against 1.8; at d_k = 1024 scaled reaches accuracy 1 by about step 100 and unscaled slightly later, its entropy near 0 throughout and its gradient median falling to the grey, labelled 1e-8 floor after step 200. The dotted reparametrised model lies on the scaled curves."
-training_plots.training_small_multiples({d: grid.runs(d, 0.1) for d in (16, 1024)}, (16, 1024), title="SGD, η = 0.1, 25 seeds")
+# %% tags=["deep-dive"] alt="Two columns, d_k = 16 and 1024, at learning rate 0.1, rows loss, batch accuracy, attention entropy and gradient norm over 300 steps. At d_k = 16 unscaled (orange) reaches median accuracy 1 at step 39, before scaled (blue) at step 72, and its entropy starts low, near 0.7 nats against 1.7; at d_k = 1024 scaled reaches median accuracy 1 at step 72 and unscaled at step 134, its entropy near 0 throughout (0.08 at step 1) and its gradient median on the grey, labelled 1e-8 floor from step 251. The dotted reparametrised model lies on the scaled curves."
+runs_01 = {d: grid.runs(d, 0.1) for d in (16, 1024)}
+for d_k, r in runs_01.items():  # the medians over seeds the figure draws; arms 0 and 1: scaled, unscaled
+    acc, ent = np.median(r.accuracy[:, :2, 0], 0), np.median(r.entropy[:, :2, 0], 0)
+    on_floor = training.rolling_quantiles(r.grad_norm_q[:, 1, 0], 15, (0.5,))[0] <= training.GRAD_FLOOR
+    print(f"η = 0.1, d_k = {d_k:4d}, scaled | unscaled: entropy at step 1 {ent[0, 0]:.2f} | {ent[1, 0]:.2f}; median "
+          f"accuracy 1 first at step {np.argmax(acc[0] >= 1) + 1} | {np.argmax(acc[1] >= 1) + 1}; unscaled gradient "
+          f"median on the floor from step {np.flatnonzero(~on_floor).max() + 2 if on_floor[-1] else 'never'}")
+training_plots.training_small_multiples(runs_01, (16, 1024), title="SGD, η = 0.1, 25 seeds")
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the best learning rate at every d_k
@@ -486,14 +520,61 @@ print("d_k = 256, unscaled, η = 0.1 | 0.3:", " | ".join(str(training.seed_summa
 training_plots.lr_sweep(grid.lrs, {a: grid.steps(1024, a) for a in arms}, max_steps=300, d_k=1024).figure
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: Adam
+# ## Deep dive: part 3 under Adam
+#
+# Real models train with Adam, not SGD. Adam keeps running means of each weight's gradient $g$ and
+# of $g^2$, and steps by $\eta$ times the first over the square root of the second
+# (`training.adam_step`, five lines; D. P. Kingma, J. Ba, [arXiv:1412.6980](https://arxiv.org/abs/1412.6980),
+# Algorithm 1). So the size of the gradient hardly matters: its first step is $-\eta\,\mathrm{sign}(g)$.
+# Does part 3 survive? The stored Adam grid: the same task, model, backward pass and batches, scaled and
+# unscaled at every $d_k$ of the SGD grid, seeds 0–24, Adam rates 0.0003, 0.001, 0.003, …, 0.3 (about 3×
+# apart), 300 steps (`python scripts/make_adam_grid.py` regenerates it in a few minutes of one core).
+# Below: each model's best Adam rate at every $d_k$ and its median steps to 90 %; the check that
+# every best rate lies inside the grid; then survival curves at $d_k$ = 64 and 1024, each model at its
+# best Adam rate there.
+
+# %% tags=["deep-dive"] alt="Two panels of survival curves under Adam, d_k = 64 and 1024, 25 seeds each, each model at its best Adam learning rate: the fraction of runs at 90 % accuracy by step t. Scaled (blue) rises from 0 to 1 between steps 12 and 14 at d_k = 64 and 13 and 15 at 1024; unscaled (orange) rises between steps 25 and 51 at d_k = 64 and between steps 83 and 151 at 1024, with a band of one standard error."
+adam = training.adam_grid()  # 5 d_k × 25 seeds × 2 arms × 7 Adam rates
+best_adam = {(d_k, a): adam.best(d_k, a) for d_k in adam.d_ks for a in arms}  # (η, steps to 90 % per seed)
+adam_med = {a: [training.seed_summary(best_adam[d, a][1]).median for d in adam.d_ks] for a in arms}
+for a in arms:
+    print(f"Adam, {a}, best η at d_k = 4 … 1024:", " ".join(f"{best_adam[d, a][0]:g}" for d in adam.d_ks),
+          "| median steps to 90 %:", " ".join(f"{m:.0f}" for m in adam_med[a]))
+verify("Adam: at every d_k each model's best rate lies inside the grid and all its runs reach 90 %",
+       all(adam.lrs[0] < best_adam[k][0] < adam.lrs[-1] and np.isfinite(best_adam[k][1]).all() for k in best_adam))
+verify("part 3 under Adam: the unscaled median rises at every step of d_k, to > 2× its value at 16; "
+       "scaled from d_k = 16 on within 10 % of each other",
+       np.all(np.diff(adam_med["unscaled"]) > 0) and adam_med["unscaled"][-1] > 2 * adam_med["unscaled"][1]
+       and max(adam_med["scaled"][1:]) <= 1.1 * min(adam_med["scaled"][1:]))
+u_a, s_a = (best_adam[1024, a][1] for a in ("unscaled", "scaled"))
+ratios_a = np.median(u_a[boot], 1) / np.median(s_a[boot], 1)  # the same 2000 resamples of the seeds
+print(f"Adam, d_k = 1024: medians unscaled {np.median(u_a):.0f}, scaled {np.median(s_a):.0f}, ratio "
+      f"{np.median(u_a) / np.median(s_a):.1f} (5–95 % of resamples {np.percentile(ratios_a, 5):.1f} to "
+      f"{np.percentile(ratios_a, 95):.1f}); SGD's ratio {u.median / s.median:.1f}")
+for d_k in (64, 1024):
+    print(f"Adam, d_k = {d_k}:", " | ".join(f"{a}, η = {best_adam[d_k, a][0]:g}: "
+                                            f"{training.seed_summary(best_adam[d_k, a][1])}" for a in arms))
+training_plots.survival_panels({f"$d_k$ = {d}": {a: (best_adam[d, a][1], f"{a}, best Adam η = {best_adam[d, a][0]:g}")
+                                                 for a in arms} for d in (64, 1024)}, 300, title="Adam, 25 seeds").figure
+
+# %% [markdown] tags=["deep-dive"]
+# Part 3 holds under Adam on this task: each model at its best Adam rate, the unscaled head needs more
+# steps at every step of $d_k$ (22, 24, 35, 64, 105), the scaled head about the same from $d_k = 16$ on
+# (14, 13, 13, 14), and at $d_k = 1024$ the ratio is 7.5, close to SGD's 7.1. Two differences: under
+# Adam the unscaled head is the slower one already at $d_k = 4$, and its best rate shrinks with $d_k$
+# (from 0.1 to 0.003) while under SGD it shrinks less (from 1 to 0.1). The same cautions apply as
+# for SGD (deep dive "how sure are we"): the unscaled runs are chaotic, 25 seeds, a 3×-spaced grid.
+# One more under Adam: a scaled run that has learned turns chaotic too, since Adam divides its tiny
+# gradients by their own root-mean-square, so a last-bit change moves its late batch accuracies, long
+# after it reached 90 % (its steps to 90 % do not move; `tests/test_training_grid.py` checks both).
+#
+# ### The reparametrisation under Adam
 #
 # Adam divides each step by a running root-mean-square of the gradient, so scaling the gradient
-# changes its steps only through its tiny $\varepsilon$; its first step is $-\eta\,\mathrm{sign}(g)$
-# whatever the gradient's size. Only "a step in $W'$ moves $W$ $d_k^{1/4}$ times as far" survives:
-# the reparametrisation then needs $\eta\,d_k^{-1/4}$, not $\eta/\sqrt{d_k}$. Below, at $d_k = 64$,
-# $\eta = 0.01$, 100 steps, 20 seeds: the scaled model, and the reparametrised one with each rule.
-# (We did not sweep Adam's learning rate.)
+# changes its steps only through its tiny $\varepsilon$. Of section 5's two factors only "a step in
+# $W'$ moves $W$ $d_k^{1/4}$ times as far" survives: the reparametrisation then needs
+# $\eta\,d_k^{-1/4}$, not $\eta/\sqrt{d_k}$. Below, at $d_k = 64$, $\eta = 0.01$, 100 steps, 20
+# seeds: the scaled model, and the reparametrised one with each rule.
 
 # %% tags=["deep-dive"]
 step1 = training.train_runs(64, SEED, 0.01, "unscaled", optimizer="adam", steps=1)
@@ -539,7 +620,8 @@ verify("asymmetric split (W_Q × 1/8, rate η/64): same losses as the scaled mod
 # %% [markdown]
 # ## Summary
 #
-# - Unscaled heads learn, slower as $d_k$ grows (at 1024, each at its best rate: about 7× the steps).
+# - Unscaled heads learn, slower as $d_k$ grows (at 1024, each at its best rate: about 7× the steps
+#   with SGD; Adam gives the same picture, deep dive).
 # - The scale is a reparametrisation (weights $\times d_k^{-1/4}$, rate $\eta/\sqrt{d_k}$) that buys a
 #   speed at fixed $\eta$ independent of $d_k$ (here at least for $0.1 \le \eta \le 1$, $d_k \ge 16$; §5).
 #
@@ -624,35 +706,40 @@ _ = check("09.softmax_ce_backward", softmax_ce_backward)
 # %% [markdown]
 # ## The answer, revisited
 #
-# The evidence, recomputed or read from the training grid (ratios: unscaled ÷ scaled; "at the
-# start": at initialisation):
+# **Your turn first.** Before you read on, write the answer in three sentences: one for the spread,
+# one for the commitment, one for the speed, each starting with the condition under which it holds
+# ("If …, then …"). Compare them with the three you wrote after notebook 00.
+#
+# Then test yours against the evidence, recomputed or read from the training grids (ratios:
+# unscaled ÷ scaled; "at the start": at initialisation):
 
 # %%
-evidence = training.course_evidence(grid, ratio)  # 09's rows from sections 3, 4 and 5
+evidence = training.course_evidence(grid, ratio)  # 09's rows from sections 3, 4 and 5 and the deep dives
 print(training.format_evidence(evidence))
 
 # %% [markdown]
-# > 1. **Spread.** With independent mean-0, variance-1 components, as at initialisation, $q\cdot k$ has
-# >    mean 0 and variance $d_k$, so the logits spread $\sqrt{d_k}$ wide. Multiplying by $1/\sqrt{d_k}$
-# >    (and by no other power of $d_k$) brings the spread back to 1 for every $d_k$.
-# > 2. **Commitment.** Unscaled, already at the head sizes real models use ($d_k$ = 64, 128), the
-# >    softmax over a few keys (16, as in 00) puts nearly all of most queries' weight on one key the
-# >    random draws picked (with many keys, 1024, the commitment is weaker at $d_k = 64$ and grows with $d_k$): each
-# >    query starts committed to a random key, and every key it ignores gets a gradient multiplied by
-# >    its near-zero weight: almost no learning signal. Scaled, attention starts soft and every key
-# >    gets signal.
-# > 3. **Speed, not possibility.** The unscaled gradient is not smaller everywhere: through the query
-# >    (06) or summed over a batch (§3) it can be larger, because unscaled logits move $\sqrt{d_k}$
-# >    times faster when $q$ or $k$ moves; with many keys (00, up to $d_k = 256$) the unscaled $\|J\|$ is
-# >    larger, the scaled weights being so even that the scaled $\|J\|$ is small. And unscaled heads still learn, but they slow down as $d_k$ grows (at
-# >    small $d_k$ or small learning rates they can even be faster): in this task at $d_k = 1024$ they
-# >    need about 7× the steps (7.1; 7.5 for a copy nudged by $10^{-12}$), each model at its best
-# >    learning rate on the grid. What the scale buys is a start, and a training speed at a fixed
-# >    learning rate (in this grid at least for $0.1 \le \eta \le 1$ and $d_k \ge 16$), that do not depend on $d_k$.
+# <details><summary>The answer: open it once your three sentences are written</summary>
 #
-# Where it stops: parts 1 and 2 are at initialisation, under the footnote's assumption; part 3 is
-# measured over SGD training on this task. Notebook 08 measures when the assumption holds and when it
-# breaks. Now say the answer in three sentences, and compare them with yours after notebook 00.
+# 1. **Spread.** If q and k have independent components with mean 0 and variance 1, then q·k has
+#    mean 0 and variance d_k: the logits spread √d_k wide, and 1/√d_k is the one power of d_k that
+#    brings the spread back to 1.
+# 2. **Commitment.** If the logits spread √d_k wide over 16 keys, then from d_k = 64 up most queries
+#    put over 0.9 of their weight on one random key, and the keys they ignore get almost no
+#    gradient; scaled, the weights stay soft.
+# 3. **Speed.** If a head is trained with SGD on notebook 09's task, each model at its best learning
+#    rate, then the unscaled head still learns but needs more steps as d_k grows; the scaled head
+#    does not.
+#
+# Where it stops:
+#
+# - Other initialisations multiply Var(q·k) by a factor that does not depend on d_k, so the square
+#   root still holds; after training q and k correlate and the assumption breaks (08).
+# - With many keys (1024) the commitment at d_k = 64 is weaker, and it grows with d_k (05).
+# - The unscaled gradient is not smaller everywhere: through the query, summed over a batch, or with
+#   many keys it can be larger. It is slower learning, not no learning (06, 09).
+# - At small d_k or small learning rates the unscaled head can train faster (09); under Adam, each
+#   model at its best learning rate, part 3 holds as well (09).
+# </details>
 #
 # ---
 # **Back to the start:** [00 — Start here](00_start_here.ipynb)

@@ -10,7 +10,7 @@ from ..training import FIELDS, GRAD_FLOOR, N_KEYS, panel_values, rolling_quantil
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, style
 
 __all__ = ["ARM_STYLES", "PANELS", "GRAD_FLOOR", "N_KEYS_ENTROPY", "TrainingPanels",
-           "training_small_multiples", "gradient_histogram", "lr_sweep", "survival_curves"]
+           "training_small_multiples", "gradient_histogram", "lr_sweep", "survival_curves", "survival_panels"]
 
 #: Line style of each training arm, keyed by the names of :data:`sdpa_helpers.training.ARMS`.
 ARM_STYLES = {
@@ -213,3 +213,20 @@ def survival_curves(steps_by_arm: dict, max_steps: int, title: str = "", thresho
                ylabel=f"fraction of runs at {threshold:.0%}\naccuracy by step $t$", title=title)
         ax.legend(loc="lower right", fontsize=7)
     return ax
+
+
+def survival_panels(panels: dict, max_steps: int, title: str = ""):
+    """:func:`survival_curves` side by side, one panel per key of ``panels`` (its title, e.g. ``"$d_k$ = 64"``), each
+    value a ``steps_by_arm`` mapping as :func:`survival_curves` takes it. Returns the Figure.
+    """
+    if not panels:
+        raise ValueError("panels must hold at least one panel")
+    fig, axes = new_figure(1, len(panels), figsize=(4.6 * len(panels), 3.4), squeeze=False, sharey=True)
+    for ax, (name, steps_by_arm) in zip(axes[0], panels.items()):
+        survival_curves(steps_by_arm, max_steps, title=str(name), ax=ax)
+    for ax in axes[0, 1:]:
+        ax.set_ylabel("")
+    if title:
+        with style():
+            fig.suptitle(title)
+    return fig

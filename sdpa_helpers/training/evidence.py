@@ -16,6 +16,7 @@ from ..sampling import make_rng
 from ..scales import D_K_CHOICES
 from ..scaling import D_KS as SCALING_D_KS
 from ..scaling import log_log_slopes, simulated_logit_stds
+from .adam import AdamGrid, adam_grid
 from .grid import Grid
 from .summaries import seed_summary
 
@@ -41,7 +42,12 @@ def _fixed(x: float, places: int) -> str:
     return text.lstrip("-") if float(text) == 0 else text
 
 
-def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
+def _best_medians(grid, arm: str) -> str:
+    """Each d_k's median steps to 90 % at the arm's best rate on ``grid`` (SGD or Adam), joined by spaces."""
+    return " ".join(f"{seed_summary(grid.best(d, arm)[1]).median:.0f}" for d in grid.d_ks)
+
+
+def course_evidence(grid: Grid, init_ratio: Mapping, adam: AdamGrid | None = None) -> list[Evidence]:
     """The evidence table: recomputed rows from notebooks 00, 04, 06, 07 and 08, and notebook 09's rows.
 
     Parameters
@@ -52,6 +58,8 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
         Notebook 09 section 3's ratios at initialisation, unscaled over scaled, one
         :class:`~sdpa_helpers.training.SeedSummary` per key ``"median"`` (the median example's
         gradient) and ``"batch"`` (a batch-64 gradient).
+    adam : AdamGrid, optional
+        The stored Adam grid (default :func:`sdpa_helpers.training.adam_grid`).
 
     Returns
     -------
@@ -59,6 +67,7 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
         In the order of :data:`PARTS`. Results over seeds (09) are medians over the grid's 25 seeds;
         "start" is initialisation.
     """
+    adam = adam_grid() if adam is None else adam
     for key in ("median", "batch"):
         if key not in init_ratio:
             raise ValueError(f"init_ratio must hold a SeedSummary under {key!r}")
@@ -97,14 +106,22 @@ def course_evidence(grid: Grid, init_ratio: Mapping) -> list[Evidence]:
         [f"{v:.2f}" for v in g], "06")
     add("speed", "d_k = 1024, at the start: the batch gradient, unscaled ÷ scaled",
         [f"{init_ratio['batch'].median:.1f}"], "09")
+    span = f"d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}"
+    add("speed", f"SGD, each at its best η, {span}: median steps to 90 %, unscaled; scaled",
+        [_best_medians(grid, "unscaled"), _best_medians(grid, "scaled")], "09")
     s, u = (seed_summary(grid.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
-    add("speed", "d_k = 1024, each at its best η: median steps to 90 %, unscaled, scaled, ratio",
+    add("speed", "SGD, d_k = 1024, each at its best η: median steps to 90 %, unscaled, scaled, ratio",
         [f"{u:.0f}", f"{s:.0f}", f"{u / s:.1f}"], "09")
     k = list(grid.lrs).index(0.1)
     med = {arm: " ".join(f"{seed_summary(grid.steps(d, arm)[:, k]).median:.0f}" for d in grid.d_ks)
            for arm in ("unscaled", "scaled")}
-    add("speed", f"η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: median steps to 90 %, unscaled; scaled",
+    add("speed", f"SGD, η = 0.1, d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}: median steps to 90 %, unscaled; scaled",
         [med["unscaled"], med["scaled"]], "09")
+    add("speed", f"Adam, each at its best η, {span}: median steps to 90 %, unscaled; scaled",
+        [_best_medians(adam, "unscaled"), _best_medians(adam, "scaled")], "09")
+    s, u = (seed_summary(adam.best(1024, arm)[1]).median for arm in ("scaled", "unscaled"))
+    add("speed", "Adam, d_k = 1024, each at its best η: median steps to 90 %, unscaled, scaled, ratio",
+        [f"{u:.0f}", f"{s:.0f}", f"{u / s:.1f}"], "09")
     return rows
 
 

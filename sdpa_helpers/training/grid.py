@@ -13,13 +13,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _checks
 from .model import Metrics
 from .summaries import FIELDS, best_learning_rate
 from .task import BATCH_SIZE
 from .trainer import ARMS, STEPS, Arm, Runs, train_runs
 
 __all__ = ["GRID_ARMS", "GRID_D_KS", "GRID_FILE", "GRID_LRS", "GRID_SEEDS", "NUDGE", "Grid", "compute_grid",
-           "nudged_arm", "training_grid", "write_grid"]
+           "grid_seed", "nudged_arm", "training_grid", "write_grid"]
 
 GRID_D_KS = (4, 16, 64, 256, 1024)
 GRID_LRS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
@@ -30,6 +31,25 @@ NUDGE = 1e-12
 GRID_FILE = Path(__file__).resolve().parent.parent / "data" / "training_grid.npz"
 #: Seeds trained together in one call (bounds the memory at d_k = 1024).
 _CHUNK = 5
+
+
+def grid_seed(seed, name: str = "seed") -> int:
+    """``seed`` if the stored grid holds its runs (:data:`GRID_SEEDS`), else a ValueError naming ``name`` (the
+    notebook passes ``"SEED"``) and the seeds the grid holds.
+
+    >>> try:
+    ...     grid_seed(42, name="SEED")
+    ... except ValueError as e:
+    ...     print(str(e)[:55])
+    SEED = 42 is not one of the stored grid's seeds 0–24: n
+    """
+    value = _checks.seed(name, seed)
+    if value not in GRID_SEEDS:
+        lo, hi = GRID_SEEDS[0], GRID_SEEDS[-1]
+        raise ValueError(f"{name} = {value} is not one of the stored grid's seeds {lo}–{hi}: notebook 09 reads its "
+                         f"training runs from the grid, so set {name} to a whole number from {lo} to {hi} "
+                         "(or retrain with training.train_runs)")
+    return value
 
 
 def nudged_arm(d_k: int) -> Arm:

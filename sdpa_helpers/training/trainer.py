@@ -16,12 +16,12 @@ from ..scales import scale_factor
 from .model import GAIN, Metrics, Weights, logit_gradients, starting_weights
 from .task import BATCH_SIZE, D_IN, held_out_set, training_batches
 
-__all__ = ["ARMS", "OPTIMIZERS", "STEPS", "Arm", "History", "Runs", "as_tuple", "check_arm", "steps_to_accuracy",
-           "train_runs"]
+__all__ = ["ADAM_BETAS", "ADAM_EPS", "ARMS", "OPTIMIZERS", "STEPS", "Arm", "History", "Runs", "adam_step", "as_tuple",
+           "check_arm", "steps_to_accuracy", "train_runs"]
 
 #: Default number of training steps.
 STEPS = 300
-#: The optimizers :func:`train_runs` knows. Adam: beta1 = 0.9, beta2 = 0.999, eps = 1e-8, bias-corrected.
+#: The optimizers :func:`train_runs` knows. Adam: :func:`adam_step`, beta1 = 0.9, beta2 = 0.999, eps = 1e-8.
 OPTIMIZERS = ("sgd", "adam")
 
 
@@ -166,8 +166,21 @@ def _per_run(arms, L, value) -> np.ndarray:
     return np.repeat([value(a) for a in arms], L)
 
 
-def _adam(w, g, eta, moments, step, beta1=0.9, beta2=0.999, eps=1e-8):
-    m, v = moments
+#: Adam's decay rates of its running mean of the gradient and of its square (Kingma and Ba's defaults).
+ADAM_BETAS = (0.9, 0.999)
+#: Adam's epsilon, added to the root-mean-square before dividing.
+ADAM_EPS = 1e-8
+
+
+def adam_step(w, g, eta, moments, step: int, betas=ADAM_BETAS, eps: float = ADAM_EPS):
+    """One Adam update (D. P. Kingma, J. Ba, arXiv:1412.6980, Algorithm 1): the new weights
+    ``w - eta m_hat / (sqrt(v_hat) + eps)``, entry by entry.
+
+    ``moments`` is the pair ``[m, v]`` of running means of ``g`` and ``g**2`` (start at zeros), updated in place;
+    ``step`` counts from 1; ``m_hat = m / (1 - beta1**step)``, ``v_hat = v / (1 - beta2**step)`` undo the
+    zero start. No input checks (the trainer's inner loop).
+    """
+    (beta1, beta2), (m, v) = betas, moments
     m *= beta1
     m += (1 - beta1) * g
     v *= beta2
@@ -203,7 +216,7 @@ def train_runs(d_k: int, seeds=(0,), lrs=(1.0,), arms=("scaled", "unscaled"), op
             G = lg.d_A
             grads = [WK @ np.swapaxes(G, -1, -2), WQ @ G]  # dL/dW_Q = W_K G^T, dL/dW_K = W_Q G
             norms = [np.sqrt((g**2).sum(axis=(-1, -2))) for g in grads]
-            new = [w - e * g if optimizer == "sgd" else _adam(w, g, e, m, step)
+            new = [w - e * g if optimizer == "sgd" else adam_step(w, g, e, m, step)
                    for w, g, e, m in zip(state, grads, eta, moments)]
         ok = alive & lg.finite & np.logical_and.reduce([np.isfinite(a).all(axis=(-1, -2)) for a in new]
                                                          + [np.isfinite(n) for n in norms])
