@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import itertools
 import os
 import re
 import sys
@@ -100,7 +99,9 @@ def _bullets(text: str, heading: str) -> list[str]:
 
 
 def _first_sentences(text: str, n: int = 2) -> str:
-    text = re.sub(r"\s+", " ", re.sub(r"^#+ .*$", "", text, flags=re.M)).strip()
+    """The first ``n`` sentences of a markdown cell's prose (headings and tables left out)."""
+    text = re.sub(r"^\s*\|.*\|\s*$", "", re.sub(r"^#+ .*$", "", text, flags=re.M), flags=re.M)
+    text = re.sub(r"^\W*What happened:?\W*", "", re.sub(r"\s+", " ", text).strip())
     parts = re.split(r"(?<=[.!?])\s+(?=[A-Z*$])", text)
     return " ".join(parts[:n])
 
@@ -143,20 +144,34 @@ def read(source: Path, proves: dict[str, str], minutes: bool = True) -> Notebook
             after = next((c.source for c in cells[i + 2:] if c.cell_type == "markdown"), "")
             out.predicts.append(Predict(re.sub(r"\s+", " ", prompt.group(1)).strip() if prompt else cell.source.strip(),
                                         list(cell.metadata.get("predict_answer", [])), _first_sentences(after)))
-        if cell.cell_type == "code":
-            m = _CHECK.search(cell.source)
-            if not m:
-                continue
-            before = cells[i - 1].source if i else ""
-            found = list(_EXERCISE.finditer(before))
-            text = before[found[-1].start():] if found else re.sub(r"^#+ .*$", "", before, flags=re.M)
-            number, label = (int(found[-1].group(1)), found[-1].group(2).strip(" .")) if found else (0, "")
-            text = _DETAILS.sub("", text)
-            text = _EXERCISE.sub("", text, count=1).strip()
-            sol_cell = next((c.source for c in cells[i + 1:i + 2] if c.cell_type == "markdown"), "")
-            sol = _DETAILS.search(sol_cell)
-            out.exercises.append(Exercise(number, label, m.group(1), text, sol.group(1).strip() if sol else "", deep))
+        if cell.cell_type == "markdown":
+            _exercise_marks(cell.source, deep, out.exercises)
+        elif cell.cell_type == "code" and (m := _CHECK.search(cell.source)):
+            last = out.exercises[-1] if out.exercises else None
+            if last is not None and last.key == "" and not last.solution:
+                last.key = m.group(1)  # the check cell right after its question
+            else:  # a "Try it" without an Exercise heading: the question is the cell above
+                text = re.sub(r"^#+ .*$", "", cells[i - 1].source if i else "", flags=re.M)
+                out.exercises.append(Exercise(0, "", m.group(1), _DETAILS.sub("", text).strip(), "", deep))
     return out
+
+
+def _exercise_marks(source: str, deep: bool, exercises: list[Exercise]) -> None:
+    """Exercise headings (``**Exercise 4 (conceptual).**``) and folded solutions of one markdown cell, in
+    order: a solution belongs to the last exercise that has none; a heading starts a new exercise (its key
+    comes from the next ``check()`` cell; a conceptual exercise may have none)."""
+    marks = sorted([(m.start(), "solution", m) for m in _DETAILS.finditer(source)]
+                   + [(m.start(), "exercise", m) for m in _EXERCISE.finditer(source)], key=lambda t: t[0])
+    for _, kind, m in marks:
+        if kind == "solution":
+            open_ = [e for e in exercises if not e.solution]
+            if open_:
+                open_[-1].solution = m.group(1).strip()
+        else:
+            rest = source[m.end():]
+            stop = min([x.start() for x in (_DETAILS.search(rest), _EXERCISE.search(rest)) if x] + [len(rest)])
+            exercises.append(Exercise(int(m.group(1)), m.group(2).strip(" ."), "", rest[:stop].strip(" .\n"),
+                                      "", deep))
 
 
 def course(minutes: bool = True) -> list[Notebook]:
@@ -222,31 +237,73 @@ def slips_of(key: str) -> list[tuple[str, str]]:
 
 # -- TEACHING.md -------------------------------------------------------------------------------------
 
+#: Lesson plans: (when, [(notebook, [sections])], what). Each (notebook, section) is looked up in the
+#: sources and printed with its title; a section that no longer exists stops the guide's build.
 PLANS = {
     "A 50-minute class": [
-        ("before class", "assign notebook 00's main line (on Binder or the site); "
-                         "students bring their three sentences"),
-        ("10 min", "00's Predict, live: show the toy (logits ×8) and ask the Predict before running the figure"),
-        ("15 min", "02, sections 1–3: the two-term case on the board, then the enumeration"),
-        ("15 min", "05's sliders on the projector: scaled against unscaled weights as d_k grows"),
-        ("10 min", "the answer's three sentences: students compare theirs; homework 04 and 06"),
+        ("before class", [("00", [])], "assign notebook 00's main line (Binder or the site); each student "
+                                       "writes the answer in three sentences and brings them"),
+        ("10 min", [("00", [1, 3])], "the toy: logits ×8 make a hard lookup; then ask 00's Predict (below) "
+                                     "by show of hands before showing the figure"),
+        ("15 min", [("02", [2, 4, 5])], "on the board: Var(X + Y) for two independent terms, the product's "
+                                        "variance, then d_k terms give Var(q·k) = d_k; ask 02's Predict first"),
+        ("10 min", [("04", [1, 2])], "why the square root and not d_k: Var(cX) = c²Var(X) and the three-row "
+                                     "table"),
+        ("10 min", [("05", [2, 6])], "the explorer on the projector: scaled against unscaled weights as d_k grows"),
+        ("5 min", [], "the three sentences (above): students compare theirs; "
+                      "homework: 04 and 06's main-line exercises"),
     ],
     "A 90-minute class": [
-        ("before class", "notebook 00 and 01 as reading"),
-        ("20 min", "02: derive Var(q·k) = d_k with the class, then its checks"),
-        ("10 min", "03: why the 2×2 experiment misleads (its Predict)"),
-        ("15 min", "04: why the square root and not d_k (the three-row table)"),
-        ("20 min", "05 and 06: saturation and the Jacobian, sliders on the projector"),
-        ("15 min", "09's survival curves: slower, not impossible; where the answer stops"),
-        ("10 min", "three sentences again; homework 07 and 08"),
+        ("before class", [("00", []), ("01", [])], "reading, with 01's main-line exercises"),
+        ("20 min", [("02", [1, 2, 3, 4, 5])], "derive Var(q·k) = d_k with the class, then its checks"),
+        ("10 min", [("03", [1, 2])], "why the 2×2 experiment misleads (its Predict)"),
+        ("15 min", [("04", [1, 2, 3])], "why the square root and not d_k"),
+        ("20 min", [("05", [2, 5]), ("06", [2, 3, 4])], "saturation and the Jacobian, explorers on the projector"),
+        ("15 min", [("09", [4])], "the survival curves: slower, not impossible; then the answer's 'Where it stops'"),
+        ("10 min", [], "the three sentences again; homework: 07 and 08's main-line exercises"),
     ],
     "A two-week module": [
-        ("week 1, class 1", "00 and 01 in class; homework 02 (every exercise)"),
-        ("week 1, class 2", "02's derivation reviewed, 03 in class; homework 04"),
-        ("week 2, class 1", "05 and 06 in class; homework 07"),
-        ("week 2, class 2", "08 and 09 in class; homework: the three sentences, and one deep dive of choice"),
+        ("week 1, class 1", [("00", []), ("01", [])], "in class; homework: 02, every main-line exercise"),
+        ("week 1, class 2", [("02", []), ("03", [])], "02's derivation reviewed, 03 in class; homework: 04"),
+        ("week 2, class 1", [("05", []), ("06", [])], "in class; homework: 07"),
+        ("week 2, class 2", [("08", []), ("09", [])], "in class; homework: the three sentences, and one deep "
+                                                      "dive of the student's choice"),
     ],
 }
+
+#: What a teacher should know before the first class (logistics no notebook says).
+LOGISTICS = [
+    "**Predicts in class.** The site and GitHub show every notebook already run, outputs included: ask each "
+    "Predict before you show the cell's output, or the answer is on the screen.",
+    "**Binder** needs a few minutes to start a session, longer when its servers are busy, and ends an idle "
+    "one: start it before class, and keep `make lab` on your laptop or the site (no server) as a fallback.",
+    "**Checking homework.** Every exercise with a key below checks itself: `check(\"NN.name\", answer)` "
+    "prints ✅ or ❌ with the named slip (the same verdicts in the site's answer boxes), so students know "
+    "whether they are right before they hand in. Exercises marked *conceptual* without a key are essays: "
+    "grade them against the solution below.",
+    "**Deep dives** (folded sections) can be skipped in class: every main line stands without them.",
+]
+
+
+def section_titles(stem: str) -> dict[int, str]:
+    """``{2: "The variance of a sum of two", ...}``: the numbered sections of a notebook's main line."""
+    out = {}
+    for cell in cells_of(_home(stem)):
+        for m in re.finditer(r"^## (\d+)\. (.+)$", cell.source, flags=re.M):
+            out[int(m.group(1))] = m.group(2).strip()
+    return out
+
+
+def _where(refs, stems: dict[str, str]) -> str:
+    parts = []
+    for number, sections in refs:
+        titles = section_titles(stems[number])
+        missing = [k for k in sections if k not in titles]
+        if missing:
+            raise ValueError(f"a lesson plan names section(s) {missing} of notebook {number}, "
+                             f"which has {sorted(titles)}")
+        parts.append(f"{number}" + ("" if not sections else " " + ", ".join(f"§{k} *{titles[k]}*" for k in sections)))
+    return "; ".join(parts)
 
 
 def _one_line(text: str) -> str:
@@ -261,7 +318,7 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
     from sdpa_helpers.exercises import get
 
     notebooks = notebooks if notebooks is not None else course()
-    total = sum(n.honest_minutes for n in notebooks)
+    total = sum(round(n.honest_minutes) for n in notebooks)
     lines = [
         "# For teachers: a guide to *Why √d_k?* and its answer key",
         "",
@@ -292,46 +349,55 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
     ]
     for n in notebooks:
         lines.append(f"| {n.stem[:2]} {n.title} | {n.honest_minutes:.0f} | {_md_cell(n.proves)} |")
-    lines += ["", "## Lesson plans", ""]
-    by_stem = {n.stem[:2]: n for n in notebooks}
+    if total != total:  # NaN: no built notebooks
+        total = 0
+    sentences, stops = answer_parts()
+    lines += ["", "## The answer the course arrives at", "",
+              "Students should end able to say it in three sentences, each under its condition:", ""]
+    lines += [f"{k}. {s}" for k, s in enumerate(sentences, 1)] + ["", "Where it stops:", ""]
+    lines += [f"- {s}" for s in stops] + [""]
+    lines += ["## Before the first class", ""] + [f"- {x}" for x in LOGISTICS] + ["", "## Lesson plans", ""]
+    stems = {n.stem[:2]: n.stem for n in notebooks}
     for name, steps in PLANS.items():
         lines += [f"### {name}", ""]
-        lines += [f"- **{when}**: {what}" for when, what in steps]
+        for when, refs, what in steps:
+            where = _where(refs, stems)
+            lines.append(f"- **{when}**" + (f" ({where})" if where else "") + f": {what}")
         lines.append("")
-    lines += ["Deep dives can be skipped in class: every main line stands without them "
-              "(see each notebook's list below).",
-              ""]
     for n in notebooks:
         lines += [f"## {n.stem[:2]} — {n.title}", "",
-                  f"*Honest minutes:* {n.honest_minutes:.0f}. *Proves or measures:* {_md_cell(n.proves) or '—'}.", ""]
+                  f"*Honest minutes:* {n.honest_minutes:.0f}. *Proves or measures:* {_one_line(n.proves) or '—'}.", ""]
         if n.goals:
             lines += ["**Learning goals**", ""] + [f"- {g}" for g in n.goals] + [""]
         if n.prerequisites:
             lines += ["**Prerequisites**", ""] + [f"- {p}" for p in n.prerequisites] + [""]
         if n.predicts:
-            lines += ["**Predicts** (ask before the cell runs; the other options are the wrong guesses)", ""]
+            lines += ["**Predicts** (ask before the cell runs; the options the prompt offers besides the answer are "
+                      "the wrong guesses; *Answer* lists the forms the answer takes in the text)", ""]
             for k, p in enumerate(n.predicts, 1):
-                lines += [f"{k}. {p.prompt}", f"   - *Answer:* {' / '.join(p.answers)}",
-                          f"   - *What happened:* {_md_cell(p.reveal)}"]
+                lines += [f"{k}. {_one_line(p.prompt)}", f"   - *Answer:* {' / '.join(p.answers)}",
+                          f"   - *What happened:* {_one_line(p.reveal)}"]
             lines.append("")
         if n.exercises:
             lines += ["**Exercises and their key**", ""]
             for e in n.exercises:
-                ex = get(e.key)
                 where = " (deep dive)" if e.deep_dive else ""
                 name = f"Exercise {e.number}{(' ' + e.label) if e.label else ''}" if e.number else "Try it"
-                lines += [f"- **{name}{where}** `{e.key}`: "
-                          f"{_md_cell(e.text) or _md_cell(ex.question)}",
+                if not e.key:
+                    lines += [f"- **{name}{where}** (no self-check: an essay): {_one_line(e.text)}",
+                              f"  - *Solution:* {_one_line(e.solution)}"]
+                    continue
+                ex = get(e.key)
+                lines += [f"- **{name}{where}** `{e.key}`: {_one_line(e.text) or _one_line(ex.question)}",
                           f"  - *Answer:* {answer_of(e.key)}",
-                          f"  - *Hint given to students:* {_md_cell(ex.hint)}"]
+                          f"  - *Hint given to students:* {_one_line(ex.hint)}"]
                 for wrong, means in slips_of(e.key):
-                    lines.append(f"  - *Slip* {wrong}: {_md_cell(means)}")
+                    lines.append(f"  - *Slip* {wrong}: {_one_line(means)}")
                 if e.solution:
-                    lines.append(f"  - *Solution:* {_md_cell(e.solution)}")
+                    lines.append(f"  - *Solution:* {_one_line(e.solution)}")
             lines.append("")
         if n.deep_dives:
-            lines += ["**Deep dives** (optional): " + "; ".join(_md_cell(d) for d in n.deep_dives), ""]
-    _ = by_stem, itertools  # noqa: F841  (kept for plans that name notebooks)
+            lines += ["**Deep dives** (optional): " + "; ".join(_one_line(d) for d in n.deep_dives), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -340,9 +406,10 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
 def worksheet_html(n: Notebook, mathjax: str) -> str:
     """One printable page: the notebook's Predicts and exercises with space to write; no answers."""
     esc = html.escape
-    items = [f"<li><p><strong>Predict.</strong> {esc(p.prompt)}</p><div class=space></div></li>" for p in n.predicts]
+    items = [f"<li><p><strong>Predict.</strong> {_inline(_one_line(p.prompt))}</p><div class=space></div></li>"
+             for p in n.predicts]
     items += [f"<li><p><strong>Exercise {e.number}{(' ' + esc(e.label)) if e.label else ''}.</strong> "
-              f"{esc(_one_line(e.text))}</p><div class=space></div></li>"
+              f"{_inline(_one_line(e.text))}</p><div class=space></div></li>"
               for e in n.exercises if not e.deep_dive]
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Worksheet {esc(n.stem[:2])}: {esc(n.title)}</title>

@@ -36,7 +36,7 @@ def test_every_exercise_of_the_notebooks_is_in_the_guide_with_its_answer(guide):
     assert in_notebooks, "no check() calls found in the sources"
     assert in_notebooks <= set(keys())
     for key in sorted(in_notebooks):
-        entry = re.search(rf"`{re.escape(key)}`.*?\n  - \*Answer:\* (.+)\n", guide)
+        entry = re.search(rf"`{re.escape(key)}`:.*?\n  - \*Answer:\* (.+)\n", guide)
         assert entry, f"{key} is missing from the guide"
         assert entry.group(1) == T.answer_of(key)
 
@@ -58,7 +58,7 @@ def test_the_answer_in_the_guide_is_the_one_check_accepts():
 def test_every_named_slip_is_in_the_guide_with_its_meaning(guide):
     for key in sorted(_exercise_keys_in_notebooks()):
         for wrong, means in T.slips_of(key):
-            assert f"*Slip* {wrong}: {T._md_cell(means)}" in guide, (key, wrong)
+            assert f"*Slip* {wrong}: {T._one_line(means)}" in guide, (key, wrong)
 
 
 def test_every_predict_is_in_the_guide_with_its_answer(guide):
@@ -87,6 +87,24 @@ def test_worksheets_carry_no_answers(tmp_path):
         assert text.count('class=space') == len(n.predicts) + sum(not e.deep_dive for e in n.exercises)
 
 
+def test_every_exercise_heading_of_the_notebooks_is_in_the_guide(guide):
+    """Essays without a self-check (01's Exercise 4) are in the key too, with their solution."""
+    for n in T.course(minutes=False):
+        for e in n.exercises:
+            assert e.solution or e.key, (n.stem, e.number)
+        headings = [int(m.group(1)) for c in T.cells_of(T._home(n.stem)) if c.cell_type == "markdown"
+                    for m in T._EXERCISE.finditer(c.source)]
+        assert headings == [e.number for e in n.exercises if e.number], n.stem
+    assert "(no self-check: an essay)" in guide
+
+
+def test_lesson_plans_name_sections_that_exist():
+    stems = {n.stem[:2]: n.stem for n in T.course(minutes=False)}
+    for steps in T.PLANS.values():
+        for _, refs, _ in steps:
+            T._where(refs, stems)  # raises on a section that is gone
+
+
 def test_the_site_reads_the_same_predicts_and_exercises_from_the_built_notebooks():
     """The site's environment has no jupytext: it reads the built notebooks, and must find what the sources hold."""
     for source in sorted((ROOT / "authoring" / "notebooks").glob("[0-9][0-9]_*.py")):
@@ -94,3 +112,25 @@ def test_the_site_reads_the_same_predicts_and_exercises_from_the_built_notebooks
         a, b = T.read(source, {}, False), T.read(built, {}, False)
         assert [p.prompt for p in a.predicts] == [p.prompt for p in b.predicts], source.name
         assert [(e.key, e.text) for e in a.exercises] == [(e.key, e.text) for e in b.exercises], source.name
+
+
+def test_the_talk_gives_the_answer_word_for_word_offline():
+    """The talk's answer slides are authoring/answer.md's three sentences; nothing it loads leaves the site."""
+    sentences, stops = T.answer_parts()
+    assert len(sentences) == 3 and stops
+    talk = T.talk_html(explorer="<figure class=explorer></figure>", figure_alt="alt")
+    for s in sentences:
+        body = re.sub(r"^\*\*[^*]+\*\*\s*", "", s)
+        assert T._inline(body) in talk
+    assert talk.count("<aside class=notes>") >= len(sentences) + 3
+    for url in re.findall(r'(?:src|href)="([^"]+)"', talk):
+        assert not re.match(r"^[a-z]+:", url) and not url.startswith("//"), url
+    assert "<figure class=explorer>" in talk
+
+
+def test_no_course_page_links_to_the_key(tmp_path):
+    """Only the contents page names the teacher's key; a notebook's page never links to it."""
+    template = (ROOT / "authoring" / "site" / "templates" / "page.html.j2").read_text(encoding="utf-8")
+    page_part = template.split("{% if page is defined %}", 1)[1].split("{% else %}", 1)[0]
+    assert "teachers.html" not in page_part
+    assert "teachers.html" in template.split("{% else %}")[-1]
