@@ -5,9 +5,9 @@
 #
 # $$\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V .$$
 #
-# Why divide by $\sqrt{d_k}$? The answer is three sentences, each under its condition (after
-# section 2). This notebook shows the first two at initialisation; 01–08 prove or measure them and
-# say where they stop, and 09 measures the third.
+# Why divide by $\sqrt{d_k}$? The answer is three sentences (after section 2). This notebook shows
+# the first two at initialisation; 01–08 prove or measure them and say where they stop, and 09
+# measures the third.
 #
 # **Learning goals**
 # - Say what queries, keys, values and the softmax do.
@@ -233,11 +233,10 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 # %% [markdown] tags=["end-of-chain"]
 # Part 2, **commitment**: unscaled at $d_k$ = 64 and 128, most queries put over 0.9 on one random key
 # (56 %, 67 %), and the median $\|J\|$ is about 3× and 9× smaller than scaled (on this draw 2.7× and
-# 8.7×; notebook 05 repeats it over 10 seeds). What the scale buys is a soft start.
+# 8.7×; notebook 05 repeats it over 10 seeds).
 #
 # $\|J\|$ is one factor of the gradient, for one query over 16 keys. Through the query, summed over a
-# batch, or with many keys, the unscaled gradient behaves differently: notebooks 06 and 09 show how,
-# and that the unscaled head still learns, only more slowly (part 3).
+# batch, or with many keys, the unscaled gradient behaves differently: notebooks 06 and 09 show how.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why ignored keys learn little
@@ -279,15 +278,15 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # %% [markdown]
 # ## 6. Course map
 #
-# | # | notebook | what it does for the answer |
+# | # | notebook | what it does |
 # |---|---|---|
-# | 01 | [Dot products](01_dot_products.ipynb) | the tools: $q\cdot k$, $QK^\top$ |
+# | 01 | [Dot products](01_dot_products.ipynb) | tools: $q\cdot k$, $QK^\top$ |
 # | 02 | [Mean and variance](02_mean_and_variance.ipynb) | proves part 1: $\mathrm{Var}(q\cdot k) = d_k$ |
 # | 03 | [Small experiments](03_small_experiments.ipynb) | how much a simulation can say |
 # | 04 | [Why √d_k](04_why_sqrt_dk.ipynb) | proves part 1's "one power" |
-# | 05 | [Saturation](05_softmax_saturation.ipynb) | measures part 2's commitment, 16 and 1024 keys |
+# | 05 | [Saturation](05_softmax_saturation.ipynb) | measures part 2, with 16 and 1024 keys |
 # | 06 | [Vanishing gradients](06_vanishing_gradients.ipynb) | proves part 2's gradient; where it stops |
-# | 07 | [End to end](07_attention_end_to_end.ipynb) | the whole mechanism: masks, heads |
+# | 07 | [End to end](07_attention_end_to_end.ipynb) | tools: masks, heads |
 # | 08 | [Unit variance?](08_does_unit_variance_hold.ipynb) | measures when part 1's condition holds |
 # | 09 | [Training](09_training_with_and_without_scale.ipynb) | measures part 3 on one task |
 
@@ -297,6 +296,9 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 # - The answer: the box after section 2. Say it in three sentences, then compare.
 #
 # ## Exercises
+#
+# *Your edits:* a Binder session is temporary, so download the notebook (File → Download) before you
+# leave; on your machine, keep them on a branch or in a copy before `git pull` (see the README).
 #
 # **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads of size $d_\text{model}/h$.
 # What is its $d_k$? (an integer)
