@@ -173,13 +173,13 @@ verify("most of the drift lies below d_k = 16", pooled[16].mean - pooled[4].mean
 # only 4 products $q_ik_i$, are not normal: that alone pushes it *up*. Given the query $q$, its 16
 # scaled logits $q\cdot k_j/\sqrt{d_k}$ are exactly normal, with one spread $\|q\|/\sqrt{d_k}$ that all
 # 16 share (the chain above draws its logits so), and at small $d_k$ that spread is on average below
-# 1. Four sets of 16 logits at $d_k = 4$, 200,000 queries each; the first two differ only in whether
+# 1. Four sets of 16 logits at $d_k = 4$, 100,000 queries each; the first two differ only in whether
 # the 16 keys share one query:
 
 # %% tags=["deep-dive"]
 from sdpa_helpers.sampling import mc_estimate
 
-g, n = make_rng(SEED), 200_000  # a generator of its own: the cells below draw what they drew before
+g, n = make_rng(SEED), 100_000  # a generator of its own: the cells below draw what they drew before
 one_q = sum(g.standard_normal((n, 1)) * g.standard_normal((n, 16)) for _ in range(4)) / 2  # q_i k_ji: one q, 16 keys
 new_q = sum(g.standard_normal((n, 16)) * g.standard_normal((n, 16)) for _ in range(4)) / 2  # a new q for every key
 normal = g.standard_normal((n, 16))  # (n, 16): normal logits, spread exactly 1
@@ -190,6 +190,7 @@ largest = {name: mc_estimate(softmax(z).max(axis=1)) for name, z in logits.items
 for name, w in largest.items():
     print(f"{name:>34}: mean largest weight {w.mean:.4f} ± {w.se:.4f}")
 print(f"mean of ‖q‖/√d_k at d_k = 4: {length.mean():.2f}")
+del one_q, new_q, normal, logits  # 50 MB the kernel need not keep
 a, b, c, d = largest.values()
 verify("not normal alone: a new q per key gives a larger largest weight than normal logits", b.mean - c.mean > 4 * np.hypot(b.se, c.se))
 verify("one shared q: normal × ‖q‖/√d_k gives the same, both below normal logits",
@@ -197,9 +198,9 @@ verify("one shared q: normal × ‖q‖/√d_k gives the same, both below normal
 
 # %% [markdown] tags=["deep-dive"]
 # Logits that are not normal, each key with a $q$ of its own, give a *larger* largest weight than
-# normal logits (0.273 against 0.246). What lowers it is the shared spread: at $d_k = 4$ a query's
+# normal logits (0.273 against 0.247). What lowers it is the shared spread: at $d_k = 4$ a query's
 # $\|q\|/\sqrt{d_k}$ is 0.94 on average, and normal logits times that spread give what one shared $q$
-# gives (0.235 and 0.234). As $d_k$ grows, $\|q\|/\sqrt{d_k}$ settles near 1; from $d_k = 16$ on the
+# gives (0.234 and 0.235). As $d_k$ grows, $\|q\|/\sqrt{d_k}$ settles near 1; from $d_k = 16$ on the
 # largest weight barely moves.
 
 
@@ -250,10 +251,10 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 # %% tags=["deep-dive"]
 w = heads[0].unscaled.sorted_weights  # d_k = 64, unscaled: each query's 16 weights, largest first
 ignored = w[w[:, 0] > overview.COMMITTED, 1:]  # the 15 other keys of every query above 0.9
-share = np.mean(ignored < 1e-3)
-print(f"queries above 0.9: {share:.0%} of the keys they ignore weigh under 0.001 (median weight {np.median(ignored):.0e});",
+light = np.mean(ignored < 1e-3)
+print(f"queries above 0.9: {light:.0%} of the keys they ignore weigh under 0.001 (median weight {np.median(ignored):.0e});",
       f"scaled, the median weight is {np.median(heads[0].scaled.sorted_weights):.3f}")
-verify("most keys a committed query ignores weigh under 0.001", share > 0.5)
+verify("most keys a committed query ignores weigh under 0.001", light > 0.5)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: commitment with many keys
@@ -263,10 +264,10 @@ verify("most keys a committed query ignores weigh under 0.001", share > 0.5)
 # The share of queries over 0.9, unscaled (one seed of 2,000 queries):
 
 # %% tags=["deep-dive"]
-many = [overview.compare(d, overview.MANY_KEYS, rng=SEED) for d in (64, 256, 1024)]  # 1024 keys per query
-print("1024 keys, unscaled, queries over 0.9:", ", ".join(f"d_k = {c.d_k}: {c.committed:.0%}" for c in many))
+share = {d: overview.compare(d, overview.MANY_KEYS, rng=SEED).committed for d in (64, 256, 1024)}  # 1024 keys
+print("1024 keys, unscaled, queries over 0.9:", ", ".join(f"d_k = {d}: {s:.0%}" for d, s in share.items()))
 verify("1024 keys: under half the queries over 0.9 at d_k = 64, and the share grows with d_k",
-       many[0].committed < 0.5 and many[0].committed < many[1].committed < many[2].committed)
+       share[64] < 0.5 and share[64] < share[256] < share[1024])
 
 # %% [markdown] tags=["deep-dive"]
 # Weaker at $d_k = 64$ than with 16 keys (29 % against 56 %), and growing with $d_k$. Notebook 05
