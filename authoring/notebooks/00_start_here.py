@@ -120,7 +120,7 @@ for c in (1, 8):
 # ## 3. The chain at initialisation
 #
 # Give each of 2000 random queries 16 keys, all components independent and normal, mean 0, variance 1. At $d_k$ = 4, 64, 1024 compare logits $q\cdot k_j$
-# (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws): their **spread** (standard deviation);
+# (unscaled) with $q\cdot k_j/\sqrt{d_k}$ (scaled, same draws): their **spread**;
 # the **weights**, each query's 16 sorted, then averaged; and the softmax's **Jacobian** $J$, through
 # which gradients reach $q$ and $k$: how much each $p_i$ moves when a $z_j$ moves (notebook 06).
 # $J$ is a 16 × 16 table, one entry per pair $(i, j)$; its size $\|J\|$ is the root of the sum of its
@@ -140,8 +140,9 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # %% [markdown]
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
 # weight nears 1 (one-hot weights give $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
-# against 0.3 scaled. The shaded band holds the middle 80 % of queries: about one unscaled query in
-# six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above 0.1. Scaled, the spread, the
+# against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above the median:
+# about one unscaled query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
+# 0.1. Scaled, the spread, the
 # largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096, the small weights more
 # (deep dive).
 
