@@ -338,7 +338,8 @@ def test_readme_shows_no_figure_a_notebook_draws():
     outputs = [s for s in shown if s in drawn or re.search(r"_figure\.png$", s)]
     assert not outputs, f"the README shows {outputs}: a notebook's figure belongs in its notebook, after its Predict"
     for target in shown:
-        assert re.match(r"^https://mybinder\.org/", target) or (ROOT / target).exists(), f"README image {target} is missing"
+        assert re.match(r"^https://mybinder\.org/", target) or (ROOT / target).exists(), \
+            f"README image {target} is missing"
 
 
 def test_readme_reading_load_table_is_current():
@@ -753,5 +754,6 @@ def test_start_here_says_what_is_proved_and_what_is_measured():
     assert not any("proves part 3" in r for r in rows.values())
     cell = next(c for c in code_cells(load(NOTEBOOKS[0])) if "jacobian_norm > 0.1" in c.source)
     printed = re.search(r"above 0\.1: (\d+)% of queries", "".join(output_text(o) for o in cell.outputs))
-    assert printed and f"({printed.group(1)} %)" in text, "the prose's share of queries with J above 0.1 is the printed one"
+    assert printed and f"({printed.group(1)} %)" in text, \
+        "the prose's share of queries with J above 0.1 is the printed one"
     assert "jacobian_norm > 0.1" in source
