@@ -173,9 +173,10 @@ def test_chain_holds_fails_when_the_scaled_side_moves():
 @pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in range(1, 4)])
 def test_head_size_claims_hold_for_other_seeds(seed):
     """Section 4's claims: with 16 keys at d_k = 64 the unscaled median ||J|| is 2-4x smaller than the
-    scaled one, about 9x at 128, while most queries put over 0.9 on one key; with 1024 keys it is
-    larger at 64 and 128; the unscaled median largest weight is > 0.9 (16 keys) and > 0.6 (1024 keys),
-    the scaled one < 0.3 and < 0.03."""
+    scaled one, about 9x at 128, while most queries put over 0.9 on one key. With 1024 keys it is
+    larger at 64 and 128 (a claim 00 no longer makes: it moved to notebooks 06 and 09, issue 38; kept
+    as a check of ``compare`` and of 09's evidence table); the unscaled median largest weight is > 0.9
+    (16 keys) and > 0.6 (1024 keys), the scaled one < 0.3 and < 0.03."""
     c64, c128 = (overview.compare(d, rng=300 + seed) for d in overview.HEAD_D_KS)
     assert 2 < 1 / c64.ratio < 4 and 6 < 1 / c128.ratio < 13
     assert c64.committed > 0.5 and c128.committed > 0.5  # most queries put over 0.9 on one key
@@ -268,3 +269,72 @@ def test_magnitudes_outside_the_documented_range_raise_naming_the_parameter():
     # inside the range: the closed form p = (1/2, 1/2) at a large but representable size
     big = overview.query_gradient_norm([0.0, 0.0], [[1e50, 0.0], [-1e50, 0.0]], 1.0)
     assert math.isclose(float(big), 1e50 * math.sqrt(0.5), rel_tol=1e-12)
+
+
+# --- the answer's part 2 and what notebook 00 says of it, on other seeds (issue 38) ----------------
+
+def _full_vector_logits(d_k, n_keys, n_queries, rng):
+    """Unscaled logits q . k_j from full vectors q and k_j, independent N(0, 1) components (an
+    independent reference: not the ||q|| shortcut of ``sampling.query_logits``), key by key."""
+    q = rng.standard_normal((n_queries, d_k))
+    return np.stack([(q * rng.standard_normal((n_queries, d_k))).sum(axis=1) for _ in range(n_keys)], axis=1)
+
+
+@pytest.mark.parametrize("seed", [0] + [pytest.param(s, marks=pytest.mark.slow) for s in (1, 2)])
+def test_commitment_holds_from_d_k_64_up(seed):
+    """Part 2 of the answer (authoring/answer.md): with normal components and 16 keys, unscaled, most
+    queries put over 0.9 of their weight on one key at every d_k of the grid from 64 up (at 32 not
+    yet: "from 64" is where it starts); scaled, the weights stay soft (under 1 % of queries over 0.9,
+    mean largest weight 0.2 to 0.26). Full vectors, 2000 queries per d_k up to 128 (at 64 the share
+    is about 55 %, 5 standard errors above half), 500 from 256 (about 75 % and more)."""
+    rng = np.random.default_rng(500 + seed)
+    for d_k in (32, 64, 128, 256, 512, 1024, 2048, 4096):
+        z = _full_vector_logits(d_k, 16, 2000 if d_k <= 128 else 500, rng)
+        unscaled, scaled = softmax(z).max(axis=1), softmax(z / math.sqrt(d_k)).max(axis=1)
+        share = np.mean(unscaled > overview.COMMITTED)
+        assert (share > 0.5) == (d_k >= 64), f"d_k = {d_k}: {share:.1%} of queries over 0.9"
+        assert np.mean(scaled > overview.COMMITTED) < 0.01 and 0.2 < scaled.mean() < 0.26
+
+
+def test_the_scaled_dip_at_small_d_k_comes_from_the_shared_query_length():
+    """00's deep dive "how far the scaled weights drift" and Exercise 3's solution (issue 38 fixed a
+    [wrong] there): at d_k = 4, logits that are not normal (a new q for every key) give a LARGER mean
+    largest weight than normal logits; the dip comes from the 16 keys sharing one q, whose logits are
+    normal times ||q||/sqrt(d_k), of mean E[chi_4]/2 = 0.94 (closed form)."""
+    rng, n = np.random.default_rng(7), 100_000
+    z = _full_vector_logits(4, 16, n, rng) / 2  # one q for 16 keys, scaled
+    new_q = sum(rng.standard_normal((n, 16)) * rng.standard_normal((n, 16)) for _ in range(4)) / 2
+    normal = rng.standard_normal((n, 16))
+    mean_length = math.sqrt(2) * math.gamma(2.5) / math.gamma(2) / 2  # E[chi_4] / sqrt(4)
+    assert mean_length == pytest.approx(0.94, abs=0.005)
+    length = np.sqrt(rng.chisquare(4, (n, 1)) / 4)
+    assert abs(length.mean() - mean_length) < 4 * length.std() / math.sqrt(n)
+    est = {name: (w.mean(), w.std() / math.sqrt(n)) for name, w in (
+        ("one q", softmax(z).max(axis=1)), ("new q", softmax(new_q).max(axis=1)),
+        ("normal", softmax(normal).max(axis=1)), ("normal x length", softmax(length * normal).max(axis=1)))}
+    package = overview.effects(4, "sqrt", n_queries=n, rng=8).max_weight  # the chain's draws, through ||q||
+    est["package"] = (float(package.mean), float(package.se))
+
+    def gap(a, b):  # a minus b, in standard errors
+        return (est[a][0] - est[b][0]) / math.hypot(est[a][1], est[b][1])
+
+    assert gap("new q", "normal") > 4  # not normal alone pushes the largest weight UP
+    assert gap("normal", "one q") > 4  # the shared q pulls it down
+    assert abs(gap("one q", "normal x length")) < 4 and abs(gap("one q", "package")) < 4
+
+
+@pytest.mark.parametrize("seed", range(1, 6))
+def test_about_one_unscaled_query_in_six_keeps_a_large_jacobian_at_d_k_1024(seed):
+    """00 section 3: "about one unscaled query in six (16 %) keeps ||J|| above 0.1" at d_k = 1024
+    (the notebook's seed 0: 16 %); on other seeds between 1 in 8 and 1 in 5."""
+    share = np.mean(overview.effects(1024, "unscaled", rng=seed).jacobian_norm > 0.1)
+    assert 1 / 8 < share < 1 / 5
+
+
+@pytest.mark.parametrize("seed", range(1, 4))
+def test_most_keys_a_committed_query_ignores_weigh_almost_nothing(seed):
+    """00's deep dive "why ignored keys learn little": at d_k = 64 (16 keys, unscaled) about 90 % of the
+    keys that a query over 0.9 ignores weigh under 0.001 (seed 0: 90 %)."""
+    w = overview.compare(64, rng=seed).unscaled.sorted_weights
+    ignored = w[w[:, 0] > overview.COMMITTED, 1:]
+    assert 0.85 < np.mean(ignored < 1e-3) < 0.95
