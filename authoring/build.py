@@ -25,8 +25,8 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,9 +35,9 @@ import nbformat
 from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import code_digest  # noqa: E402  (authoring/code_digest.py: the digest of the code outputs were made with)
 from explorer_cells import KEY as EXPLORER_KEY  # noqa: E402  (authoring/explorer_cells.py, shared with the site)
 from explorer_cells import explorer_metadata  # noqa: E402
-import code_digest  # noqa: E402  (authoring/code_digest.py: the digest of the code outputs were made with)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "authoring" / "notebooks"
@@ -566,7 +566,8 @@ def main(argv=None) -> int:
     if args.check:
         stale = out_of_date(todo)
         for s, why in stale:
-            print(f"out of date: {target(s).relative_to(ROOT)}: {why} (rebuild: python authoring/build.py {s.name[:2]})")
+            print(f"out of date: {target(s).relative_to(ROOT)}: {why} "
+                  f"(rebuild: python authoring/build.py {s.name[:2]})")
         return 1 if stale else 0
     for source in todo:
         try:
