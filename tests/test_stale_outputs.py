@@ -151,3 +151,67 @@ def test_consecutive_streams_are_merged_deterministically():
     assert [(o.output_type, o.get("name"), o.get("text")) for o in got] == [
         ("stream", "stdout", "a\nb\n"), ("display_data", None, None), ("stream", "stdout", "a\nb\n"),
         ("stream", "stderr", "w\n"), ("stream", "stdout", "c\n")]
+
+
+# -- stored figures, compared loosely with a fresh draw where that is cheap ------------------------
+
+#: Figures a test can re-draw in a few seconds: (notebook, code cells whose PNG is compared). The cells
+#: before them are run in this process (the setup cell's magics left out), as the kernel ran them.
+REDRAWN = ("01_dot_products.ipynb", (8, 16))
+#: A pixel "differs" when a channel is off by more than this many levels (antialiasing, fonts) ...
+PIXEL_LEVELS = 32
+#: ... and a picture differs when more than this fraction of its pixels do.
+PIXEL_FRACTION = 0.002
+
+
+def redraw(path: Path, indices) -> dict:
+    """``{index: (fresh PNG, stored PNG)}``: the notebook's cells run in order up to the last index, each
+    listed cell's last expression (a Figure, or an Axes' ``.figure``) drawn as IPython's inline backend does."""
+    import ast
+    import base64
+
+    from IPython.core.pylabtools import print_figure
+
+    nb = nbformat.read(path, as_version=4)
+    namespace: dict = {"__name__": "__main__"}
+    drawn = {}
+    for k, cell in enumerate(nb.cells[:max(indices) + 1]):
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse("\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("%")))
+        last = tree.body.pop() if k in indices else None
+        exec(compile(tree, f"{path.name} cell {k}", "exec"), namespace)  # noqa: S102  (the course's own code)
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), f"{path.name} cell {k}", "eval"), namespace)
+            stored = next(base64.b64decode(o["data"]["image/png"]) for o in cell.outputs
+                          if "image/png" in o.get("data", {}))
+            drawn[k] = (print_figure(getattr(value, "figure", value), "png"), stored)
+    return drawn
+
+
+def pictures_differ(a: bytes, b: bytes) -> str:
+    """Why two PNGs are different pictures ("" if they agree within the tolerance)."""
+    from io import BytesIO
+
+    import numpy as np
+    from PIL import Image
+
+    x, y = (np.asarray(Image.open(BytesIO(png)).convert("RGB")).astype(int) for png in (a, b))
+    if x.shape != y.shape:
+        return f"sizes {x.shape[:2]} and {y.shape[:2]}"
+    off = (np.abs(x - y).max(axis=2) > PIXEL_LEVELS).mean()
+    return f"{off:.2%} of the pixels differ" if off > PIXEL_FRACTION else ""
+
+
+@pytest.mark.slow  # a few seconds of the notebook's own cells
+def test_stored_figures_are_what_todays_code_draws(monkeypatch):
+    """01's stored figures agree with a fresh draw (a tolerance, not bytes); drawn again after a change of
+    the package's palette (the reference curves of cell 16 from black to magenta), they do not."""
+    path = ROOT / "notebooks" / REDRAWN[0]
+    for k, (fresh, stored) in redraw(path, REDRAWN[1]).items():
+        assert not pictures_differ(fresh, stored), \
+            f"{path.name} cell {k}: {pictures_differ(fresh, stored)}: rebuild it (authoring/build.py {path.name[:2]})"
+    from sdpa_helpers import plots
+    monkeypatch.setitem(plots.OKABE_ITO, "black", "#ff00ff")  # the colour of cell 16's dotted sqrt(d_k) curves
+    fresh, stored = redraw(path, (16,))[16]
+    assert pictures_differ(fresh, stored), "a changed curve colour went unnoticed"
