@@ -280,7 +280,7 @@ def stable_widget_ids(nb, stem: str):
 def build(source: Path, force: bool = False) -> float:
     """Execute one source in a fresh kernel and write its notebook; return seconds taken."""
     nb = read_source(source)
-    digest = code_digest.code_digest()
+    digest = code_digest.code_digest(ROOT)
     start = time.perf_counter()
     client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
                             store_widget_state=True,
@@ -292,7 +292,7 @@ def build(source: Path, force: bool = False) -> float:
     nb.metadata["language_info"] = LANGUAGE_INFO
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
-    if code_digest.code_digest() != digest:
+    if code_digest.code_digest(ROOT) != digest:
         raise RuntimeError(f"{source.name}: sdpa_helpers or its data changed while the notebook ran; build it again")
     nb.metadata[code_digest.KEY] = digest
     nb = merge_streams(nb)
@@ -535,17 +535,17 @@ def write_reading_load() -> None:
 def out_of_date(todo: list[Path]) -> list[tuple[Path, str]]:
     """``(source, why)`` for every source whose notebook is missing, differs from it in its cells, or
     stores outputs made by other package code or data than today's (:mod:`code_digest`)."""
-    today = code_digest.code_digest()
+    today = code_digest.code_digest(ROOT)
     found = []
     for s in todo:
         path = target(s)
         if not path.exists():
             found.append((s, "not built"))
-        elif cell_signature(read_source(s)) != cell_signature(nbformat.read(path, as_version=4)):
-            found.append((s, "its cells differ from its source"))
-        elif code_digest.stored_digest(path) != today:
+        elif code_digest.stored_digest(path) != today:  # the cheap check first
             found.append((s, "its outputs were made by other sdpa_helpers code or data than today's"
                           if code_digest.stored_digest(path) else "it records no code digest (built before them)"))
+        elif cell_signature(read_source(s)) != cell_signature(nbformat.read(path, as_version=4)):
+            found.append((s, "its cells differ from its source"))
     return found
 
 
