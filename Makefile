@@ -170,4 +170,4 @@ test-site: $(STAMP)
 
 # `make notebook NAME=10_temperature`: a new notebook's source, modules, tests and map rows (AUTHORING.md).
 notebook:
-	$(PYTHON) authoring/new_notebook.py $(NAME)
+	$(PYTHON) authoring/new_notebook.py "$(NAME)" --title "$(TITLE)" --summary "$(SUMMARY)"

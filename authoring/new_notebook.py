@@ -16,7 +16,10 @@ a **Next:** link to the new one. Every placeholder is marked ``TODO(write)``; at
 what is left to write, file by file. Nothing that counts notebooks is written anywhere (the site and
 the docs derive it). Standard library only; nothing is written unless every edit can be made.
 
-    python authoring/new_notebook.py 10_temperature --title "Temperature"
+    python authoring/new_notebook.py 10_temperature --title "Temperature" --summary "softmax temperature vs the scale"
+
+``--summary`` is the map rows' description (what the notebook shows); without it the rows say TODO(write).
+From the Makefile: ``make notebook NAME=10_temperature TITLE="Temperature" SUMMARY="..."``.
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ def insert_after_last(text: str, row: re.Pattern, new: str, where: str) -> str:
 BACK_TO_START = re.compile(r"^# \*\*Back to the start:\*\* \[[^\]]*\]\(00_start_here\.ipynb\)[ \t]*$", re.M)
 
 
-def plan(name: str, title: str | None = None, root: Path = ROOT) -> tuple[dict[Path, str], dict[Path, str], dict]:
+def plan(name: str, title: str | None = None, root: Path = ROOT,
+         summary: str | None = None) -> tuple[dict[Path, str], dict[Path, str], dict]:
     """``(new files, edited files, facts)``: every text to write, computed before anything is written."""
     match = NAME.match(name)
     if not match:
@@ -99,6 +103,9 @@ def plan(name: str, title: str | None = None, root: Path = ROOT) -> tuple[dict[P
     if renamed:  # two explorers of one name would share the site's frames and the tests' ids
         explorer = f"{camel(topic)}{nn}Explorer"
     title = title or topic.replace("_", " ").capitalize()
+    if "|" in title + (summary or "") or "\n" in title + (summary or ""):
+        raise ScaffoldError("--title and --summary go into table rows: no '|' and no line breaks")
+    row = summary or f"{TODO}: what it shows"
     values = {"NN": nn, "topic": topic, "Title": title, "Explorer": explorer, "PREV_NN": last.name[:2],
               "PREV_TITLE": notebook_title(last), "PREV_STEM": last.stem}
     new = {root / rel: text for rel, text in template_files(values).items()}
@@ -111,11 +118,11 @@ def plan(name: str, title: str | None = None, root: Path = ROOT) -> tuple[dict[P
     start = sources[0]
     edits[start] = insert_after_last(
         start.read_text(encoding="utf-8"), re.compile(r"^# \| \d\d \| \[[^\]]*\]\(\d\d_\w+\.ipynb\)"),
-        f"# | {nn} | [{title}]({stem}.ipynb) | {TODO}: what it shows |", f"{start.name}'s map")
+        f"# | {nn} | [{title}]({stem}.ipynb) | {row} |", f"{start.name}'s map")
     readme = root / "README.md"
     edits[readme] = insert_after_last(
         readme.read_text(encoding="utf-8"), re.compile(r"^\| \d\d \| \[[^\]]*\]\(notebooks/\d\d_\w+\.ipynb\)"),
-        f"| {nn} | [{title}](notebooks/{stem}.ipynb) | {TODO}: what it covers |", "README.md's notebook table")
+        f"| {nn} | [{title}](notebooks/{stem}.ipynb) | {row} |", "README.md's notebook table")
     architecture = root / "ARCHITECTURE.md"
     edits[architecture] = insert_after_last(
         architecture.read_text(encoding="utf-8"), re.compile(r"^\| \d\d \| `\w+` \|"),
@@ -143,9 +150,10 @@ def main(argv=None, root: Path = ROOT) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", help="NN_topic, e.g. 10_temperature (NN: the next number; topic: the module name)")
     parser.add_argument("--title", help="the notebook's title (default: the topic, capitalised)")
+    parser.add_argument("--summary", help="what it shows, for the rows of 00's map and the README's table")
     args = parser.parse_args(argv)
     try:
-        new, edits, facts = plan(args.name, args.title, root)
+        new, edits, facts = plan(args.name, args.title or None, root, args.summary or None)
     except ScaffoldError as problem:
         print(f"make notebook: {problem}", file=sys.stderr)
         return 2

@@ -47,8 +47,8 @@ def copy_repo(dst: Path, notebooks: bool = False) -> Path:
     return dst
 
 
-def scaffold(root: Path, name: str = NAME) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(root / "authoring" / "new_notebook.py"), name], cwd=root,
+def scaffold(root: Path, name: str = NAME, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(root / "authoring" / "new_notebook.py"), name, *options], cwd=root,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -61,9 +61,11 @@ def unexecuted(root: Path, stem: str) -> Path:
 
 def test_the_scaffold_writes_a_notebook_that_follows_the_rules_and_is_on_every_map(tmp_path):
     root = copy_repo(tmp_path)
-    done = scaffold(root)
+    summary = "softmax temperature against the scale"
+    done = scaffold(root, NAME, "--title", "Temperature", "--summary", summary)
     assert done.returncode == 0, done.stderr
     assert "left to write" in done.stdout and new_notebook.TODO in done.stdout
+    assert "README.md" not in done.stdout.split("left to write")[1], "with --summary, the map rows are written"
     stem, previous = NAME, SOURCES[-1].stem
     for rel in (f"authoring/notebooks/{stem}.py", f"sdpa_helpers/{TOPIC}.py", f"sdpa_helpers/plots/{TOPIC}.py",
                 f"sdpa_helpers/widgets/{TOPIC}.py", f"sdpa_helpers/exercises/{TOPIC}.py", f"tests/test_{TOPIC}.py",
@@ -87,7 +89,7 @@ def test_the_scaffold_writes_a_notebook_that_follows_the_rules_and_is_on_every_m
     assert "**Back to the start:**" not in last_text
     # the maps: 00's, the README's, ARCHITECTURE's topic table
     assert f"]({stem}.ipynb)" in structure.markdown(nbformat.read(start, as_version=4))
-    assert f"notebooks/{stem}.ipynb" in (root / "README.md").read_text(encoding="utf-8")
+    assert f"| [Temperature](notebooks/{stem}.ipynb) | {summary} |" in (root / "README.md").read_text(encoding="utf-8")
     assert re.search(rf"^\| {NEXT} \| `{TOPIC}` \|", (root / "ARCHITECTURE.md").read_text(encoding="utf-8"), re.M)
     # a second run refuses, and changes nothing
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
