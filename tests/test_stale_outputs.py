@@ -214,3 +214,11 @@ def test_stored_figures_are_what_todays_code_draws(monkeypatch):
     monkeypatch.setitem(plots.OKABE_ITO, "black", "#ff00ff")  # the colour of cell 16's dotted sqrt(d_k) curves
     fresh, stored = redraw(path, (16,))[16]
     assert pictures_differ(fresh, stored), "a changed curve colour went unnoticed"
+
+
+def test_the_build_scripts_examples_hold():
+    """The doctests of authoring/build.py and authoring/code_digest.py (not under the package's doctest run)."""
+    import doctest
+    for module in (build, code_digest):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, f"{module.__name__}: {result}"
