@@ -6,12 +6,15 @@ working directory ``notebooks/``; outputs and widget state are stored.
 
     python authoring/build.py            # every notebook
     python authoring/build.py 02 05      # the notebooks whose names start with 02 or 05
-    python authoring/build.py --check    # only report sources whose notebook is out of date
+    python authoring/build.py --check    # only report notebooks out of date (cells or code)
     python authoring/build.py --force 02 # overwrite 02 even if it changed since its last build
 
 A built notebook carries a fingerprint of its cells in its metadata; the build refuses to
 overwrite a notebook whose cells changed since (a learner's added cell, outputs of a run), and
-says so: ``--force`` overwrites.
+says so: ``--force`` overwrites. It also records the digest of the package code and data it ran
+against (``authoring/code_digest.py``): ``--check`` names every notebook whose cells differ from its
+source *or* whose outputs were made by other code than today's. A notebook is written atomically
+(a temporary file beside it, then ``os.replace``): an interrupted build never leaves it truncated.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ import argparse
 import base64
 import hashlib
 import json
+import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +35,7 @@ import nbformat
 from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import code_digest  # noqa: E402  (authoring/code_digest.py: the digest of the code outputs were made with)
 from explorer_cells import KEY as EXPLORER_KEY  # noqa: E402  (authoring/explorer_cells.py, shared with the site)
 from explorer_cells import explorer_metadata  # noqa: E402
 
@@ -170,11 +176,57 @@ def check_overwritable(path: Path, force: bool = False) -> None:
                       f"{path.name[:2]}")
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``: a
+    reader (or a build interrupted by Ctrl-C, a kill or a full disk) sees the old file or the new one,
+    never a truncated one."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def write_notebook(nb, path: Path, force: bool = False) -> None:
-    """Write a built notebook with its fingerprint, unless ``path`` changed since its last build."""
+    """Write a built notebook with its fingerprint, unless ``path`` changed since its last build
+    (atomically: :func:`write_atomically`)."""
     check_overwritable(path, force)
     nb.metadata[FINGERPRINT_KEY] = fingerprint(nb)
-    nbformat.write(nb, path)
+    text = nbformat.writes(nb)
+    write_atomically(path, (text if text.endswith("\n") else text + "\n").encode("utf-8"))  # as nbformat.write
+
+
+def merge_streams(nb):
+    """Consecutive stream outputs of one cell with the same name (stdout, stderr) become one output.
+
+    How a kernel's prints split into stream messages depends on timing (a flush between two prints),
+    so one source could store ``["a\\n", "b\\n"]`` in one build and ``["a\\nb\\n"]`` in the next: a
+    diff with no change. nbval merges them the same way before comparing.
+
+    >>> import nbformat
+    >>> out = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in ("a\\n", "b\\n")]
+    >>> cell = nbformat.v4.new_code_cell("print('a'); print('b')", outputs=out)
+    >>> [o.text for o in merge_streams(nbformat.v4.new_notebook(cells=[cell])).cells[0].outputs]
+    ['a\\nb\\n']
+    """
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for output in cell.outputs:
+            previous = merged[-1] if merged else None
+            if (output.output_type == "stream" and previous is not None and previous.output_type == "stream"
+                    and previous.name == output.name):
+                merged[-1] = nbformat.from_dict({**previous, "text": previous.text + output.text})
+            else:
+                merged.append(output)
+        cell.outputs = merged
+    return nb
 
 
 _WIDGET_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
@@ -228,6 +280,7 @@ def stable_widget_ids(nb, stem: str):
 def build(source: Path, force: bool = False) -> float:
     """Execute one source in a fresh kernel and write its notebook; return seconds taken."""
     nb = read_source(source)
+    digest = code_digest.code_digest(ROOT)
     start = time.perf_counter()
     client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
                             store_widget_state=True,
@@ -239,6 +292,10 @@ def build(source: Path, force: bool = False) -> float:
     nb.metadata["language_info"] = LANGUAGE_INFO
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+    if code_digest.code_digest(ROOT) != digest:
+        raise RuntimeError(f"{source.name}: sdpa_helpers or its data changed while the notebook ran; build it again")
+    nb.metadata[code_digest.KEY] = digest
+    nb = merge_streams(nb)
     nb = stable_widget_ids(nb, source.stem)
     check_explorer_cells(nb, source.name)
     nbformat.validate(nb)
@@ -265,7 +322,7 @@ def write_tagged_figure(nb, source: Path) -> Path | None:
                 if png:
                     path = figure_path(source)
                     path.parent.mkdir(exist_ok=True)
-                    path.write_bytes(base64.b64decode(png))
+                    write_atomically(path, base64.b64decode(png))
                     return path
             raise RuntimeError(f"{source.name}: the cell tagged {FIGURE_TAG} shows no PNG figure")
     return None
@@ -472,7 +529,24 @@ def write_reading_load() -> None:
     text = README.read_text(encoding="utf-8")
     start, end = (text.index(m) for m in READING_LOAD_MARKERS)
     start += len(READING_LOAD_MARKERS[0])
-    README.write_text(text[:start] + "\n" + reading_load_table() + "\n" + text[end:], encoding="utf-8")
+    write_atomically(README, (text[:start] + "\n" + reading_load_table() + "\n" + text[end:]).encode("utf-8"))
+
+
+def out_of_date(todo: list[Path]) -> list[tuple[Path, str]]:
+    """``(source, why)`` for every source whose notebook is missing, differs from it in its cells, or
+    stores outputs made by other package code or data than today's (:mod:`code_digest`)."""
+    today = code_digest.code_digest(ROOT)
+    found = []
+    for s in todo:
+        path = target(s)
+        if not path.exists():
+            found.append((s, "not built"))
+        elif code_digest.stored_digest(path) != today:  # the cheap check first
+            found.append((s, "its outputs were made by other sdpa_helpers code or data than today's"
+                          if code_digest.stored_digest(path) else "it records no code digest (built before them)"))
+        elif cell_signature(read_source(s)) != cell_signature(nbformat.read(path, as_version=4)):
+            found.append((s, "its cells differ from its source"))
+    return found
 
 
 def main(argv=None) -> int:
@@ -490,10 +564,10 @@ def main(argv=None) -> int:
         print(f"no sources match {args.prefixes}", file=sys.stderr)
         return 2
     if args.check:
-        stale = [s for s in todo if not target(s).exists()
-                 or cell_signature(read_source(s)) != cell_signature(nbformat.read(target(s), as_version=4))]
-        for s in stale:
-            print(f"out of date: {target(s).relative_to(ROOT)} (rebuild: python authoring/build.py {s.name[:2]})")
+        stale = out_of_date(todo)
+        for s, why in stale:
+            print(f"out of date: {target(s).relative_to(ROOT)}: {why} "
+                  f"(rebuild: python authoring/build.py {s.name[:2]})")
         return 1 if stale else 0
     for source in todo:
         try:

@@ -20,9 +20,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
+from .. import scales
+
 __all__ = [
     "OKABE_ITO", "SCALED", "UNSCALED", "INV_D", "SCALING_STYLES", "HEATMAP_CMAP",
-    "style", "new_figure", "get_axes", "set_d_k_axis", "to_png", "rgba_to_png",
+    "style", "new_figure", "get_axes", "set_d_k_axis", "fit_d_k_grid", "to_png", "rgba_to_png",
 ]
 
 #: The Okabe-Ito colour-blind-safe palette.
@@ -121,15 +123,25 @@ def get_axes(ax=None, figsize=(6.0, 4.0)):
     return ax
 
 
-def set_d_k_axis(ax, which: str = "x", d_max: int = 4096, label: str = r"$d_k$"):
-    """Make ``ax``'s x (or y) axis a log2 axis for d_k with ticks 1, 4, 16, ..., ``d_max``; return ``ax``."""
-    ticks = [4**i for i in range(0, 8) if 4**i <= d_max]
+def set_d_k_axis(ax, which: str = "x", d_max: int | None = None, label: str = r"$d_k$"):
+    """Make ``ax``'s x (or y) axis a log2 axis for d_k with ticks 1, 4, 16, ... up to ``d_max`` (default:
+    the end of the course's grid, ``scales.D_K_CHOICES[-1]``); return ``ax``."""
+    d_max = scales.D_K_CHOICES[-1] if d_max is None else d_max
+    ticks = [4**i for i in range(0, 64) if 4**i <= d_max]
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log", base=2)
     axis.set_major_locator(FixedLocator(ticks))
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     (ax.set_xlabel if which == "x" else ax.set_ylabel)(label)
+    return ax
+
+
+def fit_d_k_grid(ax, which: str = "x"):
+    """Limit ``ax``'s (log) d_k axis to the course's grid, ``scales.D_K_CHOICES``, with a margin
+    (first × 0.7 to last × 1.4): the one place a figure's d_k ends come from; return ``ax``."""
+    lo, hi = scales.D_K_CHOICES[0], scales.D_K_CHOICES[-1]
+    (ax.set_xlim if which == "x" else ax.set_ylim)(0.7 * lo, 1.4 * hi)
     return ax
 
 

@@ -9,7 +9,7 @@ from matplotlib.ticker import LogLocator, NullFormatter
 
 from .. import _checks
 from ..scales import check_scaling
-from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
+from . import HEATMAP_CMAP, OKABE_ITO, SCALING_STYLES, fit_d_k_grid, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["JACOBIAN_LIMIT", "JacobianHeatmaps", "jacobian_small_multiples", "format_norm", "NormPanel",
            "gradient_norms_figure", "jacobian_bound_figure", "NORM_LABELS"]
@@ -111,14 +111,13 @@ def format_norm(value: float) -> str:
 
 
 class NormPanel:
-    """A gradient size against d_k (1 ... 4096), log-log: for the unscaled and the scaled
+    """A gradient size against d_k (the course's grid), log-log: for the unscaled and the scaled
     :class:`~sdpa_helpers.sampling.MCEstimate` (m,) over ``d_ks`` (m,), the mean (filled markers,
     +-1 SE bars) and the median (hollow); :meth:`show` marks one query's sizes at one ``d_k``
     (stars, ``animated`` for the explorer's blitting)."""
 
     def __init__(self, ax, label: str, d_ks, unscaled, scaled, ylim=(1e-13, 10.0), animated: bool = False):
-        set_d_k_axis(ax)
-        ax.set_xlim(0.7, 4096 * 1.4)
+        fit_d_k_grid(set_d_k_axis(ax))
         ax.set_yscale("log")
         ax.set_ylim(*ylim)
         ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))

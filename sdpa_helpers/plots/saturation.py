@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
 from ..scales import check_scaling
-from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
+from . import OKABE_ITO, SCALING_STYLES, fit_d_k_grid, get_axes, new_figure, set_d_k_axis, style
 
 __all__ = ["WeightBars", "CurvePanels", "TemperaturePanels", "weight_bars", "saturation_small_multiples",
            "format_curve_axes", "saturation_curves_figure", "law_check_figure", "format_temperature_axis",
@@ -98,11 +98,10 @@ def saturation_small_multiples(weights_by_d_k: dict):
 
 
 def format_curve_axes(ax_max, ax_entropy, ax_effective, n_max: int):
-    """Fixed axes of the three curves against d_k (1 ... 4096) for up to ``n_max`` keys: largest
+    """Fixed axes of the three curves against d_k (the course's grid) for up to ``n_max`` keys: largest
     weight on 0..1, entropy on 0..log(n_max), effective keys on a log2 axis 1..n_max."""
     for ax, label in zip((ax_max, ax_entropy, ax_effective), CURVE_LABELS):
-        set_d_k_axis(ax)
-        ax.set_xlim(0.7, 4096 * 1.4)
+        fit_d_k_grid(set_d_k_axis(ax))
         ax.set_ylabel(label)
     ax_max.set_ylim(0.0, 1.03)
     ax_entropy.set_ylim(-0.05, 1.05 * np.log(n_max))

@@ -11,7 +11,7 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from .. import _checks, scaling
+from .. import _checks, scales, scaling
 from ..scales import SCALINGS, check_scaling
 from . import OKABE_ITO, SCALING_STYLES, get_axes, new_figure, set_d_k_axis, style
 
@@ -59,11 +59,14 @@ def set_power_of_two_axis(ax, which: str = "y", lo: int = -6, hi: int = 6, label
 
 class LogitStdPanel:
     """Log-log: the standard deviation of the logits ``c q . k`` against d_k for the three scalings,
-    theory lines ``d_k**(1/2 + e)`` (slopes 1/2, 0, -1/2) up to ``d_max``; :meth:`show` puts dots.
-    ``animated``: the explorer's moving markers (large, black-edged)."""
+    theory lines ``d_k**(1/2 + e)`` (slopes 1/2, 0, -1/2) up to ``d_max`` (default: the end of the course's
+    grid, ``scales.D_K_CHOICES[-1]``); the y axis spans the three lines' ends, ``d_max**(±1/2)``.
+    :meth:`show` puts dots. ``animated``: the explorer's moving markers (large, black-edged)."""
 
-    def __init__(self, ax, d_max: int = 4096, animated: bool = False):
+    def __init__(self, ax, d_max: int | None = None, animated: bool = False):
+        d_max = scales.D_K_CHOICES[-1] if d_max is None else d_max
         grid = 2.0 ** np.arange(0, int(np.log2(d_max)) + 1)
+        half = int(np.ceil(np.log2(d_max) / 2))  # the lines end at d_max**(+-1/2) = 2**(+-half)
         self.dots = {}
         for name, e in SCALINGS.items():
             spec = SCALING_STYLES[name]
@@ -75,7 +78,7 @@ class LogitStdPanel:
                                          markersize=10 if animated else 5,
                                          markeredgecolor="black" if animated else spec["color"], animated=animated)
         set_d_k_axis(ax, d_max=d_max)
-        set_power_of_two_axis(ax, "y", -6, 6, label=r"standard deviation of the logits $c\,q\cdot k$")
+        set_power_of_two_axis(ax, "y", -half, half, label=r"standard deviation of the logits $c\,q\cdot k$")
         key = [mpl.lines.Line2D([], [], color="grey", label="lines: theory"),
                mpl.lines.Line2D([], [], color="grey", marker="o", linestyle="none", label="markers: simulated")]
         ax.legend(handles=ax.lines[:len(SCALINGS)] + key, loc="upper left")
@@ -86,14 +89,14 @@ class LogitStdPanel:
             self.dots[name].set_data(d_ks, values)
 
 
-def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int = 4096):
+def logit_std_vs_d_k(d_ks=None, sim_std: dict | None = None, ax=None, d_max: int | None = None):
     """:class:`LogitStdPanel` with simulated standard deviations ``sim_std`` (name -> (len(d_ks),)) as dots.
 
     >>> ax = logit_std_vs_d_k()
     >>> [line.get_label() for line in ax.lines[:3]]
     ['unscaled: slope 1/2', 'scaled by $1/\\\\sqrt{d_k}$: slope 0', 'scaled by $1/d_k$: slope -1/2']
     """
-    d_max = _checks.positive_int("d_max", d_max)
+    d_max = scales.D_K_CHOICES[-1] if d_max is None else _checks.positive_int("d_max", d_max)
     if sim_std is not None:
         if d_ks is None:
             raise ValueError("d_ks must be given with sim_std")

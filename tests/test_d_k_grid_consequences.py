@@ -1,0 +1,108 @@
+"""One home for the d_k grid (issue 40 §4): every consequence of ``scales.D_K_CHOICES`` is derived from it
+or checked against it here -- figure axis ends, panel defaults, and the ranges prose and alt texts state."""
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sdpa_helpers import plots, scales
+from sdpa_helpers.plots import gradients as gradients_plots
+from sdpa_helpers.plots import saturation as saturation_plots
+from sdpa_helpers.plots import scaling as scaling_plots
+from sdpa_helpers.sampling import MCEstimate
+
+ROOT = Path(__file__).resolve().parent.parent
+GRID = scales.D_K_CHOICES
+SMALLER = tuple(2**i for i in range(11))  # a different grid, 1 ... 1024
+
+
+def _axes_made(make):
+    fig, ax = plots.new_figure()
+    make(ax)
+    return ax
+
+
+def _norm_panel(ax):
+    est = MCEstimate(np.ones(3), np.zeros(3), np.ones(3))
+    gradients_plots.NormPanel(ax, "||J||", [1, 4, 16], est, est)
+
+
+@pytest.mark.parametrize("grid", [GRID, SMALLER], ids=["today", "smaller"])
+def test_axis_ends_follow_the_grid(grid, monkeypatch):
+    """Saturation's and the gradients' d_k axes end at the grid's ends (with their margin), the d_k axis'
+    ticks stop at its last value, and 04's panel draws its theory lines up to it -- also for another grid."""
+    monkeypatch.setattr(scales, "D_K_CHOICES", grid)
+    lo, hi = grid[0] * 0.7, grid[-1] * 1.4
+    curves = _axes_made(lambda ax: saturation_plots.format_curve_axes(ax, ax, ax, 16))
+    assert curves.get_xlim() == pytest.approx((lo, hi))
+    assert _axes_made(_norm_panel).get_xlim() == pytest.approx((lo, hi))
+    ticks = _axes_made(plots.set_d_k_axis).xaxis.get_major_locator().locs
+    assert ticks[-1] <= grid[-1] < 4 * ticks[-1]
+    ax = scaling_plots.logit_std_vs_d_k()
+    assert max(line.get_xdata().max() for line in ax.lines[:3]) == grid[-1]
+    assert ax.get_ylim()[1] >= np.sqrt(grid[-1]) and ax.get_ylim()[0] <= 1 / np.sqrt(grid[-1])
+
+
+def _literal_numbers(path: Path) -> list[tuple[int, int]]:
+    """(line, value) of every int literal outside docstrings in a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return [(n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and type(n.value) is int and id(n) not in docstrings]
+
+
+def test_no_figure_code_repeats_the_grids_end():
+    """The grid's last value is written in scales.py only: a plots module that needs it reads
+    ``scales.D_K_CHOICES`` (or ``plots.fit_d_k_grid``), so a changed grid moves every axis."""
+    found = [f"{p.relative_to(ROOT)}:{line}" for p in sorted((ROOT / "sdpa_helpers" / "plots").glob("*.py"))
+             for line, value in _literal_numbers(p) if value == GRID[-1]]
+    assert not found, f"{GRID[-1]} (the grid's end) written as a literal in: {found}"
+
+
+#: A range of d_k in prose: "d_k from 1 to 4096", "$d_k$ = 4 … 4096", "d_k (1 ... 4096)".
+D_K_RANGE = re.compile(r"d_k\b[^\n]{0,25}?(?<![\d.])(\d+)\s*(?:to|…|\.\.\.)\s*(\d[\d,]*)(?![\d.])")
+#: The largest d_k of the course's other grids (09's training grid, 00's many keys): a range of d_k
+#: ending above it is the course's grid, so it must end where the grid ends.
+OTHER_GRIDS_MAX = 1024
+PROSE = sorted([*(ROOT / "authoring" / "notebooks").glob("*.py"), *ROOT.glob("*.md"), *(ROOT / "docs").glob("*.md"),
+                *(ROOT / "sdpa_helpers").rglob("*.py")])
+
+
+def d_k_range_problems(text: str, grid=GRID) -> list[str]:
+    """What is wrong with the d_k ranges a text states, against ``grid``: a range of powers of two outside
+    the grid, or one ending above OTHER_GRIDS_MAX but not at the grid's end.
+
+    >>> d_k_range_problems("d_k from 1 to 4096; d_k = 4 … 1024", grid=(1, 2, 4, 2048))
+    ["'d_k from 1 to 4096' ends at 4096, outside the grid 1 ... 2048"]
+    """
+    problems = []
+    for m in D_K_RANGE.finditer(text):
+        lo, hi = int(m.group(1)), int(m.group(2).replace(",", ""))
+        if lo <= 0 or hi <= lo or lo & (lo - 1) or hi & (hi - 1):
+            continue  # not a range of powers of two: a range of values, not of d_k
+        if lo < grid[0] or hi > grid[-1]:
+            problems.append(f"{m.group(0)!r} ends at {hi}, outside the grid {grid[0]} ... {grid[-1]}")
+        elif hi > OTHER_GRIDS_MAX and hi != grid[-1]:
+            problems.append(f"{m.group(0)!r} stops at {hi}, not at the grid's end {grid[-1]}")
+    return problems
+
+
+def test_prose_ranges_of_d_k_match_the_grid():
+    """Every "d_k from 1 to 4096" (prose, alt texts, docstrings, docs) states ``D_K_CHOICES``' ends."""
+    found = [f"{p.relative_to(ROOT)}: {problem}" for p in PROSE
+             for problem in d_k_range_problems(p.read_text(encoding="utf-8"))]
+    assert not found, "\n".join(found)
+
+
+def test_the_prose_check_notices_a_changed_grid():
+    """With the grid ending at 2048 (or 8192), today's sources' "1 to 4096" ranges would all be named."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in PROSE)
+    n_ranges = len([m for m in D_K_RANGE.finditer(text) if m.group(2).replace(",", "") == str(GRID[-1])])
+    assert n_ranges >= 10
+    for other in (GRID[:-1], GRID + (2 * GRID[-1],)):
+        assert len(d_k_range_problems(text, other)) >= n_ranges
