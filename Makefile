@@ -35,7 +35,23 @@ with open("Makefile") as lock:
 endef
 export LOCKED_SETUP
 
+# A set-up belongs to one checkout: the stamp records its real path. A copy (cp -a, rsync -a, tar: a
+# backup, a teacher's variant) or a moved or renamed checkout keeps .venv, whose editable install and
+# script shebangs name the old folder: its notebooks would import the *other* checkout's sdpa_helpers,
+# or fail (`.venv/bin/voila: bad interpreter`). Such a set-up is stale whatever its date, and is redone
+# here, with one line saying why. (A stamp from before the record: the folder pip's shebang names.)
+CHECKOUT := $(shell pwd -P)
+venv_checkout = $(or $(shell cat $(1)/.installed 2>/dev/null),$(shell sed -n '1s|^\#!\(.*\)/$(1)/bin/python[0-9.]*$$|\1|p' $(1)/bin/pip 2>/dev/null))
+.PHONY: .another-checkout
+ifneq ($(wildcard $(STAMP)),)
+ifneq ($(call venv_checkout,$(VENV)),$(CHECKOUT))
+VENV_ELSEWHERE := $(or $(call venv_checkout,$(VENV)),an unknown folder)
+$(STAMP): .another-checkout
+endif
+endif
+
 $(STAMP): $(REQS)
+	@$(if $(VENV_ELSEWHERE),echo "$(VENV) belongs to $(VENV_ELSEWHERE) and this checkout is $(CHECKOUT) (a copy or a move): setting it up again for this one")
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
 	  { echo "The course needs Python 3.11 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
 	@$(PYTHON) -c "$$LOCKED_SETUP" $(MAKE) --no-print-directory PYTHON="$(PYTHON)" venv-setup-locked
@@ -43,7 +59,7 @@ $(STAMP): $(REQS)
 # Only under the lock (see above): a set-up another command finished meanwhile is reused.
 .PHONY: venv-setup-locked
 venv-setup-locked:
-	@if [ -f $(STAMP) ] && [ -z "$$(find $(REQS) -newer $(STAMP) 2>/dev/null)" ]; then \
+	@if [ -f $(STAMP) ] && [ -z "$$(find $(REQS) -newer $(STAMP) 2>/dev/null)" ] && [ "$$(cat $(STAMP))" = "$$(pwd -P)" ]; then \
 	  echo "$(VENV) is up to date (set up by the other command): reusing it"; exit 0; fi; \
 	set -e; rm -rf $(VENV); \
 	echo "$(PYTHON) -m venv $(VENV)"; \
@@ -54,7 +70,7 @@ venv-setup-locked:
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"; \
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c binder/requirements.txt; \
 	$(BIN)/python -m pip install --quiet --no-deps -e .; \
-	touch $(STAMP)
+	pwd -P > $(STAMP)
 
 # Jupyter refuses to run as root unless told to (containers, CI machines): say so only then.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -109,14 +125,22 @@ lint: $(STAMP)
 # The lowest versions the ranges claim, on Python 3.11: the unit tests, and every notebook
 # executed without error (nbval-lax: last digits may differ across versions, so no strict
 # comparison of outputs). The pinned set stays what `make test` and Binder use.
+ifneq ($(wildcard $(LOWEST_STAMP)),)
+ifneq ($(call venv_checkout,$(LOWEST_VENV)),$(CHECKOUT))
+LOWEST_ELSEWHERE := $(or $(call venv_checkout,$(LOWEST_VENV)),an unknown folder)
+$(LOWEST_STAMP): .another-checkout
+endif
+endif
+
 $(LOWEST_STAMP): requirements.txt requirements-lowest.txt pyproject.toml
+	@$(if $(LOWEST_ELSEWHERE),echo "$(LOWEST_VENV) belongs to $(LOWEST_ELSEWHERE) and this checkout is $(CHECKOUT) (a copy or a move): setting it up again for this one")
 	rm -rf $(LOWEST_VENV)
 	$(LOWEST_PYTHON) -m venv $(LOWEST_VENV) || { rm -rf $(LOWEST_VENV); \
 	  echo "'$(LOWEST_PYTHON) -m venv' failed: set LOWEST_PYTHON to a Python 3.11 (Debian: apt-get install python3.11-venv)"; exit 1; }
 	$(LOWEST_VENV)/bin/python -m pip install --quiet --upgrade "pip>=24"
 	$(LOWEST_VENV)/bin/python -m pip install --quiet -r requirements.txt -c requirements-lowest.txt $(LOWEST_TOOLS)
 	$(LOWEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
-	touch $(LOWEST_STAMP)
+	pwd -P > $(LOWEST_STAMP)
 
 test-lowest: $(LOWEST_STAMP)
 	$(LOWEST_VENV)/bin/python -c 'import sys, numpy, matplotlib, ipywidgets; print("Python", sys.version.split()[0], "numpy", numpy.__version__, "matplotlib", matplotlib.__version__, "ipywidgets", ipywidgets.__version__)'
