@@ -39,13 +39,15 @@ export LOCKED_SETUP
 # backup, a teacher's variant) or a moved or renamed checkout keeps .venv, whose editable install and
 # script shebangs name the old folder: its notebooks would import the *other* checkout's sdpa_helpers,
 # or fail (`.venv/bin/voila: bad interpreter`). Such a set-up is stale whatever its date, and is redone
-# here, with one line saying why. (A stamp from before the record: the folder pip's shebang names.)
+# here, with one line saying why. (A stamp from before the record: the folder pip's shebang names;
+# neither there: nothing says it is another checkout's, and it is kept.)
 CHECKOUT := $(shell pwd -P)
 venv_checkout = $(or $(shell cat $(1)/.installed 2>/dev/null),$(shell sed -n '1s|^\#!\(.*\)/$(1)/bin/python[0-9.]*$$|\1|p' $(1)/bin/pip 2>/dev/null))
 .PHONY: .another-checkout
-ifneq ($(wildcard $(STAMP)),)
-ifneq ($(call venv_checkout,$(VENV)),$(CHECKOUT))
-VENV_ELSEWHERE := $(or $(call venv_checkout,$(VENV)),an unknown folder)
+VENV_OWNER := $(if $(wildcard $(STAMP)),$(call venv_checkout,$(VENV)))
+ifneq ($(VENV_OWNER),)
+ifneq ($(VENV_OWNER),$(CHECKOUT))
+VENV_ELSEWHERE := $(VENV_OWNER)
 $(STAMP): .another-checkout
 endif
 endif
@@ -92,18 +94,26 @@ sys.exit(main())
 endef
 export LAB_STOPS_ON_HANGUP
 
-lab: $(STAMP)
-	@if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
+HOME_OR_FALLBACK = if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
 	  echo "HOME ($$HOME) is not writable: Jupyter keeps its runtime, data and settings in $(FALLBACK_HOME) instead"; \
 	  export JUPYTER_RUNTIME_DIR="$(FALLBACK_HOME)/runtime" JUPYTER_DATA_DIR="$(FALLBACK_HOME)/data" \
 	    JUPYTERLAB_SETTINGS_DIR="$(FALLBACK_HOME)/lab-settings" JUPYTERLAB_WORKSPACES_DIR="$(FALLBACK_HOME)/lab-workspaces" \
 	    IPYTHONDIR="$(FALLBACK_HOME)/ipython" MPLCONFIGDIR="$(FALLBACK_HOME)/matplotlib"; \
-	fi; \
+	fi
+
+lab: $(STAMP)
+	@$(HOME_OR_FALLBACK); \
 	echo "$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb"; \
 	exec $(BIN)/python -c "$$LAB_STOPS_ON_HANGUP" $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
+# The notebooks as apps (Voila), for this user on this machine only (scripts/serve_app.py): 127.0.0.1,
+# a token (the URL with it is printed and opened, as `make lab` does), the Host check on, kernel
+# websockets v1 only (a legacy one could hang Voila 0.5.13 for good); SIGHUP and SIGQUIT stop it as
+# SIGTERM does (kernels shut down, its connection files removed).
 app: $(STAMP)
-	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks
+	@$(HOME_OR_FALLBACK); \
+	echo "$(BIN)/python scripts/serve_app.py notebooks"; \
+	exec $(BIN)/python scripts/serve_app.py notebooks
 
 # The whole suite, and the CI command: unit tests, doctests, lint and types, strict nbval,
 # notebook structure, Binder, the pinned set's resolution, and the browser tests; then strict
@@ -125,9 +135,10 @@ lint: $(STAMP)
 # The lowest versions the ranges claim, on Python 3.11: the unit tests, and every notebook
 # executed without error (nbval-lax: last digits may differ across versions, so no strict
 # comparison of outputs). The pinned set stays what `make test` and Binder use.
-ifneq ($(wildcard $(LOWEST_STAMP)),)
-ifneq ($(call venv_checkout,$(LOWEST_VENV)),$(CHECKOUT))
-LOWEST_ELSEWHERE := $(or $(call venv_checkout,$(LOWEST_VENV)),an unknown folder)
+LOWEST_OWNER := $(if $(wildcard $(LOWEST_STAMP)),$(call venv_checkout,$(LOWEST_VENV)))
+ifneq ($(LOWEST_OWNER),)
+ifneq ($(LOWEST_OWNER),$(CHECKOUT))
+LOWEST_ELSEWHERE := $(LOWEST_OWNER)
 $(LOWEST_STAMP): .another-checkout
 endif
 endif
