@@ -19,6 +19,9 @@ and drive their widgets. This launcher runs the same Voila with Voila's own sett
   message (one with buffers: a widget's image after a slider move) read that way gives an offset
   count of about 8.6e17, and the list built from it hangs the server for good (``docs`` in
   ``tests/test_app_server.py``);
+- the images next to the notebooks (``/voila/files/``) need the token and a local Host too, and
+  the login cookie is ``SameSite=Strict`` (another site's page cannot render a notebook, and start
+  a kernel, with it);
 - SIGHUP (its terminal closed) and SIGQUIT (Ctrl-\\) stop it as SIGTERM and Ctrl-C do: kernels
   shut down, the connection files (``$TMPDIR/voila_*``) and the browser file removed.
 """
@@ -33,10 +36,12 @@ import webbrowser
 from pathlib import Path
 
 from jupyter_core.paths import jupyter_runtime_dir, secure_write
+from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado import web
 from traitlets import Unicode
 from voila.app import Voila
+from voila.static_file_handler import AllowListFileHandler
 
 #: The only kernel websocket protocol served (what Voila's and JupyterLab's frontends ask for).
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
@@ -58,6 +63,15 @@ class V1OnlyKernelConnection(ZMQChannelsWebsocketConnection):
         await super().prepare()
 
 
+class CheckedFileHandler(JupyterHandler, AllowListFileHandler):
+    """Voila's ``/voila/files/`` (images next to the notebooks: the page's ``<img>``), behind the same
+    Host check and token as the pages. Voila's own is a bare Tornado file handler: anyone who
+    reaches the port, or a web page by DNS rebinding, could read every image under the folder."""
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        self.finish(f"{status_code}: {self._reason}")  # Jupyter's error page needs settings Voila lacks
+
+
 class LocalVoila(Voila):
     """Voila with the token, the Host check and the loopback address forced (after its config)."""
 
@@ -71,6 +85,18 @@ class LocalVoila(Voila):
             self.token = None
             self.auto_token = True
         self.kernel_websocket_connection_class = V1OnlyKernelConnection
+
+    def init_settings(self) -> dict:
+        settings = super().init_settings()
+        # The login cookie is sent only with requests from this origin's own pages (SameSite=Strict):
+        # never with a request another site's page makes (an <img> pointing at a notebook would
+        # otherwise render it, a kernel each time, with the learner's cookie).
+        self.identity_provider.cookie_options = {**self.identity_provider.cookie_options, "samesite": "Strict"}
+        return settings
+
+    def init_handlers(self) -> list:
+        return [(route, CheckedFileHandler, *rest) if handler is AllowListFileHandler else (route, handler, *rest)
+                for route, handler, *rest in super().init_handlers()]
 
     def launch_browser(self) -> None:
         """Open the URL with the token through a file only this user can read (as jupyter lab does)."""

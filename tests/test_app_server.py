@@ -9,6 +9,8 @@ explorer sends after a slider move). Plain HTTP (urllib) and a plain websocket c
 
 - a request without the token, or with a foreign ``Host`` (another user's browser, a web page
   by DNS rebinding), is refused before any kernel starts; with the token the notebook renders;
+  the images beside the notebooks (Voila's ``/voila/files/``, a bare Tornado handler) are behind the
+  same checks, and the login cookie is ``SameSite=Strict``;
 - the legacy-websocket hang. Voila 0.5.13's ``VoilaKernelWebsocketHandler.write_message``
   reads every binary message it sends as the v1 websocket protocol
   (``voila/tornado/kernel_websocket_handler.py``, ``read_header_from_binary_message``, lines
@@ -75,6 +77,9 @@ TINY = {
 }
 
 
+PNG = bytes.fromhex("89504e470d0a1a0a") + b"a learner's own image"
+
+
 class AppServer(bs.Server):
     """``scripts/serve_app.py`` (what ``make app`` runs) under memory and CPU limits."""
 
@@ -114,6 +119,8 @@ def app(tmp_path, monkeypatch):
     root = tmp_path / "root"
     root.mkdir()
     (root / "tiny.ipynb").write_text(json.dumps(TINY))
+    (root / "figures").mkdir()
+    (root / "figures" / "private.png").write_bytes(PNG)
     (tmp_path / "tmp").mkdir()
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # where Voila puts its voila_* folder
     monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
@@ -132,7 +139,10 @@ def test_only_the_token_holder_on_this_machine_gets_in(app):
                  if c.status == "LISTEN"}
     assert listening == {("127.0.0.1", app.port)}, listening
     page = f"{app.base}/voila/render/tiny.ipynb"
+    image = f"{app.base}/voila/files/figures/private.png"  # Voila's own file handler: no token, no Host check
     refused = {
+        "an image, no token": get(image),
+        "an image, a foreign Host": get(f"{image}?token={token}", host=f"attacker.example:{app.port}"),
         "no token (tree)": get(f"{app.base}/"),
         "no token (render)": get(page),
         "a wrong token": get(f"{page}?token={'0' * len(token)}"),
@@ -144,9 +154,14 @@ def test_only_the_token_holder_on_this_machine_gets_in(app):
         assert status in (401, 403) or (status == 302 and "/login" in location), f"{what}: {status} {location}"
     time.sleep(1)
     assert kernels_of(app) == [], "a refused request started a kernel"
-    status, _, body = get(f"{page}?token={token}")
+    with urllib.request.urlopen(f"{page}?token={token}", timeout=60) as r:
+        status, body, cookies = r.status, r.read().decode(), r.headers.get_all("Set-Cookie")
     assert status == 200 and "tiny app ran" in body
     assert kernels_of(app), "the rendered notebook runs in a kernel"
+    login = [c for c in cookies if c.startswith("username-")]
+    assert login and all("SameSite=Strict" in c and "HttpOnly" in c for c in login), cookies
+    with urllib.request.urlopen(f"{image}?token={token}", timeout=30) as r:
+        assert r.read() == PNG
     for host in (f"localhost:{app.port}", f"127.0.0.1:{app.port}"):
         assert get(f"{app.base}/?token={token}", host=host)[0] == 200, host
 
