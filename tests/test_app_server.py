@@ -343,3 +343,52 @@ def test_make_app_stopped_by_a_signal_leaves_nothing_behind(tmp_path, how):
         if terminal >= 0:
             os.close(terminal)
     assert all(not alive(i) for i in idents)
+
+
+# -- the real page, in Chromium ----------------------------------------------------------------
+
+SLIDER = {
+    "cells": [{"cell_type": "code", "execution_count": None, "id": "slider", "metadata": {}, "outputs": [],
+               "source": "import ipywidgets\n"
+                         "s = ipywidgets.IntSlider(value=1, min=0, max=10, description='k')\n"
+                         "out = ipywidgets.Label('kernel saw 1')\n"
+                         "s.observe(lambda c: setattr(out, 'value', f\"kernel saw {c['new']}\"), 'value')\n"
+                         "ipywidgets.VBox([s, out])"}],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    "nbformat": 4, "nbformat_minor": 5,
+}
+
+
+@pytest.mark.browser
+def test_the_page_works_through_the_launcher(tmp_path, monkeypatch):
+    """Voila's own page, opened with the printed URL, talks to its kernel (v1 websocket, the
+    Strict cookie): a slider moved in Chromium reaches the kernel, whose answer reaches the page."""
+    if reason := bs.chromium_skip_reason():
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "slider.ipynb").write_text(json.dumps(SLIDER))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
+    with AppServer("app", root, tmp_path / "home") as server, sync_playwright() as pw:
+        token = server.printed_token()
+        browser = bs.launch_chromium(pw)
+        try:
+            blocked: list = []
+            page = bs.new_page(browser, blocked)
+            sockets: list = []
+            page.on("websocket", lambda ws: sockets.append(ws.url))
+            page.goto(f"{server.base}/?token={token}")  # the printed URL: the tree
+            page.goto(f"{server.base}/voila/render/slider.ipynb", wait_until="load")  # the cookie, no token
+            page.get_by_text("kernel saw 1").wait_for(timeout=60_000)
+            page.locator(".widget-slider .noUi-handle, .widget-slider [role=slider]").first.focus()
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowRight")
+            page.get_by_text("kernel saw 3").wait_for(timeout=30_000)
+            assert any("/api/kernels/" in url for url in sockets), sockets
+            assert not page.sdpa_errors, page.sdpa_errors
+            bs.close_page(page)
+        finally:
+            browser.close()
