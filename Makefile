@@ -78,7 +78,9 @@ venv-setup-locked:
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # A HOME Jupyter cannot write to (read-only, or missing): its runtime, data, settings and
-# IPython/matplotlib dirs go under .venv/home instead, and it says so.
+# IPython/matplotlib dirs go under .venv/home instead, and it says so. Only this user may read it
+# (mode 700): the IPython history (what the learner typed) and the settings are theirs, whoever
+# else can read the checkout (a classroom server's shared folder).
 FALLBACK_HOME := $(CURDIR)/$(VENV)/home
 
 # JupyterLab stops cleanly on SIGTERM and Ctrl-C (kernels shut down, runtime files removed) but
@@ -96,6 +98,7 @@ export LAB_STOPS_ON_HANGUP
 
 HOME_OR_FALLBACK = if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
 	  echo "HOME ($$HOME) is not writable: Jupyter keeps its runtime, data and settings in $(FALLBACK_HOME) instead"; \
+	  mkdir -p "$(FALLBACK_HOME)" && chmod 700 "$(FALLBACK_HOME)"; \
 	  export JUPYTER_RUNTIME_DIR="$(FALLBACK_HOME)/runtime" JUPYTER_DATA_DIR="$(FALLBACK_HOME)/data" \
 	    JUPYTERLAB_SETTINGS_DIR="$(FALLBACK_HOME)/lab-settings" JUPYTERLAB_WORKSPACES_DIR="$(FALLBACK_HOME)/lab-workspaces" \
 	    IPYTHONDIR="$(FALLBACK_HOME)/ipython" MPLCONFIGDIR="$(FALLBACK_HOME)/matplotlib"; \
