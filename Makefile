@@ -9,7 +9,8 @@ REQS := requirements.txt requirements-test.txt binder/requirements.txt pyproject
 LOWEST_PYTHON ?= python3.11
 LOWEST_VENV := .venv-lowest
 LOWEST_STAMP := $(LOWEST_VENV)/.installed
-LOWEST_TOOLS := "pytest>=8" "hypothesis>=6.100" "nbval>=0.11" nbclient nbformat "jupytext>=1.16"  # nbclient: voila 0.5.0 pins an older one
+# The test tools as pinned in requirements-test.txt; nbclient and nbformat as voila 0.5.0 resolves them (older).
+LOWEST_TOOLS := pytest==9.2.0 hypothesis==6.170.17 nbval==0.11.0 nbclient==0.7.4 nbformat==5.11.1 jupytext==1.19.6
 
 PYTEST := $(BIN)/python -m pytest -p no:randomly
 

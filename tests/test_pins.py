@@ -65,3 +65,16 @@ def test_everything_installed_is_pinned_at_its_installed_version():
         elif pinned[name] != dist.version:
             problems.append(f"{name} is {dist.version}, pinned {pinned[name]}")
     assert not problems, "\n".join(sorted(problems))
+
+
+def test_the_lowest_versions_run_uses_the_same_tool_pins():
+    """``make test-lowest`` installs its tools on the command line (LOWEST_TOOLS): exact, and the
+    same versions as requirements-test.txt where both name a tool."""
+    line = re.search(r"^LOWEST_TOOLS := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    lowest = [Requirement(word.strip('"')) for word in line.split("#")[0].split()]
+    assert lowest and all(exact(r) for r in lowest), line
+    tested = {canonicalize_name(r.name): exact(r) for r in requirements(ROOT / "requirements-test.txt") if exact(r)}
+    for req in lowest:
+        name = canonicalize_name(req.name)
+        if name in tested:
+            assert exact(req) == tested[name], f"{name}: {exact(req)} in LOWEST_TOOLS, {tested[name]} tested"
