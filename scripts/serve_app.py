@@ -22,6 +22,8 @@ and drive their widgets. This launcher runs the same Voila with Voila's own sett
 - the images next to the notebooks (``/voila/files/``) need the token and a local Host too, and
   the login cookie is ``SameSite=Strict`` (another site's page cannot render a notebook, and start
   a kernel, with it);
+- kernels are reached over Unix sockets in Voila's connection folder (``KernelManager.transport =
+  ipc``), not TCP ports any local user could connect to (IOPub, a kernel's output, needs no key);
 - SIGHUP (its terminal closed) and SIGQUIT (Ctrl-\\) stop it as SIGTERM and Ctrl-C do: kernels
   shut down, the connection files (``$TMPDIR/voila_*``) and the browser file removed.
 """
@@ -85,6 +87,15 @@ class LocalVoila(Voila):
             self.token = None
             self.auto_token = True
         self.kernel_websocket_connection_class = V1OnlyKernelConnection
+        # Kernels talk to the server over Unix sockets inside Voila's own folder (mode 700), not TCP
+        # ports on 127.0.0.1, where any local user could subscribe to a kernel's output (IOPub).
+        # A socket's path has at most 103 bytes (macOS; 107 on Linux): under a longer TMPDIR, TCP.
+        longest = os.path.join(self.connection_dir_root, "voila_xxxxxxxx", f"kernel-{'x' * 36}-ipc-5")
+        if len(os.fsencode(longest)) <= 103:
+            self.config.KernelManager.transport = "ipc"
+        else:
+            self.log.warning(f"{self.connection_dir_root} is too long a path for Unix sockets: kernels use "
+                             "TCP on 127.0.0.1 (set TMPDIR to a shorter folder to keep them off the network)")
 
     def init_settings(self) -> dict:
         settings = super().init_settings()

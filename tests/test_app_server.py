@@ -23,6 +23,7 @@ explorer sends after a slider move). Plain HTTP (urllib) and a plain websocket c
   one slider move) on a plain websocket triggers it. ``serve_app.py`` refuses kernel websockets
   that do not ask for the v1 protocol (HTTP 400, before the socket opens); the v1 path is
   unchanged (its binary replies, buffers included, still arrive);
+- the kernels are reached over Unix sockets in Voila's own folder (mode 700), not TCP ports;
 - SIGHUP (terminal closed), SIGQUIT, SIGTERM and SIGINT to ``make app`` leave no server, kernel,
   ``$TMPDIR/voila_*`` connection folder or browser-open file behind.
 """
@@ -32,10 +33,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -279,8 +282,8 @@ def test_make_app_stopped_by_a_signal_leaves_nothing_behind(tmp_path, how):
     port = bs.free_port()
     env = bs.jupyter_env(tmp_path / "home")
     env = {k: v for k, v in env.items() if not k.startswith(("PYTEST", "JUPYTER_TOKEN", "MAKE"))}
-    (tmp_path / "tmp").mkdir()
-    env["TMPDIR"] = str(tmp_path / "tmp")
+    tmp = Path(tempfile.mkdtemp(prefix="app-", dir="/tmp"))  # short: Unix sockets for the kernels fit
+    env["TMPDIR"] = str(tmp)
     runtime = Path(env["JUPYTER_RUNTIME_DIR"])
     # Voila reads its port from the config dir; a "browser" that opens nothing; and one tiny notebook
     # instead of the course's (a config's notebook_path wins over make's `notebooks`): a light kernel
@@ -323,8 +326,10 @@ def test_make_app_stopped_by_a_signal_leaves_nothing_behind(tmp_path, how):
         assert status == 200 and "tiny app ran" in body, body[-2000:]
         kernels = children(server, "ipykernel")
         assert kernels, "rendering started a kernel"
-        (folder,) = list((tmp_path / "tmp").glob("voila_*"))
-        assert list(folder.glob("*.json")), "the kernel's connection file is in Voila's folder"
+        (folder,) = list(tmp.glob("voila_*"))
+        assert folder.stat().st_mode & 0o777 == 0o700
+        (connection,) = list(folder.glob("kernel-*.json"))
+        assert json.loads(connection.read_text())["transport"] == "ipc", "kernels on Unix sockets, not TCP ports"
         idents = [identity(p) for p in [run.pid, server, *kernels]]
         if how == "SIGHUP":
             os.close(terminal)  # the terminal closes: its shell sends SIGHUP to the job
@@ -333,7 +338,7 @@ def test_make_app_stopped_by_a_signal_leaves_nothing_behind(tmp_path, how):
         run.wait(timeout=90)
         left = wait_gone(idents, None)
         assert not left, f"{how} to `make app` left these processes running: {left}"
-        leftovers = sorted(p.name for p in (tmp_path / "tmp").iterdir()) + sorted(p.name for p in runtime.iterdir())
+        leftovers = sorted(p.name for p in tmp.iterdir()) + sorted(p.name for p in runtime.iterdir())
         assert leftovers == [], f"{how} to `make app` left these files: {leftovers}"
     finally:
         if run.poll() is None:
@@ -342,6 +347,7 @@ def test_make_app_stopped_by_a_signal_leaves_nothing_behind(tmp_path, how):
         kill_all(idents)
         if terminal >= 0:
             os.close(terminal)
+        shutil.rmtree(tmp, ignore_errors=True)
     assert all(not alive(i) for i in idents)
 
 
