@@ -376,7 +376,8 @@ def test_the_page_works_through_the_launcher(tmp_path, monkeypatch):
     root = tmp_path / "root"
     root.mkdir()
     (root / "slider.ipynb").write_text(json.dumps(SLIDER))
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    tmp = Path(tempfile.mkdtemp(prefix="app-", dir="/tmp"))  # short: the kernel on Unix sockets, as make app
+    monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.delenv("JUPYTER_TOKEN", raising=False)
     with AppServer("app", root, tmp_path / "home") as server, sync_playwright() as pw:
         token = server.printed_token()
@@ -395,6 +396,9 @@ def test_the_page_works_through_the_launcher(tmp_path, monkeypatch):
             page.get_by_text("kernel saw 3").wait_for(timeout=30_000)
             assert any("/api/kernels/" in url for url in sockets), sockets
             assert not page.sdpa_errors, page.sdpa_errors
+            (connection,) = list(tmp.glob("voila_*/kernel-*.json"))
+            assert json.loads(connection.read_text())["transport"] == "ipc"
             bs.close_page(page)
         finally:
             browser.close()
+    shutil.rmtree(tmp, ignore_errors=True)
