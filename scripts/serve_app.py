@@ -17,8 +17,8 @@ and drive their widgets. This launcher runs the same Voila with Voila's own sett
   one is refused (400) before it opens. Voila 0.5.13 (``voila/tornado/kernel_websocket_handler.py``,
   ``read_header_from_binary_message``) reads every binary message it sends as v1; a legacy binary
   message (one with buffers: a widget's image after a slider move) read that way gives an offset
-  count of about 8.6e17, and the list built from it hangs the server for good (``docs`` in
-  ``tests/test_app_server.py``);
+  count of about 8.6e17, and the list built from it hangs the server for good (the full write-up:
+  ``tests/test_app_server.py``'s docstring);
 - the images next to the notebooks (``/voila/files/``) need the token and a local Host too, and
   the login cookie is ``SameSite=Strict`` (another site's page cannot render a notebook, and start
   a kernel, with it);
