@@ -9,7 +9,8 @@ REQS := requirements.txt requirements-test.txt binder/requirements.txt pyproject
 LOWEST_PYTHON ?= python3.11
 LOWEST_VENV := .venv-lowest
 LOWEST_STAMP := $(LOWEST_VENV)/.installed
-LOWEST_TOOLS := "pytest>=8" "hypothesis>=6.100" "nbval>=0.11" nbclient nbformat "jupytext>=1.16"  # nbclient: voila 0.5.0 pins an older one
+# The test tools as pinned in requirements-test.txt; nbclient and nbformat as voila 0.5.0 resolves them (older).
+LOWEST_TOOLS := pytest==9.2.0 hypothesis==6.170.17 nbval==0.11.0 nbclient==0.7.4 nbformat==5.11.1 jupytext==1.19.6
 
 PYTEST := $(BIN)/python -m pytest -p no:randomly
 
@@ -35,7 +36,25 @@ with open("Makefile") as lock:
 endef
 export LOCKED_SETUP
 
+# A set-up belongs to one checkout: the stamp records its real path. A copy (cp -a, rsync -a, tar: a
+# backup, a teacher's variant) or a moved or renamed checkout keeps .venv, whose editable install and
+# script shebangs name the old folder: its notebooks would import the *other* checkout's sdpa_helpers,
+# or fail (`.venv/bin/voila: bad interpreter`). Such a set-up is stale whatever its date, and is redone
+# here, with one line saying why. (A stamp from before the record: the folder pip's shebang names;
+# neither there: nothing says it is another checkout's, and it is kept.)
+CHECKOUT := $(shell pwd -P)
+venv_checkout = $(or $(shell cat $(1)/.installed 2>/dev/null),$(shell sed -n '1s|^\#!\(.*\)/$(1)/bin/python[0-9.]*$$|\1|p' $(1)/bin/pip 2>/dev/null))
+.PHONY: .another-checkout
+VENV_OWNER := $(if $(wildcard $(STAMP)),$(call venv_checkout,$(VENV)))
+ifneq ($(VENV_OWNER),)
+ifneq ($(VENV_OWNER),$(CHECKOUT))
+VENV_ELSEWHERE := $(VENV_OWNER)
+$(STAMP): .another-checkout
+endif
+endif
+
 $(STAMP): $(REQS)
+	@$(if $(VENV_ELSEWHERE),echo "$(VENV) belongs to $(VENV_ELSEWHERE) and this checkout is $(CHECKOUT) (a copy or a move): setting it up again for this one")
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || \
 	  { echo "The course needs Python 3.11 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1). Run: make PYTHON=python3.11 ..."; exit 1; }
 	@$(PYTHON) -c "$$LOCKED_SETUP" $(MAKE) --no-print-directory PYTHON="$(PYTHON)" venv-setup-locked
@@ -43,7 +62,7 @@ $(STAMP): $(REQS)
 # Only under the lock (see above): a set-up another command finished meanwhile is reused.
 .PHONY: venv-setup-locked
 venv-setup-locked:
-	@if [ -f $(STAMP) ] && [ -z "$$(find $(REQS) -newer $(STAMP) 2>/dev/null)" ]; then \
+	@if [ -f $(STAMP) ] && [ -z "$$(find $(REQS) -newer $(STAMP) 2>/dev/null)" ] && [ "$$(cat $(STAMP))" = "$$(pwd -P)" ]; then \
 	  echo "$(VENV) is up to date (set up by the other command): reusing it"; exit 0; fi; \
 	set -e; rm -rf $(VENV); \
 	echo "$(PYTHON) -m venv $(VENV)"; \
@@ -54,13 +73,15 @@ venv-setup-locked:
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"; \
 	$(BIN)/python -m pip install --quiet -r requirements.txt -r requirements-test.txt -c binder/requirements.txt; \
 	$(BIN)/python -m pip install --quiet --no-deps -e .; \
-	touch $(STAMP)
+	pwd -P > $(STAMP)
 
 # Jupyter refuses to run as root unless told to (containers, CI machines): say so only then.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 # A HOME Jupyter cannot write to (read-only, or missing): its runtime, data, settings and
-# IPython/matplotlib dirs go under .venv/home instead, and it says so.
+# IPython/matplotlib dirs go under .venv/home instead, and it says so. Only this user may read it
+# (mode 700): the IPython history (what the learner typed) and the settings are theirs, whoever
+# else can read the checkout (a classroom server's shared folder).
 FALLBACK_HOME := $(CURDIR)/$(VENV)/home
 
 # JupyterLab stops cleanly on SIGTERM and Ctrl-C (kernels shut down, runtime files removed) but
@@ -76,18 +97,27 @@ sys.exit(main())
 endef
 export LAB_STOPS_ON_HANGUP
 
-lab: $(STAMP)
-	@if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
+HOME_OR_FALLBACK = if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [ -w "$$HOME" ]; } 2>/dev/null; then :; else \
 	  echo "HOME ($$HOME) is not writable: Jupyter keeps its runtime, data and settings in $(FALLBACK_HOME) instead"; \
+	  mkdir -p "$(FALLBACK_HOME)" && chmod 700 "$(FALLBACK_HOME)"; \
 	  export JUPYTER_RUNTIME_DIR="$(FALLBACK_HOME)/runtime" JUPYTER_DATA_DIR="$(FALLBACK_HOME)/data" \
 	    JUPYTERLAB_SETTINGS_DIR="$(FALLBACK_HOME)/lab-settings" JUPYTERLAB_WORKSPACES_DIR="$(FALLBACK_HOME)/lab-workspaces" \
 	    IPYTHONDIR="$(FALLBACK_HOME)/ipython" MPLCONFIGDIR="$(FALLBACK_HOME)/matplotlib"; \
-	fi; \
+	fi
+
+lab: $(STAMP)
+	@$(HOME_OR_FALLBACK); \
 	echo "$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb"; \
 	exec $(BIN)/python -c "$$LAB_STOPS_ON_HANGUP" $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
+# The notebooks as apps (Voila), for this user on this machine only (scripts/serve_app.py): 127.0.0.1,
+# a token (the URL with it is printed and opened, as `make lab` does), the Host check on, kernel
+# websockets v1 only (a legacy one could hang Voila 0.5.13 for good); SIGHUP and SIGQUIT stop it as
+# SIGTERM does (kernels shut down, its connection files removed).
 app: $(STAMP)
-	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks
+	@$(HOME_OR_FALLBACK); \
+	echo "$(BIN)/python scripts/serve_app.py notebooks"; \
+	exec $(BIN)/python scripts/serve_app.py notebooks
 
 # The whole suite, and the CI command: unit tests, doctests, lint and types, strict nbval,
 # notebook structure, Binder, the pinned set's resolution, and the browser tests; then strict
@@ -109,14 +139,23 @@ lint: $(STAMP)
 # The lowest versions the ranges claim, on Python 3.11: the unit tests, and every notebook
 # executed without error (nbval-lax: last digits may differ across versions, so no strict
 # comparison of outputs). The pinned set stays what `make test` and Binder use.
+LOWEST_OWNER := $(if $(wildcard $(LOWEST_STAMP)),$(call venv_checkout,$(LOWEST_VENV)))
+ifneq ($(LOWEST_OWNER),)
+ifneq ($(LOWEST_OWNER),$(CHECKOUT))
+LOWEST_ELSEWHERE := $(LOWEST_OWNER)
+$(LOWEST_STAMP): .another-checkout
+endif
+endif
+
 $(LOWEST_STAMP): requirements.txt requirements-lowest.txt pyproject.toml
+	@$(if $(LOWEST_ELSEWHERE),echo "$(LOWEST_VENV) belongs to $(LOWEST_ELSEWHERE) and this checkout is $(CHECKOUT) (a copy or a move): setting it up again for this one")
 	rm -rf $(LOWEST_VENV)
 	$(LOWEST_PYTHON) -m venv $(LOWEST_VENV) || { rm -rf $(LOWEST_VENV); \
 	  echo "'$(LOWEST_PYTHON) -m venv' failed: set LOWEST_PYTHON to a Python 3.11 (Debian: apt-get install python3.11-venv)"; exit 1; }
 	$(LOWEST_VENV)/bin/python -m pip install --quiet --upgrade "pip>=24"
 	$(LOWEST_VENV)/bin/python -m pip install --quiet -r requirements.txt -c requirements-lowest.txt $(LOWEST_TOOLS)
 	$(LOWEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
-	touch $(LOWEST_STAMP)
+	pwd -P > $(LOWEST_STAMP)
 
 test-lowest: $(LOWEST_STAMP)
 	$(LOWEST_VENV)/bin/python -c 'import sys, numpy, matplotlib, ipywidgets; print("Python", sys.version.split()[0], "numpy", numpy.__version__, "matplotlib", matplotlib.__version__, "ipywidgets", ipywidgets.__version__)'

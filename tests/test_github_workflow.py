@@ -4,6 +4,7 @@ Validated against the GitHub workflow JSON schema that check-jsonschema vendors
 (``--builtin-schema vendor.github-workflows``): offline, nothing is downloaded.
 """
 
+import re
 import shutil
 import subprocess
 import sys
@@ -77,6 +78,22 @@ def test_actions_are_pinned_to_a_version(workflow):
         if "uses" in step:
             name, _, ref = step["uses"].partition("@")
             assert ref, f"{name} has no version"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / ".github" / "workflows").glob("*.yml")), ids=lambda p: p.name)
+def test_actions_are_pinned_by_full_commit_sha(path):
+    """A tag (``@v4``) can be moved to other code by whoever controls the action; a commit cannot.
+    Each ``uses:`` names a 40-hex-digit commit, with the release it is in a comment beside it."""
+    wf = yaml.safe_load(path.read_text(encoding="utf-8"))
+    uses = [s["uses"] for job in wf["jobs"].values() for s in job.get("steps", []) if "uses" in s]
+    uses += [job["uses"] for job in wf["jobs"].values() if "uses" in job]  # reusable workflows
+    assert uses, f"{path.name} uses no action"
+    for use in uses:
+        name, _, ref = use.partition("@")
+        assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{path.name}: {name}@{ref} is not pinned by a full commit SHA"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if re.match(r"\s*(- )?uses:", line):
+            assert re.search(r"@[0-9a-f]{40}\s+# v\d+(\.\d+)*", line), f"{path.name}: no release comment in {line!r}"
 
 
 @pytest.mark.slow  # several seconds: in `make test`, not the edit-test loop
