@@ -627,12 +627,8 @@ def answers_elsewhere(earlier, cells, readme) -> list[str]:
 #: Notebooks whose Predicts still have to list forms that earlier notebooks use about other things
 #: (issue 38 §2; their sources belong to other helpers): what each must add, as the lead merges.
 PENDING_COMMON = {
-    "04_why_sqrt_dk": 'first Predict predict_answer_common=["-0.5"]; second ["1/16", "0.06"]',
-    "05_softmax_saturation": 'section 3\'s Predict predict_answer_common=["d_k = 256"]',
     "07_attention_end_to_end": 'first Predict predict_answer_common=["0.25", "0/0"]; '
                                'second ["one key", "a single key"]',
-    "08_does_unit_variance_hold": 'second Predict predict_answer_common=["1, 4, 16", "grows like $\\sqrt{d_k}$"]; '
-                                  'third ["far below"]',
 }
 
 
@@ -715,9 +711,7 @@ def test_the_answer_home_is_three_sentences_within_budget():
 @pytest.mark.parametrize("where", [
     "README",
     "00",
-    pytest.param("09", marks=pytest.mark.xfail(strict=False, reason=(
-        "09's closing belongs to another helper (issue 38 §1, §4): it holds authoring/answer.md's sentences "
-        "once the lead merges it; then remove this xfail"))),
+    "09",
 ])
 def test_the_answer_is_word_for_word_its_home(where):
     """README, 00's box and 09's closing hold authoring/answer.md's three sentences word for word (only

@@ -66,7 +66,7 @@ for c in (1.0, 1 / 8):
            abs(v - want) <= 4 * want * rel_se)
 verify_close("on the same draws, Var(x/8) / Var(x) = 1/64", np.var(x / 8) / np.var(x), 1 / 64, rtol=1e-12)
 
-# %% [markdown] predict_answer=["shrinks", "shrink", "over-corrects", "-0.5", "−½", "-1/2", "slope −½", "cancel"]
+# %% [markdown] predict_answer=["shrinks", "shrink", "over-corrects", "-0.5", "−½", "-1/2", "slope −½", "cancel"] predict_answer_common=["-0.5"]
 # ## 2. Three choices of scale
 #
 # **Predict:** $1/d_k$ turns the sum $q\cdot k$ into the *average* of its $d_k$ products. As $d_k$
@@ -135,7 +135,7 @@ verify("log2(std) unscaled minus scaled = ½ log2 d_k at every d_k (largest devi
 slopes = {name: s for name, (s, _) in log_log_slopes(D_KS, stds, n=2000).items()}
 verify_close("slope(unscaled) - slope(1/√d_k)", slopes["unscaled"] - slopes["sqrt"], 0.5, rtol=1e-9)
 
-# %% [markdown] predict_answer=["1/16", "1 / 16", "0.0625", "0.06", "uniform", "ln 16", "equal weights", "1/N_KEYS", "1 / N_KEYS"]
+# %% [markdown] predict_answer=["1/16", "1 / 16", "0.0625", "0.06", "uniform", "ln 16", "equal weights", "1/N_KEYS", "1 / N_KEYS"] predict_answer_common=["1/16", "0.06", "0.0625"]
 # ## 3. What $1/d_k$ does to attention
 #
 # **Predict:** 2 000 random queries, 16 keys each, scale $1/d_k$. What number does the mean

@@ -117,7 +117,7 @@ short = saturation.mc_estimate(saturation.weight_stats(
 print(f"largest weight, full vectors {direct.mean:.4f} ± {direct.se:.4f}; shortcut {short.mean:.4f} ± {short.se:.4f}")
 verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np.hypot(direct.se, short.se))
 
-# %% [markdown] predict_answer=["256", "d_k = 256"]
+# %% [markdown] predict_answer=["256", "d_k = 256"] predict_answer_common=["d_k = 256"]
 # ## 3. One query, growing $d_k$
 #
 # One query against 16 keys, the same vectors cut to their first $d_k$ components, for

@@ -278,7 +278,7 @@ ax.figure
 # ($\mathrm{Var}(q_i) \to 2$); GPT-2's fixed $0.02$ climbs like $d_\text{model}^2$ and passes 1
 # at $d_\text{model} = 2500$ — of the widths here, only at 4096.
 
-# %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
+# %% [markdown] predict_answer=["1, 4, 16", "grows like $\\sqrt{d_k}$"] predict_answer_common=["1, 4, 16", "grows like $\\sqrt{d_k}$"]
 # ## 3. During training: $q$ and $k$ agree
 #
 # For a query to pick out a key, training tends to *correlate* $q$ with that key's $k$ (modelled here, not measured). A simple model: $k = \rho\, q + \sqrt{1-\rho^2}\, z$, with $z$ independent of $q$,
@@ -569,7 +569,7 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 #   `mesh_tensorflow/transformer/attention.py`; Hugging Face's `modeling_t5.py` `_init_weights` draws
 #   `q.weight` with std `factor * ((d_model * key_value_proj_dim) ** -0.5)`.
 
-# %% [markdown] predict_answer=["below", "far below"]
+# %% [markdown] predict_answer=["below", "far below"] predict_answer_common=["far below"]
 # ## 5. Real models: GPT-2 and T5
 #
 # Their rows of the course's table of published models (the whole table closes the deep dive after

@@ -720,25 +720,25 @@ print(training.format_evidence(evidence))
 # %% [markdown]
 # <details><summary>The answer: open it once your three sentences are written</summary>
 #
-# 1. **Spread.** If q and k have independent components with mean 0 and variance 1, then q·k has
-#    mean 0 and variance d_k: the logits spread √d_k wide, and 1/√d_k is the one power of d_k that
-#    brings the spread back to 1.
-# 2. **Commitment.** If the logits spread √d_k wide over 16 keys, then from d_k = 64 up most queries
-#    put over 0.9 of their weight on one random key, and the keys they ignore get almost no
-#    gradient; scaled, the weights stay soft.
-# 3. **Speed.** If a head is trained with SGD on notebook 09's task, each model at its best learning
-#    rate, then the unscaled head still learns but needs more steps as d_k grows; the scaled head
+# 1. **Spread.** If the components of $q$ and $k$ are independent, with mean 0 and variance 1, then
+#    $q\cdot k$ has mean 0 and variance $d_k$: the logits spread $\sqrt{d_k}$ wide, and $1/\sqrt{d_k}$
+#    is the one power of $d_k$ that brings the spread back to 1.
+# 2. **Commitment.** If, in addition, the components are normal and each query has 16 keys, then,
+#    unscaled, from $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the
+#    keys they ignore get almost no gradient; scaled, the weights stay soft.
+# 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best learning
+#    rate, then the unscaled head still learns but needs more steps as $d_k$ grows; the scaled head
 #    does not.
 #
 # Where it stops:
 #
-# - Other initialisations multiply Var(q·k) by a factor that does not depend on d_k, so the square
-#   root still holds; after training q and k correlate and the assumption breaks (08).
-# - With many keys (1024) the commitment at d_k = 64 is weaker, and it grows with d_k (05).
-# - The unscaled gradient is not smaller everywhere: through the query, summed over a batch, or with
-#   many keys it can be larger. It is slower learning, not no learning (06, 09).
-# - At small d_k or small learning rates the unscaled head can train faster (09); under Adam, each
-#   model at its best learning rate, part 3 holds as well (09).
+# - Other initialisations multiply the variance of $q\cdot k$ by a factor: a constant for PyTorch's
+#   default, and for some other rules one that changes slowly with $d_k$ (notebook 08). After
+#   training, $q$ and $k$ correlate and the assumption breaks (notebook 08).
+# - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
+# - "Almost no gradient" is about the keys a query ignores. Through the query, summed over a batch,
+#   or with many keys, the unscaled gradient behaves differently (notebooks 06 and 09).
+# - At small $d_k$ or small learning rates the unscaled head can train faster (notebook 09).
 # </details>
 #
 # ---
