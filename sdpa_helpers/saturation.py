@@ -72,6 +72,10 @@ def weight_stats(logits) -> WeightStats:
 
 
 def _weight_stats(z: np.ndarray) -> WeightStats:
+    return WeightStats(*sampling._by_row_blocks(_weight_stats_rows, z))  # bounded temporaries, whatever z's size
+
+
+def _weight_stats_rows(z: np.ndarray) -> WeightStats:
     # a gap beyond the float range becomes -inf, and exp of a large gap underflows: weight exactly 0
     with np.errstate(over="ignore", under="ignore"):
         shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0

@@ -13,7 +13,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from sdpa_helpers import overview, sampling, saturation
+from sdpa_helpers import gradients, overview, sampling, saturation
 from sdpa_helpers.assumptions import correlation
 from sdpa_helpers.attention import softmax
 from sdpa_helpers.gradients import jacobian_frobenius
@@ -135,3 +135,28 @@ def test_notebook_08s_match_weight_is_bounded():
     """08 calls it at d_k = 4096, 2,000 queries: q, z, k and two temporaries of 65 MB each before."""
     _, peak = peak_bytes(correlation.match_weight, 4096, 0.5, scale=8 / 4096, rng=0)
     assert peak < 60e6, f"match_weight peaked at {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("shape", [(5, 1000, 13), (2003, 8), (7, 3), (4, 0, 3)])
+def test_weight_stats_and_jacobian_norm_in_blocks_give_the_same_bits(small_chunks, shape):
+    """Both work row by row: in blocks of rows they give the bits of one whole-array pass (05's ``weight_stats``
+    of 5 x 1000 x 1024 logits, 08's, and 06's ``jacobian_frobenius`` of 400,000 rows made 8-15 temporaries)."""
+    z = 3.0 * np.random.default_rng(0).standard_normal(shape)
+    if z.size == 0:
+        return
+    whole = saturation._weight_stats_rows(z)
+    assert same(tuple(saturation.weight_stats(z)), tuple(whole))
+    p = softmax(z)
+    assert same(jacobian_frobenius(p), gradients._frobenius_rows(p))
+
+
+def test_weight_stats_of_08s_five_by_1024_logits_is_bounded():
+    z = np.random.default_rng(1).standard_normal((5, 1000, 1024))  # 41 MB
+    _, peak = peak_bytes(saturation.weight_stats, 8.0 * z)
+    assert peak < 41e6 + 100e6, f"weight_stats peaked at {peak / 1e6:.0f} MB above its input"
+
+
+def test_jacobian_norm_of_06s_400000_rows_is_bounded():
+    p = softmax(np.random.default_rng(2).standard_normal((400_000, 8)) * 4)  # 25.6 MB
+    _, peak = peak_bytes(jacobian_frobenius, p)
+    assert peak < 100e6, f"jacobian_frobenius peaked at {peak / 1e6:.0f} MB"
