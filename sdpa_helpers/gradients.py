@@ -11,11 +11,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
+from . import _checks, sampling
+from ._numerics import by_row_blocks
 from .attention import softmax
 from .sampling import (
     MCEstimate,
-    _by_row_blocks,
     check_d_k,
     check_d_ks,
     chi_norms,
@@ -48,7 +48,8 @@ def jacobian_frobenius(p) -> np.ndarray:
 
 
 def _frobenius(p: np.ndarray) -> np.ndarray:
-    return _by_row_blocks(lambda rows: (_frobenius_rows(rows),), p)[0]  # bounded temporaries, whatever p's size
+    # in blocks of rows: bounded temporaries, whatever p's size
+    return by_row_blocks(lambda rows: (_frobenius_rows(rows),), p, sampling.CHUNK_ENTRIES)[0]
 
 
 def _frobenius_rows(p: np.ndarray) -> np.ndarray:

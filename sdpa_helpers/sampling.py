@@ -34,30 +34,6 @@ EXCESS_KURTOSIS: dict[str, float] = {"normal": 0.0, "uniform": -1.2, "rademacher
 CHUNK_ENTRIES = 2**20
 
 
-def _by_row_blocks(f, x: np.ndarray) -> tuple:
-    """``f(x)`` for a function ``f`` of rows -- ``x`` (..., n) in, a tuple of arrays of shape (...) out, each
-    entry from its own row alone -- computed on blocks of about :data:`CHUNK_ENTRIES` entries of a
-    C-contiguous ``x``, so its temporaries stay bounded; the rows, and so the results, are the same.
-
-    >>> x = np.arange(12.0).reshape(2, 3, 2)
-    >>> _by_row_blocks(lambda r: (r.sum(axis=-1),), x)[0].tolist()
-    [[1.0, 5.0, 9.0], [13.0, 17.0, 21.0]]
-    """
-    n = x.shape[-1] if x.ndim else 1
-    if x.ndim < 2 or x.size <= CHUNK_ENTRIES or not x.flags.c_contiguous or n == 0:
-        return tuple(f(x))
-    flat = x.reshape(-1, n)
-    rows = max(1, CHUNK_ENTRIES // n)
-    outs: list[np.ndarray] = []
-    for first in range(0, flat.shape[0], rows):
-        got = f(flat[first:first + rows])
-        if not outs:
-            outs = [np.empty(flat.shape[0], dtype=np.asarray(g).dtype) for g in got]
-        for out, g in zip(outs, got):
-            out[first:first + rows] = g
-    return tuple(out.reshape(x.shape[:-1]) for out in outs)
-
-
 def make_rng(seed: RngLike = None) -> np.random.Generator:
     """A :class:`numpy.random.Generator` from ``None`` (fresh entropy), an int seed >= 0, or a Generator (as is).
 

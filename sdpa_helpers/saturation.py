@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks, gradients, sampling
+from ._numerics import by_row_blocks
 from .attention import softmax
 from .sampling import (  # noqa: F401  (re-exported: notebooks 05 and 06 call them as saturation.*)
     MCEstimate,
@@ -72,7 +73,8 @@ def weight_stats(logits) -> WeightStats:
 
 
 def _weight_stats(z: np.ndarray) -> WeightStats:
-    return WeightStats(*sampling._by_row_blocks(_weight_stats_rows, z))  # bounded temporaries, whatever z's size
+    # in blocks of rows: bounded temporaries, whatever z's size
+    return WeightStats(*by_row_blocks(_weight_stats_rows, z, sampling.CHUNK_ENTRIES))
 
 
 def _weight_stats_rows(z: np.ndarray) -> WeightStats:
