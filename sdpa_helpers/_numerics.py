@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from . import _checks
 
-__all__ = ["histogram_fractions", "NUMPY_DEFAULT_ERRSTATE", "controlled_errstate"]
+__all__ = ["histogram_fractions", "NUMPY_DEFAULT_ERRSTATE", "controlled_errstate", "by_row_blocks"]
 
 #: numpy's default floating-point error handling: the setting the package computes under.
 NUMPY_DEFAULT_ERRSTATE = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
@@ -49,3 +49,28 @@ def histogram_fractions(values: ArrayLike, edges: ArrayLike, *, density: bool = 
     counts, _ = np.histogram(x, bins=e)
     fractions = counts / x.size
     return fractions / np.diff(e) if density else fractions
+
+
+def by_row_blocks(f, x: np.ndarray, entries: int) -> tuple:
+    """``f(x)`` for a function ``f`` of rows -- ``x`` (..., n) in, a tuple of arrays of shape (...) out, each
+    entry from its own row alone -- computed on blocks of about ``entries`` numbers
+    (``sampling.CHUNK_ENTRIES``) of a C-contiguous ``x``, so its temporaries stay bounded; the rows, and
+    so the results, are the same.
+
+    >>> x = np.arange(12.0).reshape(2, 3, 2)
+    >>> by_row_blocks(lambda r: (r.sum(axis=-1),), x, entries=4)[0].tolist()
+    [[1.0, 5.0, 9.0], [13.0, 17.0, 21.0]]
+    """
+    n = x.shape[-1] if x.ndim else 1
+    if x.ndim < 2 or x.size <= entries or not x.flags.c_contiguous or n == 0:
+        return tuple(f(x))
+    flat = x.reshape(-1, n)
+    rows = max(1, entries // n)
+    outs: list[np.ndarray] = []
+    for first in range(0, flat.shape[0], rows):
+        got = f(flat[first:first + rows])
+        if not outs:
+            outs = [np.empty(flat.shape[0], dtype=np.asarray(g).dtype) for g in got]
+        for out, g in zip(outs, got):
+            out[first:first + rows] = g
+    return tuple(out.reshape(x.shape[:-1]) for out in outs)

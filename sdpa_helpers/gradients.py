@@ -11,9 +11,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks
+from . import _checks, sampling
+from ._numerics import by_row_blocks
 from .attention import softmax
-from .sampling import MCEstimate, check_d_k, check_d_ks, chi_norms, curve_draws, mc_estimate, prefix_logits
+from .sampling import (
+    MCEstimate,
+    check_d_k,
+    check_d_ks,
+    chi_norms,
+    curve_draws,
+    mc_estimate,
+    prefix_logits,
+)
 from .scales import scale_factor
 
 __all__ = [
@@ -39,6 +48,11 @@ def jacobian_frobenius(p) -> np.ndarray:
 
 
 def _frobenius(p: np.ndarray) -> np.ndarray:
+    # in blocks of rows: bounded temporaries, whatever p's size
+    return by_row_blocks(lambda rows: (_frobenius_rows(rows),), p, sampling.CHUNK_ENTRIES)[0]
+
+
+def _frobenius_rows(p: np.ndarray) -> np.ndarray:
     top = _top_index(p)
     is_top = np.arange(p.shape[-1]) == top  # (..., n)
     others = np.where(is_top, 0.0, p)

@@ -12,14 +12,15 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _checks, theory
+from . import _checks, sampling, theory
 from .attention import softmax
 from .gradients import jacobian_frobenius
 from .sampling import MCEstimate, make_rng, mc_estimate, query_logits, sample_components
 from .saturation import weight_stats
 from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 
-__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "HEAD_D_KS", "N_QUERIES", "COMPARED", "COMMITTED",
+__all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "CACHED_LOGITS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
+           "COMMITTED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
            "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table",
            "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
@@ -109,26 +110,44 @@ def effects(d_k: int, scale: str | float | None, n_keys: int = N_KEYS, n_queries
     if n_queries < 2:
         raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
     logits = query_logits(d_k, n_keys, n_queries, scale=factor, rng=rng)  # (n_queries, n_keys)
-    weights = softmax(logits)  # (n_queries, n_keys), rows sum to 1
-    stats = weight_stats(logits)
-    return Effects(d_k, scale, factor, logits, -np.sort(-weights, axis=1), mc_estimate(stats.max_weight),
-                   mc_estimate(stats.entropy), jacobian_frobenius(weights))
+    # Row by row quantities, computed in blocks of rows: the temporaries stay a few CHUNK_ENTRIES floats
+    # however many queries (the results are those of one whole-array pass: every step works per row).
+    sorted_weights = np.empty_like(logits)
+    max_weight, entropy, jacobian_norm = np.empty(n_queries), np.empty(n_queries), np.empty(n_queries)
+    rows = max(1, sampling.CHUNK_ENTRIES // n_keys)
+    for first in range(0, n_queries, rows):
+        block = slice(first, first + rows)
+        weights = softmax(logits[block])  # (rows, n_keys), rows sum to 1
+        stats = weight_stats(logits[block])
+        sorted_weights[block] = -np.sort(-weights, axis=1)
+        max_weight[block], entropy[block] = stats.max_weight, stats.entropy
+        jacobian_norm[block] = jacobian_frobenius(weights)
+    return Effects(d_k, scale, factor, logits, sorted_weights, mc_estimate(max_weight), mc_estimate(entropy),
+                   jacobian_norm)
 
 
-@lru_cache(maxsize=4)
-def _effects_by_d_k(d_ks: tuple, scale: str | float | None, n_keys: int, n_queries: int, seed: int) -> tuple:
+#: :func:`effects_by_d_k` caches a call of at most this many logits in all (``len(d_ks) * n_keys *
+#: n_queries``; the course's grid at the defaults is 416,000); a larger call is computed afresh each
+#: time. So the cache (4 calls) holds at most 4 x 2 x 2**19 floats (32 MiB) however it is called.
+CACHED_LOGITS = 2**19
+
+
+def _rows(d_ks: tuple, scale: str | float | None, n_keys: int, n_queries: int, seed: int) -> tuple:
     rows = tuple(effects(d, scale, n_keys, n_queries, rng=seed) for d in d_ks)
-    for row in rows:  # shared through the cache: make them read-only
+    for row in rows:  # possibly shared through the cache: make them read-only
         for arr in (row.logits, row.sorted_weights, row.jacobian_norm):
             arr.setflags(write=False)
     return rows
 
 
+_effects_by_d_k = lru_cache(maxsize=4)(_rows)
+
+
 def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unscaled", n_keys: int = N_KEYS,
                    n_queries: int = N_QUERIES, seed: int = 0) -> tuple[Effects, ...]:
     """:func:`effects` at every ``d_k`` of ``d_ks`` (a tuple, in order), each from the same integer
-    ``seed`` (common random numbers: smooth curves, scalings compared on the same draws). Cached
-    (the last 4 calls) and read-only.
+    ``seed`` (common random numbers: smooth curves, scalings compared on the same draws). Read-only, and
+    cached (the last 4 calls of at most :data:`CACHED_LOGITS` logits: a larger call is not kept).
 
     >>> [round(float(r.max_weight.mean), 2) for r in effects_by_d_k((1, 4096), "unscaled", n_queries=500)]
     [0.21, 0.98]
@@ -142,6 +161,8 @@ def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unsc
     scale_factor(scale, d_ks[0])  # a clear error for a bad scale, before the cache sees it
     n_keys = _checks.positive_int("n_keys", n_keys)
     n_queries = _checks.positive_int("n_queries", n_queries)
+    if len(d_ks) * n_keys * n_queries > CACHED_LOGITS:  # too large to keep: computed, not cached
+        return _rows(d_ks, scale, n_keys, n_queries, int(seed))
     return _effects_by_d_k(d_ks, scale, n_keys, n_queries, int(seed))
 
 

@@ -254,8 +254,42 @@ def chi_norms(dof, size=None, rng=None) -> np.ndarray:
     The course's one shortcut for ``q . k``: ``q . k_j = ||q|| a_j`` with ``a_j`` independent
     N(0, 1) and ``||q||^2 ~ chi^2(dof)`` -- exactly the distribution of the full vectors, at two
     random numbers whatever d_k.
+
+    ``dof`` a positive whole number of components (1 ... 2**20; an int or an integer-valued float, or an
+    array of them), ``size`` None (the shape of ``dof``), a positive int or a tuple of them.
+
+    >>> chi_norms(True)
+    Traceback (most recent call last):
+    ...
+    TypeError: dof must be a positive whole number of components (d_k), got True
     """
-    return np.sqrt(make_rng(rng).chisquare(dof, size))
+    return np.sqrt(make_rng(rng).chisquare(_check_dof(dof), _check_size(size)))
+
+
+def _check_dof(dof):
+    """``dof`` as a float or float array of whole numbers in 1 ... 2**20, or raise naming ``dof``."""
+    if isinstance(dof, (bool, np.bool_)) or (isinstance(dof, np.ndarray) and dof.dtype == bool):
+        raise TypeError(f"dof must be a positive whole number of components (d_k), got {dof!r}")
+    if isinstance(dof, np.ndarray) or isinstance(dof, (list, tuple)):
+        arr = _checks.real_array("dof", dof)
+        if arr.dtype == bool:
+            raise TypeError(f"dof must be positive whole numbers of components (d_k), got {dof!r}")
+    elif isinstance(dof, numbers.Real):
+        arr = np.asarray(_checks.real("dof", dof))
+    else:
+        raise TypeError(f"dof must be a positive whole number of components (d_k), got {dof!r}")
+    if arr.size and (np.any(arr < 1) or np.any(arr != np.floor(arr)) or np.any(arr > _checks.MAX_D_K)):
+        bad = float(arr[(arr < 1) | (arr != np.floor(arr)) | (arr > _checks.MAX_D_K)].flat[0])
+        raise ValueError(f"dof must be a whole number of components from 1 to 2**20 (d_k), got {bad:g}")
+    return arr.astype(float) if arr.ndim else float(arr)
+
+
+def _check_size(size):
+    if size is None:
+        return None
+    if isinstance(size, tuple):
+        return tuple(_checks.positive_int("each entry of size", n) for n in size)
+    return _checks.positive_int("size", size)
 
 
 def curve_draws(d_ks, n_keys, n_queries, rng):

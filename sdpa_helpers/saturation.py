@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _checks, gradients
+from . import _checks, gradients, sampling
+from ._numerics import by_row_blocks
 from .attention import softmax
 from .sampling import (  # noqa: F401  (re-exported: notebooks 05 and 06 call them as saturation.*)
     MCEstimate,
@@ -72,6 +73,11 @@ def weight_stats(logits) -> WeightStats:
 
 
 def _weight_stats(z: np.ndarray) -> WeightStats:
+    # in blocks of rows: bounded temporaries, whatever z's size
+    return WeightStats(*by_row_blocks(_weight_stats_rows, z, sampling.CHUNK_ENTRIES))
+
+
+def _weight_stats_rows(z: np.ndarray) -> WeightStats:
     # a gap beyond the float range becomes -inf, and exp of a large gap underflows: weight exactly 0
     with np.errstate(over="ignore", under="ignore"):
         shifted = z - z.max(axis=-1, keepdims=True)  # <= 0, the top entry is 0
@@ -103,14 +109,33 @@ def saturation_curves(d_ks, n_keys: int, n_queries: int, scale=None, rng=None) -
     >>> c.max_weight.mean.round(2).tolist()
     [0.3, 0.98]
     """
-    d_ks, n_queries, rng, a = curve_draws(d_ks, n_keys, n_queries, rng)
-    stats = []
-    for d_k in d_ks.tolist():
-        c = scale_factor(scale, d_k)
-        norm_q = chi_norms(float(d_k), n_queries, rng)  # (n_queries,)
-        stats.append(_weight_stats((c * norm_q)[:, None] * a))
-    return SaturationCurves(
-        d_ks, *(mc_estimate(np.stack([getattr(s, f) for s in stats], axis=1)) for f in WeightStats._fields))
+    d_ks = check_d_ks(d_ks)
+    n_keys = _checks.positive_int("n_keys", n_keys)
+    n_queries = _checks.positive_int("n_queries", n_queries)
+    if n_queries < 2:
+        raise ValueError(f"n_queries must be >= 2 for a standard error, got {n_queries}")
+    rng = make_rng(rng)
+    factors = [scale_factor(scale, d_k) for d_k in d_ks.tolist()]
+    # The draws are those of curve_draws -- the key directions a (n_queries, n_keys), then ||q|| per d_k --
+    # but a is drawn in blocks of rows and used block by block, so memory stays bounded (a few
+    # CHUNK_ENTRIES floats) whatever n_queries * n_keys is; the rows, and so the results, are the same.
+    rows = max(1, sampling.CHUNK_ENTRIES // n_keys)
+    if rows >= n_queries:  # one block: draw it once
+        whole, again = rng.standard_normal((n_queries, n_keys)), None
+    else:  # move rng past a as one (n_queries, n_keys) draw would; `again` redraws it block by block
+        again = np.random.Generator(type(rng.bit_generator)())
+        again.bit_generator.state = rng.bit_generator.state
+        for first in range(0, n_queries, rows):
+            rng.standard_normal((min(rows, n_queries - first), n_keys))
+    norms = [chi_norms(float(d_k), n_queries, rng) for d_k in d_ks.tolist()]  # (n_queries,) each
+    stats = {f: np.empty((n_queries, len(d_ks))) for f in WeightStats._fields}
+    for first in range(0, n_queries, rows):
+        a = whole if again is None else again.standard_normal((min(rows, n_queries - first), n_keys))
+        for j, (c, norm_q) in enumerate(zip(factors, norms)):
+            block = _weight_stats((c * norm_q[first:first + len(a)])[:, None] * a)
+            for f in WeightStats._fields:
+                stats[f][first:first + len(a), j] = getattr(block, f)
+    return SaturationCurves(d_ks, *(mc_estimate(stats[f]) for f in WeightStats._fields))
 
 
 def _check_sigma2(sigma2) -> np.ndarray:

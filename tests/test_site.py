@@ -124,12 +124,15 @@ def test_every_notebook_has_a_page(site, manifest):
 
 @pytest.mark.browser
 def test_frame_tables_are_data_beside_the_frames(site, manifest):
-    """``frames/<id>.json`` is each explorer's frame table (with the key its frames were drawn for); the page
+    """``frames/<id>.json`` is each explorer's frame table (with the key its frames were drawn for, what they were
+    built with and each frame's size and hash); the page
     loads the same table as ``frames/<id>.js``; a later build reads the JSON, never the script."""
     for p in manifest["pages"].values():
         for e in p["explorers"]:
             table = json.loads((site / "frames" / f"{e['id']}.json").read_text(encoding="utf-8"))
             assert table.pop("key").endswith(f"-{e['cls']}-" + json.dumps(e["kwargs"], sort_keys=True))
+            assert set(table.pop("built_with")) >= {"numpy", "matplotlib", "sdpa_helpers", "site_repo"}
+            assert sorted(table.pop("files")) == sorted(f.name for f in (site / "frames" / e["id"]).iterdir())
             script = (site / "frames" / f"{e['id']}.js").read_text(encoding="utf-8").splitlines()[1]
             assert json.loads(script.split(" = ", 1)[1].rstrip(";")) == table
             assert table["controls"] == e["controls"] and table["cls"] == e["cls"]

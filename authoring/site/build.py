@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import functools
+import hashlib
 import importlib
 import json
 import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -255,31 +258,97 @@ def plan_frames(e: dict) -> None:
     e["combos"] = F.combos(e["controls"])
 
 
+def package_digest() -> str:
+    """A digest of the package's code and data (the exercise bank left out: see :func:`frames_key`)."""
+    package = ROOT / "sdpa_helpers"
+    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+              and "exercises" not in p.relative_to(package).parts[:1]] + [HERE / "frames.py"]
+    return F.source_digest(inputs)
+
+
+def built_with() -> dict:
+    """What a frame table records it was built with: the libraries that draw the frames, the package's
+    code digest and the repository the links name. Reuse needs every entry equal."""
+    import matplotlib
+    import numpy
+    import PIL
+
+    return {"numpy": numpy.__version__, "matplotlib": matplotlib.__version__, "pillow": PIL.__version__,
+            "sdpa_helpers": package_digest(), "site_repo": REPO}
+
+
 def frames_key(e: dict) -> str:
     """What an explorer's frames depend on: the package's code and data, frames.py, class and arguments.
 
     The exercise bank is left out: no explorer imports it (tests/test_site_access.py checks that), so a
     change to an exercise rebuilds the pages in seconds, not the frames."""
-    package = ROOT / "sdpa_helpers"
-    inputs = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-              and "exercises" not in p.relative_to(package).parts[:1]] + [HERE / "frames.py"]
-    return F.source_digest(inputs) + "-" + e["cls"].__name__ + "-" + json.dumps(e["kwargs"], sort_keys=True)
+    return package_digest() + "-" + e["cls"].__name__ + "-" + json.dumps(e["kwargs"], sort_keys=True)
 
 
-def reuse(e: dict, previous: Path | None) -> F.Rendered | None:
-    """The frames of the previous build when its table's key matches (a page-only change rebuilds in seconds)."""
-    path = previous / f"{e['id']}.json" if previous is not None else None
-    if path is None or not path.is_file():
-        return None
-    table = json.loads(path.read_text(encoding="utf-8"))
+def write_atomically(path: Path, data: bytes | str) -> None:
+    """Write ``path`` whole or not at all: a temporary file in the same folder, then ``os.replace``
+    (an interrupted build or a full disk leaves the old file or none, never a file cut short)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def reuse(e: dict, previous: Path | None) -> tuple[F.Rendered | None, str]:
+    """The frames of the previous build, if its table is sound and matches; else ``(None, why)``.
+
+    Sound: the table parses, names this explorer's key (package code, class, arguments), was built with
+    the same :func:`built_with` (library versions, SITE_REPO), and every frame file it names exists with
+    the size and SHA-256 it records. Anything else is rebuilt (a page-only change rebuilds in seconds)."""
+    if previous is None:
+        return None, "no previous build"
+    path = previous / f"{e['id']}.json"
+    if not path.is_file():
+        return None, f"no table {path.name} in the previous build"
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return None, f"its table {path.name} does not parse ({type(exc).__name__}: {exc})"
+    if not isinstance(table, dict):
+        return None, f"its table {path.name} is not an object"
     if table.get("key") != e["key"]:
-        return None
-    r = F.Rendered(sizes=(table["width"], table["height"]))
-    for combo, k in zip(e["combos"], table["readout_of"]):
-        name = F.frame_name(combo)
-        r.files[name] = (previous / e["id"] / name).read_bytes()
-        r.readouts[tuple(combo)] = table["readouts"][k]
-    return r
+        return None, "the package, the explorer or its arguments changed"
+    then, now = table.get("built_with"), built_with()
+    if then != now:
+        changed = sorted(k for k in now if not isinstance(then, dict) or then.get(k) != now[k])
+        return None, f"built with another {', '.join(changed) or 'set of libraries'}"
+    files = table.get("files")
+    try:
+        readout_of, readouts = table["readout_of"], table["readouts"]
+        r = F.Rendered(sizes=(int(table["width"]), int(table["height"])))
+        if len(readout_of) != len(e["combos"]) or not isinstance(files, dict):
+            return None, f"its table {path.name} does not list every frame"
+        for combo, k in zip(e["combos"], readout_of):
+            name = F.frame_name(combo)
+            size, digest = files[name]
+            frame = previous / e["id"] / name
+            if not frame.is_file():
+                return None, f"frame file {e['id']}/{name} is missing"
+            data = frame.read_bytes()
+            if len(data) != size or file_digest(data) != digest:
+                return None, f"frame file {e['id']}/{name} is damaged (size or hash differs from its table)"
+            r.files[name] = data
+            r.readouts[tuple(combo)] = readouts[k]
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        return None, f"its table {path.name} is incomplete ({type(exc).__name__}: {exc})"
+    return r, ""
 
 
 def render_frames(pages: list, out: Path, jobs: int, previous: Path | None = None) -> dict:
@@ -290,11 +359,13 @@ def render_frames(pages: list, out: Path, jobs: int, previous: Path | None = Non
         for e in page.explorers:
             plan_frames(e)
             e["key"] = frames_key(e)
-            again = reuse(e, previous)
+            again, why = reuse(e, previous)
             if again is not None:
                 results[e["id"]] = [again]
                 print(f"  frames: {e['id']} {e['cls'].__name__} reused from the previous build", flush=True)
                 continue
+            if previous is not None:
+                print(f"  frames: {e['id']} {e['cls'].__name__} rebuilt: {why}", flush=True)
             for start in range(0, len(e["combos"]), CHUNK):
                 tasks.append((e, e["combos"][start:start + CHUNK]))
     if jobs > 1 and tasks:
@@ -317,9 +388,11 @@ def write_explorer(e: dict, chunks: list, out: Path) -> dict:
     readouts: dict = {}
     size = 0
     width = height = 0
+    files: dict = {}
     for r in chunks:
         for name, data in r.files.items():
-            (folder / name).write_bytes(data)
+            write_atomically(folder / name, data)
+            files[name] = [len(data), file_digest(data)]
             size += len(data)
         readouts.update(r.readouts)
         width, height = r.sizes
@@ -336,11 +409,14 @@ def write_explorer(e: dict, chunks: list, out: Path) -> dict:
     table = {"id": e["id"], "cls": e["cls"].__name__, "title": title, "controls": [c.as_json() for c in e["controls"]],
              "readouts": unique, "readout_of": per_frame, "width": width, "height": height,
              "base": f"frames/{e['id']}/", "ext": F.FORMAT}
-    (out / "frames" / f"{e['id']}.json").write_text(json.dumps({**table, "key": e["key"]}), encoding="utf-8")
     script = f"frames/{e['id']}.js"
-    (out / script).write_text("window.SDPA_EXPLORERS = window.SDPA_EXPLORERS || {};\n"
-                              f"window.SDPA_EXPLORERS[{json.dumps(e['id'])}] = "
-                              f"{json.dumps(table, separators=(',', ':'))};\n", encoding="utf-8")
+    write_atomically(out / script, "window.SDPA_EXPLORERS = window.SDPA_EXPLORERS || {};\n"
+                                   f"window.SDPA_EXPLORERS[{json.dumps(e['id'])}] = "
+                                   f"{json.dumps(table, separators=(',', ':'))};\n")
+    # The data table last, once every frame it names is written: its key, what it was built with, and
+    # each frame's size and hash, which the next build's reuse() checks before trusting them.
+    write_atomically(out / "frames" / f"{e['id']}.json",
+                     json.dumps({**table, "key": e["key"], "built_with": built_with(), "files": files}))
     initial = tuple(c.initial for c in e["controls"])
     first_values = ", ".join(f"{c.label} = {c.labels[i]}" for c, i in zip(e["controls"], initial))
     first_readout = unique[per_frame[e["combos"].index(initial)]]

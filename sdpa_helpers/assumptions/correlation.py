@@ -105,9 +105,26 @@ def match_weight(d_k: int, rho: float, scale: float | str | None = "sqrt", n_key
     """
     d_k, n_keys = _checks.positive_int("d_k", d_k), _checks.positive_int("n_keys", n_keys)
     factor = scale_factor(scale, d_k)
+    rho = _check_rho(rho)
+    n_queries = _checks.positive_int("n_queries", n_queries)
     g = make_rng(rng)
-    q, k = sample_correlated_qk(n_queries, d_k, rho, rng=g)  # (n_queries, d_k) each
+    # The draws of sample_correlated_qk (q, then z, each (n_queries, d_k)), then the other keys' (n_queries,
+    # n_keys - 1); q and z are redrawn block by block from copies of g at their starts, so memory stays
+    # a few CHUNK_ENTRIES floats whatever d_k is, and every row is what the whole arrays would give.
+    rows = max(1, sampling.CHUNK_ENTRIES // d_k)
+    starts = []
+    for _ in ("q", "z"):
+        starts.append(np.random.Generator(type(g.bit_generator)()))
+        starts[-1].bit_generator.state = g.bit_generator.state
+        for first in range(0, n_queries, rows):
+            g.standard_normal((min(rows, n_queries - first), d_k))
+    g_q, g_z = starts
+    others = g.standard_normal((n_queries, n_keys - 1))
     logits = np.empty((n_queries, n_keys))
-    logits[:, 0] = np.einsum("nd,nd->n", q, k)
-    logits[:, 1:] = np.linalg.norm(q, axis=1, keepdims=True) * g.standard_normal((n_queries, n_keys - 1))
+    for first in range(0, n_queries, rows):
+        n = min(rows, n_queries - first)
+        q = sample_components((n, d_k), rng=g_q)  # (n, d_k)
+        k = rho * q + np.sqrt(1.0 - rho**2) * g_z.standard_normal((n, d_k))
+        logits[first:first + n, 0] = np.einsum("nd,nd->n", q, k)
+        logits[first:first + n, 1:] = np.linalg.norm(q, axis=1, keepdims=True) * others[first:first + n]
     return softmax(factor * logits)[:, 0]

@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable
 import ipywidgets as W
 import numpy as np
 
-from .. import plots
+from .. import _checks, plots
 from .._numerics import controlled_errstate
 from ..scales import D_K_CHOICES
 
@@ -69,6 +69,8 @@ def _check_control_value(name: str, control, value):
     ...
     ValueError: d_k must be one of 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096; got 3
     """
+    if name == "seed":  # every explorer's seed: an int, never 1.5 silently read as 1 (issue 37)
+        _checks.seed(name, value)
     if getattr(control, "options", None) is not None and not isinstance(control, W.SelectMultiple):
         allowed = _options(control)
         shown = ", ".join(map(repr, allowed))
@@ -86,6 +88,8 @@ def _check_control_value(name: str, control, value):
             raise TypeError(f"{name} must be a number from {low:g} to {high:g}, got {value!r}")
         if not math.isfinite(value) or not low <= value <= high:
             raise ValueError(f"{name} must be a finite number from {low:g} to {high:g}, got {value!r}")
+        if isinstance(control, (W.IntSlider, W.BoundedIntText)) and not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be a whole number from {low:g} to {high:g}, got {value!r}")
     return value
 
 
