@@ -197,7 +197,14 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund
 	touch node_modules/.installed
 
-$(SITE_OUT)/.built: $(SITE_STAMP) node_modules/.installed $(SITE_INPUTS)
+# SITE_REPO is part of what the site is built from: a build for another repository is a new build.
+SITE_REPO_STAMP := build/.site-repo
+$(SITE_REPO_STAMP): FORCE
+	@mkdir -p build; echo '$(SITE_REPO)' | cmp -s - $@ || echo '$(SITE_REPO)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(SITE_OUT)/.built: $(SITE_STAMP) node_modules/.installed $(SITE_INPUTS) $(SITE_REPO_STAMP)
 	$(SITE_VENV)/bin/python authoring/site/build.py --out $(SITE_OUT) $(if $(SITE_REPO),--repo $(SITE_REPO),)
 	touch $(SITE_OUT)/.built
 

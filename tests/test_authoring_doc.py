@@ -20,6 +20,12 @@ RULES = {
         "test_every_source_has_a_notebook_and_back": "Every source has a built notebook and every notebook a source",
         "test_notebook_matches_its_source": "cells differ from its source",
         "test_skeleton": "**Learning goals** (3–4 bullets)",
+    "test_predict_answers_are_not_given_away_before_the_notebook":
+        "No form of a Predict's answer appears in the README, in an earlier notebook",
+    "test_readme_shows_no_figure_a_notebook_draws": "The README shows no figure a notebook draws",
+    "test_start_here_says_what_is_proved_and_what_is_measured": "says what 01–09 prove and what they measure",
+    "test_the_answer_home_is_three_sentences_within_budget": "at most 120 words of prose, without ‖J‖",
+    "test_the_answer_is_word_for_word_its_home": "The README and 00's box hold both word for word",
         "test_links_to_the_next_notebook": "the last notebook\n   links back to the start",
         "test_executed_in_order_without_errors": "no stored\nerror and nothing on stderr, figures as PNG",
         "test_no_forbidden_code": "No `sys.path`, no `!pip`, no `import *`",
@@ -35,7 +41,6 @@ RULES = {
         "test_reading_time_budget": "00: chain ≤ 10 minutes, whole ≤ 15",
         "test_start_heres_chain_ends_after_the_numbers_at_real_head_sizes":
             "(`comparison_table`) and the chain's figure",
-        "test_readme_figure_is_notebook_00s": "`readme-figure` is the README's figure",
         "test_readme_reading_load_table_is_current": "`build.py --readme`",
         "test_course_main_line_words": "the whole course ≤ 10,000 words",
         "test_a_conceptual_exercise": "`(conceptual)` in\n   its opening line",
@@ -60,7 +65,8 @@ RULES = {
 NOT_RULES = {
     "test_reading_time_model_counts_what_a_learner_reads", "test_math_load_counts_symbols_and_displayed_equations",
     "test_noise_patterns_catch_what_they_must", "test_drawing_rule_catches_a_figure_followed_by_a_print",
-    "test_predict_rule_catches_a_giveaway",
+    "test_predict_rule_catches_a_giveaway", "test_answers_elsewhere_catches_a_giveaway",
+    "test_read_as_plain_undoes_prefixes_and_wrapping",
 }
 
 

@@ -627,8 +627,6 @@ def answers_elsewhere(earlier, cells, readme) -> list[str]:
 #: Notebooks whose Predicts still have to list forms that earlier notebooks use about other things
 #: (issue 38 §2; their sources belong to other helpers): what each must add, as the lead merges.
 PENDING_COMMON = {
-    "07_attention_end_to_end": 'first Predict predict_answer_common=["0.25", "0/0"]; '
-                               'second ["one key", "a single key"]',
 }
 
 

@@ -138,7 +138,7 @@ verify("earlier outputs unchanged when the last value changes", np.array_equal(o
 loop_masked = attention_loop(Qc[None], Kc[None], Vc[None], mask=mask)[0]
 verify("loops == vectorised, causal mask", np.allclose(loop_masked, out_before))
 
-# %% [markdown] predict_answer=["NaN", "0/0", "uniform", "0.25", "all logits equal", "unchanged", "unmasked", "softmax(row)", "blocks nothing", "one shift"]
+# %% [markdown] predict_answer=["NaN", "0/0", "uniform", "0.25", "all logits equal", "unchanged", "unmasked", "softmax(row)", "blocks nothing", "one shift"] predict_answer_common=["0.25", "0/0"]
 # ## 4. A query with no key left
 #
 # Short sequences in a batch are filled up with *padding* tokens that no query may look at. Pad
@@ -253,7 +253,7 @@ safe = np.where(np.isneginf(masked_logits).all(), 0.0, plain)  # what _safe_soft
 print(f"plain softmax {plain}, safe softmax {safe}")
 verify("_safe_softmax's rule turns the NaN row into zeros", np.isnan(plain).all() and (safe == 0).all())
 
-# %% [markdown] predict_answer=["first row", "row 0", "one key", "a single key", "only key"]
+# %% [markdown] predict_answer=["first row", "row 0", "one key", "a single key", "only key"] predict_answer_common=["one key", "a single key"]
 # ## 5. Unscaled vs scaled: the weights as heatmaps
 #
 # One draw of random queries and keys with unit-variance components, 12 tokens, a causal mask:

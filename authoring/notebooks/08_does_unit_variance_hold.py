@@ -395,6 +395,7 @@ for d in d_ks:
         dots[:, j] = np.einsum("nd,nd->n", q, g.standard_normal((n_queries, d)))
     weight_sqrt.append(softmax(dots / np.sqrt(d))[:, 0])  # weight on the correlated key, per query
     weight_inv.append(softmax(dots / d)[:, 0])
+del q, k_match, dots  # the d_k = 4096 draws: 130 MB a kernel would otherwise keep
 limit = np.exp(rho) / (np.exp(rho) + n_keys - 1)
 print(" d_k | mean weight on the correlated key: ×1/√d_k   ×1/d_k (SE)")
 for d, ws, wi in zip(d_ks, weight_sqrt, weight_inv):

@@ -44,6 +44,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))  # the course package, without installing it into .venv-site
 sys.path.insert(2, str(ROOT / "authoring"))  # explorer_cells, shared with the notebook build
 
+import code_digest  # noqa: E402  (authoring/code_digest.py: what code a notebook ran against)
 import frames as F  # noqa: E402
 import teaching  # noqa: E402
 import transform as T  # noqa: E402  (authoring/teaching.py: the teacher's pages)
@@ -534,6 +535,8 @@ def build(out: Path, jobs: int, only: list[str]) -> dict:
     for p in pages:
         p.plan(known)
     copy_static(out)
+    # A page must not show a stored static figure beside frames drawn by other code than the notebook's.
+    code_digest.refuse_mixed_code(sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")))
     stats = render_frames(chosen, out, jobs, previous if previous.is_dir() else None)
     if previous.exists():
         shutil.rmtree(previous)
