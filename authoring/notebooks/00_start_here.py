@@ -89,7 +89,7 @@ for c in (1, 8):
 # >    unscaled, from $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the
 # >    keys they ignore get almost no gradient; scaled, the weights stay soft.
 # > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best learning
-# >    rate, then the unscaled head still learns but needs more steps as $d_k$ grows; the scaled head
+# >    rate, then the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head
 # >    does not.
 # >
 # > **Where it stops**
@@ -98,7 +98,8 @@ for c in (1, 8):
 # >   default, and for some other rules one that changes slowly with $d_k$ (notebook 08). After
 # >   training, $q$ and $k$ correlate and the assumption breaks (notebook 08).
 # > - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
-# > - "Almost no gradient" is about the keys a query ignores. Through the query, summed over a batch,
+# > - "Almost no gradient" holds for the keys a query ignores when the gradient reaching its weights
+# >   is bounded, as it is through the values (notebook 06). Through the query, summed over a batch,
 # >   or with many keys, the unscaled gradient behaves differently (notebooks 06 and 09).
 # > - At small $d_k$ or small learning rates the unscaled head can train faster (notebook 09).
 #

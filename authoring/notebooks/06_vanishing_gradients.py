@@ -236,7 +236,7 @@ verify("09, η = 0.1, d_k = 4 … 256: the unscaled head needs fewer median step
 # Does a larger mean make a head learn faster, or a collapsed median stop it? Neither follows. At
 # $\eta = 0.1$ and $d_k \le 256$ the unscaled head is the faster one (44, 31, 35, 45 steps against 75, 60,
 # 62, 58). Part 3 of the answer (**speed**) compares each model at its *best* rate: then the unscaled head
-# still learns but needs more steps as $d_k$ grows; the scaled head does not (09).
+# still learns but needs more steps as $d_k$ grows from 16; the scaled head does not (09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the three curves, checked at every $d_k$
@@ -387,7 +387,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # $\|J\|_F$ ratio (three repeats with fresh draws):
 
 # %%
-many = [overview.compare(d, overview.MANY_KEYS, rng=SEED) for d in (64, 256, 512)]  # 1024 keys, 2000 queries
+many = [overview.compare(d, overview.MANY_KEYS, n_queries=20_000, rng=SEED) for d in (64, 256, 512)]  # 1024 keys
 print(overview.comparison_table(many))
 few = overview.compare(64, rng=SEED)  # 16 keys
 resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
@@ -399,7 +399,7 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
        ", ".join(f"{n} keys: ||J||_F ratio {r / 8:.2f}, × √64 = {r:.2g}" for n, r in rule.items()))
 
 # %% [markdown]
-# With 1024 keys the unscaled median $\|J\|_F$ is 6.2× the scaled one at $d_k = 64$, still larger at 256,
+# With 1024 keys the unscaled median $\|J\|_F$ is 6.0× the scaled one at $d_k = 64$, still larger at 256,
 # smaller from 512; with 16 keys it is already smaller at 64 (0.34×). Through the query the unscaled
 # weights respond more at $d_k = 64$: 2.8× with 16 keys, 47× with 1024; with 16 keys, less at 256 (0.34×).
 # So the unscaled side falls behind only at larger $d_k$, later with more keys. The unscaled gradient is
@@ -462,7 +462,7 @@ _ = check("06.mean_vs_typical", answer)
 # The bound holds for every query, so (c) is wrong: near ties simply have a $J$ that is not small. A mean
 # says nothing about speed either way; training does. At $d_k = 64$ near ties are 44 % of queries, and at
 # $\eta = 0.1$ and $d_k \le 256$ the unscaled head of 09 learns in fewer steps (section 5's last table); each
-# model at its best rate, it needs more steps as $d_k$ grows (09).
+# model at its best rate, it needs more steps as $d_k$ grows from 16 (09).
 # </details>
 
 # %% [markdown] tags=["deep-dive"]

@@ -634,7 +634,7 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 #
 # Untested: GPT-2 trained without the scale; no notebook trains a real model. Part 3 of the answer
 # (**speed**) is measured on 09's small head only: trained with SGD, each model at its best learning
-# rate, the unscaled head still learns but needs more steps as $d_k$ grows; the scaled head does not.
+# rate, the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head does not.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: GPT-2's start against 05's closed form, and the sources

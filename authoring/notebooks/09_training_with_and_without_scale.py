@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 09 — Training with and without the scale
 #
-# Unscaled, each query starts committed to a random key (part 2 of the answer). Does that stop
+# Unscaled, most queries start committed to a random key (part 2 of the answer). Does that stop
 # training? We train a tiny attention model many times, both ways.
 #
 # **Learning goals**
@@ -727,7 +727,7 @@ print(training.format_evidence(evidence))
 #    unscaled, from $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the
 #    keys they ignore get almost no gradient; scaled, the weights stay soft.
 # 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best learning
-#    rate, then the unscaled head still learns but needs more steps as $d_k$ grows; the scaled head
+#    rate, then the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head
 #    does not.
 #
 # Where it stops:
@@ -736,7 +736,8 @@ print(training.format_evidence(evidence))
 #   default, and for some other rules one that changes slowly with $d_k$ (notebook 08). After
 #   training, $q$ and $k$ correlate and the assumption breaks (notebook 08).
 # - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
-# - "Almost no gradient" is about the keys a query ignores. Through the query, summed over a batch,
+# - "Almost no gradient" holds for the keys a query ignores when the gradient reaching its weights
+#   is bounded, as it is through the values (notebook 06). Through the query, summed over a batch,
 #   or with many keys, the unscaled gradient behaves differently (notebooks 06 and 09).
 # - At small $d_k$ or small learning rates the unscaled head can train faster (notebook 09).
 # </details>
