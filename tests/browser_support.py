@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "authoring" / "site") not in sys.path:
+    sys.path.insert(0, str(ROOT / "authoring" / "site"))  # probe.py: the site's key-press measurement
 NOTEBOOK_DIR = ROOT / "notebooks"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -520,7 +522,86 @@ def lab_cell_output(page, code_index: int):
     return page.locator(".jp-Notebook .jp-CodeCell").nth(code_index).locator(".jp-OutputArea")
 
 
-EXPLORER_BOX = ".jp-OutputArea-output .widget-vbox:has(> img.widget-image)"
+#: An explorer in JupyterLab or Voila: the figure drawn by explorer.js (the site's front end).
+EXPLORER_BOX = ".jp-OutputArea-output figure.sdpa-explorer"
+#: The floor's plain ipywidgets box (a slider and an Image: no explorer.js).
+FLOOR_BOX = ".jp-OutputArea-output .widget-vbox:has(> img.widget-image)"
+
+
+def explorer_id(box) -> str:
+    """The id explorer.js gave the figure (``#explorer-<id>``; probe.press finds it by that)."""
+    return box.evaluate("f => f.id").removeprefix("explorer-")
+
+
+def wait_for_explorer(page, box, timeout: float = 60.0) -> str:
+    """Wait until the explorer in ``box`` shows its first frame; its id."""
+    box.first.wait_for()
+    ident = explorer_id(box.first)
+    page.wait_for_function("id => { const f = document.getElementById('explorer-' + id);"
+                           " return f && f.hasAttribute('data-ready'); }", arg=ident, timeout=timeout * 1000)
+    return ident
+
+
+def wait_for_grid(page, ident: str, timeout: float = 60.0) -> dict:
+    """Wait until every frame of the explorer's prefetch grid is in the browser; its size and ms after display."""
+    page.wait_for_function("id => document.getElementById('explorer-' + id).hasAttribute('data-grid-complete')",
+                           arg=ident, timeout=timeout * 1000, polling=100)
+    return page.evaluate("""id => { const f = document.getElementById('explorer-' + id);
+      return {frames: Number(f.dataset.gridFrames), ms: Number(f.dataset.gridComplete)}; }""", ident)
+
+
+def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
+                       step: float = 1.0) -> list[dict]:
+    """Move the explorer's main control ``steps`` positions one way and back, one key press at a time.
+
+    ``box`` is the explorer's figure (drawn by explorer.js, as on the site): a range is moved with
+    ArrowRight / ArrowLeft, a select with ArrowDown / ArrowUp, a checkbox with Space, each with the
+    control focused. Each step asserts that the frame for the new setting is shown (its
+    ``data-frame``, loaded) and that the focus stayed on the control; it returns one record per step
+    with the latencies in ms from ``keydown`` (``dom_ms``: the new frame in the page, ``image_ms``:
+    the next animation frame, when it is painted) and whether the frame was in the browser's cache
+    at the key press (``prefetched``). ``step`` is unused (kept for the callers; the page moves by index).
+    """
+    import probe  # authoring/site/probe.py: the site's key-press measurement, shared
+
+    ident = wait_for_explorer(page, box, timeout)
+    meta = page.evaluate("id => { const e = window.SDPA_LIVE[id]; return {controls: e.meta.controls,"
+                         " state: e.state.slice()}; }", ident)
+    control = meta["controls"][main_index]
+    kind, n, at = control["kind"], len(control["labels"]), meta["state"][main_index]
+    if kind == "checkbox":
+        plan = [True, True]
+    else:
+        up, down = n - 1 - at, at
+        forward = up >= steps or up >= down
+        k = min(steps, up if forward else down)
+        assert k >= 1, "the main control has a single value"
+        plan = [forward] * k + [not forward] * k
+    records = []
+    state = list(meta["state"])
+    for i, forward in enumerate(plan):
+        before = state[main_index]
+        if kind == "checkbox":
+            state[main_index] = 1 - before
+        else:
+            state[main_index] += 1 if forward else -1
+        frame = probe.expected_frame(state, "")
+        cached = page.evaluate("([id, f]) => { const e = window.SDPA_LIVE[id].cache.get(f); return !!(e && e.ok); }",
+                               [ident, frame])
+        try:
+            t = probe.press(page, ident, main_index, kind, forward, frame, timeout_ms=timeout * 1000)
+        except Exception as exc:  # playwright TimeoutError
+            raise AssertionError(f"step {i + 1}: frame {frame} did not show within {timeout:.0f} s") from exc
+        shown = probe.shown(page, ident)
+        assert shown["frame"] == frame and shown["loaded"], f"step {i + 1}: shows {shown['frame']}, not {frame}"
+        assert page.evaluate("([id, k]) => document.activeElement === document.querySelector("
+                             "`#explorer-${id} [data-control='${k}']`)", [ident, main_index]), \
+            f"step {i + 1}: the focus left the control"
+        records.append({"step": i + 1, "from": before, "to": state[main_index], "first_visit": i < len(plan) // 2,
+                        "prefetched": cached, "dom_ms": t["dom"], "image_ms": t["painted"], "src_ms": t["dom"]})
+    return records
+
+
 
 
 # -- moving the main control ----------------------------------------------------------------
@@ -563,9 +644,9 @@ def _state(control, kind):
     return float(active), 0.0, float(buttons.count() - 1)
 
 
-def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
+def sweep_floor(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
                        step: float = 1.0) -> list[dict]:
-    """Move the explorer's main control ``steps`` positions one way and back, one step at a time.
+    """The floor (plain ipywidgets): move its slider ``steps`` positions one way and back, one step at a time.
 
     ``box`` is the explorer's VBox (controls row, image, readout). Sliders are moved with the
     keyboard (focus the handle, ArrowRight / ArrowLeft), dropdowns with ArrowDown / ArrowUp,

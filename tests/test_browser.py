@@ -157,9 +157,10 @@ def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
             box = out.locator(bs.EXPLORER_BOX)
             box.first.wait_for()
             assert box.count() == 1, f"{cell.label}: one explorer (controls + figure) per cell"
-            n_controls = box.locator(":scope > .widget-hbox > *").count()
+            n_controls = box.locator(".controls [data-control]").count()
             assert n_controls == len(cell.cls().controls), f"{cell.label}: every control is shown"
-            img = box.locator(":scope > img.widget-image")
+            bs.wait_for_explorer(page, box)
+            img = box.locator(".frame img")
             img.scroll_into_view_if_needed()
             assert img.evaluate("i => i.complete && i.naturalWidth > 0"), f"{cell.label}: the figure shows"
         assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
@@ -257,9 +258,9 @@ def test_floor_in_jupyterlab(lab, browser, latency_log, scratch):
     with opened_page(browser, scratch, lab, "lab-floor") as page:
         bs.open_in_lab(page, lab, path.name, TIMEOUT)
         bs.run_all_in_lab(page, TIMEOUT)
-        box = bs.lab_cell_output(page, 0).locator(bs.EXPLORER_BOX)
+        box = bs.lab_cell_output(page, 0).locator(bs.FLOOR_BOX)
         box.first.wait_for()
-        steps = bs.sweep_main_control(page, box, 0, steps=STEPS)
+        steps = bs.sweep_floor(page, box, 0, steps=STEPS)
         record(latency_log, "lab", path, FLOOR_CELL, "floor", steps)
         assert len(steps) == 2 * STEPS and all(s["image_ms"] > 0 for s in steps)
 
@@ -268,9 +269,9 @@ def test_floor_in_voila(voila, browser, latency_log, scratch):
     path = write_floor_notebook(scratch["root"])
     with opened_page(browser, scratch, voila, "voila-floor") as page:
         page.goto(f"{voila.base}/voila/render/{path.name}", timeout=TIMEOUT * 1000, wait_until="load")
-        page.wait_for_function(f"() => document.querySelectorAll('{bs.EXPLORER_BOX}').length >= 1",
+        page.wait_for_function(f"() => document.querySelectorAll('{bs.FLOOR_BOX}').length >= 1",
                                timeout=RENDER_TIMEOUT * 1000, polling=250)
-        steps = bs.sweep_main_control(page, page.locator(bs.EXPLORER_BOX).first, 0, steps=STEPS)
+        steps = bs.sweep_floor(page, page.locator(bs.FLOOR_BOX).first, 0, steps=STEPS)
         record(latency_log, "voila", path, FLOOR_CELL, "floor", steps)
         assert len(steps) == 2 * STEPS and all(s["image_ms"] > 0 for s in steps)
 
