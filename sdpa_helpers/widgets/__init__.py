@@ -242,7 +242,6 @@ class Explorer:
         self._observer = _WeakObserver(self)
         png, html = self._draw(self._first_values)
         self.fig.set_layout_engine("none")  # frozen after the first draw: later frames only move data
-        self._frame = (png, html)
         self._specs = [_control_spec(n, c) for n, c in self.controls.items()]
         for control in self.controls.values():
             control.observe(self._observer, names="value")
@@ -322,7 +321,7 @@ class Explorer:
         with plots.style(), controlled_errstate():
             html = self._update(**values) or ""
             png = self.render(values)
-        self._drawn = dict(values)
+        self._drawn, self._frame = dict(values), (png, html)
         self._broken = False
         self.renders += 1
         self.last_update_seconds = time.perf_counter() - start
@@ -349,18 +348,26 @@ class Explorer:
             return self._frame
         values = self.values
         if self._drawn != values:
-            self._frame = self._draw(values)
+            self._draw(values)
         return self._frame
 
     def update(self) -> None:
         """Redraw the figure for the current control values and send the frame to the browser."""
         if self._closed:
             return
-        png, html = self._frame = self._draw(self.values)
-        key, indices = self._key(self.values)
-        with self.widget.hold_sync():
-            self.widget.png, self.widget.readout, self.widget.state = png, html, indices
-            self.widget.key = key
+        values = self.values
+        png, html = self._draw(values)
+        key, indices = self._key(values)
+        view = self.widget
+        old = (view.png, view.readout, list(view.state), view.key)
+        try:
+            with view.hold_sync():
+                view.png, view.readout, view.state, view.key = png, html, indices, key
+        except BaseException:  # an interrupt while the frame is sent: the browser keeps the old one
+            self._drawn = None  # and the next look at the frame draws it again
+            with contextlib.suppress(Exception), view.hold_sync():
+                view.png, view.readout, view.state, view.key = old
+            raise
 
     def _key(self, values: dict) -> tuple[str, list[int]]:
         """The frame's name in the browser (the indices of the values, "-"-joined) and the indices."""
