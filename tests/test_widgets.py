@@ -447,7 +447,8 @@ def test_the_browser_gets_frames_it_asks_for_and_moves_update_the_kernel(explore
     assert explorer.image.value == buffers[0] and explorer.readout.value == content["readout"]
     with pytest.raises(ValueError, match="indices"):
         explorer._answer({"type": "want", "key": "x", "indices": [999] * len(specs)})
-    assert sent[-1] == ({"type": "failed", "key": "x", "error": "ValueError"}, None), "the browser is told, never left waiting"
+    assert sent[-1] == ({"type": "failed", "key": "x", "error": "ValueError"}, None), \
+        "the browser is told, never left waiting"
 
 
 def test_the_front_end_is_told_of_every_control_and_the_first_frame(explorer):

@@ -34,10 +34,10 @@ class _Interrupt:
                 raise KeyboardInterrupt
         return None
 
-    def run(self, action):
+    def run(self, action, *args):
         sys.settrace(self)
         try:
-            action()
+            action(*args)
         finally:
             sys.settrace(None)
 
@@ -73,7 +73,7 @@ def test_an_interrupted_move_changes_nothing_and_the_next_move_is_right(cls):
             reference.close()
         counter, probe = _Interrupt(None), cls()  # the calls of this move, caches warm (as below)
         try:
-            counter.run(lambda: _set(probe, name, target))
+            counter.run(_set, probe, name, target)
         finally:
             probe.close()
         total = counter.calls
@@ -83,7 +83,7 @@ def test_an_interrupted_move_changes_nothing_and_the_next_move_is_right(cls):
             try:
                 before_values, before_png = e.values, e.image.value
                 with pytest.raises(KeyboardInterrupt):
-                    _Interrupt(n).run(lambda: _set(e, name, target))
+                    _Interrupt(n).run(_set, e, name, target)
                 assert e.values == before_values, f"{name}: interrupted at call {n}/{total}, the control moved"
                 assert e.widget.png == before_png, f"{name}: interrupted at call {n}/{total}, the frame changed"
                 _set(e, name, target)  # the learner moves again
@@ -112,7 +112,7 @@ def test_an_interrupted_frame_request_is_answered_and_the_next_is_right(cls, mon
         key = "-".join(map(str, indices))
         before = e.values
         with pytest.raises(KeyboardInterrupt):
-            _Interrupt(40).run(lambda: e._answer({"type": "want", "key": key, "indices": indices}))
+            _Interrupt(40).run(e._answer, {"type": "want", "key": key, "indices": indices})
         assert sent and sent[-1][0] == {"type": "failed", "key": key, "error": "KeyboardInterrupt"}
         assert e.values == before
         e._answer({"type": "want", "key": key, "indices": indices})

@@ -121,7 +121,7 @@ class ExplorerView(anywidget.AnyWidget):
 
     _esm = front_end_module()
     spec = T.Dict().tag(sync=True)
-    state = T.List().tag(sync=True)
+    state: T.List = T.List().tag(sync=True)
     key = T.Unicode("").tag(sync=True)
     png = T.Bytes(b"").tag(sync=True)
     readout = T.Unicode("").tag(sync=True)
@@ -145,6 +145,7 @@ class _Shown:
 def _control_spec(name: str, c) -> dict:
     """One control as the front end draws it: kind, values and their labels, start, prefetch grid."""
     label = (c.description or name).strip()
+    values: list
     if isinstance(c, W.Checkbox | W.ToggleButton):
         values, labels, kind = [False, True], ["off", "on"], "checkbox"
     elif getattr(c, "options", None):
@@ -162,7 +163,7 @@ def _control_spec(name: str, c) -> dict:
     else:
         raise TypeError(f"an explorer cannot offer control {name!r} of type {type(c).__name__}")
     initial = _nearest(values, c.value)
-    grid = [0, len(values)]
+    grid: list[int] = [0, len(values)]
     if (name == "seed" or label.lower() == "seed") and len(values) > SEED_DRAWS:
         grid = [initial, min(len(values), initial + SEED_DRAWS)]
     json_values = [v if isinstance(v, (bool, int, float, str)) else str(v) for v in values]
@@ -331,7 +332,7 @@ class Explorer:
         """The figure made again as :meth:`_build` made it: setup, a laid-out first draw at the first
         values, layout frozen (so later frames are those of an explorer that was never interrupted)."""
         self._backgrounds.clear()
-        self._animated_shape = None
+        self._animated_shape: tuple | None = None
         self.fig.clear()
         self.fig.set_layout_engine(self._layout)
         with plots.style(), controlled_errstate():
@@ -455,10 +456,10 @@ class Explorer:
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         if self._closed:
             return {"text/plain": f"{type(self).__name__} (closed: run its cell again)"}
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
-        if isinstance(bundle, tuple):  # (data, metadata)
-            bundle = bundle[0]
-        bundle = dict(bundle or {})
+        shown: object = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+        if isinstance(shown, tuple):  # (data, metadata)
+            shown = shown[0]
+        bundle: dict = dict(shown or {})  # type: ignore[call-overload]
         bundle["text/plain"] = self.instruction()
         bundle["image/png"] = base64.b64encode(self.fallback_png()).decode("ascii")
         _remember(self)

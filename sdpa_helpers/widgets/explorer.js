@@ -29,6 +29,9 @@
   var CACHE_MAX = 400;  // frames kept per explorer (a frame: one image + its readout)
   var SHORT_LIST = 6;   // a select or checkbox with this many options or fewer: every option is a neighbour
   var PREFETCH_MAX = 150;  // frames the notebook's explorer asks for after display (nearest first)
+  var PREFETCH_WINDOW = 2;  // prefetch requests on their way at once: the kernel has the next one queued
+                            // while it draws (over a slow link it never waits a round trip idle), and a
+                            // cell the learner runs waits behind at most two frames
 
   function frameName(indices, meta) { return indices.join("-") + (meta.ext ? "." + meta.ext : ""); }
   function flatIndex(indices, meta) {
@@ -509,15 +512,19 @@
   };
   /* Ask for the next frame of the prefetch order that is not cached, if nothing is on its way. */
   KernelSource.prototype.pump = function (ex) {
-    if (ex.stopped || this.paused || this.inflight > 0) return Promise.resolve();
-    var order = ex.prefetchOrder(), meta = ex.meta;
-    for (var i = 0; i < order.length; i++) {
+    // window.SDPA_PREFETCH = false switches prefetch off (benchmarks/browser_latency.py measures first visits so)
+    if (ex.stopped || this.paused || this.inflight >= PREFETCH_WINDOW || root.SDPA_PREFETCH === false) {
+      return Promise.resolve();
+    }
+    var order = ex.prefetchOrder(), meta = ex.meta, asked = false;
+    for (var i = 0; i < order.length && this.inflight < PREFETCH_WINDOW; i++) {
       var name = frameName(order[i], meta);
       if (!ex.cache.has(name)) {
         ex.load(name, order[i], false).catch(function () {});
-        return Promise.resolve();
+        asked = true;
       }
     }
+    if (asked || this.inflight > 0) return Promise.resolve();
     if (!ex.figure.hasAttribute("data-grid-complete")) {
       ex.figure.setAttribute("data-grid-complete", String(Math.round(performance.now() - ex.t0)));
       ex.figure.setAttribute("data-grid-frames", String(order.length));
