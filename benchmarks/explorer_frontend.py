@@ -23,13 +23,11 @@ first visit median ≤ 100 ms in JupyterLab; the whole grid in the browser withi
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,64 +38,6 @@ import common  # noqa: E402
 PREFETCHED_MEDIAN, PREFETCHED_P95, FIRST_MEDIAN, GRID_S = 30.0, 60.0, 100.0, 10.0
 DELAY_S = 0.050  # each way
 MODES = ("lab", "lab-first", "voila", "proxy", "site")
-
-
-class DelayProxy:
-    """127.0.0.1:<port> → 127.0.0.1:<target>, every chunk delivered ``delay`` seconds after it arrived."""
-
-    def __init__(self, target: int, delay: float = DELAY_S):
-        self.target, self.delay, self.port = target, delay, None
-        self.loop = asyncio.new_event_loop()
-        ready = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
-        self.thread.start()
-        ready.wait(10)
-
-    def _run(self, ready):
-        asyncio.set_event_loop(self.loop)
-
-        async def start():
-            self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
-            self.port = self.server.sockets[0].getsockname()[1]
-            ready.set()
-
-        self.loop.run_until_complete(start())
-        self.loop.run_forever()
-
-    async def _pipe(self, reader, writer):
-        queue: asyncio.Queue = asyncio.Queue()
-
-        async def deliver():
-            while True:
-                due, data = await queue.get()
-                if data is None:
-                    break
-                wait = due - self.loop.time()
-                if wait > 0:
-                    await asyncio.sleep(wait)
-                writer.write(data)
-                await writer.drain()
-            writer.close()
-
-        task = asyncio.ensure_future(deliver())
-        try:
-            while data := await reader.read(65536):
-                queue.put_nowait((self.loop.time() + self.delay, data))
-        except (ConnectionError, OSError):
-            pass
-        queue.put_nowait((0, None))
-        await task
-
-    async def _client(self, reader, writer):
-        try:
-            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
-        except OSError:
-            writer.close()
-            return
-        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True)
-
-    def close(self):
-        self.loop.call_soon_threadsafe(self.loop.stop)
 
 
 def notebook(root: Path, cls) -> str:
@@ -140,7 +80,7 @@ def run(only: list[str], modes: list[str], out_json: Path) -> list[dict]:
             servers["voila"] = bs.Server("voila", root, home / "voila")
             servers["voila"].home.mkdir()
             servers["voila"].start()
-        proxy = DelayProxy(servers["lab"].port) if "proxy" in modes else None
+        proxy = bs.DelayProxy(servers["lab"].port, DELAY_S) if "proxy" in modes else None
         with sync_playwright() as p:
             browser = bs.launch_chromium(p)
             for cls in explorers:

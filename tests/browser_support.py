@@ -25,6 +25,7 @@ moment that new image is decoded and ready to paint (``image_ms``).
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import os
@@ -310,6 +311,67 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+# -- a slow link: 100 ms of round trip between the browser and a server ---------------------
+
+class DelayProxy:
+    """127.0.0.1:<port> → 127.0.0.1:<target>, every chunk delivered ``delay`` seconds after it arrived."""
+
+    def __init__(self, target: int, delay: float = 0.050):
+        self.target, self.delay, self.port = target, delay, None
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
+        self.thread.start()
+        ready.wait(10)
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+
+        async def start():
+            self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+            self.port = self.server.sockets[0].getsockname()[1]
+            ready.set()
+
+        self.loop.run_until_complete(start())
+        self.loop.run_forever()
+
+    async def _pipe(self, reader, writer):
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def deliver():
+            while True:
+                due, data = await queue.get()
+                if data is None:
+                    break
+                wait = due - self.loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                writer.write(data)
+                await writer.drain()
+            writer.close()
+
+        task = asyncio.ensure_future(deliver())
+        try:
+            while data := await reader.read(65536):
+                queue.put_nowait((self.loop.time() + self.delay, data))
+        except (ConnectionError, OSError):
+            pass
+        queue.put_nowait((0, None))
+        await task
+
+    async def _client(self, reader, writer):
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True)
+
+    def close(self):
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
 
 
 # -- the browser --------------------------------------------------------------------------

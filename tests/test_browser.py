@@ -336,3 +336,54 @@ def test_opened_without_running(path, lab, browser, scratch):
             for later, later_members in dives[1:]:
                 assert all(bs.is_hidden(bs.lab_cell(page, i)) for i in later_members), \
                     f"one click unfolds one deep dive, yet the one at cell {later} opened too"
+
+
+# -- the explorers' front end (issue 39): frames swapped in the browser, also over a slow link -----
+
+FRONT_NAME = "front_end.ipynb"
+
+
+def write_front_end_notebook(root: Path) -> Path:
+    """One cell: notebook 02's explorer (four components × 13 d_k: a 52-frame prefetch grid)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from sdpa_helpers.widgets.variance import VarianceExplorer\nVarianceExplorer()")])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    path = Path(root) / FRONT_NAME
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize("link", ["direct", "100 ms round trip"])
+def test_prefetched_frames_swap_in_the_browser(link, lab, browser, latency_log, scratch):
+    """After display every frame of the prefetch grid reaches the browser (asked of the kernel one or
+    two at a time), then moves are swapped in the page without the kernel: each press shows the right
+    frame, keeps the focus, and no request leaves the machine -- directly and through a proxy adding
+    100 ms of round trip (a Binder-like link)."""
+    path = write_front_end_notebook(scratch["root"])
+    proxy = bs.DelayProxy(lab.port) if link != "direct" else None
+    blocked: list = []
+    page = bs.new_page(browser, blocked)
+    try:
+        base = f"http://127.0.0.1:{proxy.port}" if proxy else lab.base
+        page.goto(f"{base}/lab/tree/{path.name}?token={lab.token}&reset")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=TIMEOUT * 1000)
+        page.wait_for_function(bs._KERNEL_IDLE, timeout=TIMEOUT * 1000, polling=100)
+        bs.wait_for_kernels_idle(lab, TIMEOUT)
+        bs.run_all_in_lab(page, TIMEOUT)
+        box = bs.lab_cell_output(page, 0).locator(bs.EXPLORER_BOX)
+        ident = bs.wait_for_explorer(page, box)
+        grid = bs.wait_for_grid(page, ident, 120)
+        assert grid["frames"] == 52, grid
+        steps = bs.sweep_main_control(page, box, 0, steps=STEPS)
+        assert all(s["prefetched"] for s in steps), "every frame of the grid is in the browser before the moves"
+        record(latency_log, "lab" if proxy is None else "lab-proxy", path,
+               bs.ExplorerCell(0, "VarianceExplorer", None), "d_k", steps)
+        assert not blocked, f"requests off the machine: {blocked}"
+        assert not bs.page_problems(page), bs.page_problems(page)
+    finally:
+        bs.close_page(page)
+        if proxy:
+            proxy.close()
+        lab.shutdown_sessions()
