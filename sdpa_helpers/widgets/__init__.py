@@ -104,7 +104,7 @@ ESM_EXPORT = "\nexport default { render: globalThis.SDPA_EXPLORER.render };\n"
 SEED_DRAWS = 5
 
 
-def front_end_module() -> str:
+def _front_end_module() -> str:
     """``explorer.js`` as the widget loads it: the site's file, then :data:`ESM_EXPORT`."""
     return FRONT_END.read_text(encoding="utf-8") + ESM_EXPORT
 
@@ -119,7 +119,7 @@ class ExplorerView(anywidget.AnyWidget):
     each ``want`` with a ``frame`` (its readout; the PNG as a binary buffer) or ``failed``.
     """
 
-    _esm = front_end_module()
+    _esm = _front_end_module()
     spec = T.Dict().tag(sync=True)
     state: T.List = T.List().tag(sync=True)
     key = T.Unicode("").tag(sync=True)
