@@ -370,7 +370,22 @@ class DelayProxy:
         await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True)
 
     def close(self):
+        """Stop serving, cancel every connection's tasks, stop and close the loop (its thread ends)."""
+        async def shutdown():
+            self.server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(10)
+        except Exception:  # a proxy that is already stopping: stop the loop all the same
+            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 

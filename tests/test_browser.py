@@ -147,7 +147,9 @@ def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
         bs.unfold_all(page)  # explorers inside deep dives too: a learner opens the deep dive to use one
         # Every stored widget output is live again, and no other cell shows a widget.
         with_widgets = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
-            .map((c, i) => c.querySelector('.jp-OutputArea-output .jupyter-widgets') ? i : -1).filter(i => i >= 0)""")
+            .map((c, i) => c.querySelector('.jp-OutputArea-output .jupyter-widgets, '
+                                            + '.jp-OutputArea-output figure.sdpa-explorer') ? i : -1)
+            .filter(i => i >= 0)""")
         assert with_widgets == [c.code_index for c in cells], \
             "the code cells showing widgets differ from the stored notebook (rebuild it?)"
         for cell in cells:
@@ -197,7 +199,7 @@ def check_voila(page, path, voila, cells, explorers, latency_log, scratch):
     print(f"{path.name}: rendered by Voila in {time.perf_counter() - start:.1f} s")
     problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)
     assert not problems, f"{path.name} in Voila:\n" + "\n\n".join(problems)
-    assert page.locator(".jp-OutputArea-output:has(.jupyter-widgets)").count() >= len(cells)
+    assert page.locator(".jp-OutputArea-output:has(.jupyter-widgets, figure.sdpa-explorer)").count() >= len(cells)
     boxes = page.locator(bs.EXPLORER_BOX)
     assert boxes.count() == len(explorers), "one figure per explorer"
     assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
