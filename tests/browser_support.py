@@ -18,9 +18,11 @@ Used by ``tests/test_browser.py`` and by ``benchmarks/browser_latency.py``. It o
 - :func:`run_all_in_lab`, :func:`page_problems`, :func:`sweep_main_control` -- what a user
   does in the page, and what the tests check there.
 
-Where a latency is measured, it is measured in the page: from the ``keydown`` event's
-timestamp to the moment the explorer's ``<img>`` gets a new ``src`` (``src_ms``) and to the
-moment that new image is decoded and ready to paint (``image_ms``).
+Where a latency is measured, it is measured in the page: for an explorer (``explorer.js``), from
+the ``keydown`` event's timestamp to the new frame in the DOM (``dom_ms``) and to the next animation
+frame, when it is painted (``image_ms``), as ``authoring/site/probe.py`` measures the site; for the
+floor (plain ipywidgets), to the ``<img>``'s new ``src`` (``src_ms``) and its decode (``image_ms``).
+:class:`DelayProxy` puts 100 ms of round trip between the browser and a server (a Binder-like link).
 """
 
 from __future__ import annotations

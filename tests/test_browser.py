@@ -7,8 +7,9 @@ Playwright, does what a learner does:
 - JupyterLab: open the notebook, *Kernel ▸ Restart Kernel and Run All Cells…*, and find every
   code cell executed in order, no error or stderr output, no "Error displaying widget",
   every image loaded, and every explorer showing its controls and its figure;
-- every explorer: focus its main slider, press → / ← a few times, and see the figure's
-  ``<img>`` change each time; the key-press-to-new-image latency is measured in the page;
+- every explorer (drawn by ``explorer.js``, the site's front end, as an anywidget): focus its main
+  control, press → / ← (↓ / ↑ on a select) a few times, and see the frame for each new setting, the
+  focus kept on the control; the key-press-to-painted-frame latency is measured in the page;
 - Voila (app mode): every notebook with an explorer renders without error, and its
   explorers update on a slider move.
 
