@@ -18,13 +18,16 @@ Used by ``tests/test_browser.py`` and by ``benchmarks/browser_latency.py``. It o
 - :func:`run_all_in_lab`, :func:`page_problems`, :func:`sweep_main_control` -- what a user
   does in the page, and what the tests check there.
 
-Where a latency is measured, it is measured in the page: from the ``keydown`` event's
-timestamp to the moment the explorer's ``<img>`` gets a new ``src`` (``src_ms``) and to the
-moment that new image is decoded and ready to paint (``image_ms``).
+Where a latency is measured, it is measured in the page: for an explorer (``explorer.js``), from
+the ``keydown`` event's timestamp to the new frame in the DOM (``dom_ms``) and to the next animation
+frame, when it is painted (``image_ms``), as ``authoring/site/probe.py`` measures the site; for the
+floor (plain ipywidgets), to the ``<img>``'s new ``src`` (``src_ms``) and its decode (``image_ms``).
+:class:`DelayProxy` puts 100 ms of round trip between the browser and a server (a Binder-like link).
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import json
 import os
@@ -43,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "authoring" / "site") not in sys.path:
+    sys.path.insert(0, str(ROOT / "authoring" / "site"))  # probe.py: the site's key-press measurement
 NOTEBOOK_DIR = ROOT / "notebooks"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -310,6 +315,82 @@ class Server:
         self.stop()
 
 
+# -- a slow link: 100 ms of round trip between the browser and a server ---------------------
+
+class DelayProxy:
+    """127.0.0.1:<port> → 127.0.0.1:<target>, every chunk delivered ``delay`` seconds after it arrived."""
+
+    def __init__(self, target: int, delay: float = 0.050):
+        self.target, self.delay, self.port = target, delay, None
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(ready,), daemon=True)
+        self.thread.start()
+        ready.wait(10)
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+
+        async def start():
+            self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+            self.port = self.server.sockets[0].getsockname()[1]
+            ready.set()
+
+        self.loop.run_until_complete(start())
+        self.loop.run_forever()
+
+    async def _pipe(self, reader, writer):
+        queue: asyncio.Queue = asyncio.Queue()
+
+        async def deliver():
+            while True:
+                due, data = await queue.get()
+                if data is None:
+                    break
+                wait = due - self.loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                writer.write(data)
+                await writer.drain()
+            writer.close()
+
+        task = asyncio.ensure_future(deliver())
+        try:
+            while data := await reader.read(65536):
+                queue.put_nowait((self.loop.time() + self.delay, data))
+        except (ConnectionError, OSError):
+            pass
+        queue.put_nowait((0, None))
+        await task
+
+    async def _client(self, reader, writer):
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True)
+
+    def close(self):
+        """Stop serving, cancel every connection's tasks, stop and close the loop (its thread ends)."""
+        async def shutdown():
+            self.server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(10)
+        except Exception:  # a proxy that is already stopping: stop the loop all the same
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+
 # -- the browser --------------------------------------------------------------------------
 
 def launch_chromium(playwright):
@@ -520,7 +601,86 @@ def lab_cell_output(page, code_index: int):
     return page.locator(".jp-Notebook .jp-CodeCell").nth(code_index).locator(".jp-OutputArea")
 
 
-EXPLORER_BOX = ".jp-OutputArea-output .widget-vbox:has(> img.widget-image)"
+#: An explorer in JupyterLab or Voila: the figure drawn by explorer.js (the site's front end).
+EXPLORER_BOX = ".jp-OutputArea-output figure.sdpa-explorer"
+#: The floor's plain ipywidgets box (a slider and an Image: no explorer.js).
+FLOOR_BOX = ".jp-OutputArea-output .widget-vbox:has(> img.widget-image)"
+
+
+def explorer_id(box) -> str:
+    """The id explorer.js gave the figure (``#explorer-<id>``; probe.press finds it by that)."""
+    return box.evaluate("f => f.id").removeprefix("explorer-")
+
+
+def wait_for_explorer(page, box, timeout: float = 60.0) -> str:
+    """Wait until the explorer in ``box`` shows its first frame; its id."""
+    box.first.wait_for()
+    ident = explorer_id(box.first)
+    page.wait_for_function("id => { const f = document.getElementById('explorer-' + id);"
+                           " return f && f.hasAttribute('data-ready'); }", arg=ident, timeout=timeout * 1000)
+    return ident
+
+
+def wait_for_grid(page, ident: str, timeout: float = 60.0) -> dict:
+    """Wait until every frame of the explorer's prefetch grid is in the browser; its size and ms after display."""
+    page.wait_for_function("id => document.getElementById('explorer-' + id).hasAttribute('data-grid-complete')",
+                           arg=ident, timeout=timeout * 1000, polling=100)
+    return page.evaluate("""id => { const f = document.getElementById('explorer-' + id);
+      return {frames: Number(f.dataset.gridFrames), ms: Number(f.dataset.gridComplete)}; }""", ident)
+
+
+def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
+                       step: float = 1.0) -> list[dict]:
+    """Move the explorer's main control ``steps`` positions one way and back, one key press at a time.
+
+    ``box`` is the explorer's figure (drawn by explorer.js, as on the site): a range is moved with
+    ArrowRight / ArrowLeft, a select with ArrowDown / ArrowUp, a checkbox with Space, each with the
+    control focused. Each step asserts that the frame for the new setting is shown (its
+    ``data-frame``, loaded) and that the focus stayed on the control; it returns one record per step
+    with the latencies in ms from ``keydown`` (``dom_ms``: the new frame in the page, ``image_ms``:
+    the next animation frame, when it is painted) and whether the frame was in the browser's cache
+    at the key press (``prefetched``). ``step`` is unused (kept for the callers; the page moves by index).
+    """
+    import probe  # authoring/site/probe.py: the site's key-press measurement, shared
+
+    ident = wait_for_explorer(page, box, timeout)
+    meta = page.evaluate("id => { const e = window.SDPA_LIVE[id]; return {controls: e.meta.controls,"
+                         " state: e.state.slice()}; }", ident)
+    control = meta["controls"][main_index]
+    kind, n, at = control["kind"], len(control["labels"]), meta["state"][main_index]
+    if kind == "checkbox":
+        plan = [True, True]
+    else:
+        up, down = n - 1 - at, at
+        forward = up >= steps or up >= down
+        k = min(steps, up if forward else down)
+        assert k >= 1, "the main control has a single value"
+        plan = [forward] * k + [not forward] * k
+    records = []
+    state = list(meta["state"])
+    for i, forward in enumerate(plan):
+        before = state[main_index]
+        if kind == "checkbox":
+            state[main_index] = 1 - before
+        else:
+            state[main_index] += 1 if forward else -1
+        frame = probe.expected_frame(state, "")
+        cached = page.evaluate("([id, f]) => { const e = window.SDPA_LIVE[id].cache.get(f); return !!(e && e.ok); }",
+                               [ident, frame])
+        try:
+            t = probe.press(page, ident, main_index, kind, forward, frame, timeout_ms=timeout * 1000)
+        except Exception as exc:  # playwright TimeoutError
+            raise AssertionError(f"step {i + 1}: frame {frame} did not show within {timeout:.0f} s") from exc
+        shown = probe.shown(page, ident)
+        assert shown["frame"] == frame and shown["loaded"], f"step {i + 1}: shows {shown['frame']}, not {frame}"
+        assert page.evaluate("([id, k]) => document.activeElement === document.querySelector("
+                             "`#explorer-${id} [data-control='${k}']`)", [ident, main_index]), \
+            f"step {i + 1}: the focus left the control"
+        records.append({"step": i + 1, "from": before, "to": state[main_index], "first_visit": i < len(plan) // 2,
+                        "prefetched": cached, "dom_ms": t["dom"], "image_ms": t["painted"], "src_ms": t["dom"]})
+    return records
+
+
 
 
 # -- moving the main control ----------------------------------------------------------------
@@ -563,9 +723,9 @@ def _state(control, kind):
     return float(active), 0.0, float(buttons.count() - 1)
 
 
-def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
+def sweep_floor(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
                        step: float = 1.0) -> list[dict]:
-    """Move the explorer's main control ``steps`` positions one way and back, one step at a time.
+    """The floor (plain ipywidgets): move its slider ``steps`` positions one way and back, one step at a time.
 
     ``box`` is the explorer's VBox (controls row, image, readout). Sliders are moved with the
     keyboard (focus the handle, ArrowRight / ArrowLeft), dropdowns with ArrowDown / ArrowUp,

@@ -7,8 +7,9 @@ Playwright, does what a learner does:
 - JupyterLab: open the notebook, *Kernel ▸ Restart Kernel and Run All Cells…*, and find every
   code cell executed in order, no error or stderr output, no "Error displaying widget",
   every image loaded, and every explorer showing its controls and its figure;
-- every explorer: focus its main slider, press → / ← a few times, and see the figure's
-  ``<img>`` change each time; the key-press-to-new-image latency is measured in the page;
+- every explorer (drawn by ``explorer.js``, the site's front end, as an anywidget): focus its main
+  control, press → / ← (↓ / ↑ on a select) a few times, and see the frame for each new setting, the
+  focus kept on the control; the key-press-to-painted-frame latency is measured in the page;
 - Voila (app mode): every notebook with an explorer renders without error, and its
   explorers update on a slider move.
 
@@ -147,7 +148,9 @@ def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
         bs.unfold_all(page)  # explorers inside deep dives too: a learner opens the deep dive to use one
         # Every stored widget output is live again, and no other cell shows a widget.
         with_widgets = page.evaluate("""() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell'))
-            .map((c, i) => c.querySelector('.jp-OutputArea-output .jupyter-widgets') ? i : -1).filter(i => i >= 0)""")
+            .map((c, i) => c.querySelector('.jp-OutputArea-output .jupyter-widgets, '
+                                            + '.jp-OutputArea-output figure.sdpa-explorer') ? i : -1)
+            .filter(i => i >= 0)""")
         assert with_widgets == [c.code_index for c in cells], \
             "the code cells showing widgets differ from the stored notebook (rebuild it?)"
         for cell in cells:
@@ -157,9 +160,10 @@ def test_notebook_in_jupyterlab(path, lab, browser, latency_log, scratch):
             box = out.locator(bs.EXPLORER_BOX)
             box.first.wait_for()
             assert box.count() == 1, f"{cell.label}: one explorer (controls + figure) per cell"
-            n_controls = box.locator(":scope > .widget-hbox > *").count()
+            n_controls = box.locator(".controls [data-control]").count()
             assert n_controls == len(cell.cls().controls), f"{cell.label}: every control is shown"
-            img = box.locator(":scope > img.widget-image")
+            bs.wait_for_explorer(page, box)
+            img = box.locator(".frame img")
             img.scroll_into_view_if_needed()
             assert img.evaluate("i => i.complete && i.naturalWidth > 0"), f"{cell.label}: the figure shows"
         assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
@@ -196,7 +200,7 @@ def check_voila(page, path, voila, cells, explorers, latency_log, scratch):
     print(f"{path.name}: rendered by Voila in {time.perf_counter() - start:.1f} s")
     problems = bs.page_problems(page, bs.WIDGET_ERRORS + bs.VOILA_ERRORS)
     assert not problems, f"{path.name} in Voila:\n" + "\n\n".join(problems)
-    assert page.locator(".jp-OutputArea-output:has(.jupyter-widgets)").count() >= len(cells)
+    assert page.locator(".jp-OutputArea-output:has(.jupyter-widgets, figure.sdpa-explorer)").count() >= len(cells)
     boxes = page.locator(bs.EXPLORER_BOX)
     assert boxes.count() == len(explorers), "one figure per explorer"
     assert not bs.broken_images(page), f"images that did not load: {bs.broken_images(page)}"
@@ -257,9 +261,9 @@ def test_floor_in_jupyterlab(lab, browser, latency_log, scratch):
     with opened_page(browser, scratch, lab, "lab-floor") as page:
         bs.open_in_lab(page, lab, path.name, TIMEOUT)
         bs.run_all_in_lab(page, TIMEOUT)
-        box = bs.lab_cell_output(page, 0).locator(bs.EXPLORER_BOX)
+        box = bs.lab_cell_output(page, 0).locator(bs.FLOOR_BOX)
         box.first.wait_for()
-        steps = bs.sweep_main_control(page, box, 0, steps=STEPS)
+        steps = bs.sweep_floor(page, box, 0, steps=STEPS)
         record(latency_log, "lab", path, FLOOR_CELL, "floor", steps)
         assert len(steps) == 2 * STEPS and all(s["image_ms"] > 0 for s in steps)
 
@@ -268,9 +272,9 @@ def test_floor_in_voila(voila, browser, latency_log, scratch):
     path = write_floor_notebook(scratch["root"])
     with opened_page(browser, scratch, voila, "voila-floor") as page:
         page.goto(f"{voila.base}/voila/render/{path.name}", timeout=TIMEOUT * 1000, wait_until="load")
-        page.wait_for_function(f"() => document.querySelectorAll('{bs.EXPLORER_BOX}').length >= 1",
+        page.wait_for_function(f"() => document.querySelectorAll('{bs.FLOOR_BOX}').length >= 1",
                                timeout=RENDER_TIMEOUT * 1000, polling=250)
-        steps = bs.sweep_main_control(page, page.locator(bs.EXPLORER_BOX).first, 0, steps=STEPS)
+        steps = bs.sweep_floor(page, page.locator(bs.FLOOR_BOX).first, 0, steps=STEPS)
         record(latency_log, "voila", path, FLOOR_CELL, "floor", steps)
         assert len(steps) == 2 * STEPS and all(s["image_ms"] > 0 for s in steps)
 
@@ -335,3 +339,54 @@ def test_opened_without_running(path, lab, browser, scratch):
             for later, later_members in dives[1:]:
                 assert all(bs.is_hidden(bs.lab_cell(page, i)) for i in later_members), \
                     f"one click unfolds one deep dive, yet the one at cell {later} opened too"
+
+
+# -- the explorers' front end (issue 39): frames swapped in the browser, also over a slow link -----
+
+FRONT_NAME = "front_end.ipynb"
+
+
+def write_front_end_notebook(root: Path) -> Path:
+    """One cell: notebook 02's explorer (four components × 13 d_k: a 52-frame prefetch grid)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from sdpa_helpers.widgets.variance import VarianceExplorer\nVarianceExplorer()")])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    path = Path(root) / FRONT_NAME
+    nbformat.write(nb, path)
+    return path
+
+
+@pytest.mark.parametrize("link", ["direct", "100 ms round trip"])
+def test_prefetched_frames_swap_in_the_browser(link, lab, browser, latency_log, scratch):
+    """After display every frame of the prefetch grid reaches the browser (asked of the kernel one or
+    two at a time), then moves are swapped in the page without the kernel: each press shows the right
+    frame, keeps the focus, and no request leaves the machine -- directly and through a proxy adding
+    100 ms of round trip (a Binder-like link)."""
+    path = write_front_end_notebook(scratch["root"])
+    proxy = bs.DelayProxy(lab.port) if link != "direct" else None
+    blocked: list = []
+    page = bs.new_page(browser, blocked)
+    try:
+        base = f"http://127.0.0.1:{proxy.port}" if proxy else lab.base
+        page.goto(f"{base}/lab/tree/{path.name}?token={lab.token}&reset")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=TIMEOUT * 1000)
+        page.wait_for_function(bs._KERNEL_IDLE, timeout=TIMEOUT * 1000, polling=100)
+        bs.wait_for_kernels_idle(lab, TIMEOUT)
+        bs.run_all_in_lab(page, TIMEOUT)
+        box = bs.lab_cell_output(page, 0).locator(bs.EXPLORER_BOX)
+        ident = bs.wait_for_explorer(page, box)
+        grid = bs.wait_for_grid(page, ident, 120)
+        assert grid["frames"] == 52, grid
+        steps = bs.sweep_main_control(page, box, 0, steps=STEPS)
+        assert all(s["prefetched"] for s in steps), "every frame of the grid is in the browser before the moves"
+        record(latency_log, "lab" if proxy is None else "lab-proxy", path,
+               bs.ExplorerCell(0, "VarianceExplorer", None), "d_k", steps)
+        assert not blocked, f"requests off the machine: {blocked}"
+        assert not bs.page_problems(page), bs.page_problems(page)
+    finally:
+        bs.close_page(page)
+        if proxy:
+            proxy.close()
+        lab.shutdown_sessions()

@@ -64,7 +64,7 @@ def test_figure_axes_are_labelled(explorer):
 
 def test_a_slider_move_changes_the_figure_in_place(explorer):
     before_figs = plt.get_fignums()
-    children = explorer.widget.children
+    widget = explorer.widget
     fig = explorer.fig
     image = explorer.image
     control = explorer.controls[explorer.main]
@@ -77,7 +77,7 @@ def test_a_slider_move_changes_the_figure_in_place(explorer):
         assert explorer.renders == renders + 1, "one render per move"
         assert image.value != png, f"moving {explorer.main} to {value!r} did not change the image"
     control.value = start
-    assert explorer.widget.children == children, "the output does not grow"
+    assert explorer.widget is widget, "the output does not grow: one view for life"
     assert explorer.fig is fig and explorer.image is image, "the same figure and image for life"
     assert plt.get_fignums() == before_figs, "explorers make no pyplot figures"
     assert image.value[:4] == b"\x89PNG"
@@ -295,10 +295,11 @@ def test_explorers_update_in_place(name):
     cls = getattr(WA, name, None) or getattr(WM, name)
     e = cls()
     first = e.image.value
-    n_children = len(e.widget.children)
+    view = e.widget
     values = e.sweep_values()
     e.controls[e.main].value = values[-1] if e.controls[e.main].value != values[-1] else values[0]
-    assert e.image.value != first and len(e.widget.children) == n_children and e.readout.value
+    assert e.image.value != first and e.widget is view and e.readout.value
+    assert e.widget.png == e.image.value, "the frame is sent to the browser"
     for c in e.controls.values():
         assert c.description
 
@@ -388,3 +389,76 @@ def test_a_closed_explorer_refuses_render_and_paused_clearly():
         with pytest.raises(ValueError, match="closed"):
             call()
     explorer.update()  # documented: does nothing once closed
+
+
+# -- one front end (issue 39): the notebook's widget and the static site ship the same explorer.js -----
+
+def test_the_notebook_and_the_site_ship_one_explorer_front_end(tmp_path, monkeypatch):
+    """The widget's module is the package's explorer.js plus one export line, and the site's build
+    copies that same file (not a second front end of its own)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    front = root / "sdpa_helpers" / "widgets" / "explorer.js"
+    assert widgets.FRONT_END == front
+    esm = widgets.ExplorerView._esm
+    esm = esm if isinstance(esm, str) else str(esm)
+    assert esm == front.read_text(encoding="utf-8") + widgets.ESM_EXPORT, "the widget loads explorer.js as it is"
+    assert not (root / "authoring" / "site" / "static" / "explorer.js").exists(), \
+        "a second explorer.js in the site's static files: the site must copy the package's"
+    sys.path.insert(0, str(root / "authoring" / "site"))
+    sys.path.insert(0, str(root / "authoring"))
+    try:
+        spec = importlib.util.spec_from_file_location("_site_build_for_test", root / "authoring" / "site" / "build.py")
+        build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(build)
+    except ImportError as exc:  # the site's own environment (mistune, Jinja2) is not installed here
+        pytest.skip(f"the site's build does not import here: {exc}")
+    finally:
+        sys.path.remove(str(root / "authoring" / "site"))
+        sys.path.remove(str(root / "authoring"))
+    monkeypatch.setattr(build, "MATHJAX", tmp_path / "no-mathjax")
+    with pytest.raises(SystemExit):  # stops at MathJax, after the scripts are copied
+        build.copy_static(tmp_path)
+    assert (tmp_path / "_static" / "explorer.js").read_bytes() == front.read_bytes()
+
+
+def test_the_browser_gets_frames_it_asks_for_and_moves_update_the_kernel(explorer, monkeypatch):
+    """The kernel's side of the protocol: ``want`` → a ``frame`` (PNG bytes as a binary buffer, and the
+    readout) equal to what a move there shows; ``move`` sets the controls; nonsense is refused (ValueError)
+    and answered ``failed``."""
+    sent = []
+    monkeypatch.setattr(explorer.widget, "send", lambda content, buffers=None: sent.append((content, buffers)))
+    specs = explorer._specs
+    at = [s["initial"] for s in specs]
+    k = [s["name"] for s in specs].index(explorer.main)
+    other = list(at)
+    other[k] = 0 if at[k] != 0 else len(specs[k]["_py"]) - 1
+    key = "-".join(map(str, other))
+    before = explorer.values
+    explorer._answer({"type": "want", "key": key, "indices": other})
+    (content, buffers), = sent
+    assert content == {"type": "frame", "key": key, "readout": content["readout"]} and buffers[0][:4] == b"\x89PNG"
+    assert explorer.values == before, "a prefetched frame leaves the controls where the learner put them"
+    explorer._answer({"type": "move", "indices": other})
+    assert explorer.controls[explorer.main].value == specs[k]["_py"][other[k]]
+    assert explorer.image.value == buffers[0] and explorer.readout.value == content["readout"]
+    with pytest.raises(ValueError, match="indices"):
+        explorer._answer({"type": "want", "key": "x", "indices": [999] * len(specs)})
+    assert sent[-1] == ({"type": "failed", "key": "x", "error": "ValueError"}, None), \
+        "the browser is told, never left waiting"
+
+
+def test_the_front_end_is_told_of_every_control_and_the_first_frame(explorer):
+    explorer = type(explorer)()  # as displayed (the shared one was moved by the browser's messages above)
+    view = explorer.widget
+    names = [c["name"] for c in view.spec["controls"]]
+    assert names == list(explorer.controls)
+    assert view.png == explorer.image.value and view.readout == explorer.readout.value
+    assert view.key == "-".join(map(str, view.state))
+    for c in view.spec["controls"]:
+        assert len(c["labels"]) == len(c["values"]) and 0 <= c["grid"][0] < c["grid"][1] <= len(c["values"])
+        assert c["grid"][1] - c["grid"][0] <= max(widgets.SEED_DRAWS, len(c["values"]) if c["name"] != "seed" else 0)
+    explorer.close()

@@ -500,6 +500,8 @@ def copy_static(out: Path) -> None:
     static.mkdir(parents=True, exist_ok=True)
     for f in STATIC.iterdir():
         shutil.copy2(f, static / f.name)
+    # the explorers' one front end: the notebook's widget loads the same file (docs/explorers.md)
+    shutil.copy2(ROOT / "sdpa_helpers" / "widgets" / "explorer.js", static / "explorer.js")
     css = HtmlFormatter(style="default").get_style_defs(".code")
     def six(m):  # #A2F -> #AA22FF
         h = m.group(0)[1:]

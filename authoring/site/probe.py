@@ -75,7 +75,8 @@ def shown(page, explorer_id: str) -> dict:
 
 
 def expected_frame(indices, ext: str) -> str:
-    return "-".join(str(i) for i in indices) + "." + ext
+    """The frame's name: the indices "-"-joined, then ``.ext`` (the notebook's frames have none)."""
+    return "-".join(str(i) for i in indices) + ("." + ext if ext else "")
 
 
 def control_locator(page, explorer_id: str, k: int):

@@ -1,9 +1,12 @@
 """Interactive explorers: controls that update one figure in place.
 
-:class:`Explorer` is the base (one figure for its life, re-rendered into one :class:`ipywidgets.Image`;
+:class:`Explorer` is the base (one figure for its life, drawn by the course's panels into PNG frames;
 controls call back through a weak reference; re-running a cell closes its old explorers; the displayed
-explorer carries a static PNG for readers who have not run it). :func:`d_k_slider`, :func:`seed_slider`
-are the shared controls; :func:`all_explorers` lists the explorer classes.
+explorer carries a static PNG for readers who have not run it). What the notebook displays is
+:class:`ExplorerView`, an anywidget whose front end is ``explorer.js`` -- the same file the static site
+uses (docs/explorers.md): it draws the controls, keeps the frames it has in the browser and asks the
+kernel for the others. :func:`d_k_slider`, :func:`seed_slider` are the shared controls;
+:func:`all_explorers` lists the explorer classes.
 """
 
 from __future__ import annotations
@@ -13,21 +16,25 @@ import contextlib
 import functools
 import importlib
 import io
+import json
 import math
 import numbers
 import pkgutil
 import time
 import weakref
 from collections.abc import Callable, Hashable
+from pathlib import Path
 
+import anywidget
 import ipywidgets as W
 import numpy as np
+import traitlets as T
 
 from .. import _checks, plots
 from .._numerics import controlled_errstate
 from ..scales import D_K_CHOICES
 
-__all__ = ["Explorer", "D_K_CHOICES", "d_k_slider", "seed_slider", "all_explorers"]
+__all__ = ["Explorer", "ExplorerView", "D_K_CHOICES", "d_k_slider", "seed_slider", "all_explorers"]
 
 
 def d_k_slider(value: int = 64, description: str = "d_k", choices=D_K_CHOICES) -> W.SelectionSlider:
@@ -93,8 +100,94 @@ def _check_control_value(name: str, control, value):
     return value
 
 
+#: The explorers' front end, shared with the static site (which copies this very file).
+FRONT_END = Path(__file__).with_name("explorer.js")
+#: What makes the site's classic script an ES module for anywidget: one line, appended.
+ESM_EXPORT = "\nexport default { render: globalThis.SDPA_EXPLORER.render };\n"
+#: Draws kept of a seed control in the prefetch grid (the site keeps as many).
+SEED_DRAWS = 5
+
+
+def _front_end_module() -> str:
+    """``explorer.js`` as the widget loads it: the site's file, then :data:`ESM_EXPORT`."""
+    return FRONT_END.read_text(encoding="utf-8") + ESM_EXPORT
+
+
+class ExplorerView(anywidget.AnyWidget):
+    """What a notebook displays for an explorer: ``explorer.js`` in the browser, frames from the kernel.
+
+    ``spec`` describes the controls (labels, values, starting indices, the prefetch grid), ``state``
+    the indices the kernel last set, ``key``/``png``/``readout`` the last frame the kernel drew unasked
+    (the first one, or after a control was set from code). The browser asks for other frames with
+    custom messages (``want``: a frame; ``move``: the learner moved a control) and the kernel answers
+    each ``want`` with a ``frame`` (its readout; the PNG as a binary buffer) or ``failed``.
+    """
+
+    _esm = _front_end_module()
+    spec = T.Dict().tag(sync=True)
+    state: T.List = T.List().tag(sync=True)
+    key = T.Unicode("").tag(sync=True)
+    png = T.Bytes(b"").tag(sync=True)
+    readout = T.Unicode("").tag(sync=True)
+
+
+class _Shown:
+    """The explorer's current frame, drawn on demand (``explorer.image.value``: PNG bytes;
+    ``explorer.readout.value``: the readout's HTML). Holds its explorer weakly."""
+
+    __slots__ = ("ref", "part", "__weakref__")
+
+    def __init__(self, explorer, part: int):
+        self.ref, self.part = weakref.ref(explorer), part
+
+    @property
+    def value(self):
+        explorer = self.ref()
+        return explorer._current()[self.part] if explorer is not None else (b"", "")[self.part]
+
+
+def _control_spec(name: str, c) -> dict:
+    """One control as the front end draws it: kind, values and their labels, start, prefetch grid."""
+    label = (c.description or name).strip()
+    values: list
+    if isinstance(c, W.Checkbox | W.ToggleButton):
+        values, labels, kind = [False, True], ["off", "on"], "checkbox"
+    elif getattr(c, "options", None):
+        opts = list(c.options)
+        labels = [str(o[0]) if isinstance(o, tuple) else (f"{o:g}" if isinstance(o, float) else str(o)) for o in opts]
+        values = [o[1] if isinstance(o, tuple) else o for o in opts]
+        kind = "select" if isinstance(c, W.Dropdown | W.Select | W.RadioButtons | W.ToggleButtons) else "range"
+    elif isinstance(c, W.IntSlider | W.FloatSlider):
+        step = c.step or 1
+        n = int(round((c.max - c.min) / step)) + 1
+        values = [c.min + i * step for i in range(n)]
+        if isinstance(c, W.FloatSlider):
+            values = [round(v, 10) for v in values]
+        labels, kind = [f"{v:g}" if isinstance(v, float) else str(v) for v in values], "range"
+    else:
+        raise TypeError(f"an explorer cannot offer control {name!r} of type {type(c).__name__}")
+    initial = _nearest(values, c.value)
+    grid: list[int] = [0, len(values)]
+    if (name == "seed" or label.lower() == "seed") and len(values) > SEED_DRAWS:
+        grid = [initial, min(len(values), initial + SEED_DRAWS)]
+    json_values = [v if isinstance(v, (bool, int, float, str)) else str(v) for v in values]
+    return {"name": name, "label": label, "kind": kind, "values": json_values, "labels": labels,
+            "initial": initial, "grid": grid, "_py": values}
+
+
+def _nearest(values: list, value) -> int:
+    for i, v in enumerate(values):
+        if v == value and _is_bool(v) == _is_bool(value):
+            return i
+    if isinstance(value, numbers.Real) and not _is_bool(value):
+        numeric = [(abs(v - value), i) for i, v in enumerate(values) if isinstance(v, numbers.Real)]
+        if numeric:
+            return min(numeric)[1]
+    return 0
+
+
 class Explorer:
-    """Base class: controls + one figure rendered to PNG in an :class:`ipywidgets.Image`.
+    """Base class: controls + one figure, drawn into PNG frames shown by :class:`ExplorerView`.
 
     Subclasses set :attr:`figsize` and define ``_controls()`` (name -> control, each with a
     description), ``_setup(fig)`` (Axes and artists, once) and ``_update(**values) -> str`` (set the
@@ -102,6 +195,10 @@ class Explorer:
     drawn over a cached background; if the background depends on the controls, define
     ``_background_key(**values)`` (one background per key). :attr:`main` names the control that
     benchmarks and browser tests sweep.
+
+    A drawing that raises -- KeyboardInterrupt included -- changes nothing a learner sees: the
+    controls go back to their values, the shown frame stays, and the figure (whose panels may be
+    half-updated) is rebuilt as it was built before the next frame is drawn.
     """
 
     figsize = (9.0, 3.6)
@@ -120,7 +217,7 @@ class Explorer:
             with controlled_errstate():
                 self._build(values)
         except BaseException:
-            parts = [getattr(self, n, None) for n in ("widget", "image", "readout")]
+            parts = [getattr(self, "widget", None)]
             _release(list(self.controls.values()), getattr(self, "_observer", None), [p for p in parts if p], {})
             if getattr(self, "fig", None) is not None:
                 self.fig.clear()
@@ -135,25 +232,33 @@ class Explorer:
             self.controls[name].value = _check_control_value(name, self.controls[name], value)
         self.fig, _ = plots.new_figure(figsize=self.figsize, dpi=self.dpi)
         self.fig.clear()
+        self._layout = self.fig.get_layout_engine()
         with plots.style():
             self._setup(self.fig)
-        # A CSS width equal to the PNG's pixel width: never stretched (blurry) in Lab or Voila.
-        width = f"{round(self.figsize[0] * self.dpi)}px"
-        self.image = W.Image(format="png", layout=W.Layout(width=width, max_width="100%", height="auto"))
-        self.readout = W.HTML()
+        self._first_values = dict(self.values)
+        self._drawn: dict | None = None  # the values the figure shows (None: none yet, or broken)
+        self._broken = False
+        self._frame: tuple = (b"", "")
+        self.image = _Shown(self, 0)
+        self.readout = _Shown(self, 1)
         self.renders = 0
         self._backgrounds: dict = {}
         self.last_update_seconds = 0.0
         self._observer = _WeakObserver(self)
-        self.update()
+        png, html = self._draw(self._first_values)
         self.fig.set_layout_engine("none")  # frozen after the first draw: later frames only move data
+        self._specs = [_control_spec(n, c) for n, c in self.controls.items()]
         for control in self.controls.values():
             control.observe(self._observer, names="value")
-        row = W.HBox(list(self.controls.values()), layout=W.Layout(flex_flow="row wrap"))
-        self.widget = W.VBox([row, self.image, self.readout])
+        width, height = (round(x * self.dpi) for x in self.figsize)
+        spec = {"cls": type(self).__name__, "title": _title(type(self)), "width": width, "height": height,
+                "controls": [{k: v for k, v in s.items() if k != "_py"} for s in self._specs], "ext": ""}
+        key, indices = self._key(self.values)
+        self.widget = ExplorerView(spec=spec, state=indices, key=key, png=png, readout=html)
+        self.widget.on_msg(_WeakHandler(self))
         # Runs on close() or when the explorer is collected; holds no reference to the explorer.
         self._finalizer = weakref.finalize(self, _release, list(self.controls.values()), self._observer,
-                                           [self.widget, row, self.image, self.readout], self._backgrounds)
+                                           [self.widget], self._backgrounds)
 
     def _controls(self) -> dict:
         raise NotImplementedError
@@ -178,6 +283,12 @@ class Explorer:
             for control in self.controls.values():
                 control.observe(self._observer, names="value")
 
+    def _set_quietly(self, values: dict) -> None:
+        with self.paused():
+            for name, value in values.items():
+                if self.controls[name].value != value:
+                    self.controls[name].value = value
+
     def _refuse_if_closed(self) -> None:
         if self._closed:
             raise ValueError(f"this {type(self).__name__} is closed; build a new one")
@@ -192,29 +303,116 @@ class Explorer:
             return
         self._closed = True
         self._finalizer()
+        self._frame = (b"", "")
         fig, self.fig = self.fig, None
         fig.clear()
         if hasattr(fig.canvas, "renderer"):
             del fig.canvas.renderer  # the Agg pixel buffer
         _forget(self)
 
-    def update(self) -> None:
-        """Redraw the figure for the current control values (in place) and refresh the image."""
-        if self._closed:
-            return
+    # -- drawing ----------------------------------------------------------------------------
+
+    def _draw(self, values: dict) -> tuple[bytes, str]:
+        """(PNG, readout HTML) of the frame at ``values``; the figure is left showing them.
+
+        Interrupt-safe: until the frame is complete the figure counts as broken, and a broken figure
+        is rebuilt (:meth:`_rebuild`) before anything is drawn on it again."""
+        self._refuse_if_closed()
+        if self._broken:
+            self._rebuild()
+        self._broken = True
+        self._drawn = None
         start = time.perf_counter()
         with plots.style(), controlled_errstate():
-            html = self._update(**self.values)
-            self.image.value = self.render()
-        self.readout.value = html or ""
+            html = self._update(**values) or ""
+            png = self.render(values)
+        self._drawn, self._frame = dict(values), (png, html)
+        self._broken = False
         self.renders += 1
         self.last_update_seconds = time.perf_counter() - start
+        return png, html
 
-    def render(self) -> bytes:
-        """PNG of the figure: the cached background for the current key, animated artists on top."""
+    def _rebuild(self) -> None:
+        """The figure made again as :meth:`_build` made it: setup, a laid-out first draw at the first
+        values, layout frozen (so later frames are those of an explorer that was never interrupted)."""
+        self._backgrounds.clear()
+        self._animated_shape: tuple | None = None
+        self.fig.clear()
+        self.fig.set_layout_engine(self._layout)
+        with plots.style(), controlled_errstate():
+            self._setup(self.fig)
+            self._update(**self._first_values)
+            self.fig.canvas.draw()
+        self.fig.set_layout_engine("none")
+        self._backgrounds.clear()
+        self._broken = False
+
+    def _current(self) -> tuple[bytes, str]:
+        """The frame at the controls' values (drawn now if the figure shows other values)."""
+        if self._closed:
+            return self._frame
+        values = self.values
+        if self._drawn != values:
+            self._draw(values)
+        return self._frame
+
+    def update(self) -> None:
+        """Redraw the figure for the current control values and send the frame to the browser."""
+        if self._closed:
+            return
+        values = self.values
+        png, html = self._draw(values)
+        key, indices = self._key(values)
+        view = self.widget
+        old = (view.png, view.readout, list(view.state), view.key)
+        try:
+            with view.hold_sync():
+                view.png, view.readout, view.state, view.key = png, html, indices, key
+        except BaseException:  # an interrupt while the frame is sent: the browser keeps the old one
+            self._drawn = None  # and the next look at the frame draws it again
+            with contextlib.suppress(Exception), view.hold_sync():
+                view.png, view.readout, view.state, view.key = old
+            raise
+
+    def _key(self, values: dict) -> tuple[str, list[int]]:
+        """The frame's name in the browser (the indices of the values, "-"-joined) and the indices."""
+        indices, exact = [], True
+        for s in self._specs if hasattr(self, "_specs") else [_control_spec(n, c) for n, c in self.controls.items()]:
+            i = _nearest(s["_py"], values[s["name"]])
+            exact = exact and s["_py"][i] == values[s["name"]]
+            indices.append(i)
+        key = "-".join(map(str, indices))
+        return (key if exact else f"{key}~{json.dumps(values, default=str, sort_keys=True)}"), indices
+
+    def _values_at(self, indices) -> dict:
+        if not isinstance(indices, list) or len(indices) != len(self._specs) or not all(
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(s["_py"])
+                for i, s in zip(indices, self._specs)):
+            raise ValueError(f"indices must be one index per control within its values, got {indices!r}")
+        return {s["name"]: s["_py"][i] for s, i in zip(self._specs, indices)}
+
+    def _answer(self, content: dict) -> None:
+        """A message from the browser: ``move`` (the learner's new setting) or ``want`` (a frame)."""
+        if self._closed or not isinstance(content, dict):
+            return
+        kind = content.get("type")
+        if kind == "move":
+            self._set_quietly(self._values_at(content.get("indices")))
+        elif kind == "want":
+            key = str(content.get("key", ""))
+            try:
+                png, html = self._draw(self._values_at(content.get("indices")))
+            except BaseException as exc:  # KeyboardInterrupt too: the browser must not wait for good
+                with contextlib.suppress(Exception):
+                    self.widget.send({"type": "failed", "key": key, "error": type(exc).__name__})
+                raise
+            self.widget.send({"type": "frame", "key": key, "readout": html}, buffers=[png])
+
+    def render(self, values: dict | None = None) -> bytes:
+        """PNG of the figure: the cached background for the values' key, animated artists on top."""
         self._refuse_if_closed()
         canvas = self.fig.canvas
-        key = self._background_key(**self.values)
+        key = self._background_key(**(self.values if values is None else values))
         if key in self._backgrounds:
             canvas.restore_region(self._backgrounds[key])
         else:
@@ -256,15 +454,16 @@ class Explorer:
     def fallback_png(self) -> bytes:
         """The current figure with the :meth:`instruction` as a banner: a small (64-colour) PNG."""
         self._refuse_if_closed()
+        self._current()  # the figure shows the controls' values (not a prefetched frame's)
         return _fallback_png(np.asarray(self.fig.canvas.buffer_rgba()), self.instruction())
 
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         if self._closed:
             return {"text/plain": f"{type(self).__name__} (closed: run its cell again)"}
-        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
-        if isinstance(bundle, tuple):  # (data, metadata)
-            bundle = bundle[0]
-        bundle = dict(bundle or {})
+        shown: object = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs)
+        if isinstance(shown, tuple):  # (data, metadata)
+            shown = shown[0]
+        bundle: dict = dict(shown or {})  # type: ignore[call-overload]
         bundle["text/plain"] = self.instruction()
         bundle["image/png"] = base64.b64encode(self.fallback_png()).decode("ascii")
         _remember(self)
@@ -275,8 +474,28 @@ class Explorer:
         return f"{type(self).__name__}({values}{', closed' if self._closed else ''})"
 
 
+def _title(cls) -> str:
+    doc = (cls.__doc__ or cls.__name__).strip().split("\n\n")[0]
+    return " ".join(doc.split()).replace("``", "")
+
+
+class _WeakHandler:
+    """The view's message callback, holding its explorer weakly."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, explorer):
+        self.ref = weakref.ref(explorer)
+
+    def __call__(self, widget, content, buffers) -> None:
+        explorer = self.ref()
+        if explorer is not None:
+            explorer._answer(content)
+
+
 class _WeakObserver:
-    """A control's callback holding its explorer weakly; a value the control cannot take is undone and refused."""
+    """A control's callback holding its explorer weakly; a value the control cannot take is undone and
+    refused, and so is a value whose drawing raised (KeyboardInterrupt included)."""
 
     __slots__ = ("ref", "__weakref__")
 
@@ -291,14 +510,14 @@ class _WeakObserver:
         name = next((n for n, c in explorer.controls.items() if c is control), "control")
         try:
             _check_control_value(name, control, change["new"])
-        except (TypeError, ValueError):
+            explorer.update()
+        except BaseException:
             control.unobserve(self, names="value")
             try:
                 control.value = change["old"]
             finally:
                 control.observe(self, names="value")
             raise
-        explorer.update()
 
 
 def _release(controls, observer, widgets, backgrounds) -> None:
@@ -312,6 +531,7 @@ def _release(controls, observer, widgets, backgrounds) -> None:
                 with contextlib.suppress(Exception):  # a widget whose comm is already gone
                     part.close()
     backgrounds.clear()
+
 
 
 # -- one explorer per cell: a re-run of a cell closes what its earlier run displayed ------------
