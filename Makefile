@@ -184,7 +184,7 @@ clean:
 SITE_VENV := .venv-site
 SITE_STAMP := $(SITE_VENV)/.installed
 SITE_OUT := build/site
-SITE_INPUTS := $(wildcard notebooks/*.ipynb notebooks/figures/*) $(wildcard sdpa_helpers/*.py sdpa_helpers/*/*.py sdpa_helpers/data/*) $(wildcard authoring/explorer_cells.py authoring/teaching.py authoring/notebooks/*.py authoring/site/*.py authoring/site/templates/* authoring/site/static/*)
+SITE_INPUTS := $(wildcard notebooks/*.ipynb notebooks/figures/*) $(wildcard sdpa_helpers/*.py sdpa_helpers/*/*.py sdpa_helpers/data/*) $(wildcard sdpa_helpers/widgets/explorer.js authoring/explorer_cells.py authoring/teaching.py authoring/notebooks/*.py authoring/site/*.py authoring/site/templates/* authoring/site/static/*)
 
 $(SITE_STAMP): requirements-site.txt binder/requirements.txt
 	rm -rf $(SITE_VENV)

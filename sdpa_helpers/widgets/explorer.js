@@ -332,8 +332,23 @@
       tex: {inlineMath: [["$", "$"], ["\\(", "\\)"]], displayMath: [["$$", "$$"], ["\\[", "\\]"]],
             processEscapes: true},
       svg: {fontCache: "global"},
-      options: {ignoreHtmlClass: "tex-ignore", processHtmlClass: "tex-process", menuOptions: {settings: {}}},
-      loader: {paths: {mathjax: base() + "mathjax"}}
+      // Formulas stay out of the Tab order (a keyboard reader tabs from control to control) until the
+      // reader switches MathJax's accessibility explorer on (right-click a formula → Accessibility).
+      options: {ignoreHtmlClass: "tex-ignore", processHtmlClass: "tex-process",
+                menuOptions: {settings: {inTabOrder: false}}},
+      loader: {paths: {mathjax: base() + "mathjax"}},
+      startup: {ready: function () {
+        MathJax.startup.defaultReady();
+        var menu = MathJax.startup.document.menu;
+        if (!menu || !menu.setExplorer) return;
+        var setExplorer = menu.setExplorer;
+        menu.setExplorer = function (on) {
+          setExplorer.call(menu, on);
+          menu.settings.inTabOrder = on;
+          menu.setTabOrder(on);
+        };
+        if (menu.settings.explorer) menu.setTabOrder(true);
+      }}
     };
     var s = document.createElement("script");
     s.src = base() + "mathjax/tex-svg.js";
