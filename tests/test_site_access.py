@@ -291,3 +291,98 @@ def test_a_build_for_a_repository_has_no_placeholder(monkeypatch):
         {"key": "05.stable_softmax", "kind": "function"}, page)
     assert "OWNER" not in text and "REPO" not in text
     assert "mybinder.org/v2/gh/someone/why-sqrt-dk/HEAD" in text and "github.com/someone/why-sqrt-dk" in text
+
+
+#: What a keyboard reader must reach: the explorers' controls and the exercises' answer boxes.
+_CONTROLS = "figure.explorer [data-control], .exercise input, .exercise select, .exercise textarea, .exercise button"
+_TABBABLE = ("a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1']), "
+             "mjx-container[tabindex]:not([tabindex='-1'])")
+
+
+def _tab_stops(page) -> dict:
+    """Tab stops in document order (visible ones: a folded deep dive's content is not reachable until opened)
+    and the 1-based stop at which the last control or answer box is reached."""
+    return page.evaluate(f"""() => {{
+      const visible = e => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length)
+                           && !e.disabled && getComputedStyle(e).visibility !== 'hidden';
+      const stops = Array.from(document.querySelectorAll({json.dumps(_TABBABLE)})).filter(visible);
+      const controls = new Set(Array.from(document.querySelectorAll({json.dumps(_CONTROLS)})).filter(visible));
+      let last = 0;
+      stops.forEach((e, i) => {{ if (controls.has(e)) last = i + 1; }});
+      return {{stops: stops.length, controls: controls.size, last: last,
+               formulas: stops.filter(e => e.tagName.toLowerCase() === 'mjx-container').length}};
+    }}""")
+
+
+@pytest.mark.browser
+def test_tab_reaches_every_control_within_twice_as_many_stops(server, chromium):
+    """Formulas are out of the Tab order (MathJax's menu setting inTabOrder: false), so a keyboard reader
+    reaches the last control or answer box of a page in at most twice as many stops as there are of them."""
+    if SKIP:
+        pytest.skip(SKIP)
+    rows, bad = [], []
+    for stem in ALL:
+        page = new_page(chromium)
+        try:
+            probe.open_page(page, server.url + f"{stem}.html")
+            t = _tab_stops(page)
+            rows.append(f"{stem:<40} {t['controls']:>4} controls {t['last']:>4} stops to the last "
+                        f"{t['stops']:>4} in all")
+            if t["formulas"]:
+                bad.append(f"{stem}: {t['formulas']} formulas in the Tab order")
+            if t["controls"] and t["last"] > 2 * t["controls"]:
+                bad.append(f"{stem}: the last of {t['controls']} controls is Tab stop {t['last']}")
+        finally:
+            page.context.close()
+    print("\n".join(rows))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.browser
+def test_mathjax_accessibility_explorer_activates_offline(server, chromium):
+    """Right-click → Accessibility → Activate loads the explorer and what it needs (input/mml among them)
+    from the site itself; no request fails, and the formulas join the Tab order only then."""
+    if SKIP:
+        pytest.skip(SKIP)
+    page = new_page(chromium)
+    try:
+        probe.open_page(page, server.url + "02_mean_and_variance.html")
+        assert _tab_stops(page)["formulas"] == 0
+        page.evaluate("() => MathJax.startup.document.menu.menu.pool.lookup('explorer').setValue(true)")
+        page.wait_for_function("() => !!(MathJax._.a11y && MathJax._.a11y.explorer)", timeout=60_000)
+        page.wait_for_function("() => document.querySelectorAll('mjx-container[tabindex=\"0\"]').length > 0",
+                               timeout=60_000)
+        assert not [p for p in probe.problems(page) if p.startswith("request failed")], probe.problems(page)
+        assert not page.sdpa_blocked, page.sdpa_blocked
+    finally:
+        page.context.close()
+
+
+@pytest.mark.browser
+def test_teachers_pages_work_offline_and_no_course_page_links_to_the_key(site, server, chromium):
+    """The guide, the worksheets (HTML and PDF) and the talk are built; the talk's explorer works; only the
+    contents page links to the key."""
+    if SKIP:
+        pytest.skip(SKIP)
+    assert (site / "teachers.html").is_file() and (site / "talk.html").is_file()
+    sheets = sorted((site / "worksheets").glob("*.html"))
+    assert len(sheets) == len(PAGES)
+    for sheet in sheets:
+        pdf = sheet.with_suffix(".pdf")
+        assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-", pdf
+    for stem in PAGES:
+        assert "teachers.html" not in (site / f"{stem}.html").read_text(encoding="utf-8"), stem
+    assert 'href="teachers.html"' in (site / "index.html").read_text(encoding="utf-8")
+    page = new_page(chromium)
+    try:
+        page.goto(server.url + "talk.html", wait_until="load")
+        page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+        assert page.evaluate("() => Reveal.getTotalSlides()") >= 8
+        assert page.locator("figure.explorer").count() == 1
+        assert not probe.problems(page), probe.problems(page)
+        page.goto(server.url + "teachers.html", wait_until="load")
+        assert page.locator("a[href='talk.html']").count() == 1
+        for v in run_axe(page):
+            assert v["impact"] not in ("critical", "serious"), v
+    finally:
+        page.context.close()

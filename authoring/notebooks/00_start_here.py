@@ -77,7 +77,7 @@ for c in (1, 8):
 #
 # A **gradient** measures how much a result changes when an input moves; training follows
 # gradients. The paper *suspects*; it measures none. Its assumption can hold at **initialisation**,
-# the start of training, when $q$ and $k$ are random (notebook 08).
+# when $q$ and $k$ are random (notebook 08).
 
 # %% [markdown]
 # > **The answer, in three sentences.**
@@ -103,8 +103,8 @@ for c in (1, 8):
 # >   or with many keys, the unscaled gradient behaves differently (notebooks 06 and 09).
 # > - At small $d_k$ or small learning rates the unscaled head can train faster (notebook 09).
 #
-# A logit's **spread** is its standard deviation. A **head** is one attention computation (section 5);
-# **SGD** trains by small steps against the gradient, each on a few random examples (notebook 09).
+# A logit's **spread** is its standard deviation; a **head**, one attention computation (section 5).
+# **SGD** and **Adam** train by small steps against the gradient (notebook 09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
