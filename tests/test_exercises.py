@@ -1264,3 +1264,16 @@ def test_cos_spread_hint_and_d_v_factor_give_nothing_away():
     assert "about sqrt(d_k)" not in hint and "standard deviation sqrt(d_k)" not in hint, hint
     ok, feedback = exercises.get("07.d_v_factor").checker(0)
     assert not ok and re.findall(r"\d+", feedback) == ["0", "0"], feedback  # no "factor of 1"
+
+
+@pytest.mark.parametrize("key, answer, words", [
+    ("05.scaled_weight", 0.731, "8 = √64"),
+    ("09.logit_grad_w_q", [[0, 2, 2], [0, 0, 0]], "k yᵀ"),
+    ("07.d_v_factor", 0.5, "never d_v"),
+])
+def test_the_learner_s_slips_of_this_round_are_named(key, answer, words):
+    """A learner's read (issue 38's last round) found three plausible slips that check() only called off."""
+    from sdpa_helpers.exercises import get
+
+    ok, feedback = get(key).checker(answer)
+    assert not ok and words in feedback, feedback

@@ -788,6 +788,10 @@ def test_panel_values_across_the_range(data, field):
 # -- every public array function of the math layer is swept above, or exempt for a stated reason --
 
 EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
+    "training.adam_step": "Adam's update of the trainer's weights: checked against a two-step update by hand "
+                          "and a loop over models (tests/test_training.py)",
+    "training.compute_adam_grid": "computes the stored Adam grid (tests/test_training_grid.py)",
+    "training.write_adam_grid": "writes the stored Adam grid (tests/test_training_grid.py)",
     "sampling.chi_norms": "degrees of freedom are integers (d_k)",
     "training.check_weights": "a shape and finiteness check (tests/test_training.py)",
     "training.check_batch": "a shape check of integer codes (tests/test_training.py)",

@@ -45,7 +45,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # *sat* needs to know who sat. The word's **query** $q$ asks ("a noun that can act?"), each word's
 # **key** $k_j$ advertises what it offers, its **value** $v_j$ is what it delivers. The **logit** $z_j = q\cdot k_j$ scores how well key $j$ answers; the softmax turns
 # logits into **weights** $p_j = e^{z_j}/\sum_i e^{z_i}$, positive, summing to 1; the output is
-# $\sum_j p_j v_j$. The model learns to make $q$, $k$, $v$ (length $d_k$) from the words. The
+# $\sum_j p_j v_j$. The model makes $q$, $k$ (length $d_k$) and $v$ from the words. The
 # **entropy** $H = -\sum_j p_j \ln p_j$ measures how spread the weights are: $\ln n$ when all $n$
 # are equal, 0 when one takes all. A toy with $d_k = 2$:
 
@@ -84,10 +84,9 @@ for c in (1, 8):
 # >
 # > 1. **Spread.** If the components of $q$ and $k$ are independent, with mean 0 and variance 1, then
 # >    $q\cdot k$ has mean 0 and variance $d_k$: the logits spread $\sqrt{d_k}$ wide, and $1/\sqrt{d_k}$
-# >    is the one power of $d_k$ that brings the spread back to 1.
+# >    is the one power of $d_k$ that brings the spread back to 1 at every $d_k$.
 # > 2. **Commitment.** If, in addition, the components are normal and each query has 16 keys, then,
-# >    unscaled, from $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the
-# >    keys they ignore get almost no gradient; scaled, the weights stay soft.
+# >    unscaled, from $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and most of the keys they ignore get almost no gradient; scaled, the weights stay soft.
 # > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best learning
 # >    rate, then the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head
 # >    does not.
@@ -104,7 +103,7 @@ for c in (1, 8):
 # > - At small $d_k$ or small learning rates the unscaled head can train faster (notebook 09).
 #
 # A logit's **spread** is its standard deviation; a **head**, one attention computation (section 5).
-# **SGD** and **Adam** train by small steps against the gradient (notebook 09).
+# **SGD** and **Adam** step against the gradient (notebook 09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the paper's evidence
@@ -142,7 +141,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
 # weight nears 1 (one-hot weights give $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
 # against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above the median:
-# about one unscaled query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
+# about one unscaled query in six or seven (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
 # 0.1. Scaled, the spread, the
 # largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096, the small weights more
 # (deep dive).

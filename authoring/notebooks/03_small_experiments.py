@@ -384,7 +384,7 @@ print(f"{128 * 128} logits are worth {m_eff:.0f} independent ones for estimating
 #   ordinary and beyond 4 SE is news.
 # - For large $n$ the SE of $s^2/n$ falls like $1/n$, one over the square root of the number of entries.
 # - The thread's 1.6 (one 2×2 run, SE 2.18) and 110.56 (0.68 SE from 111) are ordinary draws. This supports
-#   part 1 of the answer (**spread**): with independent mean-0, variance-1 components, as at initialisation,
+#   part 1 of the answer (**spread**): with independent mean-0, variance-1 components, as the paper's footnote assumes,
 #   $q\cdot k$ has variance $d_k$, so the logits spread $\sqrt{d_k}$ wide.
 #
 # ## Exercises
@@ -441,7 +441,8 @@ _ = check("03.scaled_z", answer)
 # Dividing every entry by $\sqrt{111}$ divides $s^2$, its true value *and* its SE by 111
 # ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$ applied to the entries: $s^2$ scales with
 # $c^2 = 1/111$, and so does its SE). So $z = (0.99604 - 1)/(\text{SE}/111) = -0.678$, the same
-# as for 110.56: scaling changes the units, not the evidence.
+# as for 110.56 up to the rounding of 0.99604 ($(110.56 - 111)/\text{SE} = -0.679$; both are accepted):
+# scaling changes the units, not the evidence.
 # </details>
 
 # %% [markdown] tags=["deep-dive"]

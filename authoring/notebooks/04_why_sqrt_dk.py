@@ -3,7 +3,7 @@
 #
 # The logits $q\cdot k$ have variance $d_k$ (notebook 02); attention multiplies them by a
 # constant $c$ before the softmax. Why $c = 1/\sqrt{d_k}$ and not $1/d_k$, which looks just as
-# natural? This notebook proves part 1 of the course's answer (**spread**), and finds which
+# natural? This notebook proves the second half of part 1 of the course's answer (**spread**), and finds which
 # part of the scale is forced and which is convention.
 #
 # **Learning goals**

@@ -626,14 +626,14 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 # %% [markdown]
 # **Where the answer stops.** Part 1 of the answer assumes the footnote's $q$ and $k$: independent
 # components with mean 0 and variance 1. At initialisation a $1/\text{fan\_in}$ rule gives exactly that,
-# after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$ by a factor that does not depend
-# on $d_k$, so the square root still holds: 1/9 for PyTorch's default, 0.094 for GPT-2 small. Xavier's, on
-# one head's own matrix, is not quite constant: 3.16 at $d_\text{model} = 512$, $d_k = 64$, it moves with $d_k$ through
-# $\text{fan\_in} + \text{fan\_out}$, staying between 1 and 4 while $d_k \le d_\text{model}$. After training $q$ and $k$ correlate and the
+# after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$ by a factor. For PyTorch's default
+# (1/9) and GPT-2 small (0.094) it is the same at every $d_k$, so the square root still holds. For Xavier's, on
+# one head's own matrix, it changes slowly with $d_k$: 3.16 at $d_\text{model} = 512$, $d_k = 64$, moving through
+# $\text{fan\_in} + \text{fan\_out}$, between 1 and 4 while $d_k \le d_\text{model}$. After training $q$ and $k$ correlate and the
 # assumption breaks (section 3, with a chosen $\rho$: modelled, not measured); μP and QK-norm are two answers.
 #
 # Untested: GPT-2 trained without the scale; no notebook trains a real model. Part 3 of the answer
-# (**speed**) is measured on 09's small head only: trained with SGD, each model at its best learning
+# (**speed**) is measured on 09's small head only: trained with SGD or Adam, each model at its best learning
 # rate, the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head does not.
 
 # %% [markdown] tags=["deep-dive"]

@@ -74,6 +74,7 @@ register(
     numeric_checker(1.0, what="the factor",
                     slips=[Slip(float(np.sqrt(256 / 64)), "sqrt(d_v_new / d_v_old): the scale reads d_k, never d_v"),
                            Slip(256 / 64, "d_v_new / d_v_old: the scale reads d_k, never d_v"),
+                           Slip(float(np.sqrt(64 / 256)), "sqrt(d_v_old / d_v_new): the scale reads d_k, never d_v"),
                            Slip(0.0, "the change, not the factor: the factor multiplies the old scale, and a "
                                      "factor 0 would zero every logit")]),
 )

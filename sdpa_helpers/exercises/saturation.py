@@ -23,6 +23,8 @@ register(
         Slip(1.0, "the unscaled weight at the asked precision (it rounds to 1.00): the logits were not divided "
                   "by √d_k"),
         Slip(_two_key_weight(_LOGITS, 1.0 / _D_K), "the logits divided by d_k, not by √d_k"),
+        Slip(_two_key_weight(_LOGITS, 1.0 / 8), "the logits divided by 8 = √64, the head size of the earlier "
+                                                 "sections; here d_k = 16"),
         Slip(1.0 - _two_key_weight(_LOGITS, _D_K**-0.5), "the second key's weight: the question asks for the "
              "first key's, the one with logit 8"),
     ]),

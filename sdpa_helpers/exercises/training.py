@@ -29,6 +29,7 @@ def _logit_grad_checker():
         Slip(np.outer(y, x), "y xᵀ, with W_K left out: the factor is the key k = W_K y (2 numbers), not y itself"),
         Slip(np.outer(x, k), "x kᵀ, the transpose: the gradient has W_Q's shape, 2×3"),
         Slip(-np.outer(k, x), "the right size with the wrong sign: q·k grows with each (W_Q)_ia by k_i x_a"),
+        Slip(np.outer(k, y), "k yᵀ: y is the key's input; W_Q multiplies x, so x is the second factor"),
     ])
 
 
