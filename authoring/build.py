@@ -23,10 +23,8 @@ import argparse
 import base64
 import hashlib
 import json
-import os
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,6 +34,7 @@ from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import code_digest  # noqa: E402  (authoring/code_digest.py: the digest of the code outputs were made with)
+from atomic import write_atomically  # noqa: E402  (authoring/atomic.py, shared with the site build)
 from explorer_cells import KEY as EXPLORER_KEY  # noqa: E402  (authoring/explorer_cells.py, shared with the site)
 from explorer_cells import explorer_metadata  # noqa: E402
 
@@ -174,22 +173,6 @@ def check_overwritable(path: Path, force: bool = False) -> None:
         raise Refused(f"{path.name} changed since it was built (cells added, edited or run); not overwriting it. "
                       f"Keep your copy elsewhere, or rebuild anyway with: python authoring/build.py --force "
                       f"{path.name[:2]}")
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``: a
-    reader (or a build interrupted by Ctrl-C, a kill or a full disk) sees the old file or the new one,
-    never a truncated one."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_notebook(nb, path: Path, force: bool = False) -> None:

@@ -18,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 sys.path.insert(0, str(ROOT / "authoring"))
+import atomic  # noqa: E402
 import build  # noqa: E402
 import code_digest  # noqa: E402
 
@@ -133,7 +134,7 @@ def test_an_interrupted_write_keeps_the_previous_notebook(tmp_path, monkeypatch)
 
     def interrupted(*_):
         raise KeyboardInterrupt
-    monkeypatch.setattr(build.os, "replace", interrupted)
+    monkeypatch.setattr(atomic.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build.write_notebook(_notebook("third"), path)
     assert path.read_bytes() == before

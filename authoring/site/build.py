@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
 import functools
 import hashlib
 import importlib
@@ -33,7 +32,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -48,6 +46,7 @@ import code_digest  # noqa: E402  (authoring/code_digest.py: what code a noteboo
 import frames as F  # noqa: E402
 import teaching  # noqa: E402
 import transform as T  # noqa: E402  (authoring/teaching.py: the teacher's pages)
+from atomic import write_atomically  # noqa: E402  (authoring/atomic.py, shared with the notebook build)
 
 NOTEBOOKS = ROOT / "notebooks"
 STATIC = HERE / "static"
@@ -284,23 +283,6 @@ def frames_key(e: dict) -> str:
     The exercise bank is left out: no explorer imports it (tests/test_site_access.py checks that), so a
     change to an exercise rebuilds the pages in seconds, not the frames."""
     return package_digest() + "-" + e["cls"].__name__ + "-" + json.dumps(e["kwargs"], sort_keys=True)
-
-
-def write_atomically(path: Path, data: bytes | str) -> None:
-    """Write ``path`` whole or not at all: a temporary file in the same folder, then ``os.replace``
-    (an interrupted build or a full disk leaves the old file or none, never a file cut short)."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def file_digest(data: bytes) -> str:
