@@ -68,6 +68,7 @@ class Predict:
     prompt: str
     answers: list[str]
     reveal: str
+    setup: str = ""
 
 
 @dataclass
@@ -142,8 +143,10 @@ def read(source: Path, proves: dict[str, str], minutes: bool = True) -> Notebook
                                                           or re.search(r"\*\*Predict:?\*\*", cell.source)):
             prompt = re.search(r"\*\*Predict:?\*\*:?\s*(.+?)(?:\n\n|\Z)", cell.source, flags=re.S)
             after = next((c.source for c in cells[i + 2:] if c.cell_type == "markdown"), "")
+            before = cell.source[:prompt.start()] if prompt else ""
+            setup = _one_line(re.sub(r"^#+ .*$", "", before, flags=re.M))  # what the prompt asks about
             out.predicts.append(Predict(re.sub(r"\s+", " ", prompt.group(1)).strip() if prompt else cell.source.strip(),
-                                        list(cell.metadata.get("predict_answer", [])), _first_sentences(after)))
+                                        list(cell.metadata.get("predict_answer", [])), _first_sentences(after), setup))
         if cell.cell_type == "markdown":
             _exercise_marks(cell.source, deep, out.exercises)
         elif cell.cell_type == "code" and (m := _CHECK.search(cell.source)):
@@ -281,7 +284,11 @@ LOGISTICS = [
     "prints ✅ or ❌ with the named slip (the same verdicts in the site's answer boxes), so students know "
     "whether they are right before they hand in. Exercises marked *conceptual* without a key are essays: "
     "grade them against the solution below.",
-    "**Deep dives** (folded sections) can be skipped in class: every main line stands without them.",
+    "**Deep dives** (folded sections) can be skipped in class: every main line stands without them. A "
+    "*main-line exercise* is one not marked (deep dive) below; each notebook has two or three.",
+    "**Where the pages are.** `make site` builds the course into `build/site/` (open `index.html`; this guide is "
+    "`teachers.html`, the talk `talk.html`, the worksheets `worksheets/`, each also as PDF). Until the repository "
+    "is published, the README's site and Binder links are placeholders (`OWNER/REPO`).",
 ]
 
 
@@ -369,13 +376,21 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
                   f"*Honest minutes:* {n.honest_minutes:.0f}. *Proves or measures:* {_one_line(n.proves) or '—'}.", ""]
         if n.goals:
             lines += ["**Learning goals**", ""] + [f"- {g}" for g in n.goals] + [""]
+        if n.stem.startswith("00"):
+            code, printed = opening_example(n.stem)
+            if code:
+                lines += ["**The opening example** (section 1: the toy to put on the board)", "", "```python",
+                          code, "```", "", "prints", "", "```", printed, "```", ""]
         if n.prerequisites:
             lines += ["**Prerequisites**", ""] + [f"- {p}" for p in n.prerequisites] + [""]
         if n.predicts:
             lines += ["**Predicts** (ask before the cell runs; the options the prompt offers besides the answer are "
-                      "the wrong guesses; *Answer* lists the forms the answer takes in the text)", ""]
+                      "the wrong guesses)", ""]
             for k, p in enumerate(n.predicts, 1):
-                lines += [f"{k}. {_one_line(p.prompt)}", f"   - *Answer:* {' / '.join(p.answers)}",
+                lines += [f"{k}. {_one_line(p.prompt)}"]
+                if p.setup:
+                    lines.append(f"   - *Setup (the text above the prompt):* {p.setup}")
+                lines += [f"   - *Answer:* {p.answers[0] if p.answers else '(see what happened)'}",
                           f"   - *What happened:* {_one_line(p.reveal)}"]
             lines.append("")
         if n.exercises:
@@ -406,7 +421,9 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
 def worksheet_html(n: Notebook, mathjax: str) -> str:
     """One printable page: the notebook's Predicts and exercises with space to write; no answers."""
     esc = html.escape
-    items = [f"<li><p><strong>Predict.</strong> {_inline(_one_line(p.prompt))}</p><div class=space></div></li>"
+    items = [f"<li><p>{_inline(p.setup)}</p><p><strong>Predict.</strong> {_inline(_one_line(p.prompt))}</p>"
+             f"<div class=space></div></li>" if p.setup else
+             f"<li><p><strong>Predict.</strong> {_inline(_one_line(p.prompt))}</p><div class=space></div></li>"
              for p in n.predicts]
     items += [f"<li><p><strong>Exercise {e.number}{(' ' + esc(e.label)) if e.label else ''}.</strong> "
               f"{_inline(_one_line(e.text))}</p><div class=space></div></li>"
@@ -494,6 +511,19 @@ def _inline(text: str) -> str:
     t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
     t = re.sub(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?!\w)", r"<em>\1</em>", t)
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
+
+
+def opening_example(stem: str = "00_start_here") -> tuple[str, str]:
+    """The code and printed output of a built notebook's first main-line cell after the setup that prints."""
+    import json
+
+    cells = [c for c in json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+             if c["cell_type"] == "code" and "deep-dive" not in c.get("metadata", {}).get("tags", [])]
+    for c in cells[1:]:
+        text = "".join("".join(o.get("text", "")) for o in c.get("outputs", []) if o.get("output_type") == "stream")
+        if text.strip():
+            return "".join(c["source"]), text.rstrip()
+    return "", ""
 
 
 def first_figure(stem: str = "00_start_here") -> tuple[bytes, str]:
