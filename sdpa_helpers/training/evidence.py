@@ -97,7 +97,7 @@ def course_evidence(grid: Grid, init_ratio: Mapping, adam: AdamGrid | None = Non
     add("commitment", "d_k = 1024, at the start: the median example's gradient, unscaled ÷ scaled",
         [f"{init_ratio['median'].median:.1e}"], "09")
     # speed: 06 sections 5 and 6 (seed 6), 09 sections 3, 4 and 5
-    many = overview.compare(64, overview.MANY_KEYS, n_queries=20_000, rng=6)
+    many = overview.compare(64, overview.MANY_KEYS, rng=6)
     add("speed", "1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", [f"{many.ratio:.1f}"], "06")
     i64 = list(D_K_CHOICES).index(64)
     g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
