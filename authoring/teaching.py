@@ -288,7 +288,7 @@ LOGISTICS = [
     "*main-line exercise* is one not marked (deep dive) below; each notebook has two or three.",
     "**Where the pages are.** `make site` builds the course into `build/site/` (open `index.html`; this guide is "
     "`teachers.html`, the talk `talk.html`, the worksheets `worksheets/`, each also as PDF). Until the repository "
-    "is published, the README's site and Binder links are placeholders (`OWNER/REPO`).",
+    "is published, the README's site and Binder links are placeholders.",
 ]
 
 

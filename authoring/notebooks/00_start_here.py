@@ -141,7 +141,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
 # weight nears 1 (one-hot weights give $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
 # against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above the median:
-# about one unscaled query in six or seven (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
+# about one unscaled query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
 # 0.1. Scaled, the spread, the
 # largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096, the small weights more
 # (deep dive).
