@@ -604,6 +604,7 @@ Reveal.initialize({{ hash: true, plugins: [RevealNotes] }});
 def guide_page(render_markdown) -> str:
     """The "For teachers" page of the site: the guide, with the worksheets and the talk linked."""
     body = render_markdown(GUIDE.read_text(encoding="utf-8"))  # kept current by tests/test_teaching.py
+    body = body.replace("<pre>", '<pre tabindex="0">')  # a code block that scrolls sideways takes keyboard focus
     sheets = "".join(f'<li><a href="worksheets/{n.stem}.html">{html.escape(n.stem[:2])} {html.escape(n.title)}</a> '
                      f'(<a href="worksheets/{n.stem}.pdf">PDF</a>)</li>' for n in course(minutes=False))
     return f"""<!doctype html>
