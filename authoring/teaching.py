@@ -634,7 +634,13 @@ def write_site(out: Path, render_markdown, explorer: str = "") -> list[Path]:
     if not (reveal / "dist" / "reveal.js").is_file():
         raise SystemExit(f"reveal.js is missing at {reveal}: run `npm ci` (package-lock.json pins it)")
     static = out / "_static" / "reveal"
-    shutil.copytree(reveal / "dist", static, dirs_exist_ok=True)
+    # Only what the talk loads: the other themes @import web fonts from outside the site.
+    (static / "theme").mkdir(parents=True, exist_ok=True)
+    for name in ("reveal.css", "reveal.js"):
+        shutil.copy2(reveal / "dist" / name, static / name)
+    shutil.copy2(reveal / "dist" / "theme" / "white.css", static / "theme" / "white.css")
+    fonts = Path("theme") / "fonts" / "source-sans-pro"
+    shutil.copytree(reveal / "dist" / fonts, static / fonts, dirs_exist_ok=True)
     (static / "plugin" / "notes").mkdir(parents=True, exist_ok=True)
     shutil.copy2(reveal / "plugin" / "notes" / "notes.js", static / "plugin" / "notes" / "notes.js")
     written = site_pages(out)
