@@ -59,9 +59,9 @@ def measure_page(bs, page, box, main: int, wait_grid: bool) -> dict:
 
 
 def run(only: list[str], modes: list[str], out_json: Path) -> list[dict]:
-    import browser_support as bs
     from playwright.sync_api import sync_playwright
 
+    import browser_support as bs
     from sdpa_helpers.widgets import all_explorers
 
     explorers = [c for c in all_explorers() if not only or c.__name__ in only]

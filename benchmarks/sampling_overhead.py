@@ -20,7 +20,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
-
 from sdpa_helpers import sampling  # noqa: E402
 
 BUDGET = 1.5

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MATH_MODULES
 
 import sdpa_helpers
+from conftest import MATH_MODULES
 
 PKG = Path(sdpa_helpers.__file__).parent
 PLOT_MODULES = ["sdpa_helpers.plots"] + [f"sdpa_helpers.plots.{m.name}"

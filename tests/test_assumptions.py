@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import mean_se, raises_naming, var_se
 
+from conftest import mean_se, raises_naming, var_se
 from sdpa_helpers import assumptions as A
 from sdpa_helpers.attention import layer_norm
 

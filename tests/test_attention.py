@@ -5,11 +5,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from conftest import raises_naming
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from conftest import raises_naming
 from sdpa_helpers.attention import (
     attention_scores,
     causal_mask,

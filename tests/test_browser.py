@@ -30,8 +30,9 @@ import os
 import time
 from pathlib import Path
 
-import browser_support as bs
 import pytest
+
+import browser_support as bs
 
 SKIP = bs.chromium_skip_reason()
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(SKIP is not None, reason=SKIP or "")]

@@ -19,6 +19,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+
 from conftest import git_skip_reason
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ import inspect
 
 import numpy as np
 import pytest
-from conftest import MATH_MODULES, raises_naming
 
+from conftest import MATH_MODULES, raises_naming
 from sdpa_helpers import _checks, attention, sampling, scales, theory
 from sdpa_helpers._numerics import histogram_fractions
 

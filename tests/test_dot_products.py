@@ -7,8 +7,8 @@ Var(q . k) = d_k.
 
 import numpy as np
 import pytest
-from conftest import mean_se, raises_naming
 
+from conftest import mean_se, raises_naming
 from sdpa_helpers.dot_products import cosine_excess_kurtosis, cosine_moments
 from sdpa_helpers.theory import Moments
 

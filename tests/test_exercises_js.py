@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from exercise_answers import answers_for
 
+from exercise_answers import answers_for
 from sdpa_helpers import exercises
 from sdpa_helpers.exercises import _text as T
 from sdpa_helpers.exercises import page_spec

@@ -6,8 +6,8 @@ import pkgutil
 
 import numpy as np
 import pytest
-from conftest import MATH_MODULES, raises_naming
 
+from conftest import MATH_MODULES, raises_naming
 from sdpa_helpers import gradients, overview, sampling, saturation, small_samples, variance
 from sdpa_helpers._numerics import histogram_fractions
 from sdpa_helpers.sampling import make_rng

@@ -1,10 +1,10 @@
 """sdpa_helpers.plots.assumptions (notebook 08's figures), headless."""
 
 import numpy as np
-from conftest import labelled
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from conftest import labelled
 from sdpa_helpers.plots import assumptions as AP
 
 

@@ -1,10 +1,10 @@
 """sdpa_helpers.plots.attention_maps (notebook 07's figures), headless."""
 
 import numpy as np
-from conftest import labelled
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from conftest import labelled
 from sdpa_helpers.attention import causal_mask, softmax
 from sdpa_helpers.plots import attention_maps as MP
 

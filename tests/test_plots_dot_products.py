@@ -4,10 +4,10 @@ import math
 
 import numpy as np
 import pytest
-from conftest import labelled
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from conftest import labelled
 from sdpa_helpers.plots import dot_products as dp
 
 

@@ -3,8 +3,8 @@ carry a title instead of a y label (``labelled(..., title_for_y=True)``)."""
 
 import numpy as np
 import pytest
-from conftest import labelled
 
+from conftest import labelled
 from sdpa_helpers import gradients as S
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.sampling import make_rng

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from conftest import labelled
 from matplotlib.figure import Figure
 
+from conftest import labelled
 from sdpa_helpers import scaling as scmp
 from sdpa_helpers import theory
 from sdpa_helpers.plots import get_axes

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from conftest import labelled
 from matplotlib.axes import Axes
 
+from conftest import labelled
 from sdpa_helpers import sampling, theory
 from sdpa_helpers import small_samples as ss
 from sdpa_helpers.plots import small_samples as small_samples_plots

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import labelled
 
+from conftest import labelled
 from sdpa_helpers.plots import variance as vp
 from sdpa_helpers.sampling import DISTRIBUTIONS, sample_dot_products
 from sdpa_helpers.theory import normal_pdf

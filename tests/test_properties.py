@@ -25,11 +25,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import MATH_MODULES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from conftest import MATH_MODULES
 from sdpa_helpers import (
     assumptions,
     attention,

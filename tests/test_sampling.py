@@ -5,8 +5,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from conftest import mean_se, raises_naming, var_se
 
+from conftest import mean_se, raises_naming, var_se
 from sdpa_helpers import sampling, theory
 from sdpa_helpers.sampling import DISTRIBUTIONS, EXCESS_KURTOSIS, make_rng, sample_components, sample_dot_products
 

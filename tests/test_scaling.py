@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import mean_se
 
+from conftest import mean_se
 from sdpa_helpers import scaling as sc
 from sdpa_helpers import theory
 from sdpa_helpers.attention import entropy, softmax

@@ -29,9 +29,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import browser_support as bs
 import numpy as np
 import pytest
+
+import browser_support as bs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "authoring" / "site"))

@@ -25,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 import test_site as ts
 
 PAGES, SKIP, new_page, probe = ts.PAGES, ts.SKIP, ts.new_page, ts.probe

@@ -17,9 +17,9 @@ import shutil
 
 import numpy as np
 import pytest
+
 import test_site as ts
 from exercise_answers import answers_for
-
 from sdpa_helpers import exercises
 
 PAGES, SKIP, new_page, probe = ts.PAGES, ts.SKIP, ts.new_page, ts.probe

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import mean_se, var_se
 
+from conftest import mean_se, var_se
 from sdpa_helpers import small_samples as ss
 from sdpa_helpers import theory
 from sdpa_helpers.sampling import make_rng, sample_dot_products, sample_matmul_variances

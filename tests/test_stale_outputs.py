@@ -19,9 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 sys.path.insert(0, str(ROOT / "authoring"))
 import atomic  # noqa: E402
-import code_digest  # noqa: E402
-
 import build  # noqa: E402
+import code_digest  # noqa: E402
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

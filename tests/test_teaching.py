@@ -10,7 +10,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "authoring"))
 import teaching as T  # noqa: E402
-
 from sdpa_helpers.exercises import get, keys  # noqa: E402
 
 

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from conftest import labelled
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from conftest import labelled
 from sdpa_helpers import training as T
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.exercises import check

@@ -1,8 +1,8 @@
 """sdpa_helpers.verify: the one-line checks of the notebooks' main line refuse what they cannot judge."""
 
 import numpy as np
-from conftest import raises_naming
 
+from conftest import raises_naming
 from sdpa_helpers import verify
 
 

@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import labelled
 
+from conftest import labelled
 from sdpa_helpers import variance as law
 from sdpa_helpers.sampling import DISTRIBUTIONS
 from sdpa_helpers.theory import normal_pdf
