@@ -440,7 +440,8 @@ def test_the_browser_gets_frames_it_asks_for_and_moves_update_the_kernel(explore
     before = explorer.values
     explorer._answer({"type": "want", "key": key, "indices": other})
     (content, buffers), = sent
-    assert content == {"type": "frame", "key": key, "readout": content["readout"]} and buffers[0][:4] == b"\x89PNG"
+    assert content == {"type": "frame", "key": key, "readout": content["readout"], "ms": content["ms"]}
+    assert buffers[0][:4] == b"\x89PNG" and 0 < content["ms"] == round(1000 * explorer.last_update_seconds, 1)
     assert explorer.values == before, "a prefetched frame leaves the controls where the learner put them"
     explorer._answer({"type": "move", "indices": other})
     assert explorer.controls[explorer.main].value == specs[k]["_py"][other[k]]

@@ -406,7 +406,9 @@ class Explorer:
                 with contextlib.suppress(Exception):
                     self.widget.send({"type": "failed", "key": key, "error": type(exc).__name__})
                 raise
-            self.widget.send({"type": "frame", "key": key, "readout": html}, buffers=[png])
+            # ms: the drawing's own time, from which the front end tells the link's time from the kernel's
+            self.widget.send({"type": "frame", "key": key, "readout": html,
+                              "ms": round(1000 * self.last_update_seconds, 1)}, buffers=[png])
 
     def render(self, values: dict | None = None) -> bytes:
         """PNG of the figure: the cached background for the values' key, animated artists on top."""

@@ -18,8 +18,9 @@
  *   `export default` line): the kernel draws frames with the course's panels and sends each as PNG
  *   bytes (a binary buffer) and its readout. After display the front end asks for the frames next to
  *   the current setting first, then for the rest of a small grid (PREFETCH_MAX frames nearest the
- *   setting), ONE request at a time: the kernel draws between requests only, so a cell the learner
- *   runs meanwhile waits for one frame at most. A move to a frame not in the cache asks for it at once.
+ *   setting), a few requests at a time (two on a local link; over a slow link as many as cover its
+ *   round trip, windowFor): the kernel draws between requests only, so a cell the learner runs
+ *   meanwhile waits behind those few frames. A move to a frame not in the cache asks for it at once.
  *
  * Both are driven by the same controls: keyboard (arrows on a range or select, space on a checkbox),
  * pointer, labels (<label for>), aria-valuetext on ranges, focus kept on the control moved.
@@ -29,9 +30,9 @@
   var CACHE_MAX = 400;  // frames kept per explorer (a frame: one image + its readout)
   var SHORT_LIST = 6;   // a select or checkbox with this many options or fewer: every option is a neighbour
   var PREFETCH_MAX = 150;  // frames the notebook's explorer asks for after display (nearest first)
-  var PREFETCH_WINDOW = 2;  // prefetch requests on their way at once: the kernel has the next one queued
-                            // while it draws (over a slow link it never waits a round trip idle), and a
-                            // cell the learner runs waits behind at most two frames
+  var PREFETCH_WINDOW = 2;  // prefetch requests on their way at once, at least: the kernel has the next one
+                            // queued while it draws, and a cell the learner runs waits behind two frames
+  var PREFETCH_WINDOW_MAX = 8;  // over a slow link, enough more to cover the round trip (windowFor)
 
   function frameName(indices, meta) { return indices.join("-") + (meta.ext ? "." + meta.ext : ""); }
   function flatIndex(indices, meta) {
@@ -468,10 +469,18 @@
     this.onMessage = function (msg, buffers) { self.receive(msg, buffers); };
     model.on("msg:custom", this.onMessage);
   }
+  /* Prefetch requests to keep on their way: enough to cover the link's round trip while the kernel
+   * draws (the link's time, without queueing: the least of answer time minus the kernel's own drawing
+   * time; the drawing time: the latest the kernel reported), so a slow link (Binder) does not leave
+   * the kernel idle, and no more, so that on a local link a cell run meanwhile waits behind two frames. */
+  function windowFor(linkMs, drawMs) {
+    if (!(linkMs > 0) || !(drawMs > 0)) return PREFETCH_WINDOW;
+    return Math.max(PREFETCH_WINDOW, Math.min(PREFETCH_WINDOW_MAX, Math.ceil((linkMs + drawMs) / drawMs)));
+  }
   KernelSource.prototype.fetch = function (name, indices, urgent) {
     var self = this;
     return new Promise(function (resolve, reject) {
-      self.pending.set(name, {resolve: resolve, reject: reject});
+      self.pending.set(name, {resolve: resolve, reject: reject, sent: performance.now()});
       self.inflight += 1;
       self.model.send({type: "want", key: name, indices: indices, prefetch: !urgent});
     });
@@ -498,6 +507,12 @@
     var ex = this.explorer, self = this;
     if (!ex || ex.stopped || !msg) return;
     var waiting = this.pending.get(msg.key);
+    if (waiting && typeof msg.ms === "number" && msg.ms > 0) {
+      var link = performance.now() - waiting.sent - msg.ms;
+      this.linkMs = Math.max(0, Math.min(this.linkMs === undefined ? Infinity : this.linkMs, link));
+      this.drawMs = msg.ms;
+      this.window = windowFor(this.linkMs, this.drawMs);
+    }
     if (msg.type === "frame" && buffers && buffers.length) {
       this.image(buffers[0]).then(function (img) {
         if (waiting) {
@@ -528,11 +543,12 @@
   /* Ask for the next frame of the prefetch order that is not cached, if nothing is on its way. */
   KernelSource.prototype.pump = function (ex) {
     // window.SDPA_PREFETCH = false switches prefetch off (benchmarks/browser_latency.py measures first visits so)
-    if (ex.stopped || this.paused || this.inflight >= PREFETCH_WINDOW || root.SDPA_PREFETCH === false) {
+    var most = this.window || PREFETCH_WINDOW;
+    if (ex.stopped || this.paused || this.inflight >= most || root.SDPA_PREFETCH === false) {
       return Promise.resolve();
     }
     var order = ex.prefetchOrder(), meta = ex.meta, asked = false;
-    for (var i = 0; i < order.length && this.inflight < PREFETCH_WINDOW; i++) {
+    for (var i = 0; i < order.length && this.inflight < most; i++) {
       var name = frameName(order[i], meta);
       if (!ex.cache.has(name)) {
         ex.load(name, order[i], false).catch(function () {});
@@ -587,7 +603,7 @@
   }
 
   var api = {Explorer: Explorer, initSite: initSite, render: render, buildFigure: buildFigure,
-             CACHE_MAX: CACHE_MAX, PREFETCH_MAX: PREFETCH_MAX};
+             CACHE_MAX: CACHE_MAX, PREFETCH_MAX: PREFETCH_MAX, windowFor: windowFor};
   root.SDPA_EXPLORER = api;
   // The site loads this file as a classic script: start its explorers once the page is parsed.
   if (typeof document !== "undefined" && document.currentScript && !root.SDPA_EXPLORER_NO_SITE) {
