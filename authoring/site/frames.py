@@ -3,10 +3,10 @@ rendered at build time by the explorer's own code (public ``controls`` + ``updat
 
 A frame is what the live explorer shows at those values: the PNG its ``image`` holds and the
 HTML of its ``readout``. Seed controls (a slider over 0..99 that only redraws random samples)
-keep their first :data:`SEED_DRAWS` values ("another draw"). Each frame is stored as a
-palette image (:data:`COLOURS` colours, lossless WebP) named by the indices of its values,
-``<i0>-<i1>-....webp``; the page's script computes that name from the controls, so the frame
-for a value is found without any table.
+keep the notebook's prefetch grid of them (``sdpa_helpers.widgets.SEED_DRAWS`` draws, "another
+draw"). Each frame is stored as a palette image (:data:`COLOURS` colours, lossless WebP) named
+by the indices of its values, ``<i0>-<i1>-....webp``; the page's script computes that name from
+the controls, so the frame for a value is found without any table.
 """
 
 from __future__ import annotations
@@ -18,10 +18,6 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-import ipywidgets as W
-
-#: Draws kept of a control that only reseeds the random samples (issue 22: at most 5).
-SEED_DRAWS = 5
 #: Colours of a frame's palette (a frame is a line plot: 128 colours lose nothing visible).
 COLOURS = 128
 #: Lossless WebP effort (0 fast … 6 small): 1 is 3x faster than 4 for 2% more bytes.
@@ -51,42 +47,17 @@ def _is_seed(name: str, control) -> bool:
     return name == "seed" or (control.description or "").strip().lower() == "seed"
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
 def page_controls(explorer) -> list[Control]:
-    """The controls of a live explorer as the static page offers them (seed: a few draws)."""
+    """The controls of a live explorer as the static page offers them: the notebook front end's own
+    control specs (``sdpa_helpers.widgets``), a seed cut to its prefetch grid (a few draws)."""
     out = []
-    for name, c in explorer.controls.items():
-        label = (c.description or name).strip()
-        if isinstance(c, W.Checkbox | W.ToggleButton):
-            values, labels, kind = [False, True], ["off", "on"], "checkbox"
-        elif getattr(c, "options", None):
-            opts = list(c.options)
-            labels = [str(o[0]) if isinstance(o, tuple) else _fmt(o) for o in opts]
-            values = [o[1] if isinstance(o, tuple) else o for o in opts]
-            kind = "select" if isinstance(c, W.Dropdown | W.Select | W.RadioButtons | W.ToggleButtons) else "range"
-        elif isinstance(c, W.IntSlider | W.FloatSlider):
-            step = c.step or 1
-            n = int(round((c.max - c.min) / step)) + 1
-            values = [c.min + i * step for i in range(n)]
-            if isinstance(c, W.FloatSlider):
-                values = [round(v, 10) for v in values]
-            labels, kind = [_fmt(v) for v in values], "range"
-        else:
-            raise TypeError(f"the static site cannot offer control {name!r} of type {type(c).__name__}")
-        note = ""
-        if _is_seed(name, c) and len(values) > SEED_DRAWS:
-            note = f"{SEED_DRAWS} precomputed draws here (the live explorer offers {len(values)})"
-            start = values.index(c.value) if c.value in values else 0
-            values = values[start:start + SEED_DRAWS]
-            labels = labels[start:start + SEED_DRAWS]
-            label = f"{label} (another draw)"
-        initial = _index(values, c.value)
-        out.append(Control(name, label, kind, values, labels, initial, note))
+    for spec, c in zip(explorer._specs, explorer.controls.values()):
+        values, labels, label, note = list(spec["_py"]), list(spec["labels"]), spec["label"], ""
+        lo, hi = spec["grid"]
+        if _is_seed(spec["name"], c) and hi - lo < len(values):
+            note = f"{hi - lo} precomputed draws here (the live explorer offers {len(values)})"
+            values, labels, label = values[lo:hi], labels[lo:hi], f"{label} (another draw)"
+        out.append(Control(spec["name"], label, spec["kind"], values, labels, _index(values, c.value), note))
     return out
 
 
