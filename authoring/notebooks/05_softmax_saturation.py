@@ -166,10 +166,11 @@ print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, 
 saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[n_keys])
 
 # %% [markdown]
-# **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for
-# 1024 keys at about 2.2. Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have
-# independent unit-variance components, they are far past it (08: GPT-2's own start is milder). Unscaled, $p_{\max}$ climbs from 0.210 to 0.982; scaled, the logits have
-# variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays between 0.210 and 0.247.
+# **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line). Real
+# heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
+# components, they are far past it (08: GPT-2's own start is milder). Unscaled, $p_{\max}$ climbs from
+# 0.210 to 0.982; scaled, the logits have variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays
+# between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (a law derived and tested in the deep
@@ -178,23 +179,28 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 #
 # Part 2 of the answer (**commitment**): if the logits spread $\sqrt{d_k}$ wide over 16 keys, then from
 # $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the keys they ignore
-# get almost no gradient; scaled, the weights stay soft. How committed: the weight the median query
-# leaves to the other keys, and the share of queries over 0.9, with 16 and with 1024 keys.
+# get almost no gradient; scaled, the weights stay soft. Below: the weight the median query leaves to
+# the other keys, then onset and commitment side by side for 16 and 1024 keys.
 
 # %%
 slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
 for d, (left, _) in slide.items():
     print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
-for n in (16, 1024):  # one seed of 2000 queries per d_k
+print("keys | onset d_k | e^H at the onset | unscaled queries over 0.9 at d_k = 64, 256, 1024 (one seed of 2000)")
+for n in (16, 1024):
     above = [overview.compare(d, n, rng=SEED).committed for d in (64, 256, 1024)]
-    print(f"{n:4d} keys, unscaled, one seed of 2000 queries: over 0.9 at d_k = 64, 256, 1024:", ", ".join(f"{a:.0%}" for a in above))
+    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | " + ", ".join(f"{a:.0%}" for a in above))
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128 (below $10^{-9}$ at 4096: deep dive). Each key the query ignores gets a gradient multiplied by
-# its near-zero weight: little learning signal reaches those keys. (What reaches the query itself is
-# another matter: 06 §5–6.) With many keys (1024) the commitment at $d_k = 64$ is weaker (30 % of
-# queries over 0.9 on this draw, against 56 % with 16 keys), and it grows with $d_k$ (79 % at 1024).
+# 128 (below $10^{-9}$ at 4096: deep dive). Each key it ignores gets a gradient multiplied by its
+# near-zero weight: little learning signal reaches those keys (what reaches the query: 06).
+#
+# **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
+# from $n$ to $n/e$; commitment asks one key to hold 0.9 of the weight. If a query has 1024 keys instead
+# of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but 377 keys are still in
+# play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
+# because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at 1024).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the size of the softmax's Jacobian at $d_k$ = 64 and 128
@@ -203,7 +209,7 @@ for n in (16, 1024):  # one seed of 2000 queries per d_k
 # softmax's own input: $q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled. Per that unit, unscaled is
 # smaller. But the scaled softmax divides its input by $\sqrt{d_k}$ first, so per unit of $q\cdot k$
 # (what $W_Q$ and $W_K$ move) the scaled $\|J\|_F$ counts $\sqrt{d_k}$ times less, and the unscaled one
-# is the larger at these $d_k$ (06 §6):
+# is the larger at these $d_k$ (06, deep dive after §6):
 
 # %% tags=["deep-dive"]
 for d, (_, j_ratio) in slide.items():  # j_ratio: scaled ÷ unscaled, per seed
@@ -425,10 +431,10 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
-# - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
-#   Heads of real sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys most queries
-#   put over 0.9 of their weight on one random key (**commitment**); with 1024 keys the commitment at $d_k = 64$ is
-#   weaker, and it grows with $d_k$.
+# - The onset (effective keys down from $n$ to $n/e$) comes early: $d_k \approx 4$ for 16 keys ($H \approx \ln n - \sigma^2/2$
+#   predicts 2). Heads of real sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys most
+#   queries put over 0.9 of their weight on one random key (**commitment**). With 1024 keys the onset comes a little
+#   earlier but the commitment at $d_k = 64$ is weaker, and it grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises
