@@ -45,10 +45,12 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # $g_i = \partial L/\partial p_i$ and $J_{ij} = \partial p_i/\partial z_j$. With two keys, $z_1$ reaches $L$
 # through $p_1$ and through $p_2$, and the chain rule adds the two paths:
 #
-# $$\frac{\partial L}{\partial z_1} = J_{11}\,g_1 + J_{21}\,g_2,\qquad \frac{\partial L}{\partial z_2} = J_{12}\,g_1 + J_{22}\,g_2.$$
+# $$\frac{\partial L}{\partial z_1} = g_1\frac{\partial p_1}{\partial z_1} + g_2\frac{\partial p_2}{\partial z_1} = J_{11}\,g_1 + J_{21}\,g_2,
+# \qquad \frac{\partial L}{\partial z_2} = J_{12}\,g_1 + J_{22}\,g_2.$$
 #
-# Each line runs down a *column* of $J$ (the index $j$ of $z_j$ is second): that is $J^\top g$. For $n$
-# keys likewise, $\partial L/\partial z = J^\top g$. So a nearly zero $J$ passes back a nearly zero gradient when
+# Each line runs down a *column* of $J$ ($z_j$'s index is the second one), so the two lines are
+# $\begin{pmatrix}J_{11} & J_{21}\\ J_{12} & J_{22}\end{pmatrix}\begin{pmatrix}g_1\\ g_2\end{pmatrix} = J^\top g$.
+# For $n$ keys likewise, $\partial L/\partial z = J^\top g$. So a nearly zero $J$ passes back a nearly zero gradient when
 # $g$ is bounded (section 3 makes it exact; Exercise 1 shows a $g$ that is not). In attention it is: the output is $\sum_j p_j v_j$, so
 # $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
 #
