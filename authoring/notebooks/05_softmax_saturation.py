@@ -6,8 +6,7 @@
 # **Learning goals**
 # - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Find where saturation sets in, and where real heads ($d_k$ = 64, 128) stand at initialisation
-#   (independent unit-variance components of $q$ and $k$).
+# - Tell where saturation sets in (the onset) from where a query commits to one key, for real head sizes.
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -170,7 +169,7 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
-# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (a law derived and tested in the deep
+# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
 # dive). Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
 # whatever $n$: right for many keys (about 2.2 for 1024), too early for few (21 for 4 keys).
 #
