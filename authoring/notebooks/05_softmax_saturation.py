@@ -174,8 +174,8 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # whatever $n$: right for many keys (about 2.2 for 1024), too early for few (21 for 4 keys).
 #
 # Part 2 of the answer (**commitment**): if the logits spread $\sqrt{d_k}$ wide over 16 keys, then from
-# $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the keys they ignore
-# get almost no gradient; scaled, the weights stay soft. How committed, with 16 and 1024 keys:
+# $d_k = 64$ up most queries put over 0.9 of their weight on one random key; scaled, the weights stay
+# soft. How committed, with 16 and 1024 keys:
 
 # %%
 slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians

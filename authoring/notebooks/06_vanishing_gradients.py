@@ -380,7 +380,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # ## 6. More keys
 #
 # Sections 4 and 5 used 8 keys. **If a query has 1024 keys and $d_k = 64$, the unscaled median query's
-# $J$ is the larger one**, about 6× the scaled one. Scaled, the weights are spread so evenly over 1024
+# $J$ is the larger one**: per unit move of its logits, about 6× the scaled one. Scaled, the weights are spread so evenly over 1024
 # keys (the largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
 # $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled at $d_k = 64$, the weight sits on a few keys, yet most queries
 # are not committed (26 % over 0.9 in the table; 05). The table compares the median query at three $d_k$:
