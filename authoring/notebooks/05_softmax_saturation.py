@@ -6,8 +6,7 @@
 # **Learning goals**
 # - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Find where saturation sets in, and where real heads ($d_k$ = 64, 128) stand at initialisation
-#   (independent unit-variance components of $q$ and $k$).
+# - Tell where saturation sets in (the onset) from where a query commits to one key, for real head sizes.
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -40,8 +39,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__}",
 #
 # $\mathrm{softmax}(z)_i = e^{z_i}/\sum_{j=1}^{n} e^{z_j}$: every weight is positive and they sum to 1. The ratio of two weights is $p_i/p_j = e^{z_i - z_j}$:
 # only the **gap** matters: a gap of 9 gives odds $e^9 \approx 8103$ to 1. Adding the same number to every logit changes nothing, so the softmax
-# is computed safely by subtracting the largest logit first (exercise 5, among the folded extra exercises; checks: deep dive
-# after section 2).
+# is computed safely by subtracting the largest logit first (folded exercise 5).
 
 # %% [markdown] predict_answer=["below 0.01 %", "3 in a million"]
 # ## 2. Multiplying the logits makes the softmax peaky
@@ -142,8 +140,7 @@ saturation_plots.saturation_small_multiples(bars)
 # Three numbers say how peaked a softmax is: the **largest weight** $p_{\max}$ ($1/n$ uniform, 1
 # one-hot), the **entropy** $H = -\sum_j p_j \ln p_j$ ($\ln n$ to 0, in **nats**, the unit of the
 # natural logarithm) and the **effective number of keys** $e^{H}$ ($n$ to 1: weight spread evenly over
-# $m$ keys gives $e^H = m$). Section 5 draws all three against $d_k$ = 1 … 4096, averaged over 4000
-# random queries with 16 keys each.
+# $m$ keys gives $e^H = m$). Section 5 averages all three over 4000 random queries with 16 keys each.
 
 # %% [markdown] predict_answer=["before 10", "4.0", "2.2"]
 # ## 5. Where saturation sets in
@@ -166,35 +163,39 @@ print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, 
 saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[n_keys])
 
 # %% [markdown]
-# **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line), for
-# 1024 keys at about 2.2. Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have
-# independent unit-variance components, they are far past it (08: GPT-2's own start is milder). Unscaled, $p_{\max}$ climbs from 0.210 to 0.982; scaled, the logits have
-# variance 1 at every $d_k$ (notebook 04) and $p_{\max}$ stays between 0.210 and 0.247.
+# **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line). Real
+# heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
+# components, they are far past it (08: GPT-2's own start is milder). Scaled, the logits have variance 1
+# at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.210 and 0.247.
 #
 # Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
-# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (a law derived and tested in the deep
+# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
 # dive). Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
 # whatever $n$: right for many keys (about 2.2 for 1024), too early for few (21 for 4 keys).
 #
 # Part 2 of the answer (**commitment**): if the logits spread $\sqrt{d_k}$ wide over 16 keys, then from
-# $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and the keys they ignore
-# get almost no gradient; scaled, the weights stay soft. How committed: the weight the median query
-# leaves to the other keys, and the share of queries over 0.9, with 16 and with 1024 keys.
+# $d_k = 64$ up most queries put over 0.9 of their weight on one random key; scaled, the weights stay
+# soft. How committed, with 16 and 1024 keys:
 
 # %%
 slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
 for d, (left, _) in slide.items():
     print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
-for n in (16, 1024):  # one seed of 2000 queries per d_k
+print("keys | onset d_k | e^H at the onset | unscaled queries over 0.9 at d_k = 64, 256, 1024 (one seed of 2000)")
+for n in (16, 1024):
     above = [overview.compare(d, n, rng=SEED).committed for d in (64, 256, 1024)]
-    print(f"{n:4d} keys, unscaled, one seed of 2000 queries: over 0.9 at d_k = 64, 256, 1024:", ", ".join(f"{a:.0%}" for a in above))
+    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | " + ", ".join(f"{a:.0%}" for a in above))
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128 (below $10^{-9}$ at 4096: deep dive). Each key the query ignores gets a gradient multiplied by
-# its near-zero weight: little learning signal reaches those keys. (What reaches the query itself is
-# another matter: 06 §5–6.) With many keys (1024) the commitment at $d_k = 64$ is weaker (30 % of
-# queries over 0.9 on this draw, against 56 % with 16 keys), and it grows with $d_k$ (79 % at 1024).
+# 128. Each key it ignores gets a gradient multiplied by its
+# near-zero weight: little learning signal reaches those keys (what reaches the query: 06).
+#
+# **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
+# from $n$ to $n/e$; commitment asks one key to hold 0.9 of the weight. If a query has 1024 keys instead
+# of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but 377 keys are still in
+# play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
+# because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at 1024).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the size of the softmax's Jacobian at $d_k$ = 64 and 128
@@ -203,7 +204,7 @@ for n in (16, 1024):  # one seed of 2000 queries per d_k
 # softmax's own input: $q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled. Per that unit, unscaled is
 # smaller. But the scaled softmax divides its input by $\sqrt{d_k}$ first, so per unit of $q\cdot k$
 # (what $W_Q$ and $W_K$ move) the scaled $\|J\|_F$ counts $\sqrt{d_k}$ times less, and the unscaled one
-# is the larger at these $d_k$ (06 §6):
+# is the larger at these $d_k$ (06, deep dive after §6):
 
 # %% tags=["deep-dive"]
 for d, (_, j_ratio) in slide.items():  # j_ratio: scaled ÷ unscaled, per seed
@@ -375,7 +376,7 @@ print(f"d_k = 1, 16 keys: the law is {gap:.3f} ± {h1.se[0]:.3f} nats ({gap / h1
       f"at a fixed σ² = 1, {-law[16].error[1]:.1%}")
 
 # %% [markdown] tags=["deep-dive"]
-# Far beyond: section 5's statement for 16 keys at $d_k = 4096$, over 10 seeds.
+# Far beyond: with 16 keys at $d_k = 4096$, the median query leaves below $10^{-9}$ to the other keys, in each of 10 seeds.
 
 # %% tags=["deep-dive"]
 left_4096, _ = saturation.slide_medians(4096, n_keys, n_queries, seeds=range(10))
@@ -425,10 +426,10 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
-# - The onset comes early: $d_k \approx 4$ for 16 keys, 2.2 for 1024 ($H \approx \ln n - \sigma^2/2$ predicts 2).
-#   Heads of real sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys most queries
-#   put over 0.9 of their weight on one random key (**commitment**); with 1024 keys the commitment at $d_k = 64$ is
-#   weaker, and it grows with $d_k$.
+# - The onset comes early: $d_k \approx 4$ for 16 keys ($H \approx \ln n - \sigma^2/2$ predicts 2). Heads of real
+#   sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys most queries put over 0.9
+#   of their weight on one random key (**commitment**). With 1024 keys the commitment at $d_k = 64$ is weaker, and it
+#   grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises

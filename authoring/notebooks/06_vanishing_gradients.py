@@ -8,7 +8,7 @@
 # - Derive the softmax Jacobian $J$ and check it by finite differences.
 # - Bound $J$ by the weight left off the top key: nearly one-hot means a nearly zero $J$; a near tie does not.
 # - Measure the gradient reaching the logits and the query against $d_k$, mean and median, unscaled vs scaled.
-# - Compare the two with many keys, and by how much the weights respond to the query.
+# - Compare the two with many keys.
 #
 # **Prerequisites**
 # - Notebook 05 (softmax saturation).
@@ -41,12 +41,16 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # For one query, attention computes logits $z_j = c\,(q\cdot k_j)$ ($c = 1/\sqrt{d_k}$ scaled,
 # $c = 1$ unscaled), then weights $p = \mathrm{softmax}(z)$, and the loss $L$ depends on $p$. Every
-# path from $L$ back to $W_Q$ and $W_K$ passes through
+# path from $L$ back to $W_Q$ and $W_K$ passes through $\partial L/\partial z$. Write
+# $g_i = \partial L/\partial p_i$ and $J_{ij} = \partial p_i/\partial z_j$. With two keys, $z_1$ reaches $L$
+# through $p_1$ and through $p_2$, and the chain rule adds the two paths:
 #
-# $$\frac{\partial L}{\partial z} = J^\top g,\qquad J_{ij} = \frac{\partial p_i}{\partial z_j},\qquad g = \frac{\partial L}{\partial p}.$$
+# $$\frac{\partial L}{\partial z_1} = g_1\frac{\partial p_1}{\partial z_1} + g_2\frac{\partial p_2}{\partial z_1} = J_{11}\,g_1 + J_{21}\,g_2,
+# \qquad \frac{\partial L}{\partial z_2} = J_{12}\,g_1 + J_{22}\,g_2.$$
 #
-# The chain rule gives $\partial L/\partial z_j = \sum_i J_{ij}\,g_i$ (hence the transpose): each entry
-# is a sum of $J$'s entries times $g$'s. So a nearly zero $J$ passes back a nearly zero gradient when
+# Each line runs down a *column* of $J$ ($z_j$'s index is the second one), so the two lines are
+# $\begin{pmatrix}J_{11} & J_{21}\\ J_{12} & J_{22}\end{pmatrix}\begin{pmatrix}g_1\\ g_2\end{pmatrix} = J^\top g$.
+# For $n$ keys likewise, $\partial L/\partial z = J^\top g$. So a nearly zero $J$ passes back a nearly zero gradient when
 # $g$ is bounded (section 3 makes it exact; Exercise 1 shows a $g$ that is not). In attention it is: the output is $\sum_j p_j v_j$, so
 # $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
 #
@@ -59,7 +63,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # $$\frac{\partial p_i}{\partial z_j} = \frac{\delta_{ij}\,e^{z_i}\,S - e^{z_i}\,e^{z_j}}{S^2}
 # = \delta_{ij}\,p_i - p_i\,p_j = p_i\,(\delta_{ij} - p_j), \qquad J = \mathrm{diag}(p) - p\,p^\top.$$
 #
-# $J$ is symmetric, and each row sums to $p_i - p_i\sum_j p_j = 0$: shifting every logit changes no
+# $J$ is symmetric, so section 1's $J^\top g$ is simply $J g$. Each row sums to $p_i - p_i\sum_j p_j = 0$: shifting every logit changes no
 # weight (notebook 05). Check against central finite differences (each logit moved by $\pm h$ in turn):
 
 # %%
@@ -183,7 +187,7 @@ verify("× 8: the near tie keeps ||J||_F > 0.1, the clear winner's falls below 1
 #
 # One query against $n = 8$ keys, all components $N(0,1)$. With no real loss, a random $g$ (independent
 # $N(0, 1)$ components) stands in for the bounded gradient from above. We measure $\|J\|_F$, the gradient reaching the **logits**
-# $\|J g\|$ ($J$ is symmetric: $Jg = J^\top g$), and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
+# $\|J g\|$, and the gradient reaching the **query**, $\partial L/\partial q = c\,K^\top (J g)$ (chain rule
 # through $z_j = c\,q\cdot k_j$), over 20 000 queries per $d_k$: **mean** and **median**.
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the *mean* unscaled gradient to the query shrink steadily, collapse, stay or grow? And the median?
@@ -373,18 +377,13 @@ verify(f"seed {typical}: a near tie at d_k = 16 and 64, yet unscaled below scale
 verify("the explorer deep dive's panels are this seed's", np.allclose(panels.frobenius, fro[typical][:, [D_K_CHOICES.index(d) for d in panel_d]]))
 
 # %% [markdown]
-# ## 6. More keys, and how the weights respond to $q$
+# ## 6. More keys
 #
-# Two more comparisons of the median query, unscaled ÷ scaled.
-#
-# **More keys.** With 1024 keys, the scaled weights are spread so evenly (the largest about 0.014) that moving
-# one logit barely moves any weight: $\|J\|_F$ is of order $1/\sqrt{n}$ ($\sqrt{n-1}/n \approx 1/32$ for
-# 1024 equal weights). Unscaled at $d_k = 64$, fewer keys share the weight, and its $J$ is the larger.
-#
-# **Through the query.** $\|J\|_F$ counts how much the weights move per unit move of the logits the
-# softmax sees. $W_Q$ moves $q$, and when $q$ moves, an unscaled logit $q\cdot k_j$ moves $\sqrt{d_k}$ times
-# as much as the scaled $q\cdot k_j/\sqrt{d_k}$. So per move of $q$ the ratio is about $\sqrt{d_k}$ times the
-# $\|J\|_F$ ratio (three repeats with fresh draws):
+# Sections 4 and 5 used 8 keys. **If a query has 1024 keys and $d_k = 64$, the unscaled median query's
+# $J$ is the larger one**: per unit move of its logits, about 6× the scaled one. Scaled, the weights are spread so evenly over 1024
+# keys (the largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
+# $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled at $d_k = 64$, the weight sits on a few keys, yet most queries
+# are not committed (26 % over 0.9 in the table; 05). The table compares the median query at three $d_k$:
 
 # %%
 many = [overview.compare(d, overview.MANY_KEYS, rng=SEED) for d in (64, 256, 512)]  # 1024 keys, 2000 queries
@@ -392,21 +391,35 @@ print(overview.comparison_table(many))
 draws = [overview.compare(64, overview.MANY_KEYS, rng=SEED + i).ratio for i in range(10)]  # ten draws at d_k = 64
 print(f"d_k = 64, 1024 keys, ten draws: ratio median {np.median(draws):.1f}, range {min(draws):.1f} to {max(draws):.1f}")
 few = overview.compare(64, rng=SEED)  # 16 keys
+print(f"d_k = 64, 16 keys: median size of J, unscaled ÷ scaled {few.ratio:.2f}")
+verify("1024 keys: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512", many[0].ratio > 1 and many[1].ratio > 1 > many[2].ratio)
+
+# %% [markdown]
+# With 1024 keys the unscaled $J$ stays the larger at 256 and falls behind from 512; with 16 keys it is
+# already smaller at 64 (0.34×). So the unscaled gradient is not smaller everywhere: with many keys,
+# through the query (section 5's mean; deep dive below) or summed over a batch it can be larger. It is
+# slower learning, not no learning (09).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how the weights respond to $q$
+#
+# $\|J\|_F$ counts how much the weights move per unit move of the logits the softmax sees. $W_Q$ moves
+# $q$, and when $q$ moves, an unscaled logit $q\cdot k_j$ moves $\sqrt{d_k}$ times as much as the scaled
+# $q\cdot k_j/\sqrt{d_k}$. So per move of $q$ the ratio, unscaled ÷ scaled, is about $\sqrt{d_k}$ times the
+# $\|J\|_F$ ratio (three repeats with fresh draws):
+
+# %% tags=["deep-dive"]
 resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in resp.items()))
-verify("1024 keys: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512", many[0].ratio > 1 and many[1].ratio > 1 > many[2].ratio)
 verify("response to q, in every repeat: 16 keys above 1 at d_k = 64, below at 256; 1024 keys above 10 at 64", (resp[16][1][:, 0] > 1).all() and (resp[16][1][:, 1] < 1).all() and (resp[1024][1] > 10).all())
 rule = {16: 8 * few.ratio, 1024: 8 * many[0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
 verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 and 1024 keys", all(abs(np.median(resp[n][1][:, 0]) / rule[n] - 1) < 0.25 for n in rule),
        ", ".join(f"{n} keys: ||J||_F ratio {r / 8:.2f}, × √64 = {r:.2g}" for n, r in rule.items()))
 
-# %% [markdown]
-# With 1024 keys the unscaled median $\|J\|_F$ is about 6× the scaled one at $d_k = 64$ (ten draws: median 5.9), still larger at 256,
-# smaller from 512; with 16 keys it is already smaller at 64 (0.34×). Through the query the unscaled
-# weights respond more at $d_k = 64$: 2.8× with 16 keys, 47× with 1024; with 16 keys, less at 256 (0.34×).
-# So the unscaled side falls behind only at larger $d_k$, later with more keys. The unscaled gradient is
-# not smaller everywhere: through the query, summed over a batch, or with many keys it can be larger. It is
-# slower learning, not no learning.
+# %% [markdown] tags=["deep-dive"]
+# Through the query the unscaled weights respond more at $d_k = 64$: 2.8× with 16 keys, 47× with 1024.
+# With 16 keys they respond less at 256 (0.34×): the unscaled side falls behind only at larger $d_k$,
+# later with more keys.
 
 # %% [markdown]
 # ## Summary
