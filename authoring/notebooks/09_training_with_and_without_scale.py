@@ -714,21 +714,12 @@ _ = check("09.softmax_ce_backward", softmax_ce_backward)
 # ("If …, then …"). Compare them with the three you wrote after notebook 00.
 #
 # Then test yours against the evidence the three sentences rest on, recomputed or read from the training
-# grids (every row, with the refinements: deep dive below):
+# grids (every row, with the refinements: the deep dive at the end):
 
 # %%
 evidence = training.course_evidence(grid, ratio)  # the whole table: deep dive below
 ANSWER_ROWS = ("Var(q·k), d_k = 256", "slope of log spread", "16 keys, unscaled", "SGD, each", "Adam, each")
 print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER_ROWS)]))
-
-# %% [markdown] tags=["deep-dive"]
-# ## Deep dive: the whole evidence table
-#
-# Every row, the refinements of "Where it stops" included (ratios: unscaled ÷ scaled; "at the start":
-# at initialisation):
-
-# %% tags=["deep-dive"]
-print(training.format_evidence(evidence))
 
 # %% [markdown]
 # <details><summary>The answer: open it once your three sentences are written</summary>
@@ -756,3 +747,12 @@ print(training.format_evidence(evidence))
 #
 # ---
 # **Back to the start:** [00 — Start here](00_start_here.ipynb)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the whole evidence table
+#
+# Every row, the refinements of "Where it stops" included (ratios: unscaled ÷ scaled; "at the start":
+# at initialisation):
+
+# %% tags=["deep-dive"]
+print(training.format_evidence(evidence))
