@@ -14,7 +14,8 @@ from sdpa_helpers.training import Evidence, format_evidence, seed_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = {p.name[:2]: p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
-TABLE_CELL = "format_evidence"  # the source of the cell that prints the table
+TABLE_CELL = "format_evidence"  # in the source of the cells that print the table (main line: the answer's rows)
+FULL_TABLE_CELL = "format_evidence(evidence)"  # the deep dive's cell, which prints every row
 
 
 def stored_text(path, skip=None):
@@ -30,10 +31,10 @@ def stored_text(path, skip=None):
     return "\n".join(parts)
 
 
-def stored_table():
+def stored_table(cell_source=FULL_TABLE_CELL):
     """The rows of the evidence table as notebook 09 stores it: (part, claim, values, notebook)."""
     nb = nbformat.read(NOTEBOOKS["09"], as_version=4)
-    (cell,) = [c for c in nb.cells if c.cell_type == "code" and TABLE_CELL in c.source]
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and cell_source in c.source]
     text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
     lines = text.strip().splitlines()
     assert lines[0].split(" | ")[0].strip() == "part", "the table starts with its header"
@@ -49,6 +50,18 @@ def test_the_table_covers_the_three_parts_and_the_course():
     assert [r.part for r in rows] == sorted((r.part for r in rows), key=training.PARTS.index), "parts in order"
     assert {r.part for r in rows} == set(training.PARTS)
     assert {"00", "09"} <= {r.notebook for r in rows} and len({r.notebook for r in rows}) >= 4
+
+
+def test_the_main_line_shows_rows_of_the_whole_table_for_each_part():
+    """The main line prints the rows the three sentences need (each part at least once), each exactly as the
+    deep dive's whole table prints it; the rest is folded."""
+    nb = nbformat.read(NOTEBOOKS["09"], as_version=4)
+    (main,) = [c for c in nb.cells if c.cell_type == "code" and TABLE_CELL in c.source
+               and FULL_TABLE_CELL not in c.source]
+    (full,) = [c for c in nb.cells if c.cell_type == "code" and FULL_TABLE_CELL in c.source]
+    assert "deep-dive" not in main.metadata.get("tags", []) and "deep-dive" in full.metadata.get("tags", [])
+    shown, every = stored_table("ANSWER_ROWS"), stored_table()
+    assert set(shown) < set(every) and {r.part for r in shown} == set(training.PARTS)
 
 
 @pytest.mark.parametrize("row", stored_table(), ids=lambda r: f"{r.notebook}-{r.claim[:30]}")

@@ -121,3 +121,20 @@ def test_08_part_1_factors_are_what_the_prose_states(d_k):
 
     for scheme, width, want in (("pytorch_default", 512, pytorch), ("gpt2", 768, gpt2_small), ("xavier", 512, xavier)):
         assert np.isclose(A.init_logit_moments(scheme, width, d_k).var / d_k, want, rtol=1e-12)
+
+
+def test_08_pytorch_default_commits_most_queries_from_512():
+    """Sceptic item F6: the deep dive's threshold under PyTorch's default, against an independent model: normal
+    q and k components of variance 1/3 (Var(q_i) of the default after LayerNorm), no network, 16 keys, unscaled."""
+    text = prose("08")
+    assert "part 2's \"from $d_k = 64$ up\" becomes \"from $d_k = 512$ up\"" in text
+    g = np.random.default_rng(38)
+    share = {}
+    for d in (256, 512):
+        q = g.standard_normal((4000, 1, d)) / np.sqrt(3)
+        k = g.standard_normal((4000, 16, d)) / np.sqrt(3)
+        z = (q * k).sum(-1)  # (4000 queries, 16 keys)
+        w = np.exp(z - z.max(-1, keepdims=True))
+        share[d] = ((w / w.sum(-1, keepdims=True)).max(-1) > 0.9).mean()
+    se = 0.5 / np.sqrt(4000)  # binomial SE near one half
+    assert share[256] < 0.5 - 4 * se and share[512] > 0.5 + 2 * se, share

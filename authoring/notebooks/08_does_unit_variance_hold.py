@@ -606,13 +606,10 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
     print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
 
 # %% [markdown]
-# **Why does GPT-2 need the scale?** Read the three rows printed above:
-#
-# - Scaled, GPT-2 starts nearly uniform: about 977 of 1024 keys in play.
-# - Unscaled, its small start helps: variance 6.04, not 64, and about 80 keys in play (78–84 over
-#   5 seeds), where unit-variance logits keep 2.2–2.4.
-# - But its unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$, still grows with $d_k$ (and with the
-#   width); only the scale removes the $d_k$.
+# **Why does GPT-2 need the scale?** If a row's 1024 logits are independent with GPT-2's starting
+# spread, then even unscaled about 80 keys stay in play, where 00's unit-variance logits keep 2.2–2.4:
+# its small weights soften the start. But its unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$, still
+# grows with $d_k$; only the scale removes the $d_k$.
 #
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 
@@ -624,17 +621,46 @@ for scheme, width in (("lecun", 512), ("pytorch_default", 512), ("gpt2", 768), (
 verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", all(np.ptp(factors[s]) < 1e-12 for s in ("lecun", "pytorch_default", "gpt2")))
 
 # %% [markdown]
-# **Where the answer stops.** Part 1 of the answer assumes the footnote's $q$ and $k$: independent
-# components with mean 0 and variance 1. At initialisation a $1/\text{fan\_in}$ rule gives exactly that,
-# after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$ by a factor. For PyTorch's default
-# (1/9) and GPT-2 small (0.094) it is the same at every $d_k$, so the square root still holds. For Xavier's, on
-# one head's own matrix, it changes slowly with $d_k$: 3.16 at $d_\text{model} = 512$, $d_k = 64$, moving through
-# $\text{fan\_in} + \text{fan\_out}$, between 1 and 4 while $d_k \le d_\text{model}$. After training $q$ and $k$ correlate and the
-# assumption breaks (section 3, with a chosen $\rho$: modelled, not measured); μP and QK-norm are two answers.
+# **Where the answer stops.** Part 1 of the answer assumes components of variance 1; at initialisation a
+# $1/\text{fan\_in}$ rule gives exactly that, after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$
+# by a factor. For PyTorch's default (1/9) and GPT-2 small (0.094) it is the same at every $d_k$, so the square
+# root still holds (from which $d_k$ most queries commit under PyTorch's default: deep dive below). For Xavier's, on one head's own
+# matrix, it changes slowly with $d_k$: 3.16 at $d_\text{model} = 512$, $d_k = 64$, between 1 and 4 while
+# $d_k \le d_\text{model}$. After training $q$ and $k$ correlate (section 3, modelled, not measured). No notebook
+# trains a real model: part 3 (**speed**) is measured on 09's small head only.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: from which $d_k$ queries commit under PyTorch's default
 #
-# Untested: GPT-2 trained without the scale; no notebook trains a real model. Part 3 of the answer
-# (**speed**) is measured on 09's small head only: trained with SGD or Adam, each model at its best learning
-# rate, the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head does not.
+# Part 2 of the answer counts queries that put over 0.9 of their weight on one of 16 keys: most do,
+# unscaled, from $d_k = 64$ under unit variance (00). PyTorch's default gives $\mathrm{Var}(q\cdot k) = d_k/9$,
+# so it needs $9 \times 64 = 576$ to spread the logits as unit variance does at 64: between the grid's
+# 512 and 1024. Measured, through the network: per seed one fresh PyTorch-default network
+# ($d_\text{model} = 512$), 50 sequences of 16 LayerNormed key tokens and 16 query tokens, unscaled logits;
+# the share of queries over 0.9, median and range over 10 seeds:
+
+# %% tags=["deep-dive"]
+shares = {}
+for d in (256, 512, 1024):
+    share = []
+    for s in range(10):
+        g = make_rng(SEED + 500 + s)
+        W_Q, W_K = A.sample_weights("pytorch_default", d_model, d, size=2, rng=g)  # (d_k, d_model) each
+        X = A.sample_tokens(2 * 50 * 16, d_model, rng=g)  # 50 sequences of 16 query and 16 key tokens
+        q, k = ((half @ W.T).reshape(50, 16, d) for half, W in ((X[:800], W_Q), (X[800:], W_K)))  # (50, 16, d_k) each
+        z = q @ np.swapaxes(k, -1, -2)  # (50 sequences, 16 queries, 16 keys), unscaled
+        share.append((softmax(z).max(axis=-1) > 0.9).mean())
+    shares[d] = np.array(share)
+    print(f"PyTorch default, 16 keys, unscaled, d_k = {d:4d}: queries over 0.9: median {np.median(shares[d]):.0%} "
+          f"(range {shares[d].min():.0%} to {shares[d].max():.0%}, 10 seeds)")
+verify("PyTorch's default: most queries commit from d_k = 512 of the grid, not at 256",
+       np.median(shares[256]) < 0.5 < np.median(shares[512]))
+
+# %% [markdown] tags=["deep-dive"]
+# A median 37 % of queries commit at $d_k = 256$ and 54 % at 512 (52 % on the lowest seed): 512 is
+# enough, below 576, because under unit variance already 56 % commit at 64 (00). So with PyTorch's default,
+# part 2's "from $d_k = 64$ up" becomes "from $d_k = 512$ up": the factor $1/9$ moves the threshold, and the
+# scale still removes the $d_k$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: GPT-2's start against 05's closed form, and the sources

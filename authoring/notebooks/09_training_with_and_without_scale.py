@@ -323,8 +323,10 @@ verify("at every η and step the two survival curves differ by at most 2.5 SE of
 # 1. Its logits are $c^2\,(q\cdot k) = q\cdot k/\sqrt{d_k}$: exactly the scaled model's. So its loss
 #    is $L'(W') = L(W'/c)$.
 # 2. Chain rule: $\nabla L'(W') = \tfrac1c\,\nabla L(W)$, a gradient $d_k^{1/4}$ times larger.
-# 3. One SGD step at rate $\eta'$ moves $W'$ by $\tfrac{\eta'}{c}\nabla L(W)$, so $W = W'/c$ by
-#    $\tfrac{\eta'}{c^2}\nabla L(W)$: the scaled model's step at rate $\eta$ when $\eta' = \eta/\sqrt{d_k}$.
+# 3. One SGD step at rate $\eta'$, using step 2: $W'_\text{new} = W' - \eta'\,\nabla L'(W') = W' - \tfrac{\eta'}{c}\nabla L(W)$.
+#    Divide both sides by $c$ to read it in the scaled model's weights: $W_\text{new} = W - \tfrac{\eta'}{c^2}\nabla L(W)$.
+#    The scaled model's own step is $W - \eta\,\nabla L(W)$: the same when $\eta'/c^2 = \eta$, that is
+#    $\eta' = c^2\eta = \eta/\sqrt{d_k}$. At $d_k = 64$: $c^2 = 1/8$, so $\eta = 1$ needs $\eta' = 0.125$.
 #
 # So the unscaled model from $d_k^{-1/4}$ times the weights at $\eta/\sqrt{d_k}$ follows the scaled
 # model **step for step**: the grid's third arm, "reparametrised".
@@ -336,6 +338,7 @@ verify("at every η and step the two survival curves differ by at most 2.5 SE of
 # %%
 rep, scaled = (grid.steps_to_90[..., grid.arms.index(a), :5] for a in ("reparametrised", "scaled"))
 verify(f"every d_k, seed and η ≤ 1 ({rep.size} runs): the same steps to 90 %", np.array_equal(rep, scaled, equal_nan=True))
+verify_close("step 3 at d_k = 64, η = 1: η' = c²η with c = 64^(-1/4), = η/√64", (64 ** -0.25) ** 2 * 1.0, 0.125, rtol=1e-12)
 med = {(a, lr): [training.seed_summary(grid.steps(d, a)[:, grid.lrs.index(lr)]).median
                  for d in grid.d_ks] for a in arms for lr in (0.1, 0.3, 1.0)}
 for lr in (0.1, 1.0):
@@ -710,12 +713,13 @@ _ = check("09.softmax_ce_backward", softmax_ce_backward)
 # one for the commitment, one for the speed, each starting with the condition under which it holds
 # ("If …, then …"). Compare them with the three you wrote after notebook 00.
 #
-# Then test yours against the evidence, recomputed or read from the training grids (ratios:
-# unscaled ÷ scaled; "at the start": at initialisation):
+# Then test yours against the evidence the three sentences rest on, recomputed or read from the training
+# grids (every row, with the refinements: the deep dive at the end):
 
 # %%
-evidence = training.course_evidence(grid, ratio)  # 09's rows from sections 3, 4 and 5 and the deep dives
-print(training.format_evidence(evidence))
+evidence = training.course_evidence(grid, ratio)  # the whole table: deep dive below
+ANSWER_ROWS = ("Var(q·k), d_k = 256", "slope of log spread", "16 keys, unscaled", "SGD, each", "Adam, each")
+print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER_ROWS)]))
 
 # %% [markdown]
 # <details><summary>The answer: open it once your three sentences are written</summary>
@@ -743,3 +747,12 @@ print(training.format_evidence(evidence))
 #
 # ---
 # **Back to the start:** [00 — Start here](00_start_here.ipynb)
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the whole evidence table
+#
+# Every row, the refinements of "Where it stops" included (ratios: unscaled ÷ scaled; "at the start":
+# at initialisation):
+
+# %% tags=["deep-dive"]
+print(training.format_evidence(evidence))
