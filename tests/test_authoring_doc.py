@@ -25,7 +25,7 @@ RULES = {
     "test_readme_shows_no_figure_a_notebook_draws": "The README shows no figure a notebook draws",
     "test_start_here_says_what_is_proved_and_what_is_measured": "says what 01–09 prove and what they measure",
     "test_the_answer_home_is_three_sentences_within_budget": "at most 120 words of prose, without ‖J‖",
-    "test_the_answer_is_word_for_word_its_home": "The README and 00's box hold both word for word",
+    "test_the_answer_is_word_for_word_its_home": "the list stands in 09's closing only",
         "test_links_to_the_next_notebook": "the last notebook\n   links back to the start",
         "test_executed_in_order_without_errors": "no stored\nerror and nothing on stderr, figures as PNG",
         "test_no_forbidden_code": "No `sys.path`, no `!pip`, no `import *`",

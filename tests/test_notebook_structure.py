@@ -713,15 +713,21 @@ def test_the_answer_home_is_three_sentences_within_budget():
 ])
 def test_the_answer_is_word_for_word_its_home(where):
     """README, 00's box and 09's closing hold authoring/answer.md's three sentences word for word (only
-    line prefixes and wrapping may differ); README and 00 also hold its "Where it stops" list."""
+    line prefixes and wrapping may differ); its "Where it stops" list stands in 09's closing only (a
+    learner cannot read it before 05-09: issue 38's learner), and README and 00 point there."""
     sentences, stops = answer_home()
     text = read_as_plain((ROOT / "README.md").read_text(encoding="utf-8") if where == "README"
                          else notebook_markdown(where))
     assert text.count(sentences) == 1, (
         f"{where} does not hold authoring/answer.md's three sentences word for word: copy them from there")
-    if where != "09":
+    if where == "09":
         assert text.count(stops) == 1, (
-            f"{where} does not hold authoring/answer.md's 'Where it stops' list word for word: copy it from there")
+            "09's closing does not hold authoring/answer.md's 'Where it stops' list word for word: copy it from there")
+    else:
+        first = stops[2:].split(":")[0]
+        assert first not in text, f"{where}: the 'Where it stops' list stands in 09's closing only"
+        assert re.search(r"measure where each one stops, and 09 lists it", text), \
+            f"{where}: one sentence after the answer points to where each part stops (09's closing)"
 
 
 def test_read_as_plain_undoes_prefixes_and_wrapping():

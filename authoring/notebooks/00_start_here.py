@@ -91,16 +91,8 @@ for c in (1, 8):
 # >    rate, then the unscaled head still learns but needs more steps as $d_k$ grows from 16; the scaled head
 # >    does not.
 # >
-# > **Where it stops**
-# >
-# > - Other initialisations multiply the variance of $q\cdot k$ by a factor: a constant for PyTorch's
-# >   default, and for some other rules one that changes slowly with $d_k$ (notebook 08). After
-# >   training, $q$ and $k$ correlate and the assumption breaks (notebook 08).
-# > - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
-# > - "Almost no gradient" holds for the keys a query ignores when the gradient reaching its weights
-# >   is bounded, as it is through the values (notebook 06). Through the query, summed over a batch,
-# >   or with many keys, the unscaled gradient behaves differently (notebooks 06 and 09).
-# > - At small $d_k$ or small learning rates the unscaled head can train faster (notebook 09).
+# > Each sentence holds under its condition; notebooks 05, 06, 08 and 09 measure where each one
+# > stops, and 09 lists it under the answer at its end.
 #
 # A logit's **spread** is its standard deviation; a **head**, one attention computation (section 5).
 # **SGD** and **Adam** step against the gradient (notebook 09).
@@ -139,12 +131,11 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 
 # %% [markdown]
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
-# weight nears 1 (one-hot weights give $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
+# weight nears 1 (at one-hot weights a small nudge to a logit moves no weight: $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
 # against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above the median:
 # about one unscaled query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
 # 0.1. Scaled, the spread, the
-# largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096, the small weights more
-# (deep dive).
+# largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096 (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: drag $d_k$ yourself
@@ -223,8 +214,9 @@ overview_plots.random_walks(walks).figure
 # %% [markdown]
 # ## 4. At the sizes real models use
 #
-# Models often use $d_k$ = 64 or 128 (section 5). The same comparison in numbers; the last column
-# is the median $\|J\|$, unscaled ÷ scaled:
+# Models often use $d_k$ = 64 or 128 (section 5). The same comparison in numbers, for the median
+# query (the figure's weights were means, which the near ties pull down); the last column is the
+# median $\|J\|$, unscaled ÷ scaled:
 
 # %%
 heads = [overview.compare(d, rng=SEED) for d in overview.HEAD_D_KS]  # 16 keys, unscaled and scaled on the same draws
