@@ -160,3 +160,25 @@ def test_jacobian_norm_of_06s_400000_rows_is_bounded():
     p = softmax(np.random.default_rng(2).standard_normal((400_000, 8)) * 4)  # 25.6 MB
     _, peak = peak_bytes(jacobian_frobenius, p)
     assert peak < 100e6, f"jacobian_frobenius peaked at {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("n_keys", [16, 1024])
+def test_comparison_summary_keeps_the_table_ratio_and_share_of_the_full_comparison(n_keys):
+    full = [overview.compare(d, n_keys, n_queries=300, rng=5) for d in (4, 64, 512)]
+    light = [c.summary() for c in full]
+    for c, s in zip(full, light):
+        assert (s.d_k, s.n_keys) == (c.d_k, c.n_keys)
+        assert same((s.largest_unscaled, s.largest_scaled, s.jacobian_unscaled, s.jacobian_scaled),
+                    (c.unscaled.sorted_weights[:, 0], c.scaled.sorted_weights[:, 0], c.unscaled.jacobian_norm,
+                     c.scaled.jacobian_norm))
+        assert s.ratio == c.ratio and s.committed == c.committed
+        assert all(a.base is None for a in s[2:])  # copies: no view keeps the full arrays alive
+    assert overview.comparison_table(light) == overview.comparison_table(full)
+    assert overview.comparison_table(light[:1] + full[1:]) == overview.comparison_table(full)
+
+
+def test_comparison_summary_is_small():
+    c = overview.compare(64, overview.MANY_KEYS, n_queries=500, rng=0)
+    s = c.summary()
+    assert sum(a.nbytes for a in s[2:]) == 4 * 500 * 8
+    assert sum(a.nbytes for e in (c.unscaled, c.scaled) for a in (e.logits, e.sorted_weights)) == 4 * 500 * 1024 * 8
