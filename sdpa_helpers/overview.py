@@ -143,6 +143,15 @@ def _rows(d_ks: tuple, scale: str | float | None, n_keys: int, n_queries: int, s
 _effects_by_d_k = lru_cache(maxsize=4)(_rows)
 
 
+def _d_ks_tuple(d_ks) -> tuple[int, ...]:
+    if isinstance(d_ks, (str, bytes)) or not hasattr(d_ks, "__iter__"):
+        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}")
+    d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
+    if not d_ks:
+        raise ValueError("d_ks must hold at least one d_k")
+    return d_ks
+
+
 def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unscaled", n_keys: int = N_KEYS,
                    n_queries: int = N_QUERIES, seed: int = 0) -> tuple[Effects, ...]:
     """:func:`effects` at every ``d_k`` of ``d_ks`` (a tuple, in order), each from the same integer
@@ -152,11 +161,7 @@ def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unsc
     >>> [round(float(r.max_weight.mean), 2) for r in effects_by_d_k((1, 4096), "unscaled", n_queries=500)]
     [0.21, 0.98]
     """
-    if isinstance(d_ks, (str, bytes)) or not hasattr(d_ks, "__iter__"):
-        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}")
-    d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
-    if not d_ks:
-        raise ValueError("d_ks must hold at least one d_k")
+    d_ks = _d_ks_tuple(d_ks)
     seed = _checks.seed("seed", seed)
     scale_factor(scale, d_ks[0])  # a clear error for a bad scale, before the cache sees it
     n_keys = _checks.positive_int("n_keys", n_keys)
@@ -421,7 +426,10 @@ def scaled_drifts(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: in
     >>> max(d.spread, d.largest_weight, d.jacobian) < 0.06 < 0.3 < d.smallest_weight
     True
     """
-    rows = effects_by_d_k(d_ks, "sqrt", n_keys=n_keys, seed=_checks.seed("seed", seed))
+    d_ks = _d_ks_tuple(d_ks)
+    # not through effects_by_d_k's cache: callers loop over seeds (00 and 09: twenty), and the rows kept
+    # there (four calls, 22 MB at the defaults) would stay in the kernel for nothing; the same numbers
+    rows = _rows(d_ks, "sqrt", _checks.positive_int("n_keys", n_keys), N_QUERIES, int(_checks.seed("seed", seed)))
 
     def drift(values) -> float:
         v = np.asarray(values, dtype=float)

@@ -182,3 +182,19 @@ def test_comparison_summary_is_small():
     s = c.summary()
     assert sum(a.nbytes for a in s[2:]) == 4 * 500 * 8
     assert sum(a.nbytes for e in (c.unscaled, c.scaled) for a in (e.logits, e.sorted_weights)) == 4 * 500 * 1024 * 8
+
+
+def test_scaled_drifts_keeps_nothing_in_the_cache_and_gives_the_numbers_of_the_cached_rows():
+    overview._effects_by_d_k.cache_clear()
+    got = overview.scaled_drifts(seed=3)
+    assert overview._effects_by_d_k.cache_info().currsize == 0  # 00 and 09 call it for twenty seeds
+    rows = overview.effects_by_d_k(overview.D_KS[2:], "sqrt", seed=3)  # the rows it used before issue 37
+    overview._effects_by_d_k.cache_clear()
+
+    def drift(v):
+        return float(np.max(v) / np.min(v) - 1)
+
+    assert got == (drift([r.logits.std() for r in rows]), drift([r.max_weight.mean for r in rows]),
+                   drift([np.median(r.jacobian_norm) for r in rows]), drift([r.sorted_weights[:, -1].mean() for r in rows]))
+    with pytest.raises(ValueError, match="d_ks"):
+        overview.scaled_drifts(d_ks=())
