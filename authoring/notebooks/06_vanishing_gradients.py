@@ -330,6 +330,7 @@ for d in (16, 256, 4096):
     f_root.append(frac * np.sqrt(d))
     print(f"d_k = {d:4d}: fraction with ||J||_F > 0.1 = {frac:.4f}, × √d_k = {f_root[-1]:.3f} ± {se * np.sqrt(d):.3f}, "
           f"{1 - f_root[-1] / limit:.1%} ± {se * np.sqrt(d) / limit:.1%} below the limit {limit:.3f}")
+del P_u  # 400,000 × 8 weights the kernel need not keep (26 MB)
 verify("f √d_k climbs towards the limit from below (d_k = 16, 256, 4096)", f_root[0] < f_root[1] < f_root[2] < limit)
 verify_close("f √d_k at d_k = 4096 within 5 % of the limit f_G(0) t", f_root[-1], limit, rtol=0.05)
 
