@@ -388,8 +388,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # $\|J\|_F$ ratio (three repeats with fresh draws):
 
 # %%
-# 1024 keys, 2000 queries; .summary() keeps per query only the largest weight and ||J|| (64 kB, not 66 MB)
-many = [overview.compare(d, overview.MANY_KEYS, rng=SEED).summary() for d in (64, 256, 512)]
+many = [overview.compare(d, overview.MANY_KEYS, rng=SEED).summary() for d in (64, 256, 512)]  # 1024 keys, 2000 queries; kept: each query's largest weight and ||J||
 print(overview.comparison_table(many))
 draws = [overview.compare(64, overview.MANY_KEYS, rng=SEED + i).ratio for i in range(10)]  # ten draws at d_k = 64
 print(f"d_k = 64, 1024 keys, ten draws: ratio median {np.median(draws):.1f}, range {min(draws):.1f} to {max(draws):.1f}")
