@@ -198,3 +198,17 @@ def test_scaled_drifts_keeps_nothing_in_the_cache_and_gives_the_numbers_of_the_c
                    drift([np.median(r.jacobian_norm) for r in rows]), drift([r.sorted_weights[:, -1].mean() for r in rows]))
     with pytest.raises(ValueError, match="d_ks"):
         overview.scaled_drifts(d_ks=())
+
+
+def test_make_lab_binder_and_the_memory_benchmark_fix_the_same_mmap_threshold():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    value = re.search(r"^MALLOC_MMAP_THRESHOLD = (\d+)$", (root / "benchmarks" / "notebook_memory.py").read_text(),
+                      flags=re.M).group(1)
+    line = f'MALLOC_MMAP_THRESHOLD_="${{MALLOC_MMAP_THRESHOLD_:-{value}}}"'
+    assert f"export {line}" in (root / "binder" / "start").read_text()
+    assert f"export {line.replace('$', '$$')}" in (root / "Makefile").read_text()
+    assert (root / "binder" / "start").stat().st_mode & 0o111, "binder/start must be executable"
+    assert (root / "binder" / "start").read_text().rstrip().endswith('exec "$@"')
