@@ -195,7 +195,8 @@ def test_scaled_drifts_keeps_nothing_in_the_cache_and_gives_the_numbers_of_the_c
         return float(np.max(v) / np.min(v) - 1)
 
     assert got == (drift([r.logits.std() for r in rows]), drift([r.max_weight.mean for r in rows]),
-                   drift([np.median(r.jacobian_norm) for r in rows]), drift([r.sorted_weights[:, -1].mean() for r in rows]))
+                   drift([np.median(r.jacobian_norm) for r in rows]),
+                   drift([r.sorted_weights[:, -1].mean() for r in rows]))
     with pytest.raises(ValueError, match="d_ks"):
         overview.scaled_drifts(d_ks=())
 
