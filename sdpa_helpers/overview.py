@@ -280,7 +280,7 @@ def _median_range(x: np.ndarray) -> str:
     return f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})"
 
 
-def comparison_table(comparisons: Iterable[Comparison]) -> str:
+def comparison_table(comparisons: Iterable[Comparison | ComparisonSummary]) -> str:
     """A text table of :class:`Comparison` rows: the largest weight unscaled and scaled (median, 10-90 %
     range), the share of unscaled queries above 0.9, and :attr:`Comparison.ratio` (below 1 also as ``1/x``).
 
@@ -291,16 +291,16 @@ def comparison_table(comparisons: Iterable[Comparison]) -> str:
     if not rows or not all(isinstance(c, (Comparison, ComparisonSummary)) for c in rows):
         raise TypeError("comparisons must be a non-empty sequence of Comparison (from compare) or of "
                         "ComparisonSummary (from Comparison.summary)")
-    rows = tuple(c.summary() if isinstance(c, Comparison) else c for c in rows)
-    n_queries = "/".join(f"{n:,}" for n in sorted({len(c.jacobian_unscaled) for c in rows}))
-    n_keys = {c.n_keys for c in rows}
+    summaries = [c.summary() if isinstance(c, Comparison) else c for c in rows]
+    n_queries = "/".join(f"{n:,}" for n in sorted({len(c.jacobian_unscaled) for c in summaries}))
+    n_keys = {c.n_keys for c in summaries}
     keys = "" if len(n_keys) == 1 else "keys  "
     title = f"{n_keys.pop()} keys, " if len(n_keys) == 1 else ""
     lines = [f"{title}one seed of {n_queries} random queries",
              f"      {'':{len(keys)}}{'largest weight, median (10–90 % range)':42}  {'unscaled: queries':17}  "
              f"median size of J:",
              f" d_k  {keys}{'unscaled':20}  {'scaled':20}  {f'above {COMMITTED:g}':17}  unscaled ÷ scaled"]
-    for c in rows:
+    for c in summaries:
         n = f"{c.n_keys:4d}  " if keys else ""
         lines.append(f"{c.d_k:4d}  {n}{_median_range(c.largest_unscaled):20}  "
                      f"{_median_range(c.largest_scaled):20}  {f'{100 * c.committed:.0f} %':>9}{'':8}  "
