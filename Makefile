@@ -105,8 +105,11 @@ HOME_OR_FALLBACK = if [ -n "$$JUPYTER_RUNTIME_DIR" ] || { mkdir -p "$$HOME" && [
 	    IPYTHONDIR="$(FALLBACK_HOME)/ipython" MPLCONFIGDIR="$(FALLBACK_HOME)/matplotlib"; \
 	fi
 
+# MALLOC_MMAP_THRESHOLD_: every array of 1 MiB or more is mapped and given back when freed, so a kernel keeps
+# less after a notebook (as binder/start does; benchmarks/results.md, "Kernel memory per notebook").
 lab: $(STAMP)
 	@$(HOME_OR_FALLBACK); \
+	export MALLOC_MMAP_THRESHOLD_="$${MALLOC_MMAP_THRESHOLD_:-1048576}"; \
 	echo "$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb"; \
 	exec $(BIN)/python -c "$$LAB_STOPS_ON_HANGUP" $(ALLOW_ROOT) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 

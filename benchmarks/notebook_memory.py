@@ -11,6 +11,12 @@ peak resident set so far) and ``VmRSS`` (resident now). The cell where ``VmHWM``
     python benchmarks/notebook_memory.py              # every notebook, the table on stdout
     python benchmarks/notebook_memory.py 00 05        # notebooks whose names start with these
     python benchmarks/notebook_memory.py --seed 7 07  # with the setup cell's SEED replaced
+    python benchmarks/notebook_memory.py --glibc-default  # without the fixed mmap threshold (below)
+
+The kernels run as ``make lab`` and Binder (``binder/start``) run them: with ``MALLOC_MMAP_THRESHOLD_`` at
+1 MiB (:data:`MALLOC_MMAP_THRESHOLD`, unless already set), so glibc maps every array of 1 MiB or more and
+gives it back when freed; by default glibc raises its threshold after a large array is freed and keeps later
+1-32 MB arrays on a heap it does not give back.
 
 ``execute`` is shared with tests/test_notebook_seeds.py (other seeds, a memory-limited kernel).
 """
@@ -30,6 +36,8 @@ import common  # noqa: E402
 
 PEAK_BUDGET_MB = 500
 KEPT_BUDGET_MB = 250
+#: glibc's mmap threshold (bytes) that ``make lab`` and ``binder/start`` set for the kernels (and this script).
+MALLOC_MMAP_THRESHOLD = 1048576
 #: The setup cell's one seed line (DESIGN.md: one setup cell with ``rng = make_rng(SEED)``).
 SEED_LINE = re.compile(r"^SEED = \d+$", flags=re.M)
 
@@ -173,9 +181,16 @@ def main(argv=None) -> int:
     parser.add_argument("prefixes", nargs="*")
     parser.add_argument("--seed", type=int, default=None, help="replace the setup cell's SEED")
     parser.add_argument("--trace", action="store_true", help="print each cell that moved the memory")
+    parser.add_argument("--glibc-default", action="store_true",
+                        help="kernels without the fixed MALLOC_MMAP_THRESHOLD_ that make lab and Binder set")
     args = parser.parse_args(argv)
     import os
 
+    if args.glibc_default:
+        os.environ.pop("MALLOC_MMAP_THRESHOLD_", None)
+    else:
+        os.environ.setdefault("MALLOC_MMAP_THRESHOLD_", str(MALLOC_MMAP_THRESHOLD))
+    print(f"MALLOC_MMAP_THRESHOLD_ = {os.environ.get('MALLOC_MMAP_THRESHOLD_', '(glibc default: dynamic)')}")
     print(f"load average at the start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     rows = run(args.prefixes, args.seed, args.trace)
     print(common.table(rows))

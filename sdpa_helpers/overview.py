@@ -22,7 +22,7 @@ from .scales import D_K_CHOICES, N_KEYS, SCALINGS, SHOWN_D_KS, scale_factor
 __all__ = ["D_KS", "SHOWN_D_KS", "N_KEYS", "MANY_KEYS", "CACHED_LOGITS", "HEAD_D_KS", "N_QUERIES", "COMPARED",
            "COMMITTED",
            "dot_product_walks", "VarianceEstimate", "walk_end_variance", "Effects", "effects", "effects_by_d_k",
-           "jacobian_norm_bands", "chain_holds", "Comparison", "compare", "comparison_table",
+           "jacobian_norm_bands", "chain_holds", "Comparison", "ComparisonSummary", "compare", "comparison_table",
            "spread_edges", "SCALED_EDGES", "query_gradient_norm", "query_gradient_ratio",
            "query_gradient_ratios", "format_gradient_ratios", "ScaledDrifts", "scaled_drifts"]
 
@@ -143,6 +143,15 @@ def _rows(d_ks: tuple, scale: str | float | None, n_keys: int, n_queries: int, s
 _effects_by_d_k = lru_cache(maxsize=4)(_rows)
 
 
+def _d_ks_tuple(d_ks) -> tuple[int, ...]:
+    if isinstance(d_ks, (str, bytes)) or not hasattr(d_ks, "__iter__"):
+        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}")
+    d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
+    if not d_ks:
+        raise ValueError("d_ks must hold at least one d_k")
+    return d_ks
+
+
 def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unscaled", n_keys: int = N_KEYS,
                    n_queries: int = N_QUERIES, seed: int = 0) -> tuple[Effects, ...]:
     """:func:`effects` at every ``d_k`` of ``d_ks`` (a tuple, in order), each from the same integer
@@ -152,11 +161,7 @@ def effects_by_d_k(d_ks: Iterable[int] = D_KS, scale: str | float | None = "unsc
     >>> [round(float(r.max_weight.mean), 2) for r in effects_by_d_k((1, 4096), "unscaled", n_queries=500)]
     [0.21, 0.98]
     """
-    if isinstance(d_ks, (str, bytes)) or not hasattr(d_ks, "__iter__"):
-        raise TypeError(f"d_ks must be a sequence of positive integers, got {d_ks!r}")
-    d_ks = tuple(_checks.positive_int("each entry of d_ks", d) for d in d_ks)
-    if not d_ks:
-        raise ValueError("d_ks must hold at least one d_k")
+    d_ks = _d_ks_tuple(d_ks)
     seed = _checks.seed("seed", seed)
     scale_factor(scale, d_ks[0])  # a clear error for a bad scale, before the cache sees it
     n_keys = _checks.positive_int("n_keys", n_keys)
@@ -223,6 +228,37 @@ class Comparison(NamedTuple):
         """The share of queries whose unscaled largest weight is above :data:`COMMITTED` (0.9)."""
         return float(np.mean(self.unscaled.sorted_weights[:, 0] > COMMITTED))
 
+    def summary(self) -> ComparisonSummary:
+        """:class:`ComparisonSummary`: per query only the largest weight and ``||J||_F`` (copies: the full
+        arrays can be freed). Its ``ratio``, ``committed`` and :func:`comparison_table` row are this one's."""
+        u, s = self.unscaled, self.scaled
+        return ComparisonSummary(self.d_k, self.n_keys, u.sorted_weights[:, 0].copy(), s.sorted_weights[:, 0].copy(),
+                                 u.jacobian_norm.copy(), s.jacobian_norm.copy())
+
+
+class ComparisonSummary(NamedTuple):
+    """What :func:`comparison_table` shows of a :class:`Comparison` (from :meth:`Comparison.summary`): per
+    query (arrays of shape (n_queries,)) the largest weight and ``||J||_F``, unscaled and scaled. Four numbers
+    a query instead of four rows of ``n_keys``: with 1024 keys and 2000 queries, 64 kB instead of 66 MB."""
+
+    d_k: int
+    n_keys: int
+    largest_unscaled: np.ndarray
+    largest_scaled: np.ndarray
+    jacobian_unscaled: np.ndarray
+    jacobian_scaled: np.ndarray
+
+    @property
+    def ratio(self) -> float:
+        """Median ``||J||_F`` unscaled divided by median ``||J||_F`` scaled, as :attr:`Comparison.ratio`."""
+        return float(np.median(self.jacobian_unscaled) / np.median(self.jacobian_scaled))
+
+    @property
+    def committed(self) -> float:
+        """The share of queries whose unscaled largest weight is above :data:`COMMITTED`, as
+        :attr:`Comparison.committed`."""
+        return float(np.mean(self.largest_unscaled > COMMITTED))
+
 
 def compare(d_k: int, n_keys: int = N_KEYS, n_queries: int = N_QUERIES, rng=0) -> Comparison:
     """:func:`effects` unscaled and scaled at ``d_k``, both drawn from the integer seed ``rng`` (or None).
@@ -244,7 +280,7 @@ def _median_range(x: np.ndarray) -> str:
     return f"{med:#.2g} ({lo:#.2g}–{hi:#.2g})"
 
 
-def comparison_table(comparisons: Iterable[Comparison]) -> str:
+def comparison_table(comparisons: Iterable[Comparison | ComparisonSummary]) -> str:
     """A text table of :class:`Comparison` rows: the largest weight unscaled and scaled (median, 10-90 %
     range), the share of unscaled queries above 0.9, and :attr:`Comparison.ratio` (below 1 also as ``1/x``).
 
@@ -252,20 +288,22 @@ def comparison_table(comparisons: Iterable[Comparison]) -> str:
      d_k  unscaled              scaled                above 0.9          unscaled ÷ scaled
     """
     rows = tuple(comparisons)
-    if not rows or not all(isinstance(c, Comparison) for c in rows):
-        raise TypeError("comparisons must be a non-empty sequence of Comparison (from compare)")
-    n_queries = "/".join(f"{n:,}" for n in sorted({len(c.unscaled.jacobian_norm) for c in rows}))
-    n_keys = {c.n_keys for c in rows}
+    if not rows or not all(isinstance(c, (Comparison, ComparisonSummary)) for c in rows):
+        raise TypeError("comparisons must be a non-empty sequence of Comparison (from compare) or of "
+                        "ComparisonSummary (from Comparison.summary)")
+    summaries = [c.summary() if isinstance(c, Comparison) else c for c in rows]
+    n_queries = "/".join(f"{n:,}" for n in sorted({len(c.jacobian_unscaled) for c in summaries}))
+    n_keys = {c.n_keys for c in summaries}
     keys = "" if len(n_keys) == 1 else "keys  "
     title = f"{n_keys.pop()} keys, " if len(n_keys) == 1 else ""
     lines = [f"{title}one seed of {n_queries} random queries",
              f"      {'':{len(keys)}}{'largest weight, median (10–90 % range)':42}  {'unscaled: queries':17}  "
              f"median size of J:",
              f" d_k  {keys}{'unscaled':20}  {'scaled':20}  {f'above {COMMITTED:g}':17}  unscaled ÷ scaled"]
-    for c in rows:
+    for c in summaries:
         n = f"{c.n_keys:4d}  " if keys else ""
-        lines.append(f"{c.d_k:4d}  {n}{_median_range(c.unscaled.sorted_weights[:, 0]):20}  "
-                     f"{_median_range(c.scaled.sorted_weights[:, 0]):20}  {f'{100 * c.committed:.0f} %':>9}{'':8}  "
+        lines.append(f"{c.d_k:4d}  {n}{_median_range(c.largest_unscaled):20}  "
+                     f"{_median_range(c.largest_scaled):20}  {f'{100 * c.committed:.0f} %':>9}{'':8}  "
                      f"{_ratio_text(c.ratio)}")
     return "\n".join(lines)
 
@@ -388,7 +426,10 @@ def scaled_drifts(d_ks: Iterable[int] = D_KS[2:], n_keys: int = N_KEYS, seed: in
     >>> max(d.spread, d.largest_weight, d.jacobian) < 0.06 < 0.3 < d.smallest_weight
     True
     """
-    rows = effects_by_d_k(d_ks, "sqrt", n_keys=n_keys, seed=_checks.seed("seed", seed))
+    d_ks = _d_ks_tuple(d_ks)
+    # not through effects_by_d_k's cache: callers loop over seeds (00 and 09: twenty), and the rows kept
+    # there (four calls, 22 MB at the defaults) would stay in the kernel for nothing; the same numbers
+    rows = _rows(d_ks, "sqrt", _checks.positive_int("n_keys", n_keys), N_QUERIES, int(_checks.seed("seed", seed)))
 
     def drift(values) -> float:
         v = np.asarray(values, dtype=float)

@@ -160,3 +160,56 @@ def test_jacobian_norm_of_06s_400000_rows_is_bounded():
     p = softmax(np.random.default_rng(2).standard_normal((400_000, 8)) * 4)  # 25.6 MB
     _, peak = peak_bytes(jacobian_frobenius, p)
     assert peak < 100e6, f"jacobian_frobenius peaked at {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("n_keys", [16, 1024])
+def test_comparison_summary_keeps_the_table_ratio_and_share_of_the_full_comparison(n_keys):
+    full = [overview.compare(d, n_keys, n_queries=300, rng=5) for d in (4, 64, 512)]
+    light = [c.summary() for c in full]
+    for c, s in zip(full, light):
+        assert (s.d_k, s.n_keys) == (c.d_k, c.n_keys)
+        assert same((s.largest_unscaled, s.largest_scaled, s.jacobian_unscaled, s.jacobian_scaled),
+                    (c.unscaled.sorted_weights[:, 0], c.scaled.sorted_weights[:, 0], c.unscaled.jacobian_norm,
+                     c.scaled.jacobian_norm))
+        assert s.ratio == c.ratio and s.committed == c.committed
+        assert all(a.base is None for a in s[2:])  # copies: no view keeps the full arrays alive
+    assert overview.comparison_table(light) == overview.comparison_table(full)
+    assert overview.comparison_table(light[:1] + full[1:]) == overview.comparison_table(full)
+
+
+def test_comparison_summary_is_small():
+    c = overview.compare(64, overview.MANY_KEYS, n_queries=500, rng=0)
+    s = c.summary()
+    assert sum(a.nbytes for a in s[2:]) == 4 * 500 * 8
+    assert sum(a.nbytes for e in (c.unscaled, c.scaled) for a in (e.logits, e.sorted_weights)) == 4 * 500 * 1024 * 8
+
+
+def test_scaled_drifts_keeps_nothing_in_the_cache_and_gives_the_numbers_of_the_cached_rows():
+    overview._effects_by_d_k.cache_clear()
+    got = overview.scaled_drifts(seed=3)
+    assert overview._effects_by_d_k.cache_info().currsize == 0  # 00 and 09 call it for twenty seeds
+    rows = overview.effects_by_d_k(overview.D_KS[2:], "sqrt", seed=3)  # the rows it used before issue 37
+    overview._effects_by_d_k.cache_clear()
+
+    def drift(v):
+        return float(np.max(v) / np.min(v) - 1)
+
+    assert got == (drift([r.logits.std() for r in rows]), drift([r.max_weight.mean for r in rows]),
+                   drift([np.median(r.jacobian_norm) for r in rows]),
+                   drift([r.sorted_weights[:, -1].mean() for r in rows]))
+    with pytest.raises(ValueError, match="d_ks"):
+        overview.scaled_drifts(d_ks=())
+
+
+def test_make_lab_binder_and_the_memory_benchmark_fix_the_same_mmap_threshold():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    value = re.search(r"^MALLOC_MMAP_THRESHOLD = (\d+)$", (root / "benchmarks" / "notebook_memory.py").read_text(),
+                      flags=re.M).group(1)
+    line = f'MALLOC_MMAP_THRESHOLD_="${{MALLOC_MMAP_THRESHOLD_:-{value}}}"'
+    assert f"export {line}" in (root / "binder" / "start").read_text()
+    assert f"export {line.replace('$', '$$')}" in (root / "Makefile").read_text()
+    assert (root / "binder" / "start").stat().st_mode & 0o111, "binder/start must be executable"
+    assert (root / "binder" / "start").read_text().rstrip().endswith('exec "$@"')

@@ -303,6 +303,7 @@ for name, q_case, k_case, var_theory in (("q on the sphere, k i.i.d.", q_sphere,
     st_ln = variance.sample_summary(np.einsum("ij,ij->i", q_case, k_case))
     verify_close(f"simulated, {name}: Var(q·k)", st_ln["var"], var_theory, se=st_ln["se_var"])
 print(f"both LayerNorm: {1 / (d_ln - 1):.0%} more than d at d = {d_ln}; {1 / 63:.1%} more at d = 64")
+del q_ln, k_ln, k_iid, z12, q_sphere, q_case, k_case  # 200,000 × 8 draws the kernel need not keep (53 MB)
 
 # %% [markdown] tags=["deep-dive"]
 # At $d = 8$ two LayerNorm outputs give $64/7 \approx 9.14$, not 8: 14 % more. The variance is
@@ -337,6 +338,7 @@ for name, (s_case, mean_theory, var_theory) in cases.items():
     st_case = variance.sample_summary(s_case)
     verify_close(f"{name}: mean", st_case["mean"], mean_theory, se=st_case["se_mean"])
     verify_close(f"{name}: variance", st_case["var"], var_theory, se=st_case["se_var"])
+del q, k_corr, cases, s_case  # 20,000 × 64 draws the kernel need not keep (20 MB)
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: any means and variances, and what the softmax sees

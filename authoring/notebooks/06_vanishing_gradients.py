@@ -334,6 +334,7 @@ for d in (16, 256, 4096):
     f_root.append(frac * np.sqrt(d))
     print(f"d_k = {d:4d}: fraction with ||J||_F > 0.1 = {frac:.4f}, × √d_k = {f_root[-1]:.3f} ± {se * np.sqrt(d):.3f}, "
           f"{1 - f_root[-1] / limit:.1%} ± {se * np.sqrt(d) / limit:.1%} below the limit {limit:.3f}")
+del P_u  # 400,000 × 8 weights the kernel need not keep (26 MB)
 verify("f √d_k climbs towards the limit from below (d_k = 16, 256, 4096)", f_root[0] < f_root[1] < f_root[2] < limit)
 verify_close("f √d_k at d_k = 4096 within 5 % of the limit f_G(0) t", f_root[-1], limit, rtol=0.05)
 
@@ -386,7 +387,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # are not committed (26 % over 0.9 in the table; 05). The table compares the median query at three $d_k$:
 
 # %%
-many = [overview.compare(d, overview.MANY_KEYS, rng=SEED) for d in (64, 256, 512)]  # 1024 keys, 2000 queries
+many = [overview.compare(d, overview.MANY_KEYS, rng=SEED).summary() for d in (64, 256, 512)]  # 1024 keys, 2000 queries; kept: each query's largest weight and ||J||
 print(overview.comparison_table(many))
 draws = [overview.compare(64, overview.MANY_KEYS, rng=SEED + i).ratio for i in range(10)]  # ten draws at d_k = 64
 print(f"d_k = 64, 1024 keys, ten draws: ratio median {np.median(draws):.1f}, range {min(draws):.1f} to {max(draws):.1f}")

@@ -155,6 +155,7 @@ direct = f_u.weights[b] - np.eye(8)[sub.target[b]]  # p - e_t
 verify(f"example {b}, saturated on a wrong key: ‖p − e_t‖ ≈ √2 but ‖dL/dz‖ through the read-out is tiny",
        np.linalg.norm(direct) > 1.4 and np.linalg.norm(d_z_u[b]) < 1e-6,
        f"{np.linalg.norm(direct):.3f} vs below 1e-6")
+del big, sub, f_u  # 20,000 examples and 200 × 8 keys of length 1024: the kernel need not keep them (40 MB)
 
 # %% [markdown] predict_answer=["larger", "10 times larger"]
 # ## 3. At initialisation: who carries the gradient?
