@@ -30,7 +30,7 @@ register(
     "00.std_unscaled",
     "With d_k = 256 and independent unit-variance components, what is the spread (standard deviation) "
     "of the unscaled q·k? (an integer)",
-    "The variance of q·k is d_k; the spread (standard deviation) is the square root of the variance.",
+    "Part 1 of the answer gives the variance of q·k; a spread is another measure (the box says which).",
     numeric_checker(_moments.std, what="the spread", slips=[
         Slip(_moments.var, "the variance of q·k, not its spread (the standard deviation)"),
         Slip(theory.scaled_moments(_moments, 1 / math.sqrt(STD_D_K)).std,
