@@ -81,6 +81,7 @@ def test_each_number_is_what_its_notebook_prints(row):
 def test_the_claims_hold():
     """What the answer says of each number (the notebooks' checks stay neutral where a Predict asks)."""
     rows = {r.claim: tuple(r.values) for r in stored_table()}
+    parts = {r.claim: r.part for r in stored_table()}
 
     def num(claim_start, i=0):
         (values,) = [v for c, v in rows.items() if c.startswith(claim_start)]
@@ -91,10 +92,12 @@ def test_the_claims_hold():
     assert max(num("16 keys, scaled, d_k = 4", i) for i in range(3)) < 6  # per cent
     assert min(num("16 keys, unscaled, d_k = 64 and 128", i) for i in range(2)) > 50  # per cent of queries committed
     assert num("d_k = 1024, at the start: the median example") < 0.01
-    assert num("1024 keys, d_k = 64") > 1  # larger unscaled: part 3
-    query = "8 keys, d_k = 64, at the start: mean gradient"
+    # where part 2's gradient clause stops (labelled commitment: gradient sizes at the start, not speed)
+    assert num("where it stops: 1024 keys, d_k = 64") > 1  # larger unscaled
+    query = "where it stops: 8 keys, d_k = 64, at the start: mean gradient"
     assert num(query, 0) > num(query, 1)
-    assert num("d_k = 1024, at the start: the batch gradient") > 1
+    assert num("where it stops: d_k = 1024, at the start: the batch gradient") > 1
+    assert all(part == "commitment" for c, part in parts.items() if c.startswith("where it stops"))
     assert num("SGD, d_k = 1024, each at its best η", 2) > 5
     assert num("Adam, d_k = 1024, each at its best η", 2) > 5
 

@@ -64,7 +64,8 @@ def test_the_prefetch_window_covers_the_link_s_round_trip_and_no_more():
     cases = [(5, 40), (0, 40), (100, 40), (100, 25), (200, 30), (1000, 10), (None, 40), (100, 0)]
     script = ("const fs = require('fs'); globalThis.SDPA_EXPLORER_NO_SITE = true;"
               "eval(fs.readFileSync(process.argv[1], 'utf8'));"
-              f"process.stdout.write(JSON.stringify({json.dumps(cases)}.map(c => SDPA_EXPLORER.windowFor(c[0], c[1]))));")
+              f"const cases = {json.dumps(cases)};"
+              "process.stdout.write(JSON.stringify(cases.map(c => SDPA_EXPLORER.windowFor(c[0], c[1]))));")
     from sdpa_helpers.widgets import FRONT_END
 
     done = subprocess.run([NODE, "-e", script, str(FRONT_END)], capture_output=True, text=True, timeout=60)

@@ -188,7 +188,7 @@ for n in (16, 1024):
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128. Each key it ignores gets a gradient multiplied by its
+# 128. Most of the keys it ignores get a gradient multiplied by a
 # near-zero weight: little learning signal reaches those keys (what reaches the query: 06).
 #
 # **Onset and commitment are two different bars.** The onset asks only that the effective keys fall

@@ -426,7 +426,7 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # ## Summary
 #
 # - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
-#   nothing, $\|J\|_F \le 2(1 - m)$: the keys a committed query ignores get almost no gradient (part 2,
+#   nothing, $\|J\|_F \le 2(1 - m)$: most of the keys a committed query ignores get almost no gradient (part 2,
 #   **commitment**). A near tie, two almost equal top logits, keeps a large $J$.
 # - Unscaled, the median query's gradient falls below the scaled one from $d_k = 64$ (below $10^{-10}$ at
 #   4096), while the mean to $q$ rises, carried by near ties. Scaled, the mean $\|J\|_F$ and gradient to the

@@ -96,15 +96,15 @@ def course_evidence(grid: Grid, init_ratio: Mapping, adam: AdamGrid | None = Non
         [f"{softmax(c * Q @ np.swapaxes(K, -1, -2)).max(axis=-1).mean():.3f}" for c in (1.0, 1 / 8)], "07")
     add("commitment", "d_k = 1024, at the start: the median example's gradient, unscaled ÷ scaled",
         [f"{init_ratio['median'].median:.1e}"], "09")
-    # speed: 06 sections 5 and 6 (seed 6), 09 sections 3, 4 and 5
+    # where part 2's gradient clause stops: 06 sections 5 and 6 (seed 6), 09 section 3
     many = overview.compare(64, overview.MANY_KEYS, rng=6)
-    add("speed", "1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", [f"{many.ratio:.1f}"], "06")
+    add("commitment", "where it stops: 1024 keys, d_k = 64: median ‖J‖, unscaled ÷ scaled", [f"{many.ratio:.1f}"], "06")
     i64 = list(D_K_CHOICES).index(64)
     g = [gradients.gradient_curves(D_K_CHOICES, 8, 20_000, scale=name, rng=6).query_grad_norm.mean[i64]
          for name in ("unscaled", "sqrt")]
-    add("speed", "8 keys, d_k = 64, at the start: mean gradient to the query, unscaled, scaled",
+    add("commitment", "where it stops: 8 keys, d_k = 64, at the start: mean gradient to the query, unscaled, scaled",
         [f"{v:.2f}" for v in g], "06")
-    add("speed", "d_k = 1024, at the start: the batch gradient, unscaled ÷ scaled",
+    add("commitment", "where it stops: d_k = 1024, at the start: the batch gradient, unscaled ÷ scaled",
         [f"{init_ratio['batch'].median:.1f}"], "09")
     span = f"d_k = {grid.d_ks[0]} … {grid.d_ks[-1]}"
     add("speed", f"SGD, each at its best η, {span}: median steps to 90 %, unscaled; scaled",
