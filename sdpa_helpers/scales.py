@@ -17,7 +17,7 @@ __all__ = ["SCALINGS", "D_K_CHOICES", "SHOWN_D_KS", "N_KEYS", "MAX_D_K", "scale_
 #: name -> exponent e of the factor c = d_k**e that multiplies q . k.
 SCALINGS: dict[str, float] = {"unscaled": 0.0, "sqrt": -0.5, "inv_d": -1.0}
 
-#: The d_k values of the course: powers of 2 from 1 to 4096 (the one literal of that grid).
+#: The course's grid of d_k, powers of 2: d_k = 1 … 4096 (the one literal of that grid).
 D_K_CHOICES: tuple[int, ...] = tuple(2**i for i in range(13))
 #: The d_k's shown side by side (small, a real head's, large).
 SHOWN_D_KS: tuple[int, ...] = (4, 64, 1024)

@@ -65,7 +65,9 @@ def test_no_figure_code_repeats_the_grids_end():
 
 
 #: A range of d_k in prose: "d_k from 1 to 4096", "$d_k$ = 4 … 4096", "d_k (1 ... 4096)".
-D_K_RANGE = re.compile(r"d_k\b[^\n]{0,25}?(?<![\d.])(\d+)\s*(?:to|…|\.\.\.)\s*(\d[\d,]*)(?![\d.])")
+#: The words between "d_k" and the range may not name another quantity ("against d_model from 64 to 4096"
+#: is 08's grid of d_model, not of d_k).
+D_K_RANGE = re.compile(r"d_k\b(?:(?!d_model)[^\n]){0,25}?(?<![\d.])(\d+)\s*(?:to|…|\.\.\.)\s*(\d[\d,]*)(?![\d.])")
 #: The largest d_k of the course's other grids (09's training grid, 00's many keys): a range of d_k
 #: ending above it is the course's grid, so it must end where the grid ends.
 OTHER_GRIDS_MAX = 1024
@@ -79,6 +81,8 @@ def d_k_range_problems(text: str, grid=GRID) -> list[str]:
 
     >>> d_k_range_problems("d_k from 1 to 4096; d_k = 4 … 1024", grid=(1, 2, 4, 2048))
     ["'d_k from 1 to 4096' ends at 4096, outside the grid 1 ... 2048"]
+    >>> d_k_range_problems("sqrt(d_k) against d_model from 64 to 4096", grid=(1, 2, 4, 2048))
+    []
     """
     problems = []
     for m in D_K_RANGE.finditer(text):

@@ -50,6 +50,11 @@ def seeded_explorers():
 
 
 SEEDED = seeded_explorers()
+#: The seed check goes through the shared base class: the two quickest seeded explorers run it in
+#: `make test-fast`, every one in `make test` (TrainingExplorer and SaturationExplorer took 64 s of a
+#: 1,455 s run at load 15, issue 40).
+_QUICK_SEEDED = ("AttentionMapExplorer", "JacobianExplorer")
+SEEDED_FAST_FIRST = [c if c.__name__ in _QUICK_SEEDED else pytest.param(c, marks=pytest.mark.slow) for c in SEEDED]
 
 
 def test_the_course_has_seeded_explorers():
@@ -64,7 +69,7 @@ def test_every_explorer_refuses_a_non_integer_seed(cls, seed, error):
         cls(seed=seed)
 
 
-@pytest.mark.parametrize("cls", SEEDED, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", SEEDED_FAST_FIRST, ids=lambda c: c.__name__)
 def test_an_integer_seed_still_works(cls):
     seed = 1 if cls.__name__ != "TrainingExplorer" else int(cls().controls["seed"].options[1])
     e = cls(seed=np.int64(seed))

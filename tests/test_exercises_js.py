@@ -136,6 +136,7 @@ def test_the_format_characters_are_unicode_s_and_written_out():
         assert all(unicodedata.category(c) in ("Cf", "Cn") for c in written)  # Cn: assigned after this Python
 
 
+@pytest.mark.slow  # every blank character x every position through node: 36 s at load 15; `make test` runs it
 def test_every_blank_character_before_inside_and_after_a_right_answer_gets_equal_verdicts():
     """Issue 41 §5: "\\ufeff64" was ✅ in the page and "not a number" in Python; "64\\u0085" the reverse."""
     cases = []

@@ -86,6 +86,7 @@ def test_saturation_curves_leaves_a_shared_generator_where_the_whole_draw_did(sm
     assert g1.random() == g2.random()
 
 
+@pytest.mark.slow  # 20,000 x 1,024 draws: the slowest test of `make test-fast` (54 s at load 15); `make test` runs it
 def test_notebook_05s_largest_call_is_bounded_and_unchanged():
     """05's ``saturation_curves([2, 3], 1024, 20_000, ...)`` built eight 20,000 x 1,024 temporaries (1.3 GB);
     in blocks it stays under 100 MB (the reference is run at 2,000 queries to keep the test light)."""

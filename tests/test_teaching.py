@@ -18,6 +18,12 @@ def guide() -> str:
     return T.guide()
 
 
+@pytest.fixture(scope="module")
+def course_no_minutes() -> list:
+    """``T.course(minutes=False)``, read once per module (it parses every source: 19-24 s at load 15)."""
+    return T.course(minutes=False)
+
+
 def test_the_committed_guide_is_what_the_course_gives(guide):
     assert (ROOT / "TEACHING.md").read_text(encoding="utf-8") == guide, \
         "TEACHING.md is out of date: run .venv/bin/python authoring/teaching.py"
@@ -86,9 +92,9 @@ def test_worksheets_carry_no_answers(tmp_path):
         assert text.count('class=space') == len(n.predicts) + sum(not e.deep_dive for e in n.exercises)
 
 
-def test_every_exercise_heading_of_the_notebooks_is_in_the_guide(guide):
+def test_every_exercise_heading_of_the_notebooks_is_in_the_guide(guide, course_no_minutes):
     """Essays without a self-check (01's Exercise 4) are in the key too, with their solution."""
-    for n in T.course(minutes=False):
+    for n in course_no_minutes:
         for e in n.exercises:
             assert e.solution or e.key, (n.stem, e.number)
         headings = [int(m.group(1)) for c in T.cells_of(T._home(n.stem)) if c.cell_type == "markdown"
@@ -97,8 +103,8 @@ def test_every_exercise_heading_of_the_notebooks_is_in_the_guide(guide):
     assert "(no self-check: an essay)" in guide
 
 
-def test_lesson_plans_name_sections_that_exist():
-    stems = {n.stem[:2]: n.stem for n in T.course(minutes=False)}
+def test_lesson_plans_name_sections_that_exist(course_no_minutes):
+    stems = {n.stem[:2]: n.stem for n in course_no_minutes}
     for steps in T.PLANS.values():
         for _, refs, _ in steps:
             T._where(refs, stems)  # raises on a section that is gone
