@@ -174,7 +174,11 @@ then:
   - the notebook's prose: 300-1,200 words on the main line, a Predict before the key simulation with its
     answer in predict_answer, every number from a cell (AUTHORING.md states every rule the tests check);
   - replace placeholder_value and value_figure by the topic's own math and figures, with their tests;
-  - build it: .venv/bin/python authoring/build.py {nn}   (then 00 and {facts['previous'].name[:2]}: their links changed)
+  - build every notebook: .venv/bin/python authoring/build.py   (each records a digest of the whole package,
+    so your new modules make every stored output stale; `build.py {nn}` alone while you iterate on it)
+  - 00's main line has a budget of 1,100 words and its map row counts: keep the row short
+  - the teacher's guide: .venv/bin/python authoring/teaching.py   (TEACHING.md is generated from the
+    notebooks and the exercise bank; tests/test_teaching.py fails while it is out of date)
   - check it: .venv/bin/python -m pytest -p no:randomly -q tests/test_notebook_structure.py tests/test_{topic}.py \\
       tests/test_plots_{topic}.py tests/test_widgets_{topic}.py tests/test_new_notebook.py
   - a new public math function taking arrays: a sweep in tests/test_properties.py or a line in its EXEMPT.""")
