@@ -331,9 +331,11 @@ def _tab_stops(page) -> dict:
 
 @pytest.mark.browser
 @pytest.mark.xfail(strict=False, reason=(
-    "issue 41, open: formulas left the Tab order (pages had 153-406 stops), but the last of 9-20 controls "
-    "is still stop 38-68 (links, deep-dive summaries, focusable scrolling blocks), and 03 keeps one "
-    "scrolling formula focusable; measured 2026-12-02"))
+    "issue 41, open: formulas left the Tab order (pages had 153-406 stops), but the controls are still far: "
+    "this count also takes in a folded deep dive's content (Chromium lays it out, content-visibility: hidden). "
+    "Pressing Tab for real (deep dives folded, 1280 px) the last of 4-9 main-line controls is press 21-32 "
+    "(budget 8-18): 8-13 deep-dive summaries, 4-14 links (header, pager, contents, run note, prose), 0-4 "
+    "scrolling outputs; measured 2026-12-02 (h-site). Summaries alone exceed the budget: it needs skip links"))
 def test_tab_reaches_every_control_within_twice_as_many_stops(server, chromium):
     """Formulas are out of the Tab order (MathJax's menu setting inTabOrder: false), so a keyboard reader
     reaches the last control or answer box of a page in at most twice as many stops as there are of them."""
