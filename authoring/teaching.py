@@ -247,12 +247,18 @@ PLANS = {
         ("before class", [("00", [])], "assign notebook 00's main line (Binder or the site); each student "
                                        "writes the answer in three sentences and brings them"),
         ("10 min", [("00", [1, 3])], "the toy: logits ×8 make a hard lookup; then ask 00's Predict (below) "
-                                     "by show of hands before showing the figure"),
+                                     "by show of hands before showing the figure",
+         [("define", "*J*, the softmax's Jacobian (06 §2): {0}, how far weight $i$ moves per unit nudge of logit $j$; "
+                     "${1}$. Its size {2} (00 §3).",
+           [("06", r"\$J_\{ij\} = \\partial p_i/\\partial z_j\$"),
+            ("06", r"J = \\mathrm\{diag\}\(p\) - p\\,p\^\\top"),
+            ("00", r"\$\\\|J\\\|\$ is the root of the sum of its\s+squared entries")])]),
         ("15 min", [("02", [2, 4, 5])], "on the board: Var(X + Y) for two independent terms, the product's "
                                         "variance, then d_k terms give Var(q·k) = d_k; ask 02's Predict first"),
         ("10 min", [("04", [1, 2])], "why the square root and not d_k: Var(cX) = c²Var(X) and the three-row "
-                                     "table"),
-        ("10 min", [("05", [2, 6])], "the explorer on the projector: scaled against unscaled weights as d_k grows"),
+                                     "table", [("table", "04", 2)]),
+        ("10 min", [("05", [2, 6])], "Karpathy's five logits times 1, 8 and 64 (05 §2), then the explorer on the "
+                                     "projector: scaled against unscaled weights as d_k grows", [("example", "05", 2)]),
         ("5 min", [], "the three sentences (above): students compare theirs; "
                       "homework: 04 and 06's main-line exercises"),
     ],
@@ -292,6 +298,20 @@ LOGISTICS = [
 ]
 
 
+#: How to grade the "explain why" part of a conceptual exercise (the choice itself checks itself).
+RUBRIC = [
+    "**The claim** (one mark): the right answer or choice, said in the student's own words.",
+    "**The condition** (one mark): what it holds under, as the course states it: independent components "
+    "with mean 0 and variance 1, at initialisation, the number of keys, the optimiser. Every sentence of the "
+    "course's answer is conditional; a claim without its condition is half an answer.",
+    "**The reason** (two marks): the step that forces it (a line of the derivation, such as "
+    "$\\mathrm{Var}(cX) = c^2\\,\\mathrm{Var}(X)$, or the bound on $J$) and the notebook's measurement that "
+    "shows it, with its spread over seeds when the result is random. One mark for the step alone.",
+    "**No marks for a number with no reason.** If the student's choice is one of the named slips below, the "
+    "slip's line says which misconception to discuss with them.",
+]
+
+
 def section_titles(stem: str) -> dict[int, str]:
     """``{2: "The variance of a sum of two", ...}``: the numbered sections of a notebook's main line."""
     out = {}
@@ -311,6 +331,75 @@ def _where(refs, stems: dict[str, str]) -> str:
                              f"which has {sorted(titles)}")
         parts.append(f"{number}" + ("" if not sections else " " + ", ".join(f"§{k} *{titles[k]}*" for k in sections)))
     return "; ".join(parts)
+
+
+def _section_cells(stem: str, number: int, built: bool = False) -> list[_Cell]:
+    """The main-line cells of section ``number`` of a notebook (its source, or with ``built`` the built
+    notebook with its outputs): from its ``## N.`` heading to the next ``##`` heading."""
+    cells = cells_of(NOTEBOOKS / f"{stem}.ipynb" if built else _home(stem))
+    out, inside = [], False
+    for c in cells:
+        if "deep-dive" in c.metadata.get("tags", []):
+            continue
+        heading = re.search(r"^## (\d+)?", c.source, flags=re.M) if c.cell_type == "markdown" else None
+        if heading:
+            inside = heading.group(1) == str(number)
+        if inside:
+            out.append(c)
+    if not out:
+        raise ValueError(f"notebook {stem} has no section {number}")
+    return out
+
+
+def section_example(stem: str, number: int) -> tuple[str, str]:
+    """The code of section ``number``'s first main-line cell that prints, and what it printed (the built
+    notebook's stored output: nothing retyped)."""
+    for c in _section_cells(stem, number, built=True):
+        if c.cell_type != "code":
+            continue
+        text = "".join("".join(o.get("text", "")) for o in c.get("outputs", []) if o.get("output_type") == "stream")
+        if text.strip():
+            return c.source.rstrip(), text.rstrip()
+    raise ValueError(f"section {number} of notebook {stem} has no cell that prints")
+
+
+def section_table(stem: str, number: int) -> list[str]:
+    """The first markdown table of section ``number``'s main line, as its lines."""
+    for c in _section_cells(stem, number):
+        if c.cell_type != "markdown":
+            continue
+        rows = re.findall(r"^\s*(\|.*\|)\s*$", c.source, flags=re.M)
+        if rows:
+            return rows
+    raise ValueError(f"section {number} of notebook {stem} has no table")
+
+
+def quoted(stem: str, pattern: str) -> str:
+    """The text of a notebook's main line that ``pattern`` matches (one line, as written there)."""
+    text = "\n".join(c.source for c in cells_of(_home(stem))
+                     if c.cell_type == "markdown" and "deep-dive" not in c.metadata.get("tags", []))
+    m = re.search(pattern, text) or re.search(pattern, "\n".join(c.source for c in cells_of(_home(stem))))
+    if not m:
+        raise ValueError(f"notebook {stem} no longer says {pattern!r}: update teaching.PLANS")
+    return _one_line(m.group(0))
+
+
+def plan_material(extra: tuple, stems: dict[str, str]) -> list[str]:
+    """What a lesson plan shows inline (markdown lines): a section's printing cell and its output, a
+    section's table, or a definition quoted from the notebooks."""
+    kind = extra[0]
+    if kind == "example":
+        _, number, section = extra
+        code, printed = section_example(stems[number], section)
+        return [f"*In {number} §{section} (run it, or copy it to the board):*", "", "```python", code, "```", "",
+                "prints", "", "```", printed, "```"]
+    if kind == "table":
+        _, number, section = extra
+        return [f"*The table of {number} §{section}:*", "", *section_table(stems[number], section)]
+    if kind == "define":
+        _, template, quotes = extra
+        return [template.format(*(quoted(stems[n], p) for n, p in quotes))]
+    raise ValueError(f"unknown lesson-plan material {kind!r}")
 
 
 def _one_line(text: str) -> str:
@@ -363,13 +452,19 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
               "Students should end able to say it in three sentences, each under its condition:", ""]
     lines += [f"{k}. {s}" for k, s in enumerate(sentences, 1)] + ["", "Where it stops:", ""]
     lines += [f"- {s}" for s in stops] + [""]
-    lines += ["## Before the first class", ""] + [f"- {x}" for x in LOGISTICS] + ["", "## Lesson plans", ""]
+    lines += ["## Before the first class", ""] + [f"- {x}" for x in LOGISTICS] + [""]
+    lines += ["## Grading the \"explain why\" exercises", "",
+              "The exercises marked *conceptual* ask for a choice and a reason; the choice checks itself, the "
+              "reason is graded on four marks:", ""] + [f"- {x}" for x in RUBRIC] + ["", "## Lesson plans", ""]
     stems = {n.stem[:2]: n.stem for n in notebooks}
     for name, steps in PLANS.items():
         lines += [f"### {name}", ""]
-        for when, refs, what in steps:
+        for when, refs, what, *extras in steps:
             where = _where(refs, stems)
             lines.append(f"- **{when}**" + (f" ({where})" if where else "") + f": {what}")
+            for extra in (extras[0] if extras else []):
+                material = "\n".join(plan_material(extra, stems)).splitlines()
+                lines += ["", *("  " + x if x.strip() else "" for x in material), ""]
         lines.append("")
     for n in notebooks:
         lines += [f"## {n.stem[:2]} — {n.title}", "",
@@ -400,7 +495,8 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
                 name = f"Exercise {e.number}{(' ' + e.label) if e.label else ''}" if e.number else "Try it"
                 if not e.key:
                     lines += [f"- **{name}{where}** (no self-check: an essay): {_one_line(e.text)}",
-                              f"  - *Solution:* {_one_line(e.solution)}"]
+                              f"  - *Solution:* {_one_line(e.solution)}",
+                              "  - *Grade it* with the rubric (claim, condition, reason) above."]
                     continue
                 ex = get(e.key)
                 lines += [f"- **{name}{where}** `{e.key}`: {_one_line(e.text) or _one_line(ex.question)}",
@@ -410,6 +506,8 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
                     lines.append(f"  - *Slip* {wrong}: {_one_line(means)}")
                 if e.solution:
                     lines.append(f"  - *Solution:* {_one_line(e.solution)}")
+                if "conceptual" in e.label:
+                    lines.append("  - *Grade the reason* with the rubric (claim, condition, reason) above.")
             lines.append("")
         if n.deep_dives:
             lines += ["**Deep dives** (optional): " + "; ".join(_one_line(d) for d in n.deep_dives), ""]

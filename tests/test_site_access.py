@@ -1,8 +1,8 @@
 """The site serves every reader (issue 30 §2-§4).
 
-- axe-core (from npm, pinned in package-lock.json) on every page, deep dives folded and open:
-  0 critical and 0 serious violations (its colour-contrast rule included); the counts by impact
-  are printed as a table;
+- axe-core (from npm, pinned in package-lock.json) on every page (the teacher's guide, talk and
+  worksheets included), deep dives folded and open: 0 violations of any impact (its colour-contrast
+  rule included); the counts by impact are printed as a table;
 - every figure's alt text is its author's (the build refuses a figure without it);
 - each page reads at 320 CSS px (a phone) and at 640 px (200 % zoom of a 1280 px window) with no
   sideways scrolling; explorers work by keyboard alone, show a visible focus, and announce their
@@ -56,25 +56,39 @@ def test_axe_core_is_pinned_and_locked_like_mathjax():
     assert lock["version"] == version and lock["integrity"].startswith("sha512-")
 
 
+def _teachers_pages(site) -> list[str]:
+    """The guide, the talk and the worksheets (issue 41: axe on every page, these included)."""
+    return ["teachers", "talk", *(f"worksheets/{p.stem}" for p in sorted((site / "worksheets").glob("*.html")))]
+
+
+def _open_any(page, url: str) -> None:
+    """A course page (its explorers ready and MathJax done) or a teacher's page (no explorer.js: MathJax done)."""
+    page.goto(url, wait_until="load", timeout=30_000)
+    if page.evaluate("() => !!document.querySelector('script[src$=\"explorer.js\"]')"):
+        page.wait_for_function(probe.READY, timeout=30_000)
+    assert page.evaluate(probe.MATH_DONE), "MathJax did not start"
+
+
 @pytest.mark.browser
-def test_axe_core_finds_no_critical_or_serious_violation(server, chromium):
+def test_axe_core_finds_no_violation_of_any_impact(site, server, chromium):
+    """issue 41: 0 violations of any impact (critical, serious, moderate, minor) on every page, deep dives
+    folded and open, the guide, the talk and the worksheets included."""
     if SKIP:
         pytest.skip(SKIP)
     if not AXE.is_file():
         pytest.skip("axe-core is missing: npm ci (package-lock.json pins it)")
     table, bad = {}, []
-    for stem in ALL:
+    for stem in ALL + _teachers_pages(site):
         page = new_page(chromium)
         try:
-            probe.open_page(page, server.url + f"{stem}.html")
+            _open_any(page, server.url + f"{stem}.html")
             counts: Counter = Counter()
             for state in ("folded", "open"):
                 if state == "open":
                     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
                 for v in run_axe(page):
                     counts[v["impact"]] += v["nodes"]
-                    if v["impact"] in ("critical", "serious"):
-                        bad.append((stem, state, v))
+                    bad.append((stem, state, v))
             table[stem] = counts
             assert page.sdpa_blocked == []
         finally:
@@ -317,9 +331,11 @@ def _tab_stops(page) -> dict:
 
 @pytest.mark.browser
 @pytest.mark.xfail(strict=False, reason=(
-    "issue 41, open: formulas left the Tab order (pages had 153-406 stops), but the last of 9-20 controls "
-    "is still stop 38-68 (links, deep-dive summaries, focusable scrolling blocks), and 03 keeps one "
-    "scrolling formula focusable; measured 2026-12-02"))
+    "issue 41, open: formulas left the Tab order (pages had 153-406 stops), but the controls are still far: "
+    "this count also takes in a folded deep dive's content (Chromium lays it out, content-visibility: hidden). "
+    "Pressing Tab for real (deep dives folded, 1280 px) the last of 4-9 main-line controls is press 21-32 "
+    "(budget 8-18): 8-13 deep-dive summaries, 4-14 links (header, pager, contents, run note, prose), 0-4 "
+    "scrolling outputs; measured 2026-12-02 (h-site). Summaries alone exceed the budget: it needs skip links"))
 def test_tab_reaches_every_control_within_twice_as_many_stops(server, chromium):
     """Formulas are out of the Tab order (MathJax's menu setting inTabOrder: false), so a keyboard reader
     reaches the last control or answer box of a page in at most twice as many stops as there are of them."""
@@ -344,9 +360,6 @@ def test_tab_reaches_every_control_within_twice_as_many_stops(server, chromium):
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(strict=False, reason=(
-    "issue 41, open: switching the explorer on through the menu's variable pool did not load "
-    "MathJax._.a11y.explorer within 60 s in this session; input/mml is now copied, the activation is unverified"))
 def test_mathjax_accessibility_explorer_activates_offline(server, chromium):
     """Right-click → Accessibility → Activate loads the explorer and what it needs (input/mml among them)
     from the site itself; no request fails, and the formulas join the Tab order only then."""
@@ -360,6 +373,8 @@ def test_mathjax_accessibility_explorer_activates_offline(server, chromium):
         page.wait_for_function("() => !!(MathJax._.a11y && MathJax._.a11y.explorer)", timeout=60_000)
         page.wait_for_function("() => document.querySelectorAll('mjx-container[tabindex=\"0\"]').length > 0",
                                timeout=60_000)
+        # the speech engine enriched the formulas (its rule files, sre/mathmaps, came from the site)
+        assert page.evaluate("() => document.querySelectorAll('mjx-container [data-semantic-type]').length") > 0
         assert not [p for p in probe.problems(page) if p.startswith("request failed")], probe.problems(page)
         assert not page.sdpa_blocked, page.sdpa_blocked
     finally:

@@ -106,7 +106,7 @@ def test_every_exercise_heading_of_the_notebooks_is_in_the_guide(guide, course_n
 def test_lesson_plans_name_sections_that_exist(course_no_minutes):
     stems = {n.stem[:2]: n.stem for n in course_no_minutes}
     for steps in T.PLANS.values():
-        for _, refs, _ in steps:
+        for _, refs, *_ in steps:
             T._where(refs, stems)  # raises on a section that is gone
 
 
@@ -139,3 +139,32 @@ def test_no_course_page_links_to_the_key(tmp_path):
     page_part = template.split("{% if page is defined %}", 1)[1].split("{% else %}", 1)[0]
     assert "teachers.html" not in page_part
     assert "teachers.html" in template.split("{% else %}")[-1]
+
+
+def _plan(guide: str, name: str) -> str:
+    return guide.split(f"### {name}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def test_the_50_minute_plan_shows_what_it_uses_inline_taken_from_the_notebooks(guide):
+    """A teacher's asks: Karpathy's logits (05 §2: code and stored output) and 04's table inline where the
+    plan uses them, and a one-line definition of J; none of it retyped."""
+    import json
+
+    plan = _plan(guide, "A 50-minute class")
+    built = json.loads((ROOT / "notebooks" / "05_softmax_saturation.ipynb").read_text(encoding="utf-8"))
+    cell = next(c for c in built["cells"] if c["cell_type"] == "code" and "z5 = np.array" in "".join(c["source"]))
+    printed = "".join("".join(o["text"]) for o in cell["outputs"] if o.get("output_type") == "stream").rstrip()
+    indented = lambda text: "\n".join("  " + line if line.strip() else "" for line in text.splitlines())  # noqa: E731
+    assert indented("".join(cell["source"]).rstrip()) in plan
+    assert indented(printed) in plan
+    source = (ROOT / "authoring" / "notebooks" / "04_why_sqrt_dk.py").read_text(encoding="utf-8")
+    table = [line[2:] for line in source.splitlines() if line.startswith("# |")]
+    assert table and indented("\n".join(table[:5])) in plan
+    definition = next(line for line in plan.splitlines() if line.strip().startswith("*J*"))
+    assert r"J = \mathrm{diag}(p) - p\,p^\top" in definition and r"\partial p_i/\partial z_j" in definition
+
+
+def test_conceptual_exercises_point_to_the_rubric(guide):
+    assert '## Grading the "explain why" exercises' in guide
+    conceptual = guide.count("(conceptual)")
+    assert conceptual and guide.count("with the rubric (claim, condition, reason) above.") >= conceptual

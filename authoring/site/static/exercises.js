@@ -252,6 +252,35 @@
     });
   }
 
+  /* MathJax's own accessibility explorer (right-click a formula → Accessibility → Activate). MathJax 3.2.2's
+   * menu loads a11y/explorer, then re-renders once, synchronously, before the speech engine has read its rule
+   * files (sre/mathmaps): that re-render stops on MathJax's "retry" and the formulas are never enriched. So once
+   * the explorer's document is in place, re-render again through MathJax's own retry handler, then put the
+   * formulas in the Tab order (they stay out of it while the explorer is off: explorer.js). */
+  function explorerWhenAsked() {
+    var menu = MathJax.startup.document && MathJax.startup.document.menu;
+    if (!menu || !menu.setExplorer || menu.sdpaRetry) return;
+    var setExplorer = menu.setExplorer;
+    menu.sdpaRetry = true;
+    menu.setExplorer = function (on) {
+      setExplorer.call(menu, on);
+      if (!on) return;
+      var tries = 0;
+      var wait = setInterval(function () {
+        var doc = MathJax.startup.document;
+        if (++tries > 600) clearInterval(wait);
+        if (!doc || typeof doc.explorable !== "function") return;
+        clearInterval(wait);
+        MathJax._.mathjax.mathjax.handleRetriesFor(function () {
+          doc.menu.rerender(MathJax._.core.MathItem.STATE.COMPILED);
+        }).then(function () {
+          doc.menu.setTabOrder(true);
+          scrollersFocusable();
+        });
+      }, 100);
+    };
+  }
+
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll("form.exercise"), setUp);
     showProgress();
@@ -261,7 +290,7 @@
     var typeset = setInterval(function () {  // MathJax's formulas arrive later
       if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
         clearInterval(typeset);
-        MathJax.startup.promise.then(scrollersFocusable);
+        MathJax.startup.promise.then(scrollersFocusable).then(explorerWhenAsked);
       }
     }, 200);
     setTimeout(function () { clearInterval(typeset); }, 60000);
