@@ -743,9 +743,9 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 #   $q$ and $k$ can correlate, and the assumption breaks (modelled in notebook 08).
 # - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
 # - The gradient reaching the weights is bounded when it comes through the values, as in attention's
-#   output (notebook 06); a loss on the weights themselves can make it unbounded. Through the query,
-#   summed over a batch, or with many keys, the unscaled gradient behaves differently (notebooks 06
-#   and 09).
+#   output (notebook 06); a loss on the weights themselves can make it unbounded. Through the query
+#   (averaged over queries or summed over a batch) or with many keys, the unscaled gradient can be the
+#   larger one (notebooks 06 and 09).
 # - At small learning rates the unscaled head can train faster, up to $d_k = 256$; at $d_k = 4$, each at
 #   its best rate, the two tie (notebook 09).
 # </details>
