@@ -69,6 +69,7 @@ class Predict:
     answers: list[str]
     reveal: str
     setup: str = ""
+    section: int = 0  # the main-line section ("## N.") it sits in
 
 
 @dataclass
@@ -134,19 +135,22 @@ def read(source: Path, proves: dict[str, str], minutes: bool = True) -> Notebook
     row = _main_line(built) if minutes and built.exists() else {"honest_minutes": float("nan")}
     out = Notebook(source.stem, title, _bullets(first, "Learning goals"), _bullets(first, "Prerequisites"),
                    proves.get(source.stem[:2], ""), row["honest_minutes"])
+    section = 0
     for i, cell in enumerate(cells):
         tags = cell.metadata.get("tags", [])
         deep = "deep-dive" in tags
+        if cell.cell_type == "markdown" and not deep and (h := re.search(r"^## (\d+)\.", cell.source, flags=re.M)):
+            section = int(h.group(1))
         if cell.cell_type == "markdown" and re.match(r"^## Deep dive:", cell.source.lstrip()):
             out.deep_dives.append(cell.source.splitlines()[0].removeprefix("## Deep dive:").strip())
         if cell.cell_type == "markdown" and not deep and ("predict_answer" in cell.metadata
                                                           or re.search(r"\*\*Predict:?\*\*", cell.source)):
             prompt = re.search(r"\*\*Predict:?\*\*:?\s*(.+?)(?:\n\n|\Z)", cell.source, flags=re.S)
-            after = next((c.source for c in cells[i + 2:] if c.cell_type == "markdown"), "")
+            after = reveal_text(cells, i)
             before = cell.source[:prompt.start()] if prompt else ""
             setup = _one_line(re.sub(r"^#+ .*$", "", before, flags=re.M))  # what the prompt asks about
             out.predicts.append(Predict(re.sub(r"\s+", " ", prompt.group(1)).strip() if prompt else cell.source.strip(),
-                                        list(cell.metadata.get("predict_answer", [])), _first_sentences(after), setup))
+                                        list(cell.metadata.get("predict_answer", [])), after, setup, section))
         if cell.cell_type == "markdown":
             _exercise_marks(cell.source, deep, out.exercises)
         elif cell.cell_type == "code" and (m := _CHECK.search(cell.source)):
@@ -157,6 +161,61 @@ def read(source: Path, proves: dict[str, str], minutes: bool = True) -> Notebook
                 text = re.sub(r"^#+ .*$", "", cells[i - 1].source if i else "", flags=re.M)
                 out.exercises.append(Exercise(0, "", m.group(1), _DETAILS.sub("", text).strip(), "", deep))
     return out
+
+
+_WHAT_HAPPENED = re.compile(r"\*\*What happened:?\*\*:?\s*")
+
+
+def reveal_text(cells: list[_Cell], i: int) -> str:
+    """The notebook's own answer to the Predict in ``cells[i]``: the main-line markdown after the code
+    cell that runs it, up to the next heading or code cell, whole (every paragraph and bullet). When it
+    has a "**What happened:**", the text starts there (a figure's legend before it is left out)."""
+    j = next((k for k in range(i + 1, len(cells)) if cells[k].cell_type == "code"), len(cells))
+    parts = []
+    for c in cells[j + 1:]:
+        if c.cell_type != "markdown" or "deep-dive" in c.metadata.get("tags", []):
+            break
+        heading = re.search(r"^#+ ", c.source, flags=re.M)
+        parts.append(c.source[:heading.start()] if heading else c.source)
+        if heading:
+            break
+    text = "\n\n".join(x.strip() for x in parts if x.strip())
+    m = _WHAT_HAPPENED.search(text)
+    return text[m.end():] if m else text
+
+
+def _blocks(text: str) -> list[str]:
+    """Markdown prose as blocks, each on one line: a paragraph, or one bullet of a list."""
+    out = []
+    for para in re.split(r"\n\s*\n", text.strip()):
+        if para.lstrip().startswith("|"):  # a table keeps its rows
+            out.append("\n".join(line.strip() for line in para.strip().splitlines()))
+            continue
+        items = re.split(r"\n(?=\s*[-*] )", para)
+        out += [_one_line(x) for x in items if x.strip()]
+    return out
+
+
+#: The option a Predict's prompt offers, where the notebook's recorded answer is worded otherwise:
+#: ``{(notebook, k): option}`` (k counts the notebook's Predicts from 1). Each option must be a word of
+#: the prompt (tests/test_teaching.py), so the key names the choice the students were offered.
+OFFERED = {("06", 1): "grow"}
+
+
+def answer_line(stem: str, k: int, p: Predict) -> str:
+    """A Predict's answer as the key gives it: the offered option first when its wording differs."""
+    first = p.answers[0] if p.answers else "(see what happened)"
+    option = OFFERED.get((stem[:2], k))
+    return f"{option} (the notebook's recorded answer: {first})" if option else first
+
+
+def _reveal_lines(text: str, indent: str = "   ") -> list[str]:
+    """``- *What happened:* ...`` with the notebook's whole answer, one block a line under it."""
+    blocks = _blocks(text) or ["(see the notebook)"]
+    lines = [f"{indent}- *What happened:* {blocks[0]}"]
+    for b in blocks[1:]:
+        lines += ["", *(f"{indent}  {x}" for x in b.splitlines())]
+    return lines
 
 
 def _exercise_marks(source: str, deep: bool, exercises: list[Exercise]) -> None:
@@ -244,23 +303,31 @@ def slips_of(key: str) -> list[tuple[str, str]]:
 #: sources and printed with its title; a section that no longer exists stops the guide's build.
 PLANS = {
     "A 50-minute class": [
-        ("before class", [("00", [])], "assign notebook 00's main line (Binder or the site); each student "
-                                       "writes the answer in three sentences and brings them"),
-        ("10 min", [("00", [1, 3])], "the toy: logits ×8 make a hard lookup; then ask 00's Predict (below) "
-                                     "by show of hands before showing the figure",
+        ("before class", [("00", [1, 2])], "assign notebook 00's main line *up to its Predict* (the end of §2; "
+                                           "Binder or the site): each student writes a guess to 00's Predict "
+                                           "(below) on worksheet 00 and brings it. Stop them before §3: its "
+                                           "figure shows the answer", [("minutes", "00")]),
+        ("10 min", [("00", [1, 3])], "the toy: logits ×8 make a hard lookup; then collect the guesses students "
+                                     "wrote at home for 00's Predict (show of hands), and only then show §3's "
+                                     "figure",
          [("define", "*J*, the softmax's Jacobian (06 §2): {0}, how far weight $i$ moves per unit nudge of logit $j$; "
                      "${1}$. Its size {2} (00 §3).",
            [("06", r"\$J_\{ij\} = \\partial p_i/\\partial z_j\$"),
             ("06", r"J = \\mathrm\{diag\}\(p\) - p\\,p\^\\top"),
-            ("00", r"\$\\\|J\\\|\$ is the root of the sum of its\s+squared entries")])]),
-        ("15 min", [("02", [2, 4, 5])], "on the board: Var(X + Y) for two independent terms, the product's "
-                                        "variance, then d_k terms give Var(q·k) = d_k; ask 02's Predict first"),
-        ("10 min", [("04", [1, 2])], "why the square root and not d_k: Var(cX) = c²Var(X) and the three-row "
-                                     "table", [("table", "04", 2)]),
-        ("10 min", [("05", [2, 6])], "Karpathy's five logits times 1, 8 and 64 (05 §2), then the explorer on the "
-                                     "projector: scaled against unscaled weights as d_k grows", [("example", "05", 2)]),
-        ("5 min", [], "the three sentences (above): students compare theirs; "
-                      "homework: 04 and 06's main-line exercises"),
+            ("00", r"\$\\\|J\\\|\$ is the root of the sum of its\s+squared entries")]),
+          ("caveat",)]),
+        ("15 min", [("02", [2, 3, 4, 5])], "on the board, in the notebook's order: Var(X + Y) for two terms (§2); "
+                                           "independence, E[XY] = E[X]E[Y] (§3); then 02's Predict, which opens §4 "
+                                           "(guess in pairs on worksheet 02); the product's variance (§4); then "
+                                           "d_k terms give Var(q·k) = d_k (§5)"),
+        ("10 min", [("04", [1, 2])], "why the square root and not d_k: Var(cX) = c²Var(X), 04's first Predict, "
+                                     "and the three-row table", [("table", "04", 2)]),
+        ("10 min", [("05", [1, 2, 6])], "Karpathy's five logits times 1, 8 and 64 (05 §2, its Predict first), then "
+                                        "the explorer on the projector: scaled against unscaled weights as d_k "
+                                        "grows", [("example", "05", 2)]),
+        ("5 min", [], "the three sentences (above): students write theirs now and compare. Sentences 1 and 2 were "
+                      "taught today; sentence 3 (speed) is only previewed: state it with its condition, as what "
+                      "notebook 09 measures. Homework: below"),
     ],
     "A 90-minute class": [
         ("before class", [("00", []), ("01", [])], "reading, with 01's main-line exercises"),
@@ -384,6 +451,17 @@ def quoted(stem: str, pattern: str) -> str:
     return _one_line(m.group(0))
 
 
+def paragraph(stem: str, start: str) -> str:
+    """The main-line paragraph of a notebook that begins with ``start`` (one line, as written there)."""
+    for c in cells_of(_home(stem)):
+        if c.cell_type != "markdown" or "deep-dive" in c.metadata.get("tags", []):
+            continue
+        for para in re.split(r"\n\s*\n", c.source):
+            if para.strip().startswith(start):
+                return _one_line(para)
+    raise ValueError(f"notebook {stem} has no paragraph beginning {start!r}: update teaching.PLANS")
+
+
 def plan_material(extra: tuple, stems: dict[str, str]) -> list[str]:
     """What a lesson plan shows inline (markdown lines): a section's printing cell and its output, a
     section's table, or a definition quoted from the notebooks."""
@@ -396,10 +474,139 @@ def plan_material(extra: tuple, stems: dict[str, str]) -> list[str]:
     if kind == "table":
         _, number, section = extra
         return [f"*The table of {number} §{section}:*", "", *section_table(stems[number], section)]
+    if kind == "minutes":
+        _, number = extra
+        m = part_minutes(stems[number], None, r"\*\*Predict", include_stop=True)
+        return [f"*Pre-reading load:* about {m:.0f} honest minutes (the main-line model of `authoring/build.py` "
+                f"on {number} up to and including its Predict)."]
+    if kind == "caveat":
+        return ["*Sentence 2, under its conditions (00 §4; say it when you show the figure, so no one over-claims "
+                "vanishing gradients at $d_k$ = 64):*", "",
+                "- " + paragraph(stems["00"], "Models often use"), "",
+                "  ```", *("  " + x for x in section_example(stems["00"], 4)[1].splitlines()), "  ```", "",
+                "- " + paragraph(stems["00"], "Part 2, **commitment**"),
+                "- " + paragraph(stems["00"], r"$\|J\|$ is one factor of the gradient"),
+                "- Near ties (00 §3): " + quoted(stems["00"], r"(?s)The shaded band.*?\$\\\|J\\\|\$ above\s+\S+\.")]
     if kind == "define":
         _, template, quotes = extra
         return [template.format(*(quoted(stems[n], p) for n, p in quotes))]
     raise ValueError(f"unknown lesson-plan material {kind!r}")
+
+
+def part_minutes(stem: str, start: str | None, stop: str, include_stop: bool = False) -> float:
+    """Honest minutes (``build.honest_minutes``, main line only) of the built notebook's cells from the
+    first whose source matches ``start`` (None: the first cell) up to the next matching ``stop``."""
+    import json
+    import tempfile
+
+    nb = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))
+    src = ["".join(c["source"]) for c in nb["cells"]]
+    a = next(i for i, t in enumerate(src) if re.search(start, t, flags=re.M)) if start else 0
+    b = next(i for i, t in enumerate(src) if i > a and re.search(stop, t, flags=re.M))
+    nb["cells"] = nb["cells"][a:b + include_stop]
+    with tempfile.TemporaryDirectory() as folder:
+        part = Path(folder) / f"{stem}.ipynb"
+        part.write_text(json.dumps(nb), encoding="utf-8")
+        return _main_line(part)["honest_minutes"]
+
+
+def _plan_lines(steps, stems: dict[str, str]) -> list[str]:
+    lines = []
+    for when, refs, what, *extras in steps:
+        where = _where(refs, stems)
+        lines.append(f"- **{when}**" + (f" ({where})" if where else "") + f": {what}")
+        for extra in (extras[0] if extras else []):
+            material = "\n".join(plan_material(extra, stems)).splitlines()
+            lines += ["", *("  " + x if x.strip() else "" for x in material), ""]
+    return lines + [""]
+
+
+#: The 50-minute class's notebooks, and its homework's (their main-line slips are the misconceptions to watch).
+CLASS_NOTEBOOKS = ("00", "02", "04", "05", "06")
+
+
+def talk_outline() -> list[str]:
+    """The talk's slide titles, read from the talk itself."""
+    talk = talk_html(explorer="<figure class=explorer></figure>")
+    return [re.sub(r"<[^>]+>", "", t).strip() for t in re.findall(r"<h[12]>(.*?)</h[12]>", talk)]
+
+
+def publishing_addresses() -> str:
+    """CONTRIBUTING.md's sentence on where the site and Binder live once the repository is published."""
+    text = _one_line((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    m = re.search(r"every push to `main` publishes the site at `[^`]+`, and Binder opens it at `[^`]+`", text)
+    if not m:
+        raise ValueError("CONTRIBUTING.md's Publishing paragraph no longer gives the site and Binder addresses")
+    return m.group(0)
+
+
+def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
+    """The first pages of the guide: everything a teacher needs for the 50-minute class."""
+    by = {n.stem[:2]: n for n in notebooks}
+    steps = PLANS["A 50-minute class"]
+    lines = ["## The 50-minute class pack", "",
+             "Everything the 50-minute class needs, in the order you need it: the plan, its Predicts with their "
+             "answers, the misconceptions to watch, the homework and the logistics. The rest of the guide is the "
+             "reference and the full key.", "", "### A 50-minute class", ""]
+    lines += _plan_lines(steps, stems)
+
+    lines += ["### The Predicts, in the order asked", "",
+              "Ask each before its cell's output is on the screen; the other options of the prompt are the wrong "
+              "guesses.", ""]
+    seen, k_out = set(), 0
+    for when, refs, *_ in steps:
+        for number, sections in refs:
+            for k, p in enumerate(by[number].predicts, 1):
+                if p.section in sections and (number, k) not in seen:
+                    seen.add((number, k))
+                    k_out += 1
+                    lines += [f"{k_out}. **{number} §{p.section}** ({when}): {_one_line(p.prompt)}",
+                              f"   - *Answer:* {answer_line(number, k, p)}", *_reveal_lines(p.reveal)]
+    lines.append("")
+
+    lines += ["### Misconceptions to watch", "",
+              "The named slips of the main-line exercises of " + ", ".join(CLASS_NOTEBOOKS) + " (the class and its "
+              "homework): each wrong answer, what it means, and the exercise that catches it.", ""]
+    for number in CLASS_NOTEBOOKS:
+        for e in by[number].exercises:
+            if e.deep_dive or not e.key:
+                continue
+            for wrong, means in slips_of(e.key):
+                lines.append(f"- `{e.key}` answers {wrong}: {_one_line(means)}")
+    lines += ["- *\"The scale is there to stop overflow.\"* No exercise names this slip. The course answers it in "
+              "05 §1: \"" + quoted(stems["05"], r"Adding the same number to every logit[^.]*\.") + "\" Subtracting the "
+              "largest logit prevents overflow without changing a weight; the scale changes the gaps (05 §2), "
+              "and the gaps are what saturate the softmax.", ""]
+
+    m04 = part_minutes(stems["04"], r"^## Exercises", r"^## (Deep dive|Next)")
+    m06 = by["06"].honest_minutes
+    keys04 = ", ".join(f"`{e.key}`" if e.key else f"Exercise {e.number}" for e in by["04"].exercises if not e.deep_dive)
+    keys06 = ", ".join(f"`{e.key}`" if e.key else f"Exercise {e.number}" for e in by["06"].exercises if not e.deep_dive)
+    lines += ["### Homework", "",
+              f"- 04's main-line exercises ({keys04}): about {m04:.0f} honest minutes.",
+              f"- 06's main line with its exercises ({keys06}): about {m06:.0f} honest minutes. The class does not "
+              "cover 06 §5 (the near ties); its exercises lean on it, so say so when you set it.",
+              f"- Together about {m04 + m06:.0f} minutes, by the honest-minutes model of `authoring/build.py` "
+              "(calibrated on learners). Answers with a key check themselves with `check()`; grade the reasons of "
+              "the *conceptual* ones with the rubric below.", ""]
+
+    sheet = {nb: (len(by[nb].predicts), sum(not e.deep_dive for e in by[nb].exercises)) for nb in ("00", "02", "04", "05")}
+    lines += ["### Logistics", "",
+              "- **How students open it.** Once the repository is published (CONTRIBUTING.md, *Publishing*): "
+              + publishing_addresses() + ", with `<owner>/<name>` the repository's GitHub owner and name (the "
+              "README's links say `OWNER/REPO` until then). Before that: `make site` and "
+              "`build/site/index.html`, or `make lab` on a laptop.",
+              "- **A worksheet** is one printable page a notebook: its Predicts (each with the text above the "
+              "prompt) and its main-line exercises, each with a box to write in; no answers. For this class: "
+              + "; ".join(f"worksheet {nb}, {a} Predict{'s' * (a != 1)} and {b} exercise{'s' * (b != 1)}"
+                          for nb, (a, b) in sheet.items()) + ". `make site` writes them to "
+              "`build/site/worksheets/` (HTML, and PDF where the build machine has Chromium to print them).",
+              "- **The 20-minute talk** (`build/site/talk.html`, reveal.js, opens from `file://`; <kbd>S</kbd> for "
+              "speaker notes) is notebook 00's answer as slides: " + "; ".join(talk_outline()) + ". It can stand "
+              "in for the 00 block and the wrap-up; the plan above does not need it.",
+              "- **Part 3, speed, is only previewed** in this class: it rests on notebook 09's training runs, which "
+              "the class does not show. State sentence 3 with its condition and point to 09.", ""]
+    return lines
 
 
 def _one_line(text: str) -> str:
@@ -425,6 +632,7 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
         "Worksheets (one printable page a notebook, no answers) and a 20-minute talk are built with the site",
         "(`make site` writes `teachers.html`, `worksheets/` and `talk.html` into `build/site/`).",
         "",
+        *class_pack(notebooks, {n.stem[:2]: n.stem for n in notebooks}),
         "## How to run it",
         "",
         "- **The site** (nothing to install; sliders and answer boxes work, code does not run): `make site`, then",
@@ -457,15 +665,11 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
               "The exercises marked *conceptual* ask for a choice and a reason; the choice checks itself, the "
               "reason is graded on four marks:", ""] + [f"- {x}" for x in RUBRIC] + ["", "## Lesson plans", ""]
     stems = {n.stem[:2]: n.stem for n in notebooks}
+    lines += ["The 50-minute class is in the class pack at the top of this guide.", ""]
     for name, steps in PLANS.items():
-        lines += [f"### {name}", ""]
-        for when, refs, what, *extras in steps:
-            where = _where(refs, stems)
-            lines.append(f"- **{when}**" + (f" ({where})" if where else "") + f": {what}")
-            for extra in (extras[0] if extras else []):
-                material = "\n".join(plan_material(extra, stems)).splitlines()
-                lines += ["", *("  " + x if x.strip() else "" for x in material), ""]
-        lines.append("")
+        if name == "A 50-minute class":
+            continue
+        lines += [f"### {name}", ""] + _plan_lines(steps, stems)
     for n in notebooks:
         lines += [f"## {n.stem[:2]} — {n.title}", "",
                   f"*Honest minutes:* {n.honest_minutes:.0f}. *Proves or measures:* {_one_line(n.proves) or '—'}.", ""]
@@ -485,8 +689,8 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
                 lines += [f"{k}. {_one_line(p.prompt)}"]
                 if p.setup:
                     lines.append(f"   - *Setup (the text above the prompt):* {p.setup}")
-                lines += [f"   - *Answer:* {p.answers[0] if p.answers else '(see what happened)'}",
-                          f"   - *What happened:* {_one_line(p.reveal)}"]
+                lines += [f"   - *Answer:* {answer_line(n.stem, k, p)}"]
+                lines += _reveal_lines(p.reveal)
             lines.append("")
         if n.exercises:
             lines += ["**Exercises and their key**", ""]
