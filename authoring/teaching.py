@@ -303,10 +303,10 @@ def slips_of(key: str) -> list[tuple[str, str]]:
 #: sources and printed with its title; a section that no longer exists stops the guide's build.
 PLANS = {
     "A 50-minute class": [
-        ("before class", [("00", [1, 2])], "assign notebook 00's main line *up to its Predict* (the end of §2; "
-                                           "Binder or the site): each student writes a guess to 00's Predict "
-                                           "(below) on worksheet 00 and brings it. Stop them before §3: its "
-                                           "figure shows the answer", [("minutes", "00")]),
+        ("before class", [("00", [1, 2])], "assign notebook 00's main line *up to its Predict* (§1, §2 and the "
+                                           "opening of §3, where it is asked; Binder or the site): each student "
+                                           "writes a guess to 00's Predict (below) on worksheet 00 and brings it. "
+                                           "They stop at the Predict: the next cell draws the answer", [("minutes", "00")]),
         ("10 min", [("00", [1, 3])], "the toy: logits ×8 make a hard lookup; then collect the guesses students "
                                      "wrote at home for 00's Predict (show of hands), and only then show §3's "
                                      "figure",
