@@ -306,7 +306,8 @@ PLANS = {
         ("before class", [("00", [1, 2])], "assign notebook 00's main line *up to its Predict* (§1, §2 and the "
                                            "opening of §3, where it is asked; Binder or the site): each student "
                                            "writes a guess to 00's Predict (below) on worksheet 00 and brings it. "
-                                           "They stop at the Predict: the next cell draws the answer", [("minutes", "00")]),
+                                           "They stop at the Predict: the next cell draws the answer",
+         [("minutes", "00")]),
         ("10 min", [("00", [1, 3])], "the toy: logits ×8 make a hard lookup; then collect the guesses students "
                                      "wrote at home for 00's Predict (show of hands), and only then show §3's "
                                      "figure",
@@ -590,7 +591,8 @@ def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
               "(calibrated on learners). Answers with a key check themselves with `check()`; grade the reasons of "
               "the *conceptual* ones with the rubric below.", ""]
 
-    sheet = {nb: (len(by[nb].predicts), sum(not e.deep_dive for e in by[nb].exercises)) for nb in ("00", "02", "04", "05")}
+    sheet = {nb: (len(by[nb].predicts), sum(not e.deep_dive for e in by[nb].exercises))
+             for nb in ("00", "02", "04", "05")}
     lines += ["### Logistics", "",
               "- **How students open it.** Once the repository is published (CONTRIBUTING.md, *Publishing*): "
               + publishing_addresses() + ", with `<owner>/<name>` the repository's GitHub owner and name (the "
