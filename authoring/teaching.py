@@ -199,7 +199,8 @@ def _blocks(text: str) -> list[str]:
 #: The option a Predict's prompt offers, where the notebook's recorded answer is worded otherwise:
 #: ``{(notebook, k): option}`` (k counts the notebook's Predicts from 1). Each option must be a word of
 #: the prompt (tests/test_teaching.py), so the key names the choice the students were offered.
-OFFERED = {("06", 1): "grow"}
+OFFERED = {("05", 3): "before $d_k = 10$", ("06", 1): "grow", ("08", 1): "below",
+           ("08", 2): r"grow like $\sqrt{d_k}$", ("09", 2): "8×"}
 
 
 def answer_line(stem: str, k: int, p: Predict) -> str:

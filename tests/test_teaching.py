@@ -136,7 +136,7 @@ def test_offered_options_are_words_of_their_prompt(course_no_minutes, guide):
     by = {n.stem[:2]: n for n in course_no_minutes}
     for (number, k), option in T.OFFERED.items():
         p = by[number].predicts[k - 1]
-        assert re.search(rf"\b{re.escape(option)}\b", p.prompt), (number, k, option)
+        assert option in p.prompt, (number, k, option)
         assert f"   - *Answer:* {option} (the notebook's recorded answer: {p.answers[0]})" in guide
 
 
