@@ -82,13 +82,13 @@ for c in (1, 8):
 # %% [markdown]
 # > **The answer, in three sentences.**
 # >
-# > 1. **Spread.** If the components of $q$ and $k$ are independent, with mean 0 and variance 1, then
-# >    $q\cdot k$ has mean 0 and variance $d_k$: the logits spread $\sqrt{d_k}$ wide, and $1/\sqrt{d_k}$
-# >    is the one power of $d_k$ that brings the spread back to 1 at every $d_k$.
+# > 1. **Spread.** If $q$ and $k$ have independent components with mean 0 and variance 1, then $q\cdot k$
+# >    has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one power of $d_k$ that brings its spread
+# >    back to 1 at every $d_k$.
 # > 2. **Commitment.** If, in addition, the components are normal and each query has 16 keys, then,
-# >    unscaled, from $d_k = 64$ up most queries put over 0.9 of their weight on one random key, and, as
-# >    long as the gradient reaching their weights stays bounded, most of the keys they ignore get almost
-# >    no gradient; scaled, the weights stay soft.
+# >    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the gradient
+# >    reaching their weights is bounded, most of the keys they ignore get almost no gradient; scaled,
+# >    the weights stay soft.
 # > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at the best of
 # >    notebook 09's learning rates, then the unscaled head still learns but needs more steps as $d_k$
 # >    grows from 16; the scaled head does not.
