@@ -168,14 +168,14 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
 #
 # **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
-# from $n$ to $n/e$; **commitment** asks one key to hold 0.9 of the weight. So more keys can bring the
-# onset earlier and the commitment later, as the numbers below show.
+# from $n$ to $n/e$; **commitment** asks one key to hold 0.9 of the weight. More keys can bring the
+# first earlier and the second later (numbers below).
 #
 # Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
 # dive). Unscaled, $\sigma^2 \approx d_k$, so this law puts the onset at $d_k \approx 2$ whatever $n$.
-# For many keys the law is right: the measured onset is about 2.2 for 1024 keys. For few keys the law
-# predicts too early: the measured onset is 21 for 4 keys, where one logit soon dominates.
+# For 1024 keys the law is right (measured: 2.2). For 4 keys the law predicts too early (measured: 21),
+# because one logit soon dominates.
 #
 # Part 2 of the answer (commitment): if $q$ and $k$ have independent **normal** components of mean 0 and
 # variance 1, then with 16 keys from $d_k = 64$ up most queries put over 0.9 of their weight on one random
@@ -195,8 +195,8 @@ for n in (16, 1024):
 # 128. Most of the keys it ignores get a gradient multiplied by a
 # near-zero weight: little learning signal reaches those keys (what reaches the query: 06).
 #
-# With 1024 keys instead of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but 377 keys are still in
-# play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
+# With 1024 keys instead of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but
+# 377 keys are still in play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
 # because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at 1024).
 
 # %% [markdown] tags=["deep-dive"]
@@ -398,13 +398,12 @@ explorer
 i64 = D_K_CHOICES.index(64)  # the still: the explorer's start, seed 0, d_k = 64, 16 keys
 still = softmax(saturation.prefix_logits(D_K_CHOICES, max(saturation.KEY_COUNTS), rng=0)[i64, :n_keys]).max()
 p_top = softmax(saturation.query_logits(64, n_keys, n_queries, scale="unscaled", rng=SEED)).max(axis=1)
-print(f"the still's query: top weight {still:.2f}; {np.mean(p_top <= still):.0%} of {n_queries} random "
-      f"queries at d_k = 64 put as little or less on their top key, {np.mean(p_top > 0.9):.0%} over 0.9")
+print(f"the still's query: top weight {still:.2f}; {np.mean(p_top <= still):.1%} of {n_queries} random "
+      f"queries at d_k = 64 (16 keys) put as little or less on their top key")
 
 # %% [markdown]
-# The still above shows one query, the explorer's seed 0. Its top key holds only 0.37 at $d_k = 64$: an
-# unusually soft query, since only 5 % of random queries put as little on their top key. Drag the seed to
-# see others.
+# The still above is one query (the explorer's seed 0). Its top key holds only 0.37 at $d_k = 64$; only
+# 0.9 % of 4000 random queries hold as little. Drag the seed to see others.
 
 # %% [markdown]
 # ## 7. $1/\sqrt{d_k}$ is an inverse temperature
