@@ -86,7 +86,7 @@ def test_one_rule_for_significant_figures(exact, right, wrong):
 @pytest.mark.parametrize("exact,few", [(1 / 45.254834, 0.022), (-0.6838, -0.68), (8 / 3, 2.7), (0.0625, 0.06)])
 def test_too_few_figures_gets_its_own_message(exact, few):
     ok, feedback = numeric_checker(exact)(few)
-    assert not ok and "significant figure" in feedback and "asks for 3" in feedback, feedback
+    assert not ok and "significant figure" in feedback and "not right to 3 significant figures" in feedback, feedback
 
 
 @pytest.mark.parametrize("exact,short", [(0.8808, 0.5), (0.354, 0.25), (0.8808, 2.0), (0.0221, 0.1)])
@@ -741,7 +741,7 @@ def test_two_significant_figures_are_told_as_too_few(key, two_figures, three_fig
     from sdpa_helpers import exercises as E
     checker = E.get(key).checker
     ok, feedback = checker(two_figures)
-    assert not ok and "2 significant figures" in feedback and "asks for 3" in feedback, feedback
+    assert not ok and "2 significant figures" in feedback and "not right to 3 significant figures" in feedback, feedback
     assert checker(three_figures)[0] and checker(float(checker.expected))[0]
 
 
@@ -780,7 +780,7 @@ def test_too_few_significant_figures_is_told_as_that():
     from sdpa_helpers.exercises import numeric_checker
     c = numeric_checker(0.01357, what="the weight")
     ok, feedback = c(0.014)
-    assert not ok and "2 significant figures" in feedback and "asks for 3" in feedback
+    assert not ok and "2 significant figures" in feedback and "not right to 3 significant figures" in feedback
     ok, feedback = c(0.01)
     assert not ok and "1 significant figure" in feedback
 
@@ -1143,6 +1143,7 @@ def test_a_patched_softmax_does_not_become_the_reference():
     ("06.cross_entropy_grad", 2, "an upper limit"),
     ("08.xavier_head_var", 1.78, "d_model = 512"),
     ("08.xavier_head_var", 3.41, "Var(q_i)^2"),  # 1.846^2: the scaled logit's variance, not Var(q_i)
+    ("08.xavier_head_var", 0.923, "without its factor 2"),  # 768/832: Xavier's Var(W) without its 2 (learner, issue 38)
     ("08.rho_mean", 16, "rho = 0.5"),
     ("03.scaled_z", -7.15, "111 sqrt(111)"),
     ("01.hand_dot", 8, "third product left out"),
@@ -1237,7 +1238,8 @@ def test_choice_feedback_reads_as_one_sentence(capsys):
     """Was "❌ 02.exact_case_design: not yet. not (a) [-1, 1] has mean 0: ..."."""
     assert not check("02.exact_case_design", "a")
     line = capsys.readouterr().out.splitlines()[0]
-    assert line == "❌ 02.exact_case_design: not yet. (a) [-1, 1] has mean 0: there the two rules agree (both give 1)."
+    assert line == ("❌ 02.exact_case_design: not yet. (a) [-1, 1]: both rules give 1, so it cannot tell them apart; "
+                    "subtract one rule from the other to see why.")
     for key in CHOICES:
         for letter in exercises.get(key).checker.options:
             feedback = exercises.get(key).checker(letter)[1]
@@ -1277,3 +1279,26 @@ def test_the_learner_s_slips_of_this_round_are_named(key, answer, words):
 
     ok, feedback = get(key).checker(answer)
     assert not ok and words in feedback, feedback
+
+
+def test_a_wrong_letter_of_02_exact_case_design_does_not_give_the_answer_away():
+    """Learner, issue 38: every wrong letter said "has mean 0", so one wrong try left only (c). Each wrong
+    letter now gives its own reason, and none names the property the right list lacks."""
+    c = exercises.get("02.exact_case_design").checker
+    messages = [c(letter)[1] for letter in "abd"]
+    assert len(set(messages)) == 3
+    for m in messages:
+        assert "mean" not in m and "[1, 2]" not in m and "(c)" not in m, m
+
+
+def test_08_what_bounds_hint_points_to_the_method_not_the_answer():
+    """Learner, issue 38: "acts on q and k themselves ... at every step of training" named QK-norm before a try."""
+    hint = exercises.get("08.what_bounds").hint
+    assert "q and k themselves" not in hint and "every step" not in hint and "QK-norm" not in hint
+
+
+def test_a_float_with_a_dropped_trailing_zero_is_not_told_its_figures():
+    """Learner, issue 38: 0.880 typed is the float 0.88 in Python; "0.88 has 2 significant figures" was wrong
+    about what was typed. The message says the value is not right to the asked figures."""
+    ok, feedback = numeric_checker(0.8808)(0.880)
+    assert not ok and "not right to 3 significant figures" in feedback and " has " not in feedback, feedback

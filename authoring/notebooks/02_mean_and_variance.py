@@ -228,6 +228,10 @@ for d_k in (8, 64):
 # %% [markdown]
 # Three kinds of evidence: the proof covers every distribution with independent mean-0, variance-1
 # components; the exact check, every outcome of a small case; the simulation, a large case up to its SE. Dividing by $\sqrt{d_k}$ brings the variance back to 1 (notebook 04).
+#
+# If the components still have mean 0 but variance $\sigma_q^2$ in $q$ and $\sigma_k^2$ in $k$, section 4 gives
+# each term variance $\sigma_q^2\sigma_k^2$, and the same steps give
+# $\mathrm{Var}(q\cdot k) = d_k\,\sigma_q^2\sigma_k^2$ (the deep dive below proves and checks it).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: every term and every pair of terms at once

@@ -146,8 +146,7 @@ saturation_plots.saturation_small_multiples(bars)
 # ## 5. Where saturation sets in
 #
 # Call the **onset** of saturation the $d_k$ where the mean unscaled entropy $\bar H$ first falls 1 nat below
-# its maximum $\ln n$ ($e^{\bar H}$ from $n$ keys down to $n/e$; the right panel averages $e^H$ over
-# queries, which reads higher).
+# its maximum $\ln n$ (middle panel below). In effective keys: $e^{\bar H}$ falls from $n$ to $n/e$.
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
@@ -156,7 +155,7 @@ n_keys, n_queries = 16, 4000
 u_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "unscaled", rng=SEED)
 s_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "sqrt", rng=SEED)
 u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
-print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.3f} to {u[-1]:.3f}; scaled between {s.min():.3f} and {s.max():.3f}")
+print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.2f} to {u[-1]:.2f}; scaled between {s.min():.2f} and {s.max():.2f}")
 onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 16, 1024)}  # one onset per seed
 med = {n: np.median(o) for n, o in onsets.items()}
 print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, m in med.items()))
@@ -166,16 +165,21 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line). Real
 # heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
 # components, they are far past it (08: GPT-2's own start is milder). Scaled, the logits have variance 1
-# at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.210 and 0.247.
+# at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
 #
-# Why so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
+# **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
+# from $n$ to $n/e$; **commitment** asks one key to hold 0.9 of the weight. More keys can bring the
+# first earlier and the second later (numbers below).
+#
+# Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
-# dive). Unscaled, $\sigma^2 \approx d_k$, so $H$ is 1 nat down at $d_k \approx 2$
-# whatever $n$: right for many keys (about 2.2 for 1024), too early for few (21 for 4 keys).
+# dive). Unscaled, $\sigma^2 \approx d_k$, so this law puts the onset at $d_k \approx 2$ whatever $n$.
+# For 1024 keys the law is right (measured: 2.2). For 4 keys the law predicts too early (measured: 21),
+# because one logit soon dominates.
 #
-# Part 2 of the answer (**commitment**): if the logits spread $\sqrt{d_k}$ wide over 16 keys, then from
-# $d_k = 64$ up most queries put over 0.9 of their weight on one random key; scaled, the weights stay
-# soft. How committed, with 16 and 1024 keys:
+# Part 2 of the answer (commitment): if $q$ and $k$ have independent **normal** components of mean 0 and
+# variance 1, then with 16 keys from $d_k = 64$ up most queries put over 0.9 of their weight on one random
+# key; scaled, the weights stay soft. How committed, with 16 and 1024 keys:
 
 # %%
 slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
@@ -191,10 +195,8 @@ for n in (16, 1024):
 # 128. Most of the keys it ignores get a gradient multiplied by a
 # near-zero weight: little learning signal reaches those keys (what reaches the query: 06).
 #
-# **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
-# from $n$ to $n/e$; commitment asks one key to hold 0.9 of the weight. If a query has 1024 keys instead
-# of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but 377 keys are still in
-# play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
+# With 1024 keys instead of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but
+# 377 keys are still in play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
 # because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at 1024).
 
 # %% [markdown] tags=["deep-dive"]
@@ -392,6 +394,17 @@ verify("d_k = 4096: the median query leaves below 1e-9 in each of 10 seeds", max
 explorer = SaturationExplorer(d_k=64)
 explorer
 
+# %%
+i64 = D_K_CHOICES.index(64)  # the still: the explorer's start, seed 0, d_k = 64, 16 keys
+still = softmax(saturation.prefix_logits(D_K_CHOICES, max(saturation.KEY_COUNTS), rng=0)[i64, :n_keys]).max()
+p_top = softmax(saturation.query_logits(64, n_keys, n_queries, scale="unscaled", rng=SEED)).max(axis=1)
+print(f"the still's query: top weight {still:.2f}; {np.mean(p_top <= still):.1%} of {n_queries} random "
+      f"queries at d_k = 64 (16 keys) put as little or less on their top key")
+
+# %% [markdown]
+# The still above is one query (the explorer's seed 0). Its top key holds only 0.37 at $d_k = 64$; only
+# 0.9 % of 4000 random queries hold as little. Drag the seed to see others.
+
 # %% [markdown]
 # ## 7. $1/\sqrt{d_k}$ is an inverse temperature
 #
@@ -427,7 +440,7 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
 # - The onset comes early: $d_k \approx 4$ for 16 keys ($H \approx \ln n - \sigma^2/2$ predicts 2). Heads of real
-#   sizes, $d_k = 64$ or 128, with unit-variance components are far past it: with 16 keys most queries put over 0.9
+#   sizes, $d_k = 64$ or 128, with independent normal components of mean 0 and variance 1 are far past it: with 16 keys most queries put over 0.9
 #   of their weight on one random key (**commitment**). With 1024 keys the commitment at $d_k = 64$ is weaker, and it
 #   grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.

@@ -59,8 +59,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 #
 # | rule | $\mathrm{Var}(W)$ |
 # |---|---|
-# | "$1/\text{fan\_in}$" | $1/\text{fan\_in}$ |
-# | Xavier's, on one head's own $512\times 64$ matrix | $2/(\text{fan\_in} + \text{fan\_out})$ |
+# | LeCun's | $1/\text{fan\_in}$ |
+# | Xavier's, with fan-out 64: one head's $W_Q$ taken alone | $2/(\text{fan\_in} + \text{fan\_out})$ |
 # | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) |
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
@@ -69,12 +69,12 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # The check: 32 random networks of 64 token pairs; then histograms of the scaled logits (8 networks ×
 # 256 pairs) against $N(0, 1)$ (dotted).
 
-# %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
+# %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): LeCun's 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
 d_model, d_k = 512, 64
 x = layer_norm(A.sample_tokens(4, d_model, layer_normed=False, rng=SEED))  # 4 raw tokens, each normalised
 verify("after LayerNorm every token has mean 0 and variance 1", np.allclose(x.mean(axis=1), 0, atol=1e-12) and np.allclose(x.var(axis=1), 1, atol=1e-4))
 verify_close("|x|² of the first token = d_model", np.sum(x[0] ** 2), d_model, rtol=1e-4)
-RULES = {"lecun": "1/fan_in", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
+RULES = {"lecun": "LeCun", "xavier": "Xavier", "pytorch_default": "PyTorch default"}
 X, X2 = A.sample_tokens(64, d_model, rng=rng), A.sample_tokens(64, d_model, rng=rng)  # (64, d_model) each
 for scheme, name in RULES.items():
     logits = A.sample_projected_logits(scheme, d_k, X, X2, n_networks=32, rng=rng)  # (32 networks, 64 pairs)
@@ -85,7 +85,7 @@ assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's, on one head's own matrix, is above (other shapes: deep dive).
+# Xavier's, for one head's matrix, is above (other shapes: deep dive).
 # $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
 # variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
@@ -97,7 +97,7 @@ assumptions_plots.init_small_multiples(panels)
 #
 # | initialisation | $\mathrm{Var}(W)$ | $\mathrm{Var}(q_i)$ after LayerNorm |
 # |---|---|---|
-# | LeCun (LeCun et al. 1998), section 2's "$1/\text{fan\_in}$" | $1/\text{fan\_in}$ | $1$ |
+# | LeCun (LeCun et al. 1998), section 2's first rule | $1/\text{fan\_in}$ | $1$ |
 # | Xavier/Glorot (Glorot & Bengio 2010) | $2/(\text{fan\_in}+\text{fan\_out})$ | 1 only for a square matrix |
 # | PyTorch `nn.Linear` default, $U(\pm 1/\sqrt{\text{fan\_in}})$ | $1/(3\,\text{fan\_in})$ | $1/3$ |
 # | He/Kaiming (He et al. 2015), made for ReLU layers | $2/\text{fan\_in}$ | $2$ |
@@ -311,7 +311,6 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # when $q$ and $k$ agree, the mean of $q\cdot k$ grows like $d_k$, and $1/d_k$ holds it still. One line, at
 # $d_k = 1024$: $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the
 # weight; $512/1024 = 0.5$, the same as at $d_k = 4$ (bottom row; printed above: 0.50 at every $d_k$).
-# μP's README multiplies by a constant, $8/d_k$, equal to $1/\sqrt{d_k}$ at $d_k = 64$ (deep dive below).
 
 # %%
 for d in (4, 64, 1024):  # the means above against rho·√d_k
@@ -577,7 +576,7 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # this section). **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
 # $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
 # RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
-# $1/d_\text{model}$ ($d_{kv}$ is its $d_k$); its position bias is left out here.
+# $1/d_\text{model}$ ($d_{kv}$ is its $d_k$).
 #
 # **Predict:** is GPT-2 small's scaled logit variance at initialisation above or below 1?
 
@@ -621,10 +620,10 @@ for scheme, width in (("lecun", 512), ("pytorch_default", 512), ("gpt2", 768), (
 verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", all(np.ptp(factors[s]) < 1e-12 for s in ("lecun", "pytorch_default", "gpt2")))
 
 # %% [markdown]
-# **Where the answer stops.** Part 1 of the answer assumes components of variance 1; at initialisation a
-# $1/\text{fan\_in}$ rule gives exactly that, after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$
+# **Where the answer stops.** Part 1 of the answer assumes components of variance 1; at initialisation
+# LeCun's $1/\text{fan\_in}$ rule gives exactly that, after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$
 # by a factor. For PyTorch's default (1/9) and GPT-2 small (0.094) it is the same at every $d_k$, so the square
-# root still holds (from which $d_k$ most queries commit under PyTorch's default: deep dive below). For Xavier's, on one head's own
+# root still holds (from which $d_k$ most queries commit under PyTorch's default: deep dive below). For Xavier's, on one head's
 # matrix, it changes slowly with $d_k$: 3.16 at $d_\text{model} = 512$, $d_k = 64$, between 1 and 4 while
 # $d_k \le d_\text{model}$. After training $q$ and $k$ correlate (section 3, modelled, not measured). No notebook
 # trains a real model: part 3 (**speed**) is measured on 09's small head only.

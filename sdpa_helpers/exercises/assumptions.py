@@ -38,6 +38,8 @@ register(
         Slip(query_variance("he", 768), "He's rule, Var(W) = 2/fan_in (or Xavier's with fan_out left out); "
                                         "Xavier's Var(W) counts both fan_in and fan_out"),
         Slip(query_variance("xavier", 512, 64), "section 2's value for d_model = 512; here d_model = 768"),
+        Slip(query_variance("xavier", 768, 64) / 2, "Xavier's rule without its factor 2: Var(W) = 2/(fan_in + fan_out), "
+                                                    "not 1/(fan_in + fan_out)"),
         Slip(query_variance("xavier", 768, 64) ** 2, "Var(q_i)^2, the variance of a scaled logit q.k/sqrt(d_k); "
                                                      "the question asks for Var(q_i) itself"),
     ]),
@@ -105,7 +107,8 @@ register(
     "08.what_bounds",
     "(conceptual) Which change keeps the matching key's logit bounded whatever rho and d_k become: (a) Xavier's "
     "rule instead of PyTorch's default, (b) LayerNorm on the tokens x, (c) QK-norm? Answer with a letter.",
-    "Which of the three acts on q and k themselves, after the learned matrices, at every step of training?",
+    "Take each change in turn and ask what it acts on, and whether training can still make q . k grow "
+    "(sections 2 and 4).",
     choice_checker("c", {"a": "Xavier's rule: it only sets the starting factor Var(q_i); training moves the weights",
                          "b": "LayerNorm normalises x, not q or k: the learned W_Q, W_K can still make q and k "
                               "long and aligned",

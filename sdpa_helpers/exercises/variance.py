@@ -93,10 +93,11 @@ register(
     "Which list works? (a) [-1, 1]  (b) [-1, 0, 1]  (c) [1, 2]  (d) [-2, 2]. Answer with a letter.",
     "Subtract the shortcut from the rule: what is left, and when is it 0?",
     choice_checker("c", {
-        "a": "[-1, 1] has mean 0: there the two rules agree (both give 1)",
-        "b": "[-1, 0, 1] has mean 0: X^2 is no longer constant, but at mean 0 the rules still agree (4/9 both)",
+        # each wrong letter its own reason, none naming what they share: one wrong try must not give (c) away
+        "a": "[-1, 1]: both rules give 1, so it cannot tell them apart; subtract one rule from the other to see why",
+        "b": "[-1, 0, 1]: both rules give 4/9; making X^2 vary is not what separates them",
         "c": "[1, 2]",
-        "d": "[-2, 2] has mean 0: the rules agree (both give 16)",
+        "d": "[-2, 2]: both rules give 16; it is [-1, 1] doubled, and doubling multiplies both rules by the same 16",
     }),
 )
 

@@ -142,7 +142,7 @@
     for (var j = 0; j < verdicts.length; j++) {
       if (verdicts[j] === "few") {
         var lead = scalar ? texts[j] : "an entry of your answer, " + texts[j] + ",";
-        return [false, lead + " has " + plural(parsed[j][3], "significant figure") + "; the question asks for " + ns[j] + "."];
+        return [false, lead + " is not right to " + ns[j] + " significant figures (it agrees to " + plural(parsed[j][3], "significant figure") + ")."];
       }
     }
     var right = verdicts.map(function (v) { return v === "right"; });
