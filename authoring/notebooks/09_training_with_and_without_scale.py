@@ -244,6 +244,21 @@ training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figu
 # Near 8×: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
 # (ratio 7.1). Take 7.1 as rough: the deep dive "how sure are we" shows what moves it, and by how much.
 # What does not move: the unscaled model learns, only later. That is part 3 of the answer (**speed**).
+# At every $d_k$ of the grid, each model at its best $\eta$, and both at one fixed $\eta = 0.1$:
+
+# %%
+eta = grid.lrs.index(0.1)
+for a in arms:  # medians over the 25 seeds
+    print(f"{a:8s} | each at its best η, d_k = 4 … 1024: median steps", " ".join(
+        f"{training.seed_summary(best[d, a][1]).median:.0f}" for d in grid.d_ks), "| best η", " ".join(
+        f"{best[d, a][0]:g}" for d in grid.d_ks), "| η = 0.1, d_k = 4 … 256:", ", ".join(
+        f"{training.seed_summary(grid.steps(d, a)[:, eta]).median:.0f}" for d in grid.d_ks[:4]))
+verify("η = 0.1, d_k = 4 … 256: the unscaled median below the scaled", all(
+    training.seed_summary(grid.steps(d, "unscaled")[:, eta]).median
+    < training.seed_summary(grid.steps(d, "scaled")[:, eta]).median for d in grid.d_ks[:4]))
+
+# %% [markdown]
+# PLACEHOLDER
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how sure are we?
@@ -719,7 +734,7 @@ _ = check("09.softmax_ce_backward", softmax_ce_backward)
 
 # %%
 evidence = training.course_evidence(grid, ratio)  # the whole table: deep dive below
-ANSWER_ROWS = ("Var(q·k), d_k = 256", "slope of log spread", "16 keys, unscaled", "SGD, each", "Adam, each")
+ANSWER_ROWS = ("Var(q·k), ±1 components", "slope of log spread", "16 keys, unscaled", "SGD, each", "Adam, each")
 print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER_ROWS)]))
 
 # %% [markdown]
