@@ -376,11 +376,11 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # ## 6. More keys
 #
 # Sections 4 and 5 used 8 keys. **If a query has 1024 keys and $d_k = 64$, the unscaled median query's
-# $J$ is the larger one**: per unit move of its logits, about 6× the scaled one. Scaled, the weights are spread so evenly over 1024
-# keys (the largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
-# $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled at $d_k = 64$, the weight sits on a few keys, yet most queries
-# are not committed: about 30 % are over 0.9 across ten draws, as in 05 (this table's one draw shows fewer).
-# The table compares the median query at three $d_k$, then ten draws at each:
+# $J$ is the larger one**, about 6× the scaled one. Scaled, the weights are so even over 1024 keys (the
+# largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
+# $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled, the weight sits on a few keys, yet only 29 % of queries
+# are over 0.9 across ten draws (05's draw: 30 %). The table shows one draw at three $d_k$; the lines
+# under it, ten draws:
 
 # %%
 many = [overview.compare(d, overview.MANY_KEYS, rng=SEED).summary() for d in (64, 256, 512)]  # 1024 keys, 2000 queries; kept: each query's largest weight and ||J||
@@ -391,17 +391,14 @@ for n, ds in ((overview.MANY_KEYS, (64, 256, 512)), (overview.N_KEYS, (64,))):
         draws = [overview.compare(d, n, rng=SEED + i).summary() for i in range(10)]
         r, above = [c.ratio for c in draws], np.mean([c.committed for c in draws])  # above 0.9: all 20,000 queries
         ten[n, d] = np.median(r)
-        print(f"d_k = {d:3d}, {n:4d} keys, ten draws: above 0.9 {above:.0%}; median size of J, unscaled ÷ scaled: "
-              f"median {ten[n, d]:.2f}, range {min(r):.2f} to {max(r):.2f}")
-few = overview.compare(64, rng=SEED)  # 16 keys, one draw (the deep dive below)
-verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512; "
-       "16 keys: below at 64", ten[1024, 64] > 1 and ten[1024, 256] > 1 > ten[1024, 512] and ten[16, 64] < 1)
+        print(f"d_k = {d:3d}, {n:4d} keys, ten draws: above 0.9 {above:.0%}; median size of J, unscaled ÷ scaled: median {ten[n, d]:.2f}, range {min(r):.2f} to {max(r):.2f}")
+verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512; 16 keys: below at 64", ten[1024, 64] > 1 and ten[1024, 256] > 1 > ten[1024, 512] and ten[16, 64] < 1)
 
 # %% [markdown]
 # With 1024 keys the unscaled $J$ stays the larger at 256 and falls behind from 512; with 16 keys it is
-# already smaller at 64 (0.37×; 00 gives 1/2.7 on its own draw). So the unscaled gradient is not smaller
-# everywhere: with 1024 keys at $d_k = 64$, through the query (section 5's mean; deep dive below) or
-# summed over a batch it can be larger. It is slower learning, not no learning (09).
+# already smaller at 64 (0.36× over ten draws; 00's one draw gives 1/2.7). So with 1024 keys at
+# $d_k = 64$, through the query (section 5's mean) or summed over a batch, the unscaled gradient can be
+# larger. It is slower learning, not no learning (09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how the weights respond to $q$
@@ -412,6 +409,7 @@ verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at 
 # $\|J\|_F$ ratio (three repeats with fresh draws):
 
 # %% tags=["deep-dive"]
+few = overview.compare(64, rng=SEED)  # 16 keys, one draw
 resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in resp.items()))
 verify("response to q, in every repeat: 16 keys above 1 at d_k = 64, below at 256; 1024 keys above 10 at 64", (resp[16][1][:, 0] > 1).all() and (resp[16][1][:, 1] < 1).all() and (resp[1024][1] > 10).all())
