@@ -478,7 +478,8 @@ _ = check("06.mean_vs_typical", answer)
 # (on this draw) and carry about 90 % of the unscaled mean; the median query's gradient is below $10^{-10}$.
 # The bound holds for every query, so (c) is wrong: near ties simply have a $J$ that is not small. A mean
 # says nothing about speed either way; training does (09 §4): at a fixed small learning rate the
-# unscaled head can even learn faster, and each model at its best rate it needs more steps as $d_k$ grows.
+# unscaled head can even learn faster, and, each model at its best rate, it needs more steps as $d_k$
+# grows from 16.
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
