@@ -80,19 +80,26 @@ def test_06_gradient_figure_alt_text_band_holds_every_scaled_curve():
     assert round(values.min(), 2) == lo and round(values.max(), 2) == hi, (values.min(), values.max(), alt)
 
 
-def test_06_exercise_2_solution_states_09s_grid_not_a_few_in_a_hundred():
+def test_06_points_to_09_for_the_fixed_rate_and_09_states_its_medians():
+    """The eta = 0.1 comparison lives in 09 section 4 (issue 38: it stopped 06's reader); 06 points there."""
     from sdpa_helpers import training
 
-    text = prose("06")
+    text, nine = prose("06"), prose("09")
     assert "a few queries in a hundred" not in text
+    assert "at a fixed small learning rate the unscaled head can even learn faster (09 §4)" in text
+    assert "η = 0.1" not in text and "\\eta = 0.1" not in text, "06's main line no longer quotes 09's rate"
     grid = training.training_grid()
     k = grid.lrs.index(0.1)
-    med = {a: [np.median(grid.steps(d, a)[:, k]) for d in grid.d_ks[:4]] for a in ("unscaled", "scaled")}
+    med = {a: [training.seed_summary(grid.steps(d, a)[:, k]).median for d in grid.d_ks[:4]]
+           for a in ("unscaled", "scaled")}
     assert grid.d_ks[:4] == (4, 16, 64, 256)
     stated = ", ".join(f"{x:.0f}" for x in med["unscaled"]) + " steps against " + ", ".join(
         f"{x:.0f}" for x in med["scaled"])
-    assert stated in text, stated
+    assert stated in nine, stated
     assert all(u < s for u, s in zip(med["unscaled"], med["scaled"]))
+    best = {a: ", ".join(f"{training.seed_summary(grid.best(d, a)[1]).median:.0f}" for d in grid.d_ks)
+            for a in ("unscaled", "scaled")}
+    assert f"({best['unscaled']})" in nine and f"({best['scaled']})" in nine, best
 
 
 # -- 08 -------------------------------------------------------------------------------------

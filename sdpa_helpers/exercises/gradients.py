@@ -84,10 +84,11 @@ register(
     "06.cross_entropy_grad",
     "p = softmax(z) = [0.99, 0.01] and the loss is cross-entropy on p with target key 2, L = -ln p_2. "
     "What is the norm of dL/dz? (three significant figures)",
-    "dL/dp = (0, -1/p_2). Multiply by J = diag(p) - p pᵀ: the result simplifies to p minus a one-hot vector.",
+    "dL/dp = (0, -1/p_2). Write out J = diag(p) - p pᵀ for these two weights, multiply it by that vector "
+    "entry by entry with pencil, then take the Euclidean norm of the result.",
     numeric_checker(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET] / _WRONG[_TARGET])),
                     what="the norm of dL/dz", slips=[
-        Slip(_WRONG[0], "one entry of p − e_2, not the norm of the whole vector"),
+        Slip(_WRONG[0], "the size of one entry of dL/dz, not the norm of the whole vector"),
         Slip(round(float(np.abs(_WRONG - np.eye(2)[_TARGET]).sum()), 12),
              "the sum of the entries' sizes (the L1 norm); the norm here is the Euclidean one, the root of the sum "
              "of squares"),

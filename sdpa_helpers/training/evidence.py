@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import gradients, overview
+from .. import gradients, overview, variance
 from ..assumptions import init_logit_moments
 from ..attention import softmax
 from ..sampling import make_rng
@@ -48,7 +48,7 @@ def _best_medians(grid, arm: str) -> str:
 
 
 def course_evidence(grid: Grid, init_ratio: Mapping, adam: AdamGrid | None = None) -> list[Evidence]:
-    """The evidence table: recomputed rows from notebooks 00, 04, 06, 07 and 08, and notebook 09's rows.
+    """The evidence table: recomputed rows from notebooks 00, 02, 04, 06, 07 and 08, and notebook 09's rows.
 
     Parameters
     ----------
@@ -76,9 +76,12 @@ def course_evidence(grid: Grid, init_ratio: Mapping, adam: AdamGrid | None = Non
     def add(part: str, claim: str, values: Iterable[str], notebook: str) -> None:
         rows.append(Evidence(part, claim, tuple(values), notebook))
 
-    # spread: 00 (the random walks' ends, the deep dive's seed: 0), 04 (sections 1 and 2, seed 0)
+    # spread: 02 (section 5's exact check, on its main line), 00 (the random walks' ends, its deep dive's
+    # seed: 0), 04 (sections 1 and 2, seed 0)
+    add("spread", "Var(q·k), ±1 components, d_k = 1, 2, 3, 4, exact (theory d_k)",
+        [" ".join(str(variance.exact_var(variance.all_dot_products([-1, 1], d))) for d in (1, 2, 3, 4))], "02")
     end = overview.walk_end_variance(overview.dot_product_walks(256, 4000, rng=0))
-    add("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256)", [f"{end.var:.0f}"], "00")
+    add("spread", "Var(q·k), d_k = 256, 4000 draws (theory 256), a deep dive", [f"{end.var:.0f}"], "00")
     slopes = log_log_slopes(SCALING_D_KS, simulated_logit_stds(SCALING_D_KS, n=2000, seed=0), n=2000)
     add("spread", "slope of log spread against log d_k: unscaled, ×1/√d_k, ×1/d_k (theory 0.5, 0, −0.5)",
         [_fixed(slopes[name][0], 3) for name in ("unscaled", "sqrt", "inv_d")], "04")
