@@ -38,8 +38,8 @@ register(
         Slip(query_variance("he", 768), "He's rule, Var(W) = 2/fan_in (or Xavier's with fan_out left out); "
                                         "Xavier's Var(W) counts both fan_in and fan_out"),
         Slip(query_variance("xavier", 512, 64), "section 2's value for d_model = 512; here d_model = 768"),
-        Slip(query_variance("xavier", 768, 64) / 2, "Xavier's rule without its factor 2: Var(W) = 2/(fan_in + fan_out), "
-                                                    "not 1/(fan_in + fan_out)"),
+        Slip(query_variance("xavier", 768, 64) / 2,
+             "Xavier's rule without its factor 2: Var(W) = 2/(fan_in + fan_out), not 1/(fan_in + fan_out)"),
         Slip(query_variance("xavier", 768, 64) ** 2, "Var(q_i)^2, the variance of a scaled logit q.k/sqrt(d_k); "
                                                      "the question asks for Var(q_i) itself"),
     ]),
