@@ -597,7 +597,7 @@ def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
     lines += ["### Logistics", "",
               "- **How students open it.** Once the repository is published (CONTRIBUTING.md, *Publishing*): "
               + publishing_addresses() + ", with `<owner>/<name>` the repository's GitHub owner and name (the "
-              "README's links say `OWNER/REPO` until then). Before that: `make site` and "
+              "README's two links hold a placeholder until then). Before that: `make site` and "
               "`build/site/index.html`, or `make lab` on a laptop.",
               "- **A worksheet** is one printable page a notebook: its Predicts (each with the text above the "
               "prompt) and its main-line exercises, each with a box to write in; no answers. For this class: "
