@@ -92,6 +92,17 @@ def run(only: list[str]) -> list[dict]:
     return [measure(c) for c in all_explorers() if not only or c.__name__ in only]
 
 
+def rows(records: list[dict]) -> list[common.Row]:
+    """The results as rows of ``make bench``'s table (no budget: the kernel CPU a grid costs)."""
+    out = []
+    for r in records:
+        per_frame = 1000 * r["cpu_s"] / max(r["frames"], 1)
+        out.append(common.Row(f"prefetch grid, kernel CPU: {r['explorer']}",
+                              f"{r['cpu_s']:.2f} s for {r['frames']} frames ({per_frame:.0f} ms a frame)",
+                              "reference", None))
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="")

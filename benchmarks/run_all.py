@@ -17,6 +17,10 @@ CONTRIBUTING.md between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. Th
 - ``browser_latency.py``  -- key press → new image in JupyterLab and Voila, headless Chromium
                              (runs tests/test_browser.py; median ≤ 100 ms, p95 ≤ 150 ms);
 - ``sampling_overhead.py`` -- ``sample_dot_products`` ÷ drawing its random numbers (≤ 1.5);
+- ``explorer_frontend.py`` -- the explorers' one front end (issue 39): key press → painted frame, prefetched
+                             in JupyterLab, in Voila, through a 100 ms proxy and on the site; first
+                             visits; the time until each grid is in the browser (beside the floor above);
+- ``prefetch_cpu.py``     -- the kernel CPU each explorer's prefetch grid costs;
 - ``install_size.py``      -- a fresh venv with requirements.txt (≤ 500 MB);
 - ``suite_times.py``      -- `make test-fast` (≤ 60 s) and `make test`: time and test count;
 - ``site_budgets.py``      -- the static site (issue 22): `make site` afresh (≤ 10 min), its size
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,8 +45,10 @@ sys.path.insert(0, str(HERE))
 import browser_latency  # noqa: E402
 import common  # noqa: E402
 import controls_latency  # noqa: E402
+import explorer_frontend  # noqa: E402
 import install_size  # noqa: E402
 import notebook_time  # noqa: E402
+import prefetch_cpu  # noqa: E402
 import sampling_overhead  # noqa: E402
 import site_budgets  # noqa: E402
 import suite_times  # noqa: E402
@@ -91,6 +98,14 @@ def main(argv=None) -> int:
         steps.append(("fresh install size", install_size.run))
     if not args.skip_site:
         steps.append(("the static site", site_budgets.run))
+    if not args.skip_browser:  # issue 39: one front end; the floor above (browser_latency) beside it
+        frontend_json = Path(tempfile.gettempdir()) / "sdpa-explorer-frontend.json"
+        modes = [m for m in explorer_frontend.MODES if m != "site" or not args.skip_site]
+        steps.append(("the explorers' front end (prefetched, first visits, Voila, 100 ms proxy, site)",
+                      lambda: explorer_frontend.rows(
+                          explorer_frontend.run(list(args.explorers), modes, frontend_json))))
+        steps.append(("kernel CPU of each explorer's prefetch grid",
+                      lambda: prefetch_cpu.rows(prefetch_cpu.run(list(args.explorers)))))
     if not args.skip_tests:
         steps.append(("the edit-test loop and the whole suite", suite_times.run))
 
