@@ -82,16 +82,16 @@ for c in (1, 8):
 # %% [markdown]
 # > **The answer, in three sentences.**
 # >
-# > 1. **Spread.** If $q$ and $k$ have independent components with mean 0 and variance 1, then $q\cdot k$
-# >    has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one power of $d_k$ that brings its spread
-# >    back to 1 at every $d_k$.
+# > 1. **Spread.** If $q$ and $k$ are independent, each with independent components of mean 0 and
+# >    variance 1, then $q\cdot k$ has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one
+# >    power of $d_k$ that brings its spread to 1 at every $d_k$.
 # > 2. **Commitment.** If, in addition, the components are normal and each query has 16 keys, then,
-# >    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the gradient
-# >    reaching their weights is bounded, most of the keys they ignore get almost no gradient; scaled,
-# >    the weights stay soft.
-# > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at the best of
-# >    notebook 09's learning rates, then the unscaled head still learns but needs more steps as $d_k$
-# >    grows from 16; the scaled head does not.
+# >    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the
+# >    gradient reaching their weights is bounded, most keys they ignore get almost no gradient;
+# >    scaled, the weights stay soft.
+# > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at the
+# >    best of notebook 09's learning rates, then the unscaled head still learns but needs more
+# >    steps as $d_k$ grows from 16; the scaled head does not.
 # >
 # > Each sentence holds under its condition; notebooks 05, 06, 08 and 09 measure where each one
 # > stops, and 09 lists it under the answer at its end.

@@ -379,8 +379,8 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # $J$ is the larger one**, about 6× the scaled one. Scaled, the weights are so even over 1024 keys (the
 # largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
 # $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled, the weight sits on a few keys, yet only 29 % of queries
-# are over 0.9 across ten draws (05's draw: 30 %). The table shows one draw at three $d_k$; the lines
-# under it, ten draws:
+# are over 0.9 across ten draws (05's draw: 30 %). The table shows one draw at three $d_k$ (its 26 % is
+# the low one of the ten); the lines under it, ten draws:
 
 # %%
 ten, lines = {}, []  # (n_keys, d_k): the median ||J||_F ratio of ten draws of 2000 queries
@@ -398,9 +398,10 @@ verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at 
 
 # %% [markdown]
 # With 1024 keys the unscaled $J$ stays the larger at 256 and falls behind from 512; with 16 keys it is
-# already smaller at 64 (0.36× over ten draws; 00's one draw gives 1/2.7). So with 1024 keys at
-# $d_k = 64$, through the query (section 5's mean) or summed over a batch, the unscaled gradient can be
-# larger. It is slower learning, not no learning (09).
+# already smaller at 64 (0.36× over ten draws; 00's one draw gives 1/2.7). So the unscaled gradient can
+# be the larger one: with 1024 keys at $d_k = 64$ (this $J$), with 8 keys through the query on average
+# (section 5's mean), and summed over a batch at $d_k = 1024$ (09 §3). It is slower learning, not no
+# learning (09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: how the weights respond to $q$
@@ -430,7 +431,7 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
 #   nothing, $\|J\|_F \le 2(1 - m)$: most of the keys a committed query ignores get almost no gradient (part 2,
 #   **commitment**). A near tie, two almost equal top logits, keeps a large $J$.
-# - Unscaled, the median query's gradient to $q$ falls below the scaled one from $d_k = 64$ (below
+# - Unscaled, the median query's gradient to $q$ falls below the scaled one from $d_k = 64$ (itself below
 #   $10^{-10}$ at 4096; to the logits it is below from $d_k = 2$), while the mean to $q$ rises, carried by
 #   near ties. Scaled, the mean $\|J\|_F$ and gradient to the
 #   logits change by under 6 % across $d_k$, the gradient to $q$ by under 1.5×.
