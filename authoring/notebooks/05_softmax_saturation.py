@@ -169,7 +169,8 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 #
 # **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
 # from $n$ to $n/e$; **commitment** asks one key to hold 0.9 of the weight. More keys can bring the
-# first earlier and the second later (numbers below).
+# first earlier and the second later (numbers below). The answer's part 2 is about commitment; the
+# onset says how early the unscaled softmax starts to leave the uniform weights, long before it commits.
 #
 # Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep

@@ -233,8 +233,10 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # and their kick roughly doubles, so from $d_k = 64$ on the mean barely moves (0.98 to 1.11). At 4096 their
 # median kick is 37× the scaled median (on this draw).
 #
-# Does a larger mean make a head learn faster, or a collapsed median stop it? Neither follows: only
-# training can tell, and at a fixed small learning rate the unscaled head can even learn faster (09 §4).
+# So "vanishing" is true of the typical query, not of the average: most queries' gradients collapse,
+# and a few near ties keep a large mean. Does a larger mean make a head learn faster, or a collapsed
+# median stop it? Neither follows: only training can tell, and at a fixed small learning rate the
+# unscaled head can even learn faster (09 §4).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the three curves, checked at every $d_k$
