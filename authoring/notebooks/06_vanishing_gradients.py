@@ -233,8 +233,8 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # and their kick roughly doubles, so from $d_k = 64$ on the mean barely moves (0.98 to 1.11). At 4096 their
 # median kick is 37× the scaled median (on this draw).
 #
-# So "vanishing" is true of the typical query, not of the average: most queries' gradients collapse,
-# and a few near ties keep a large mean. Does a larger mean make a head learn faster, or a collapsed
+# So "vanishing" is true of the typical query, not of the average: at large $d_k$ most queries'
+# gradients collapse, and a few near ties keep a large mean. Does a larger mean make a head learn faster, or a collapsed
 # median stop it? Neither follows: only training can tell, and at a fixed small learning rate the
 # unscaled head can even learn faster (09 §4).
 
@@ -433,9 +433,9 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
 #   nothing, $\|J\|_F \le 2(1 - m)$: most of the keys a committed query ignores get almost no gradient (part 2,
 #   **commitment**). A near tie, two almost equal top logits, keeps a large $J$.
-# - Unscaled, the median query's gradient to $q$ falls below the scaled one from $d_k = 64$ (itself below
-#   $10^{-10}$ at 4096; to the logits it is below from $d_k = 2$), while the mean to $q$ rises, carried by
-#   near ties. Scaled, the mean $\|J\|_F$ and gradient to the
+# - With 8 keys (section 5), unscaled, the median query's gradient to $q$ falls below the scaled one
+#   from $d_k = 64$ (itself below $10^{-10}$ at 4096; to the logits it is below from $d_k = 2$), while
+#   the mean to $q$ rises, carried by near ties. Scaled, the mean $\|J\|_F$ and gradient to the
 #   logits change by under 6 % across $d_k$, the gradient to $q$ by under 1.5×.
 # - The unscaled gradient is not smaller everywhere: through the query, summed over a batch, or with many
 #   keys it can be larger. It is slower learning, not no learning (part 3, **speed**; 09).

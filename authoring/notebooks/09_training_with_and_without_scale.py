@@ -767,9 +767,9 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 #   $q$ and $k$ can correlate, and the assumption breaks (modelled in notebook 08).
 # - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
 # - The gradient reaching the weights is bounded when it comes through the values, as in attention's
-#   output (notebook 06); a loss on the weights themselves can make it unbounded. Through the query
-#   (averaged over queries or summed over a batch) or with many keys, the unscaled gradient can be the
-#   larger one (notebooks 06 and 09).
+#   output (notebook 06); a loss on the weights themselves can make it unbounded. Through the query,
+#   summed over a batch, or with many keys, the unscaled gradient can be the larger one (notebooks 06
+#   and 09).
 # - With SGD at one fixed small learning rate the unscaled head can train faster: at $\eta = 0.1$ up to
 #   $d_k = 256$, at $\eta = 0.03$ at every $d_k$ of the grid. Each at its best rate, at $d_k = 4$ the
 #   two tie with SGD, and with Adam the scaled head is a little faster (notebook 09).
@@ -781,8 +781,8 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the whole evidence table
 #
-# Every row, the refinements of "Where it stops" included (ratios: unscaled ÷ scaled; "at the start":
-# at initialisation):
+# Every row, the refinements of "Where it stops" included, but for the fixed learning rates (§4's table);
+# ratios: unscaled ÷ scaled; "at the start": at initialisation:
 
 # %% tags=["deep-dive"]
 print(training.format_evidence(evidence))
