@@ -178,8 +178,8 @@ saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[
 # For 1024 keys the law is right (measured: 2.2). For 4 keys the law predicts too early (measured: 21),
 # because one logit soon dominates.
 #
-# Part 2 of the answer (commitment): if $q$ and $k$ have independent **normal** components of mean 0 and
-# variance 1, then with 16 keys from $d_k = 64$ up most queries put over 0.9 of their weight on one random
+# Part 2 of the answer (commitment): if $q$ and $k$ are independent, with independent **normal** components
+# of mean 0 and variance 1, then with 16 keys from $d_k = 64$ up most queries put over 0.9 of their weight on one random
 # key; scaled, the weights stay soft. How committed, with 16 and 1024 keys:
 
 # %%

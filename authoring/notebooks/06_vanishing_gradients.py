@@ -385,7 +385,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # the low one of the ten); the lines under it, ten draws:
 
 # %%
-ten, lines = {}, []  # (n_keys, d_k): the median ||J||_F ratio of ten draws of 2000 queries
+ten, lines, many = {}, [], []  # (n_keys, d_k): the median ||J||_F ratio of ten draws of 2000 queries
 for n, ds in ((overview.MANY_KEYS, (64, 256, 512)), (overview.N_KEYS, (64,))):
     for d in ds:
         draws = [overview.compare(d, n, rng=SEED + i).summary() for i in range(10)]  # kept: largest weight, ||J||
@@ -393,7 +393,7 @@ for n, ds in ((overview.MANY_KEYS, (64, 256, 512)), (overview.N_KEYS, (64,))):
         ten[n, d] = np.median(r)
         lines.append(f"d_k = {d:3d}, {n:4d} keys, ten draws: above 0.9 {above:.0%}; median size of J, unscaled ÷ scaled: median {ten[n, d]:.2f}, range {min(r):.2f} to {max(r):.2f}")
         if n == overview.MANY_KEYS:
-            many = [*(many if d != 64 else []), draws[0]]  # the first draw (rng=SEED), for the table
+            many.append(draws[0])  # the first draw (rng=SEED), for the table
 print(overview.comparison_table(many))  # 1024 keys, one draw of 2000 queries
 print("\n".join(lines))
 verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512; 16 keys: below at 64", ten[1024, 64] > 1 and ten[1024, 256] > 1 > ten[1024, 512] and ten[16, 64] < 1)

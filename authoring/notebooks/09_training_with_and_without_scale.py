@@ -292,7 +292,7 @@ verify("unscaled median below the scaled at η = 0.1 for d_k = 4 … 256 (above 
 # What they do not move is the direction part 3 states: each model at its best $\eta$, the
 # unscaled median grows with $d_k$ from 16 on (16, 25, 45, 78; the nudged copy's too), the scaled
 # stays at 11–12 (printed first below, and checked). From $d_k = 4$ to 16 the unscaled median stays at 16; at $d_k = 4$ the
-# two tie (16 and 17: within the seeds' noise).
+# two tie (16 and 17 steps).
 #
 # The grid holds every run at $d_k \in \{4, 16, 64, 256, 1024\}$, $\eta \in \{0.01, 0.03, 0.1, 0.3,
 # 1, 3, 10\}$, seeds 0–24, three arms, 300 steps: loss, accuracy, entropy and
