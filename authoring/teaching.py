@@ -200,7 +200,7 @@ def _blocks(text: str) -> list[str]:
 #: ``{(notebook, k): option}`` (k counts the notebook's Predicts from 1). Each option must be a word of
 #: the prompt (tests/test_teaching.py), so the key names the choice the students were offered.
 OFFERED = {("05", 3): "before $d_k = 10$", ("06", 1): "grow", ("08", 1): "below",
-           ("08", 2): r"grow like $\sqrt{d_k}$", ("09", 2): "8×"}
+           ("08", 2): r"grow like $\sqrt{d_k}$", ("09", 2): "8×", ("03", 2): "about 32 times"}
 
 
 def answer_line(stem: str, k: int, p: Predict) -> str:
@@ -292,7 +292,8 @@ def slips_of(key: str) -> list[tuple[str, str]]:
         if kind in ("number", "tuple"):
             out.append((_array_text(s.value), s.means))
         elif isinstance(s, tuple) and len(s) == 2:
-            out.append((getattr(s[0], "__name__", "a function"), s[1]))
+            name = getattr(s[0], "__name__", "")
+            out.append((f"`{name}`" if name.isidentifier() else "(a wrong function)", s[1]))
     if kind == "choice":
         out += [(f'"{k}"', v) for k, v in c.options.items() if k != c.correct]
     return out
@@ -317,11 +318,12 @@ PLANS = {
            [("06", r"\$J_\{ij\} = \\partial p_i/\\partial z_j\$"),
             ("06", r"J = \\mathrm\{diag\}\(p\) - p\\,p\^\\top"),
             ("00", r"\$\\\|J\\\|\$ is the root of the sum of its\s+squared entries")]),
-          ("caveat",)]),
+          ("figure", "00"), ("caveat",)]),
         ("15 min", [("02", [2, 3, 4, 5])], "on the board, in the notebook's order: Var(X + Y) for two terms (§2); "
                                            "independence, E[XY] = E[X]E[Y] (§3); then 02's Predict, which opens §4 "
                                            "(guess in pairs on worksheet 02); the product's variance (§4); then "
-                                           "d_k terms give Var(q·k) = d_k (§5)"),
+                                           "d_k terms give Var(q·k) = d_k (§5)",
+         [("board", "02", [1, 2, 3, 4, 5])]),
         ("10 min", [("04", [1, 2])], "why the square root and not d_k: Var(cX) = c²Var(X), 04's first Predict, "
                                      "and the three-row table", [("table", "04", 2)]),
         ("10 min", [("05", [1, 2, 6])], "Karpathy's five logits times 1, 8 and 64 (05 §2, its Predict first), then "
@@ -489,6 +491,18 @@ def plan_material(extra: tuple, stems: dict[str, str]) -> list[str]:
                 "- " + paragraph(stems["00"], "Part 2, **commitment**"),
                 "- " + paragraph(stems["00"], r"$\|J\|$ is one factor of the gradient"),
                 "- Near ties (00 §3): " + quoted(stems["00"], r"(?s)The shaded band.*?\$\\\|J\\\|\$ above\s+\S+\.")]
+    if kind == "board":
+        _, number, sections = extra
+        lines = [f"*The board, in {number}'s order* (its main line's displayed equations):", ""]
+        for k in sections:
+            for c in _section_cells(stems[number], k):
+                if c.cell_type == "markdown":
+                    lines += [f"- §{k}: $${_one_line(m)}$$"
+                              for m in re.findall(r"\$\$(.+?)\$\$", c.source, flags=re.S)]
+        return lines
+    if kind == "figure":
+        _, number = extra
+        return [f"*What {number}'s figure shows* (its alt text, to describe it aloud): {first_figure(stems[number])[1]}"]
     if kind == "define":
         _, template, quotes = extra
         return [template.format(*(quoted(stems[n], p) for n, p in quotes))]
@@ -586,8 +600,9 @@ def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
     keys06 = ", ".join(f"`{e.key}`" if e.key else f"Exercise {e.number}" for e in by["06"].exercises if not e.deep_dive)
     lines += ["### Homework", "",
               f"- 04's main-line exercises ({keys04}): about {m04:.0f} honest minutes.",
-              f"- 06's main line with its exercises ({keys06}): about {m06:.0f} honest minutes. The class does not "
-              "cover 06 §5 (the near ties); its exercises lean on it, so say so when you set it.",
+              f"- 06's main line with its exercises ({keys06}): about {m06:.0f} honest minutes. The class shows "
+              "none of 06: it is read at home, and its exercises lean on its §5 (the near ties), so point students "
+              "to §5 when you set it.",
               f"- Together about {m04 + m06:.0f} minutes, by the honest-minutes model of `authoring/build.py` "
               "(calibrated on learners). Answers with a key check themselves with `check()`; grade the reasons of "
               "the *conceptual* ones with the rubric below.", ""]
@@ -599,14 +614,15 @@ def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
               + publishing_addresses() + ", with `<owner>/<name>` the repository's GitHub owner and name (the "
               "README's two links hold a placeholder until then). Before that: `make site` and "
               "`build/site/index.html`, or `make lab` on a laptop.",
-              "- **A worksheet** is one printable page a notebook: its Predicts (each with the text above the "
+              "- **A worksheet** is one printable sheet a notebook (a page or two): its Predicts (each with the text above the "
               "prompt) and its main-line exercises, each with a box to write in; no answers. For this class: "
               + "; ".join(f"worksheet {nb}, {a} Predict{'s' * (a != 1)} and {b} exercise{'s' * (b != 1)}"
                           for nb, (a, b) in sheet.items()) + ". `make site` writes them to "
               "`build/site/worksheets/` (HTML, and PDF where the build machine has Chromium to print them).",
               "- **The 20-minute talk** (`build/site/talk.html`, reveal.js, opens from `file://`; <kbd>S</kbd> for "
               "speaker notes) is notebook 00's answer as slides: " + "; ".join(talk_outline()) + ". It can stand "
-              "in for the 00 block and the wrap-up; the plan above does not need it.",
+              "in for the 00 block and the wrap-up (15 minutes of the plan) if you take the other 5 minutes from "
+              "05's block (show the explorer, skip the Karpathy example); the plan above does not need it.",
               "- **Part 3, speed, is only previewed** in this class: it rests on notebook 09's training runs, which "
               "the class does not show. State sentence 3 with its condition and point to 09.", ""]
     return lines
@@ -614,6 +630,20 @@ def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
 
 def _one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
+
+
+def _solution_lines(text: str, indent: str = "    ") -> list[str]:
+    """A solution as Markdown under a list item: prose on one line each paragraph, fenced code blocks
+    kept line for line (indented under the item, so the code stays runnable as printed)."""
+    out: list[str] = []
+    for k, part in enumerate(re.split(r"(```[a-z]*\n.*?\n\s*```)", text, flags=re.S)):
+        if k % 2:  # a fenced block
+            body = part.strip().splitlines()
+            lang, code, end = body[0], body[1:-1], body[-1]
+            out += ["", indent + lang.strip()] + [indent + line.rstrip() for line in code] + [indent + end.strip(), ""]
+        elif part.strip():
+            out.append(indent + _one_line(part) if out else _one_line(part))
+    return out
 
 
 def _md_cell(text: str) -> str:
@@ -632,7 +662,7 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
         "",
         "This guide holds the course's answers. The self-check pages of the site carry their answers in the",
         "page (a static page cannot hide them), and the notebooks fold their solutions; this guide is the key.",
-        "Worksheets (one printable page a notebook, no answers) and a 20-minute talk are built with the site",
+        "Worksheets (one printable sheet a notebook, a page or two, no answers) and a 20-minute talk are built with the site",
         "(`make site` writes `teachers.html`, `worksheets/` and `talk.html` into `build/site/`).",
         "",
         *class_pack(notebooks, {n.stem[:2]: n.stem for n in notebooks}),
@@ -701,8 +731,9 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
                 where = " (deep dive)" if e.deep_dive else ""
                 name = f"Exercise {e.number}{(' ' + e.label) if e.label else ''}" if e.number else "Try it"
                 if not e.key:
+                    sol = _solution_lines(e.solution)
                     lines += [f"- **{name}{where}** (no self-check: an essay): {_one_line(e.text)}",
-                              f"  - *Solution:* {_one_line(e.solution)}",
+                              f"  - *Solution:* {sol[0] if sol else ''}", *sol[1:],
                               "  - *Grade it* with the rubric (claim, condition, reason) above."]
                     continue
                 ex = get(e.key)
@@ -712,13 +743,14 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
                 for wrong, means in slips_of(e.key):
                     lines.append(f"  - *Slip* {wrong}: {_one_line(means)}")
                 if e.solution:
-                    lines.append(f"  - *Solution:* {_one_line(e.solution)}")
+                    sol = _solution_lines(e.solution)
+                    lines += [f"  - *Solution:* {sol[0] if sol else ''}", *sol[1:]]
                 if "conceptual" in e.label:
                     lines.append("  - *Grade the reason* with the rubric (claim, condition, reason) above.")
             lines.append("")
         if n.deep_dives:
             lines += ["**Deep dives** (optional): " + "; ".join(_one_line(d) for d in n.deep_dives), ""]
-    return "\n".join(lines).rstrip() + "\n"
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in lines)).rstrip() + "\n"
 
 
 # -- the site's pages ---------------------------------------------------------------------------------
