@@ -930,7 +930,8 @@ magnitude, pushing the softmax function into regions where it has extremely smal
 <script src="{static}reveal/reveal.js"></script>
 <script src="{static}reveal/plugin/notes/notes.js"></script>
 <script>
-MathJax = {{ tex: {{ inlineMath: [["$", "$"]] }}, loader: {{ paths: {{ mathjax: "{static}mathjax" }} }} }};
+MathJax = {{ tex: {{ inlineMath: [["$", "$"]] }}, loader: {{ paths: {{ mathjax: "{static}mathjax" }} }},
+            options: {{ menuOptions: {{ settings: {{ inTabOrder: false }} }} }} }};
 Reveal.initialize({{ hash: true, plugins: [RevealNotes] }});
 </script>
 <script defer src="{static}mathjax/tex-svg.js"></script>
