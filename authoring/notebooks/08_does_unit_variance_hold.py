@@ -629,7 +629,7 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 # after LayerNorm, LeCun's $1/\text{fan\_in}$ rule gives exactly that. Other rules multiply $\mathrm{Var}(q\cdot k)$
 # by a factor. For PyTorch's default it is 1/9 at every $d_k$. For GPT-2 small it is 0.094 at every $d_k$.
 # For those two the square root still holds (from which $d_k$ most queries then commit: deep dive below).
-# For Xavier's rule on one head's matrix the factor changes slowly with $d_k$: it is 3.16 at $d_k = 64$.
+# For Xavier's rule on one head's matrix the factor changes slowly with $d_k$: it is 3.16 at $d_\text{model} = 512$, $d_k = 64$.
 # After training, $q$ and $k$ can correlate (section 3, modelled, not measured). No notebook trains a real
 # model: part 3 (**speed**) is measured on 09's small head only.
 
