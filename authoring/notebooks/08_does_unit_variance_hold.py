@@ -55,13 +55,14 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # add (02): $\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W)$ after LayerNorm.
 # $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)$,
 # $= d_k\,\mathrm{Var}(q_i)^2$ when both use the same rule.
-# The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three rules in use:
+# The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three starting rules in use, and what each
+# does to $\mathrm{Var}(q\cdot k)$:
 #
-# | rule | $\mathrm{Var}(W)$ |
-# |---|---|
-# | LeCun's | $1/\text{fan\_in}$ |
-# | Xavier's, with fan-out 64: one head's $W_Q$ taken alone | $2/(\text{fan\_in} + \text{fan\_out})$ |
-# | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) |
+# | rule | $\mathrm{Var}(W)$ | what it does to $\mathrm{Var}(q\cdot k)$ |
+# |---|---|---|
+# | LeCun's $1/\text{fan\_in}$ | $1/\text{fan\_in}$ | $\mathrm{Var}(q_i) = 1$: exactly the footnote's $d_k$ |
+# | Xavier's (Glorot's): fan-in and fan-out averaged | $2/(\text{fan\_in} + \text{fan\_out})$ | one head's $W_Q$ has fan-out $d_k$ below its fan-in, so $\mathrm{Var}(q_i) > 1$: above $d_k$ |
+# | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) | your Predict |
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
@@ -84,8 +85,8 @@ panels = {RULES[s]: (A.init_scaled_logits(s, d_model), A.query_variance(s, d_mod
 assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
-# PyTorch's default is 9 times *below* the footnote ($\mathrm{Var}(q_i) = 1/3$, so $d_k/9$);
-# Xavier's, for one head's matrix, is above (other shapes: deep dive).
+# PyTorch's default is 9 times *below* the footnote: $\mathrm{Var}(q_i) = 1/3$, so $\mathrm{Var}(q\cdot k) = d_k/9$.
+# Xavier's, for one head's $W_Q$, is above it: $\mathrm{Var}(q_i) = 1.778$ (printed).
 # $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
 # variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
@@ -307,10 +308,11 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
 # $\sqrt{d_k}$ (deep dive below). So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows.
 #
-# **μP** (*maximal update parametrisation*, Yang et al. 2022) divides by $d_k$ instead, for this very case:
-# when $q$ and $k$ agree, the mean of $q\cdot k$ grows like $d_k$, and $1/d_k$ holds it still. One line, at
-# $d_k = 1024$: $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the
-# weight; $512/1024 = 0.5$, the same as at $d_k = 4$ (bottom row; printed above: 0.50 at every $d_k$).
+# **μP** (*maximal update parametrisation*, Yang et al. 2022) is the bottom row: it divides by $d_k$, not
+# $\sqrt{d_k}$. In plain words, $q\cdot k/d_k$ is the *average* of the $d_k$ products $q_i k_i$, and an average
+# of terms of mean $\rho$ stays near $\rho$, however many terms there are. One line, at $d_k = 1024$:
+# $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the weight;
+# $512/1024 = 0.5$, as at $d_k = 4$ (printed above: 0.50 at every $d_k$).
 
 # %%
 for d in (4, 64, 1024):  # the means above against rho·√d_k
@@ -379,7 +381,9 @@ verify_close(f"uniform q, d_k = {d}: Var(q·k) = {d}·(0.8ρ² + 1 − ρ²)", s
 # correlated key among $n = 12$ keys, the mean weight it gets, for 2000 queries per $d_k$. With $1/d_k$
 # the logits tend to $(\rho, 0, \dots, 0)$ (their spread $\sqrt{(1+\rho^2)/d_k}$ shrinks to 0) and the
 # weight to $e^\rho/(e^\rho + n - 1)$; with a constant $a$ in front ($a/d_k$; μP's README: $a = 8$),
-# to $e^{a\rho}/(e^{a\rho} + n - 1)$.
+# to $e^{a\rho}/(e^{a\rho} + n - 1)$. The draws need no vectors: given $q$, an unrelated key's $q\cdot z$ is
+# exactly $|q|$ times a standard normal, and $|q|^2$ is chi-square with $d_k$ degrees of freedom
+# (`A.correlated_dot_product_parts_exact`), so each query takes 13 random numbers whatever $d_k$ is.
 
 # %% tags=["deep-dive"]
 n_keys, n_queries = 12, 2000
@@ -387,21 +391,18 @@ d_ks = [1, 4, 16, 64, 256, 1024, 4096]
 weight_sqrt, weight_inv = [], []
 g = make_rng(SEED)
 for d in d_ks:
-    q, k_match = A.sample_correlated_qk(n_queries, d, rho, rng=g)  # (n_queries, d_k) each
-    dots = np.empty((n_queries, n_keys))
-    dots[:, 0] = np.einsum("nd,nd->n", q, k_match)
-    for j in range(1, n_keys):  # unrelated keys, one at a time to keep memory small
-        dots[:, j] = np.einsum("nd,nd->n", q, g.standard_normal((n_queries, d)))
+    qq, qz = A.correlated_dot_product_parts_exact(d, n_queries, rng=g)  # |q|² ~ χ²(d_k); q·z = |q|·N(0, 1)
+    dots = np.sqrt(qq)[:, None] * g.standard_normal((n_queries, n_keys))  # (n_queries, n_keys): q·z_j = |q|·N(0, 1)
+    dots[:, 0] = rho * qq + np.sqrt(1 - rho**2) * qz  # the correlated key: q·k = ρ|q|² + √(1−ρ²) q·z
     weight_sqrt.append(softmax(dots / np.sqrt(d))[:, 0])  # weight on the correlated key, per query
     weight_inv.append(softmax(dots / d)[:, 0])
-del q, k_match, dots  # the d_k = 4096 draws: 130 MB a kernel would otherwise keep
 limit = np.exp(rho) / (np.exp(rho) + n_keys - 1)
 print(" d_k | mean weight on the correlated key: ×1/√d_k   ×1/d_k (SE)")
 for d, ws, wi in zip(d_ks, weight_sqrt, weight_inv):
     print(f"{d:4d} | {ws.mean():38.3f}  {wi.mean():7.3f} ({wi.std(ddof=1) / np.sqrt(n_queries):.1e})")
 print(f"limit of the 1/d_k column: e^ρ/(e^ρ + {n_keys - 1}) = {limit:.3f}; uniform: 1/{n_keys} = {1 / n_keys:.3f}")
 print(f"largest limit of 1/d_k in this model (ρ = 1): e/(e + {n_keys - 1}) = {np.e / (np.e + n_keys - 1):.3f}")
-w_mup, limit_mup = A.match_weight(d_ks[-1], rho, scale=8 / d_ks[-1], rng=g), np.exp(8 * rho) / (np.exp(8 * rho) + n_keys - 1)
+w_mup, limit_mup = softmax(dots * 8 / d_ks[-1])[:, 0], np.exp(8 * rho) / (np.exp(8 * rho) + n_keys - 1)
 verify(f"×8/d_k (μP's README) at d_k = {d_ks[-1]}: mean weight {w_mup.mean():.4f}, below its limit e^(8ρ)/(e^(8ρ) + {n_keys - 1}) = {limit_mup:.4f} by less than 0.005",
        limit_mup - 0.005 < w_mup.mean() < limit_mup)
 verify(f"×1/√d_k at d_k = {d_ks[-1]}: the correlated key takes > 99 % of the weight", weight_sqrt[-1].mean() > 0.99)
@@ -409,7 +410,7 @@ verify_close(f"×1/d_k at d_k = {d_ks[-1]}: mean weight → e^ρ/(e^ρ + {n_keys
              se=weight_inv[-1].std(ddof=1) / np.sqrt(n_queries))
 weight_sqrt, weight_inv = [w.mean() for w in weight_sqrt], [w.mean() for w in weight_inv]
 
-# %% tags=["deep-dive"] alt="Mean weight on the correlated key (rho = 0.5) among 12 keys against d_k from 1 to 4096, log x axis: scaled by 1/sqrt(d_k) it climbs from 0.12 to 1.00 (0.725 at d_k = 64); scaled by 1/d_k it stays flat near its limit 0.130, a dashed line; uniform weight would be 0.083."
+# %% tags=["deep-dive"] alt="Mean weight on the correlated key (rho = 0.5) among 12 keys against d_k from 1 to 4096, log x axis: scaled by 1/sqrt(d_k) it climbs from 0.12 to 1.00 (0.710 at d_k = 64); scaled by 1/d_k it stays flat near its limit 0.130, a dashed line; uniform weight would be 0.083."
 ax = assumptions_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=limit)
 ax.figure
 
@@ -425,7 +426,8 @@ correlation_explorer
 #
 # Two fixes bound the logit whatever $\rho$ and $d_k$ do:
 # - **QK-norm**: divide $q$ and $k$ by their lengths, and multiply the dot product by a
-#   learned $g$. The logit is $g\cos\theta$, never outside $[-g, g]$.
+#   learned $g$. The logit is $g\cos\theta$: only the angle between $q$ and $k$ counts, not their
+#   lengths, so it never leaves $[-g, g]$.
 # - **Soft-capping** (Gemma 2): $s \mapsto c\tanh(s/c)$, almost unchanged while $|s| \ll c$, never beyond $\pm c$.
 #
 # QK-norm on one pair, $q = (3, 4)$ and $k = (8, 6)$, then $q$ ten times longer (as training can make it):
@@ -435,6 +437,7 @@ q2, k2 = np.array([3.0, 4.0]), np.array([8.0, 6.0])
 for m in (1, 10):  # q made m times longer
     qk_norm = A.qk_norm_scores(m * q2[None, None], k2[None, None], gain=5.0)[0, 0, 0]  # g cos θ, g = 5
     print(f"q = {m:2d} × (3, 4), k = (8, 6): q·k = {m * q2 @ k2:3.0f} | QK-norm logit with g = 5: {qk_norm:.2f}")
+    verify_close(f"q = {m:2d} × (3, 4): QK-norm logit = g·cos θ = 5 · 48/(5·10)", qk_norm, 5 * 48 / 50, rtol=1e-12)
 
 # %% [markdown]
 # $q\cdot k$ grows tenfold, 48 to 480; the QK-norm logit stays 4.80: $\cos\theta = 48/(5\cdot 10) = 0.96$,
@@ -572,11 +575,12 @@ verify("LN(q)·LN(k)/√d_k = √d_k·cos θ' (centred q, k), all 5 pairs", np.a
 # %% [markdown] predict_answer=["below", "far below"] predict_answer_common=["far below"]
 # ## 5. Real models: GPT-2 and T5
 #
-# Their rows of the course's table of published models (the whole table closes the deep dive after
-# this section). **GPT-2 small** divides by $\sqrt{64}$ and draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ at any width, so
-# $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2). **T5** has no scale: it normalises tokens with
-# RMSNorm ($\mathrm{E}[x^2] = 1$), draws $W_Q$ with variance $1/(d_\text{model}\,d_{kv})$ and $W_K$ with
-# $1/d_\text{model}$ ($d_{kv}$ is its $d_k$).
+# Two rows of the course's table of published models (the whole table: deep dive after this section).
+# - **GPT-2 small** divides by $\sqrt{64}$. It draws $W_Q$, $W_K$ from $N(0, 0.02^2)$ whatever the width, so
+#   $\mathrm{Var}(q_i) = 768 \cdot 0.02^2$ (section 2).
+# - **T5** has no scale, yet starts at $\mathrm{Var}(q\cdot k) = 1$: it draws $W_Q$ with variance
+#   $1/(d_\text{model}\,d_{kv})$ and $W_K$ with $1/d_\text{model}$ ($d_{kv}$ is its $d_k$), so the $1/d_{kv}$ sits in
+#   $W_Q$'s start. Its RMSNorm gives $\mathrm{E}[x^2] = 1$, as LayerNorm does.
 #
 # **Predict:** is GPT-2 small's scaled logit variance at initialisation above or below 1?
 
@@ -589,26 +593,27 @@ var_t5 = t5.head_dim * (t5.d_model / (t5.d_model * t5.head_dim)) * (t5.d_model /
 print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} ± {se:.4f} (16 networks), T5 base {var_t5:.4f} (formula)")
 
 # %% [markdown]
-# GPT-2's is far below 1: its $W_Q$, $W_K$ start small. T5's is 1 by its formula (not simulated): its
-# $1/\sqrt{d_{kv}}$ sits in $W_Q$'s starting weights.
-# Does GPT-2 need its scale? A row of 1024 independent logits,
-# GPT-2's with and without $1/\sqrt{64}$, beside 00's unit-variance row: top weight and $e^H$ keys in
-# play (05), medians of 1000 rows, range over 5 seeds:
+# GPT-2's is far below 1: its $W_Q$ and $W_K$ start small. T5's is 1, by its formula (not simulated).
+#
+# Does GPT-2 still need its scale? Take one row of 1024 independent logits with GPT-2's starting spread,
+# scaled and unscaled, beside 00's unit-variance row. For each, the top weight and the keys in play, $e^H$
+# (05): medians of 1000 rows, range over 5 seeds.
 
 # %%
 spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
 verify_close(f"GPT-2 small: Var(q·k/√64) = Var(q_i)², std {spread:.3f}", var_gpt2, spread**2, se=se)
-z = np.stack([make_rng(SEED + 10 + s).standard_normal((1000, 1024)) for s in range(5)])  # (5 seeds, 1000 rows, 1024)
+z, in_play = np.stack([make_rng(SEED + 10 + s).standard_normal((1000, 1024)) for s in range(5)]), {}  # (5 seeds, 1000 rows, 1024)
 for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread), ("unit variance without (00)", 8.0)):
     w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H; shape (5, 1000)
     keys, top = np.median(w.effective_keys, axis=1), np.median(w.max_weight, axis=1)  # one median per seed
     print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
+    in_play[name] = keys
+verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2–2.5", 70 < in_play["GPT-2 without"].min() < in_play["GPT-2 without"].max() < 90 and 2 < in_play["unit variance without (00)"].min() < in_play["unit variance without (00)"].max() < 2.5)
 
 # %% [markdown]
-# **Why does GPT-2 need the scale?** If a row's 1024 logits are independent with GPT-2's starting
-# spread, then even unscaled about 80 keys stay in play, where 00's unit-variance logits keep 2.2–2.4:
-# its small weights soften the start. But its unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$, still
-# grows with $d_k$; only the scale removes the $d_k$.
+# **Why GPT-2 still needs the scale.** Its small start softens the softmax: unscaled, about 80 of 1024 keys
+# stay in play. Unit-variance logits keep only 2.2–2.4. But GPT-2's unscaled variance,
+# $d_k\,(d_\text{model}\cdot 0.02^2)^2$, still grows with $d_k$: only the scale removes the $d_k$.
 #
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 
@@ -620,13 +625,13 @@ for scheme, width in (("lecun", 512), ("pytorch_default", 512), ("gpt2", 768), (
 verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", all(np.ptp(factors[s]) < 1e-12 for s in ("lecun", "pytorch_default", "gpt2")))
 
 # %% [markdown]
-# **Where the answer stops.** Part 1 of the answer assumes components of variance 1; at initialisation
-# LeCun's $1/\text{fan\_in}$ rule gives exactly that, after LayerNorm. Other initialisations multiply $\mathrm{Var}(q\cdot k)$
-# by a factor. For PyTorch's default (1/9) and GPT-2 small (0.094) it is the same at every $d_k$, so the square
-# root still holds (from which $d_k$ most queries commit under PyTorch's default: deep dive below). For Xavier's, on one head's
-# matrix, it changes slowly with $d_k$: 3.16 at $d_\text{model} = 512$, $d_k = 64$, between 1 and 4 while
-# $d_k \le d_\text{model}$. After training $q$ and $k$ correlate (section 3, modelled, not measured). No notebook
-# trains a real model: part 3 (**speed**) is measured on 09's small head only.
+# **Where the answer stops.** Part 1 of the answer assumes components of variance 1. At initialisation,
+# after LayerNorm, LeCun's $1/\text{fan\_in}$ rule gives exactly that. Other rules multiply $\mathrm{Var}(q\cdot k)$
+# by a factor. For PyTorch's default it is 1/9 at every $d_k$. For GPT-2 small it is 0.094 at every $d_k$.
+# For those two the square root still holds (from which $d_k$ most queries then commit: deep dive below).
+# For Xavier's rule on one head's matrix the factor changes slowly with $d_k$: it is 3.16 at $d_\text{model} = 512$, $d_k = 64$.
+# After training, $q$ and $k$ can correlate (section 3, modelled, not measured). No notebook trains a real
+# model: part 3 (**speed**) is measured on 09's small head only.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: from which $d_k$ queries commit under PyTorch's default
@@ -705,7 +710,8 @@ print(models.format_table())
 #
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ (LayerNorm fixes $x$, not $q$ or $k$):
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor. T5 starts at 1, GPT-2 lower.
-# - Aligned $q$ and $k$ (modelled with a fixed $\rho$): the scaled mean $\rho\sqrt{d_k}$ grows; μP's $a/d_k$ holds it at $a\rho$; QK-norm bounds the logit.
+# - If $q$ and $k$ agree with correlation $\rho$ (a model), the scaled mean $\rho\sqrt{d_k}$ grows; μP's $1/d_k$ holds
+#   the mean at $\rho$; QK-norm bounds the logit by $g$.
 #
 # ## Exercises
 #

@@ -157,14 +157,18 @@ verify(f"example {b}, saturated on a wrong key: ‖p − e_t‖ ≈ √2 but ‖
        f"{np.linalg.norm(direct):.3f} vs below 1e-6")
 del big, sub, f_u  # 20,000 examples and 200 × 8 keys of length 1024: the kernel need not keep them (40 MB)
 
-# %% [markdown] predict_answer=["larger", "10 times larger"]
+# %% [markdown] predict_answer=["under one in ten", "one in ten", "7 %"] predict_answer_common=["7 %"]
 # ## 3. At initialisation: who carries the gradient?
 #
-# **Predict:** at $d_k = 1024$ the unscaled attention is saturated. Is the gradient $\|\partial L/\partial W_Q\|$ of a batch of 64
-# examples about 1000 times smaller than the scaled one, 10 times smaller, the same, or larger?
+# A batch's gradient is the sum of its examples' gradients. At $d_k = 1024$ the unscaled attention is
+# saturated, and a saturated example passes back almost nothing (06).
 #
-# Below, unscaled ÷ scaled over 25 seeds, on 1024 examples: the attention's entropy; the gradient
-# $\|\partial L_b/\partial W_Q\|$ of the median example $b$; the gradient $\|\partial L/\partial W_Q\|$ of a batch of 64 (mean of 16 batches).
+# **Predict:** unscaled, how many of the examples carry 90 % of the summed squared gradient: about as
+# many as scaled, half as many, or under one in ten?
+#
+# Below, over 25 seeds on 1024 examples: unscaled ÷ scaled for the attention's entropy, for the gradient
+# $\|\partial L_b/\partial W_Q\|$ of the median example $b$, and for a batch's $\|\partial L/\partial W_Q\|$ (64
+# examples, mean of 16 batches); then the share of examples that carry 90 % of the gradient.
 
 # %%
 held, seeds = training.make_batch(1024, rng=rng), training.GRID_SEEDS
@@ -181,15 +185,12 @@ for sc, name in (("unscaled", "unscaled"), ("sqrt", "scaled")):
     print(f"{name}: examples carrying 90 % of the summed squared gradients: median {sh.median:.0%} (range {sh.low:.0%} to {sh.high:.0%})")
 
 # %% [markdown]
-# Larger: unscaled, the median example's gradient is about 3000 times smaller, but the batch's is 10
-# times larger. A batch gradient is a sum over examples, and unscaled a few examples carry it (7 % of
-# the examples carry 90 % of the summed squared gradients; scaled, 61 %): those whose two largest logits
-# nearly tie, so they are not saturated. Each gradient through a logit $s\,q\cdot k$ carries its factor
-# $s$, 1 unscaled and $1/\sqrt{1024} = 1/32$ scaled, so each of those few is far larger than a scaled
-# example's, and together they outweigh a whole scaled batch (deep dive).
-# Part 2 (**commitment**) still holds example by example: most examples send almost no signal.
-# So part 3 of the answer (**speed**) is about steps, not gradient sizes: summed over a batch, the unscaled
-# gradient is larger, not smaller.
+# Under one in ten: unscaled, 7 % of the examples carry 90 % of the summed squared gradient (scaled: 61 %).
+# They are the examples whose two largest logits nearly tie, so they are not saturated (06's near ties).
+# The median example's gradient is about 3000 times smaller unscaled, yet the batch's is 10 times larger:
+# a gradient through a logit $s\,q\cdot k$ carries the factor $s$, 1 unscaled and $1/32$ scaled, so each of
+# those few is far larger than a scaled example's (deep dive).
+# So part 2 (**commitment**) holds example by example, and part 3 (**speed**) is about steps, not gradient sizes.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: who carries the gradient
@@ -212,6 +213,8 @@ for sd in seeds:
 verify("every seed: the heavy examples' median top-2 gap below 0.2 × the rest's", max(gap_ratio) < 0.2,
        f"gap ratio: median {np.median(gap_ratio):.2f}, largest {max(gap_ratio):.2f}")
 verify("every seed: the batch gradient is larger unscaled", ratio["batch"].low > 1)
+verify("every seed: under 10 % of the examples carry 90 % of the squared gradient unscaled, over half scaled",
+       all(init[sd, "unscaled"]["share"] < 0.1 < 0.5 < init[sd, "sqrt"]["share"] for sd in seeds))
 norms = {sc: init[training.grid_seed(SEED, name="SEED"), sc]["norms"] for sc in ("sqrt", "unscaled")}  # SEED in 0–24
 print(f"seed {SEED}: scaled, 90 % of examples between {np.percentile(norms['sqrt'], 5):.1f} and "
       f"{np.percentile(norms['sqrt'], 95):.1f}; unscaled, {np.mean(norms['unscaled'] <= 1e-12):.0%} at or below 1e-12, "
@@ -222,8 +225,7 @@ training_plots.gradient_histogram(norms["sqrt"], norms["unscaled"], d_k=1024).fi
 # ## 4. Training, each model at its best learning rate
 #
 # **SGD** (stochastic gradient descent): 300 steps, each on a fresh random **minibatch** of 64
-# examples; per seed, both models share start and batches. The stored grid holds seeds 0–24 (a `SEED`
-# outside them stops with a message saying so). **Steps to 90 %**: the first step
+# examples; per seed, both models share start and batches; seeds 0–24. **Steps to 90 %**: the first step
 # at which a run's accuracy, averaged over the last 10 minibatches, reaches 90 %. A **survival
 # curve** draws the fraction of runs there by step $t$. A model's **best $\eta$**, of 0.01, 0.03,
 # …, 10, gives the fewest median steps.
@@ -242,9 +244,9 @@ training_plots.survival_curves(curves, 300, title="$d_k$ = 1024, 25 seeds").figu
 
 # %% [markdown]
 # Near 8×: every run reaches 90 %, at $d_k = 1024$ in a median 11 steps scaled and 78 unscaled
-# (ratio 7.1). Take 7.1 as rough: the deep dive "how sure are we" shows what moves it, and by how much.
-# What does not move: the unscaled model learns, only later. That is part 3 of the answer (**speed**).
-# At every $d_k$ of the grid, each model at its best $\eta$, and both at one fixed $\eta = 0.1$:
+# (ratio 7.1). The unscaled model learns, only later: that is part 3 of the answer (**speed**). How exact
+# 7.1 is, and what moves it, has one folded deep dive below, "How sure are we?".
+# At every $d_k$ of the grid, each model at its best $\eta$, and both at two fixed rates:
 
 # %%
 rows = {f"{a}, best η": [f"{best[d, a][0]:g}" for d in grid.d_ks] for a in arms}  # medians over the 25 seeds
@@ -262,15 +264,12 @@ verify("unscaled median below the scaled at η = 0.1 for d_k = 4 … 256 (above 
 
 # %% [markdown]
 # Each at its best $\eta$, from $d_k = 4$ to 1024, the unscaled head needs more steps as $d_k$ grows from 16
-# (16, 16, 25, 45, 78); the scaled head needs about the same from 16 on (17, 12, 12, 11, 11). The best
-# rates differ, and the scaled one, 10 at $d_k = 256$ and 1024, sits at the grid's edge: a wider grid could
-# only lower its median. At one fixed small rate the order flips: at $\eta = 0.1$ and $d_k = 4$ … 256 the
-# unscaled head is the faster one (44, 31, 35, 45 steps against 75, 60, 62, 58); only at 1024 is it the
-# slower. At $\eta = 0.03$ it is the faster at every $d_k$ of the grid. So part 3 compares each model at its
-# best rate.
+# (16, 16, 25, 45, 78); the scaled head about the same from 16 on (17, 12, 12, 11, 11). At one fixed small rate
+# the order can flip: at $\eta = 0.1$ the unscaled head is the faster one up to $d_k = 256$, at $\eta = 0.03$
+# at every $d_k$. So part 3 compares each model at its best rate.
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: how sure are we?
+# ## Deep dive: How sure are we?
 #
 # The ratio 7.1 is a ratio of two medians over 25 runs, measured with a 10-step yardstick, each
 # model at its best rate on a grid. Five things move it; each is printed below.
@@ -295,7 +294,7 @@ verify("unscaled median below the scaled at η = 0.1 for d_k = 4 … 256 (above 
 # two tie (16 and 17 steps).
 #
 # The grid holds every run at $d_k \in \{4, 16, 64, 256, 1024\}$, $\eta \in \{0.01, 0.03, 0.1, 0.3,
-# 1, 3, 10\}$, seeds 0–24, three arms, 300 steps: loss, accuracy, entropy and
+# 1, 3, 10\}$, seeds 0–24 (a `SEED` outside them stops with a message saying so), three arms, 300 steps: loss, accuracy, entropy and
 # $\log_{10}\|\partial L/\partial W_Q\|$ at every step (float16), each run's held-out accuracy and
 # steps to 90 %. `python -m sdpa_helpers.training.grid` regenerates it (about 3.5 minutes of one CPU core; the file is 4.4 MB).
 #
@@ -373,12 +372,10 @@ reached = int(np.isfinite(grid.steps(1024, "unscaled")[:, grid.lrs.index(1.0)]).
 print(f"η = 1, d_k = 1024: {reached} of 25 unscaled runs reach 90 % within 300 steps")
 
 # %% [markdown]
-# "never": fewer than half the runs reach 90 % within 300 steps. At $\eta = 1$, $d_k = 1024$ only 7 of 25
-# unscaled runs do: slow at that rate, yet at its best $\eta$ every run
-# gets there (§4). Part 3 of the answer (**speed**) in numbers: unscaled, $\eta = 0.1$ trains every run,
-# slower as $d_k$ grows from 16 (faster than scaled up to 256). The scale buys **a speed at fixed $\eta$
-# that does not depend on $d_k$**: about 60 and 14 steps at $\eta = 0.1$ and 1 at each grid $d_k$ from 16 to 1024;
-# at $\eta = 0.3$ and 3 too, and at $\eta = 10$ from $d_k = 64$ (deep dive).
+# "never": fewer than half the runs reach 90 % within 300 steps (at $\eta = 1$, $d_k = 1024$, 7 of 25
+# unscaled runs do). What the scale buys is **a speed at fixed $\eta$ that does not depend on $d_k$**: scaled,
+# about 60 steps at $\eta = 0.1$ and 14 at $\eta = 1$, at every $d_k$ of the grid from 16 to 1024 (other rates:
+# deep dive). Unscaled, the same $\eta$ gives a speed that changes with $d_k$.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: any run of the grid, and two traps in reading it
@@ -511,8 +508,9 @@ for lr in (0.3, 3.0, 10.0):
         str(training.seed_summary(grid.steps(d, "scaled")[:, grid.lrs.index(lr)])) for d in grid.d_ks))
 
 # %% [markdown] tags=["deep-dive"]
-# At $\eta = 0.1$ the unscaled model can even be the faster one: at $d_k = 16$ it reaches accuracy 1
-# first, its entropy starting low; at 1024 it is slower.
+# At $\eta = 0.1$ the unscaled model can even be the faster one: for $d_k = 4$ … 256 its medians are
+# 44, 31, 35, 45 steps against 75, 60, 62, 58 (§4's table). At $d_k = 16$ it reaches accuracy 1 first, its
+# entropy starting low; at 1024 it is slower.
 
 # %% tags=["deep-dive"] alt="Two columns, d_k = 16 and 1024, at learning rate 0.1, rows loss, batch accuracy, attention entropy and gradient norm over 300 steps. At d_k = 16 unscaled (orange) reaches median accuracy 1 at step 39, before scaled (blue) at step 72, and its entropy starts low, near 0.7 nats against 1.7; at d_k = 1024 scaled reaches median accuracy 1 at step 72 and unscaled at step 134, its entropy near 0 throughout (0.08 at step 1) and its gradient median on the grey, labelled 1e-8 floor from step 251. The dotted reparametrised model lies on the scaled curves."
 runs_01 = {d: grid.runs(d, 0.1) for d in (16, 1024)}
@@ -591,7 +589,7 @@ training_plots.survival_panels({f"$d_k$ = {d}": {a: (best_adam[d, a][1], f"{a}, 
 # (14, 13, 13, 14), and at $d_k = 1024$ the ratio is 7.5, close to SGD's 7.1. Two differences: under
 # Adam the unscaled head is the slower one already at $d_k = 4$, and its best rate shrinks with $d_k$
 # (from 0.1 to 0.003) while under SGD it shrinks less (from 1 to 0.1). The same cautions apply as
-# for SGD (deep dive "how sure are we"): the unscaled runs are chaotic, 25 seeds, a 3×-spaced grid.
+# for SGD (deep dive "How sure are we?"): the unscaled runs are chaotic, 25 seeds, a 3×-spaced grid.
 # One more under Adam: a scaled run that has learned turns chaotic too, since Adam divides its tiny
 # gradients by their own root-mean-square, so a last-bit change moves its late batch accuracies, long
 # after it reached 90 % (its steps to 90 % do not move; `tests/test_training_grid.py` checks both).
@@ -648,10 +646,11 @@ verify("asymmetric split (W_Q × 1/8, rate η/64): same losses as the scaled mod
 # %% [markdown]
 # ## Summary
 #
-# - Unscaled heads learn, slower as $d_k$ grows (at 1024, each at its best rate: about 7× the steps
-#   with SGD; Adam gives the same picture, deep dive).
-# - The scale is a reparametrisation (weights $\times d_k^{-1/4}$, rate $\eta/\sqrt{d_k}$) that buys a
-#   speed at fixed $\eta$ independent of $d_k$ (here at least for $0.1 \le \eta \le 1$, $d_k \ge 16$; §5).
+# - Each model at its best rate, the unscaled head learns but needs more steps as $d_k$ grows from 16: at
+#   1024 about 7× the steps with SGD, and the same picture with Adam (deep dive).
+# - If the unscaled model starts from $d_k^{-1/4}$ times the weights and trains at $\eta/\sqrt{d_k}$, it follows
+#   the scaled model step for step. The scale is a reparametrisation: at $0.1 \le \eta \le 1$ it buys, from
+#   $d_k = 16$ on, a speed at fixed $\eta$ that does not depend on $d_k$ (§5).
 #
 # ## Exercises
 #
