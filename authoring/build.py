@@ -11,10 +11,11 @@ working directory ``notebooks/``; outputs and widget state are stored.
 
 A built notebook carries a fingerprint of its cells in its metadata; the build refuses to
 overwrite a notebook whose cells changed since (a learner's added cell, outputs of a run), and
-says so: ``--force`` overwrites. It also records the digest of the package code and data it ran
-against (``authoring/code_digest.py``): ``--check`` names every notebook whose cells differ from its
-source *or* whose outputs were made by other code than today's. A notebook is written atomically
-(a temporary file beside it, then ``os.replace``): an interrupted build never leaves it truncated.
+says so: ``--force`` overwrites. It also records the package files the notebook's kernel loaded (and
+the front end and data) with their digest (``authoring/code_digest.py``): ``--check`` names every
+notebook whose cells differ from its source *or* whose outputs were made by other code than today's.
+A notebook is written atomically (a temporary file beside it, then ``os.replace``): an interrupted
+build never leaves it truncated.
 """
 
 from __future__ import annotations
@@ -263,21 +264,23 @@ def stable_widget_ids(nb, stem: str):
 def build(source: Path, force: bool = False) -> float:
     """Execute one source in a fresh kernel and write its notebook; return seconds taken."""
     nb = read_source(source)
-    digest = code_digest.code_digest(ROOT)
+    before = code_digest.code_digest(ROOT)  # the whole package: nothing may change while the notebook runs
+    nb.cells.append(nbformat.v4.new_code_cell(code_digest.LOADED_MODULES))  # asked last, then removed
     start = time.perf_counter()
     client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
                             store_widget_state=True,
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
     client.execute()
     seconds = time.perf_counter() - start
+    loaded = json.loads("".join(o.get("text", "") for o in nb.cells.pop().outputs if o.output_type == "stream"))
     # nbclient stamps no timing (record_timing=False); drop anything else machine-specific.
     nb.metadata.pop("papermill", None)
     nb.metadata["language_info"] = LANGUAGE_INFO
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
-    if code_digest.code_digest(ROOT) != digest:
+    if code_digest.code_digest(ROOT) != before:
         raise RuntimeError(f"{source.name}: sdpa_helpers or its data changed while the notebook ran; build it again")
-    nb.metadata[code_digest.KEY] = digest
+    code_digest.record(nb.metadata, code_digest.notebook_files(loaded, ROOT), ROOT)
     nb = merge_streams(nb)
     nb = stable_widget_ids(nb, source.stem)
     check_explorer_cells(nb, source.name)
@@ -517,16 +520,15 @@ def write_reading_load() -> None:
 
 def out_of_date(todo: list[Path]) -> list[tuple[Path, str]]:
     """``(source, why)`` for every source whose notebook is missing, differs from it in its cells, or
-    stores outputs made by other package code or data than today's (:mod:`code_digest`)."""
-    today = code_digest.code_digest(ROOT)
+    stores outputs made by other package code or data than today's (:func:`code_digest.why_stale`: the
+    digest over the files the notebook recorded it loaded)."""
     found = []
     for s in todo:
         path = target(s)
         if not path.exists():
             found.append((s, "not built"))
-        elif code_digest.stored_digest(path) != today:  # the cheap check first
-            found.append((s, "its outputs were made by other sdpa_helpers code or data than today's"
-                          if code_digest.stored_digest(path) else "it records no code digest (built before them)"))
+        elif why := code_digest.why_stale(path, ROOT):  # the cheap check first
+            found.append((s, why))
         elif cell_signature(read_source(s)) != cell_signature(nbformat.read(path, as_version=4)):
             found.append((s, "its cells differ from its source"))
     return found

@@ -7,18 +7,20 @@ Writes, from the one template ``authoring/templates/new_notebook.txt``:
   placeholders, an explorer, a deep dive, the summary, two exercises (one conceptual) and the link
   back to 00;
 - the topic's modules ``sdpa_helpers/{topic,plots/topic,widgets/topic,exercises/topic}.py`` and
-  their tests ``tests/test_{topic,plots_topic,widgets_topic}.py`` (the tests that walk the package
-  find them by themselves: nothing is registered by hand);
+  their one test file ``tests/test_topic.py`` (its math, figure and explorer; the tests that walk the
+  package find the modules by themselves: nothing is registered by hand);
 
 and edits the course's maps: a row in notebook 00's map, in the README's notebook table and in
 ARCHITECTURE.md's topic table; the previous last notebook's closing "Back to the start" link becomes
-a **Next:** link to the new one. Every placeholder is marked ``TODO(write)``; at the end it prints
-what is left to write, file by file. Nothing that counts notebooks is written anywhere (the site and
-the docs derive it). Standard library only; nothing is written unless every edit can be made.
+a **Next:** link to the new one. Those edits are complete (the map rows' text is ``--summary``): the
+author writes six files, all the topic's own. Every placeholder is marked ``TODO(write)``; at the end it
+prints what is left to write, file by file -- exactly those six. Nothing that counts notebooks is written
+anywhere (the site and the docs derive it). Standard library only; nothing is written unless every edit
+can be made.
 
     python authoring/new_notebook.py 10_temperature --title "Temperature" --summary "softmax temperature vs the scale"
 
-``--summary`` is the map rows' description (what the notebook shows); without it the rows say TODO(write).
+``--summary`` (required) is the map rows' description: what the notebook shows, in a few words.
 From the Makefile: ``make notebook NAME=10_temperature TITLE="Temperature" SUMMARY="..."``.
 """
 
@@ -127,7 +129,7 @@ def plan(name: str, title: str | None = None, root: Path = ROOT,
     edits[architecture] = insert_after_last(
         architecture.read_text(encoding="utf-8"), re.compile(r"^\| \d\d \| `\w+` \|"),
         f"| {nn} | `{topic}` | `{topic}.py` | `plots/{topic}.py` | `widgets/{topic}.py` | `exercises/{topic}.py` "
-        f"| `test_{topic}.py`, `test_plots_{topic}.py`, `test_widgets_{topic}.py` |", "ARCHITECTURE.md's topic table")
+        f"| `test_{topic}.py` |", "ARCHITECTURE.md's topic table")
     previous = last.read_text(encoding="utf-8")
     if len(BACK_TO_START.findall(previous)) != 1:
         raise ScaffoldError(f"{last.name} does not end with one '**Back to the start:** [...](00_start_here.ipynb)' "
@@ -150,10 +152,15 @@ def main(argv=None, root: Path = ROOT) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", help="NN_topic, e.g. 10_temperature (NN: the next number; topic: the module name)")
     parser.add_argument("--title", help="the notebook's title (default: the topic, capitalised)")
-    parser.add_argument("--summary", help="what it shows, for the rows of 00's map and the README's table")
+    parser.add_argument("--summary", required=True,
+                        help="what it shows, in a few words: the text of its rows in 00's map and the README's table")
     args = parser.parse_args(argv)
+    if not (args.summary or "").strip():
+        print("make notebook: SUMMARY (--summary) is required: what the notebook shows, in a few words "
+              "(the text of its rows in 00's map and the README's table)", file=sys.stderr)
+        return 2
     try:
-        new, edits, facts = plan(args.name, args.title or None, root, args.summary or None)
+        new, edits, facts = plan(args.name, args.title or None, root, args.summary.strip())
     except ScaffoldError as problem:
         print(f"make notebook: {problem}", file=sys.stderr)
         return 2
@@ -162,26 +169,28 @@ def main(argv=None, root: Path = ROOT) -> int:
         path.write_text(text, encoding="utf-8")
     rel = lambda p: p.relative_to(root).as_posix()  # noqa: E731
     nn, topic = facts["nn"], facts["topic"]
-    print("created:\n" + "\n".join(f"  {rel(p)}" for p in new))
-    print("edited:\n" + "\n".join(f"  {rel(p)}" for p in edits)
+    print("edited for you (complete, nothing to write there):\n" + "\n".join(f"  {rel(p)}" for p in edits)
           + f"\n  ({rel(facts['previous'])}: its closing link is now **Next:** to {nn}_{topic}.ipynb)")
     if facts["renamed"]:
         print(f"note: an explorer named {camel(topic)}Explorer exists already; yours is {facts['explorer']}")
-    print(f"\nleft to write (every {TODO}; tests/test_new_notebook.py fails while one is left):")
-    print("\n".join(left_to_write([*new, *edits], root)))
+    print(f"\nleft to write: these {len(new)} files, your topic's own (each {TODO} in them; "
+          f"tests/test_new_notebook.py fails while one is left):")
+    print("\n".join(left_to_write(new, root)))
     print(f"""
-then:
+then (commands; no other file needs a hand edit):
   - the notebook's prose: 300-1,200 words on the main line, a Predict before the key simulation with its
     answer in predict_answer, every number from a cell (AUTHORING.md states every rule the tests check);
-  - replace placeholder_value and value_figure by the topic's own math and figures, with their tests;
-  - build every notebook: .venv/bin/python authoring/build.py   (each records a digest of the whole package,
-    so your new modules make every stored output stale; `build.py {nn}` alone while you iterate on it)
-  - 00's main line has a budget of 1,100 words and its map row counts: keep the row short
-  - the teacher's guide: .venv/bin/python authoring/teaching.py   (TEACHING.md is generated from the
-    notebooks and the exercise bank; tests/test_teaching.py fails while it is out of date)
+    replace placeholder_value and value_figure by the topic's own math and figures, with their tests;
+    a public math function taking arrays gets a test_..._sweep... in tests/test_{topic}.py, or a line in
+    that file's SWEEP_EXEMPT = {{"function": "why no sweep"}}
+  - build it and the two notebooks whose sources the scaffold edited (00's map, the previous one's link):
+      .venv/bin/python authoring/build.py 00 {facts['previous'].name[:2]} {nn}
+    (each notebook records the package files it loaded: your new modules stale no other notebook;
+    `build.py --check` names any notebook that is stale)
+  - regenerate: .venv/bin/python authoring/build.py --readme && .venv/bin/python authoring/teaching.py
+    (the README's reading-load table; TEACHING.md, the teacher's guide, from the notebooks and exercises)
   - check it: .venv/bin/python -m pytest -p no:randomly -q tests/test_notebook_structure.py tests/test_{topic}.py \\
-      tests/test_plots_{topic}.py tests/test_widgets_{topic}.py tests/test_new_notebook.py
-  - a new public math function taking arrays: a sweep in tests/test_properties.py or a line in its EXEMPT.""")
+      tests/test_new_notebook.py tests/test_teaching.py tests/test_stale_outputs.py""")
     return 0
 
 

@@ -98,9 +98,65 @@ def d_k_range_problems(text: str, grid=GRID) -> list[str]:
 
 def test_prose_ranges_of_d_k_match_the_grid():
     """Every "d_k from 1 to 4096" (prose, alt texts, docstrings, docs) states ``D_K_CHOICES``' ends."""
-    found = [f"{p.relative_to(ROOT)}: {problem}" for p in PROSE
-             for problem in d_k_range_problems(p.read_text(encoding="utf-8"))]
+    found = [f"{p.relative_to(ROOT)}:{n}: {problem}" for p in PROSE
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             for problem in d_k_range_problems(line)]
     assert not found, "\n".join(found)
+
+
+#: A large power of two in a notebook source (prose, alt text or code): "at $d_k = 4096$", "0.981 at 4096",
+#: ``(1, 4, ..., 4096)``. Not part of a decimal ("0.4096") nor a fraction's denominator ("512/2048").
+LARGE = re.compile(r"(?<![\d.,/])(\d{4,})(?![\d.,]\d)")
+#: Lines about another quantity than d_k: d_model (08's widths), a published model's dimension.
+NOT_D_K = re.compile(r"d_(?:\\text\{)?model|dimension")
+#: The notebook sources, and the package (exercise questions, docstrings, doctests, constants) but for
+#: models.py, whose 4096 is a published model's d_model.
+SOURCES = sorted([*(ROOT / "authoring" / "notebooks").glob("[0-9][0-9]_*.py"),
+                  *(p for p in (ROOT / "sdpa_helpers").rglob("*.py") if p.name != "models.py")])
+
+
+#: In the package, a line states a d_k when it names one; sample sizes and budgets (2048, 8192, ...) do not,
+#: nor the check of the course's range ("d_k must be at most 2**20").
+PACKAGE_D_K = re.compile(r"\bd_k")
+NOT_A_D_K_STATEMENT = re.compile(r"at most|\*\*\s*20")
+
+
+def large_d_k_problems(text: str, grid=GRID, package: bool = False) -> list[tuple[int, str]]:
+    """``(line, problem)`` for every power of two above OTHER_GRIDS_MAX a source states that is not the
+    grid's end: such a d_k is the top of the course's grid ("at d_k = 4096 the logits spread 64"), so a
+    changed grid must move it (a source that means a d_k off the grid says so with another number). A line
+    that also states the grid's end may list other values of the grid ("..., 2048, 4096"). In a package
+    module (``package``) only lines naming d_k count.
+
+    >>> large_d_k_problems("at $d_k = 4096$ it is 0.981\\nd_model from 64 to 4096\\nd_k = 1024; 0.4096", grid=(1, 2048))
+    [(1, 'states d_k = 4096, but the grid ends at 2048')]
+    """
+    problems = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if NOT_D_K.search(line) or (package and (not PACKAGE_D_K.search(line) or NOT_A_D_K_STATEMENT.search(line))):
+            continue
+        values = [int(m.group(1)) for m in LARGE.finditer(line)]
+        for value in values:
+            if value > OTHER_GRIDS_MAX and not value & (value - 1) and value != grid[-1] \
+                    and not (value in grid and grid[-1] in values):
+                problems.append((n, f"states d_k = {value}, but the grid ends at {grid[-1]}"))
+    return problems
+
+
+@pytest.mark.parametrize("grid", [GRID, GRID[:-1], GRID + (2 * GRID[-1],)], ids=["today", "shorter", "longer"])
+def test_a_large_d_k_in_a_source_is_the_grids_end(grid):
+    """Every d_k above 1024 a notebook source or a package module states ("at d_k = 4096", an alt text's or an
+    exercise's "4096", a tuple ending at 4096) is ``D_K_CHOICES[-1]``: with today's grid none is named; with a
+    grid one step shorter or longer, every such line is named by file and line -- the places to derive from the
+    grid or to reword."""
+    found = [f"{p.relative_to(ROOT)}:{n}: {why}" for p in SOURCES
+             for n, why in large_d_k_problems(p.read_text(encoding="utf-8"), grid, "sdpa_helpers" in p.parts)]
+    if grid == GRID:
+        assert not found, "\n".join(found)
+    else:
+        assert len(found) >= 30, found  # today's sources state 4096 on dozens of lines
+        assert {f.split(":")[0] for f in found} >= {f"authoring/notebooks/{s}" for s in (
+            "04_why_sqrt_dk.py", "05_softmax_saturation.py", "06_vanishing_gradients.py")}
 
 
 def test_the_prose_check_notices_a_changed_grid():

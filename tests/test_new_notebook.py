@@ -48,8 +48,15 @@ def copy_repo(dst: Path, notebooks: bool = False) -> Path:
 
 
 def scaffold(root: Path, name: str = NAME, *options: str) -> subprocess.CompletedProcess:
+    """The scaffold run in ``root`` (with a ``--summary`` unless ``options`` give one)."""
+    options = options if "--summary" in options else (*options, "--summary", "what it shows")
     return subprocess.run([sys.executable, str(root / "authoring" / "new_notebook.py"), name, *options], cwd=root,
                           capture_output=True, text=True, timeout=60)
+
+
+#: The files a new notebook's author writes: the topic's own, six.
+OWN = (f"authoring/notebooks/{NAME}.py", f"sdpa_helpers/{TOPIC}.py", f"sdpa_helpers/plots/{TOPIC}.py",
+       f"sdpa_helpers/widgets/{TOPIC}.py", f"sdpa_helpers/exercises/{TOPIC}.py", f"tests/test_{TOPIC}.py")
 
 
 def unexecuted(root: Path, stem: str) -> Path:
@@ -65,12 +72,14 @@ def test_the_scaffold_writes_a_notebook_that_follows_the_rules_and_is_on_every_m
     done = scaffold(root, NAME, "--title", "Temperature", "--summary", summary)
     assert done.returncode == 0, done.stderr
     assert "left to write" in done.stdout and new_notebook.TODO in done.stdout
-    assert "README.md" not in done.stdout.split("left to write")[1], "with --summary, the map rows are written"
     stem, previous = NAME, SOURCES[-1].stem
-    for rel in (f"authoring/notebooks/{stem}.py", f"sdpa_helpers/{TOPIC}.py", f"sdpa_helpers/plots/{TOPIC}.py",
-                f"sdpa_helpers/widgets/{TOPIC}.py", f"sdpa_helpers/exercises/{TOPIC}.py", f"tests/test_{TOPIC}.py",
-                f"tests/test_plots_{TOPIC}.py", f"tests/test_widgets_{TOPIC}.py"):
-        assert (root / rel).is_file(), rel
+    # what is left to write: exactly the topic's six files, each holding a placeholder; nothing else does
+    listed = re.findall(r"^  (\S+): \d+ x ", done.stdout.split("left to write")[1], re.M)
+    assert sorted(listed) == sorted(OWN), done.stdout
+    written = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()
+               and p.suffix in (".py", ".md") and PLACEHOLDER.search(p.read_text(encoding="utf-8"))}
+    assert written - set(MARKER_HOMES) == set(OWN), "a file outside the topic's own holds a placeholder"
+    assert not list(root.glob(f"tests/test_*_{TOPIC}.py")), "one test file for the topic"
     start, last, new = (unexecuted(root, s) for s in (SOURCES[0].stem, previous, stem))
     # the structure rules that need no outputs, on the new notebook
     for rule in (structure.test_skeleton, structure.test_no_forbidden_code,
@@ -90,7 +99,8 @@ def test_the_scaffold_writes_a_notebook_that_follows_the_rules_and_is_on_every_m
     # the maps: 00's, the README's, ARCHITECTURE's topic table
     assert f"]({stem}.ipynb)" in structure.markdown(nbformat.read(start, as_version=4))
     assert f"| [Temperature](notebooks/{stem}.ipynb) | {summary} |" in (root / "README.md").read_text(encoding="utf-8")
-    assert re.search(rf"^\| {NEXT} \| `{TOPIC}` \|", (root / "ARCHITECTURE.md").read_text(encoding="utf-8"), re.M)
+    assert re.search(rf"^\| {NEXT} \| `{TOPIC}` \|.*\| `test_{TOPIC}.py` \|$",
+                     (root / "ARCHITECTURE.md").read_text(encoding="utf-8"), re.M)
     # a second run refuses, and changes nothing
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     again = scaffold(root)
@@ -98,12 +108,13 @@ def test_the_scaffold_writes_a_notebook_that_follows_the_rules_and_is_on_every_m
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
-@pytest.mark.parametrize("name, says", [("1_x", "two digits"), (f"{int(NEXT) + 1:02d}_x", f"number {NEXT}"),
-                                        (f"{NEXT}_scaling", "taken")])
-def test_the_scaffold_refuses_a_wrong_name_and_writes_nothing(tmp_path, name, says):
+@pytest.mark.parametrize("name, says, options", [
+    ("1_x", "two digits", ()), (f"{int(NEXT) + 1:02d}_x", f"number {NEXT}", ()), (f"{NEXT}_scaling", "taken", ()),
+    (NAME, "SUMMARY (--summary) is required", ("--summary", " "))])
+def test_the_scaffold_refuses_a_wrong_name_and_writes_nothing(tmp_path, name, says, options):
     root = copy_repo(tmp_path)
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
-    done = scaffold(root, name)
+    done = scaffold(root, name, *options)
     assert done.returncode == 2 and says in done.stderr
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
@@ -137,10 +148,9 @@ def test_the_scaffolds_notebook_builds_and_passes_the_tests_that_find_it(tmp_pat
                          .read_text(encoding="utf-8"), re.M).group(1)
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", "-x",
-         f"tests/test_{TOPIC}.py", f"tests/test_plots_{TOPIC}.py", f"tests/test_widgets_{TOPIC}.py",
-         "tests/test_architecture.py", "tests/test_exercises.py", "tests/test_widgets.py",
-         "tests/test_notebook_structure.py", "tests/test_stale_outputs.py",
-         "-k", f"{NAME} or {explorer} or {TOPIC} or architecture or exercises",
+         f"tests/test_{TOPIC}.py", "tests/test_properties.py", "tests/test_architecture.py", "tests/test_exercises.py",
+         "tests/test_widgets.py", "tests/test_notebook_structure.py", "tests/test_stale_outputs.py",
+         "-k", f"{NAME} or {explorer} or {TOPIC} or architecture or exercises or every_array_function",
          "--deselect", f"tests/test_notebook_structure.py::test_main_line_budget[{NAME}]"],
         cwd=root, env=env, capture_output=True, text=True, timeout=600)
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]

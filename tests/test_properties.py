@@ -842,19 +842,42 @@ EXEMPT = {  # takes arrays, but no magnitude-carrying numbers to sweep
 }
 
 
+def _own_tests(module_name: str) -> ast.Module | None:
+    """``tests/test_<module>.py`` parsed (a topic's own tests), or None."""
+    path = Path(__file__).with_name(f"test_{module_name}.py")
+    return ast.parse(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def _swept() -> set:
-    """Every function of the math layer the tests of this file call (read from its source: no list kept
-    by hand), as function objects (a re-export counts for its home)."""
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-    names = {(node.value.id, node.attr) for test in tree.body
-             if isinstance(test, ast.FunctionDef) and test.name.startswith("test_")
+    """Every function of the math layer the tests of this file call, and those a topic's own test file
+    (``tests/test_<module>.py``) calls in a test named ``test_..._sweep...`` (read from the sources: no
+    list kept by hand), as function objects (a re-export counts for its home)."""
+    tests = [n for n in ast.parse(Path(__file__).read_text(encoding="utf-8")).body
+             if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
+    for module_name in MATH_MODULES:
+        own = _own_tests(module_name)
+        tests += [n for n in (own.body if own else []) if isinstance(n, ast.FunctionDef)
+                  and n.name.startswith("test_") and "sweep" in n.name]
+    names = {(node.value.id, node.attr) for test in tests
              for node in ast.walk(test)
              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in MATH_MODULES}
     return {getattr(importlib.import_module(f"sdpa_helpers.{m}"), f, None) for m, f in names}
 
 
+def _exempt() -> dict:
+    """:data:`EXEMPT`, and each topic's own ``SWEEP_EXEMPT = {"function": "reason"}`` in tests/test_<module>.py
+    (a new notebook's topic states its exemptions in its own test file)."""
+    found = dict(EXEMPT)
+    for module_name in MATH_MODULES:
+        own = _own_tests(module_name)
+        for node in own.body if own else []:
+            if (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["SWEEP_EXEMPT"]):
+                found.update({f"{module_name}.{k}": v for k, v in ast.literal_eval(node.value).items()})
+    return found
+
+
 def test_every_array_function_of_the_math_layer_is_swept():
-    swept = _swept()
+    swept, exempt = _swept(), _exempt()
     missing = []
     for module_name in MATH_MODULES:
         if module_name.startswith("_"):
@@ -868,6 +891,7 @@ def test_every_array_function_of_the_math_layer_is_swept():
                                and p.name not in ("rng", "scale", "dist", "seed", "seeds", "axis"))
                                for p in params)
             key = f"{module_name}.{name}"
-            if takes_arrays and fn not in swept and key not in EXEMPT:
+            if takes_arrays and fn not in swept and key not in exempt:
                 missing.append(key)
-    assert not missing, f"public math functions that take arrays but have no sweep here: {missing}"
+    assert not missing, (f"public math functions that take arrays but have no sweep: {missing}; sweep each here or in "
+                         f"a test_..._sweep... of tests/test_<module>.py, or state why not in that file's SWEEP_EXEMPT")

@@ -1,10 +1,10 @@
 """No stale output passes: every stored notebook was made by today's package code and data (issue 40 §3).
 
 Strict nbval compares text only: a stored figure, an explorer's fallback PNG or stored widget state made
-by older code would pass it. Each build records the digest of ``sdpa_helpers/**/*.py`` and
-``sdpa_helpers/data/*`` (``authoring/code_digest.py``); here every notebook's digest must be today's,
-``authoring/build.py --check`` must name the notebooks a package change leaves behind, and a notebook is
-written atomically (issue 37 item 7).
+by older code would pass it. Each build records the package files the notebook's kernel loaded (with the
+front end and data) and their digest (``authoring/code_digest.py``); here every notebook's digest over its
+list must be today's, ``authoring/build.py --check`` must name the notebooks a package change leaves behind
+(those that loaded the changed file, and no other), and a notebook is written atomically (issue 37 item 7).
 """
 
 import json
@@ -25,12 +25,12 @@ import code_digest  # noqa: E402
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_stored_outputs_were_made_by_todays_code(path):
-    """The notebook's stored outputs come from today's sdpa_helpers (its recorded code digest)."""
-    stored, today = code_digest.stored_digest(path), code_digest.code_digest()
-    assert stored == today, (
-        f"{path.name}'s stored outputs were made by " + ("other sdpa_helpers code or data than today's"
-                                                          if stored else "a build that recorded no code digest")
-        + f": rebuild with `.venv/bin/python authoring/build.py {path.name[:2]}`")
+    """The notebook's stored outputs come from today's sdpa_helpers (the digest over the files it recorded)."""
+    why = code_digest.why_stale(path)
+    assert why is None, f"{path.name}: {why}: rebuild with `.venv/bin/python authoring/build.py {path.name[:2]}`"
+    files, _ = code_digest.recorded(path)
+    assert set(code_digest.always_digested()) <= set(files), f"{path.name}: the front end and data are always listed"
+    assert "sdpa_helpers/__init__.py" in files and "sdpa_helpers/exercises/__init__.py" in files, files
     nb = nbformat.read(path, as_version=4)
     for k, cell in enumerate(nb.cells):
         outs = cell.get("outputs", [])
@@ -64,6 +64,20 @@ def test_digest_covers_code_and_data_and_ignores_line_endings(tmp_path):
     assert fourth != third
     (pkg / "plots" / "front.js").write_bytes(b"var a = 1;\r\n")
     assert code_digest.code_digest(tmp_path) == fourth
+    # a notebook's digest covers the files it lists, and only those
+    listed = ["sdpa_helpers/__init__.py", "sdpa_helpers/data/grid.npz"]
+    mine = code_digest.code_digest(tmp_path, listed)
+    assert mine not in (first, second, third, fourth)
+    (pkg / "plots" / "a.py").write_bytes(b"y = 4\n")
+    (pkg / "plots" / "b.py").write_bytes(b"new = 1\n")
+    assert code_digest.code_digest(tmp_path, listed) == mine
+    assert code_digest.always_digested(tmp_path) == ["sdpa_helpers/data/grid.npz", "sdpa_helpers/plots/front.js"]
+    with pytest.raises(RuntimeError, match="outside"):  # a kernel that imported another copy of the package
+        code_digest.notebook_files([str(tmp_path.parent / "elsewhere" / "sdpa_helpers" / "x.py")], tmp_path)
+    assert code_digest.notebook_files([str(pkg / "plots" / "a.py")], tmp_path) == [
+        "sdpa_helpers/data/grid.npz", "sdpa_helpers/plots/a.py", "sdpa_helpers/plots/front.js"]
+
+
 
 
 def _copy_for_check(dst: Path) -> Path:
@@ -87,15 +101,25 @@ def _check(root: Path, monkeypatch, capsys) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def _as_if_just_built(root: Path) -> dict[str, list[str]]:
+    """Every notebook of the copy at ``root`` with the digest of its recorded files as they are in the copy
+    (as if it had just been built); ``{notebook name: its files}``."""
+    lists = {}
+    for path in (root / "notebooks").glob("*.ipynb"):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        files, _ = code_digest.recorded(path)
+        assert files, f"{path.name} records no list of files: rebuild it"
+        code_digest.record(nb["metadata"], files, root)
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        lists[path.name] = files
+    return lists
+
+
 def test_a_package_change_that_alters_a_figure_makes_check_fail(tmp_path, monkeypatch, capsys):
     """In a copy whose notebooks are up to date, changing a figure's colour in sdpa_helpers/plots makes
-    `build.py --check` exit 1 and name every notebook; no rebuild is needed to notice it."""
+    `build.py --check` exit 1 and name every notebook (each drew with plots); no rebuild is needed to notice it."""
     root = _copy_for_check(tmp_path)
-    today = code_digest.code_digest(root)
-    for path in (root / "notebooks").glob("*.ipynb"):  # as if every notebook had just been built
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        nb["metadata"][code_digest.KEY] = today
-        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    _as_if_just_built(root)
     fresh = _check(root, monkeypatch, capsys)
     assert fresh == (0, ""), fresh
     plots = root / "sdpa_helpers" / "plots" / "__init__.py"
@@ -109,18 +133,62 @@ def test_a_package_change_that_alters_a_figure_makes_check_fail(tmp_path, monkey
         assert f"notebooks/{path.name}: its outputs were made by other sdpa_helpers code" in out, out
 
 
+def test_a_new_module_no_notebook_imports_stales_none(tmp_path, monkeypatch, capsys):
+    """A new topic's modules -- math, figures, and an exercise bank for a notebook that does not exist yet --
+    leave every built notebook up to date: exercise banks load when their notebook asks (exercises._load_banks)."""
+    root = _copy_for_check(tmp_path)
+    _as_if_just_built(root)
+    pkg = root / "sdpa_helpers"
+    (pkg / "brand_new.py").write_text('"""A new topic."""\n\nVALUE = 1.0\n', encoding="utf-8")
+    (pkg / "plots" / "brand_new.py").write_text('"""Its figures."""\n', encoding="utf-8")
+    (pkg / "exercises" / "brand_new.py").write_text(
+        '"""Exercises of notebook 99."""\n\nfrom ..brand_new import VALUE\nfrom . import numeric_checker, register\n\n'
+        'register("99.value", "What is VALUE?", "Read it.", numeric_checker(VALUE))\n', encoding="utf-8")
+    assert _check(root, monkeypatch, capsys) == (0, "")
+
+
+def test_editing_a_module_stales_the_notebooks_that_loaded_it_and_no_other(tmp_path, monkeypatch, capsys):
+    """A module one notebook loaded (its own topic's) is edited: --check names that notebook and no other;
+    deleted, the notebook is named for the missing file."""
+    root = _copy_for_check(tmp_path)
+    lists = _as_if_just_built(root)
+    users: dict[str, list[str]] = {}
+    for name, files in lists.items():
+        for f in files:
+            users.setdefault(f, []).append(name)
+    only = sorted((f, names[0]) for f, names in users.items() if len(names) == 1 and f.endswith(".py"))
+    assert only, "no module is loaded by one notebook alone"
+    rel, owner = only[0]
+    path = root / rel
+    path.write_text(path.read_text(encoding="utf-8") + "\n# an edit\n", encoding="utf-8")
+    code, out = _check(root, monkeypatch, capsys)
+    assert code == 1 and out.count("out of date:") == 1, out
+    assert f"notebooks/{owner}: its outputs were made by other sdpa_helpers code" in out, out
+    path.unlink()
+    code, out = _check(root, monkeypatch, capsys)
+    assert code == 1 and out.count("out of date:") == 1 and f"notebooks/{owner}: {rel} is gone" in out, out
+
+
 def test_the_site_refuses_notebooks_from_other_code(tmp_path):
-    """``code_digest.refuse_mixed_code`` (called by the site build) names every stale notebook."""
+    """``code_digest.refuse_mixed_code`` (called by the site build) names every stale notebook: another
+    digest, no record, a recorded file that is gone."""
     pkg = tmp_path / "sdpa_helpers"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("x = 1\n")
-    good, old, none = (tmp_path / f"0{i}_x.ipynb" for i in range(3))
-    for path, digest in ((good, code_digest.code_digest(tmp_path)), (old, "sha256:0"), (none, None)):
-        meta = {code_digest.KEY: digest} if digest else {}
+    (pkg / "gone.py").write_text("y = 1\n")
+    good, old, none, gone = (tmp_path / f"0{i}_x.ipynb" for i in range(4))
+    for path in (good, old, none, gone):
+        meta: dict = {}
+        if path is not none:
+            code_digest.record(meta, ["sdpa_helpers/__init__.py"] + (["sdpa_helpers/gone.py"] if path is gone else []),
+                               tmp_path)
+        if path is old:
+            meta[code_digest.KEY] = "sha256:0"
         path.write_text(json.dumps({"cells": [], "metadata": meta, "nbformat": 4, "nbformat_minor": 5}))
+    (pkg / "gone.py").unlink()
     code_digest.refuse_mixed_code([good], tmp_path)
-    with pytest.raises(RuntimeError, match=r"01_x\.ipynb, 02_x\.ipynb .*build\.py 01 02"):
-        code_digest.refuse_mixed_code([good, old, none], tmp_path)
+    with pytest.raises(RuntimeError, match=r"01_x\.ipynb, 02_x\.ipynb, 03_x\.ipynb .*build\.py 01 02 03"):
+        code_digest.refuse_mixed_code([good, old, none, gone], tmp_path)
 
 
 def _notebook(text: str):

@@ -8,17 +8,22 @@ notebook) uses :func:`register` with :func:`numeric_checker` (the significant-fi
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import dis
+import functools
 import importlib
 import numbers
 import pkgutil
+import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -75,6 +80,9 @@ def get(key: str) -> Exercise:
         raise TypeError(f"key must be a string such as '00.bert_d_k', got {key!r}")
     key = key.strip()
     if key not in _REGISTRY:
+        _load_banks(key.split(".")[0])
+    if key not in _REGISTRY:
+        _load_banks()  # every key, for the suggestions below
         close = difflib.get_close_matches(key, sorted(_REGISTRY), n=3, cutoff=0.6)
         if close:
             raise KeyError(f"no exercise {key!r}; did you mean {' or '.join(map(repr, close))}?")
@@ -86,6 +94,7 @@ def get(key: str) -> Exercise:
 
 def keys(prefix: str = "") -> list[str]:
     """Registered exercise keys, optionally those starting with ``prefix`` (e.g. ``"02."``)."""
+    _load_banks()
     return sorted(k for k in _REGISTRY if k.startswith(prefix))
 
 
@@ -508,10 +517,69 @@ def function_checker(reference: Callable, cases: list[tuple], *, rtol: float = 1
     return with_attributes(checker, reference=reference, cases=cases, slips=tuple(slips), kind="function")
 
 
-# Every module of this package but the private ones is a bank, imported now: their references are
-# bound here, so a learner who later reassigns ``sdpa_helpers.attention.softmax`` changes no check.
-for _info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-    if not _info.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_info.name}")
+# --- the banks, imported when their notebook's first exercise is asked for ---------------------
 
-from ._page import page_spec  # noqa: E402  (reads the registry above)
+#: A bank's ``register("NN.…"`` calls, read from its text: which notebooks' exercises it holds.
+_REGISTERS = re.compile(r"""\bregister\(\s*["'](\d\d)\.""")
+
+
+@functools.cache
+def _banks() -> dict[str, tuple[str, ...]]:
+    """``{notebook number: bank modules}``: every module of this package but the private ones is a bank,
+    found by the keys its text registers -- without importing it."""
+    found: dict[str, list[str]] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            text = (Path(__file__).with_name(f"{info.name}.py")).read_text(encoding="utf-8")
+            for nn in sorted(set(_REGISTERS.findall(text))):
+                found.setdefault(nn, []).append(info.name)
+    return {nn: tuple(names) for nn, names in found.items()}
+
+
+#: The names of every ``sdpa_helpers`` module (this package's aside) loaded when this package was imported,
+#: as they were then.
+_AS_IMPORTED = {name: dict(vars(module)) for name, module in list(sys.modules.items())
+                if (name == "sdpa_helpers" or name.startswith("sdpa_helpers."))
+                and not (name == __name__ or name.startswith(__name__ + "."))}
+
+
+@contextlib.contextmanager
+def _as_imported():
+    """Inside: the names of the modules in :data:`_AS_IMPORTED` as they were when this package was
+    imported (a learner's ``attention.softmax = mine`` undone); after: the learner's back."""
+    changed = []
+    for name, names in _AS_IMPORTED.items():
+        now = vars(sys.modules[name]) if name in sys.modules else None
+        if now is None:
+            continue
+        for attr, value in names.items():
+            if now.get(attr, _AS_IMPORTED) is not value:
+                changed.append((now, attr, now.get(attr, _AS_IMPORTED)))
+                now[attr] = value
+    try:
+        yield
+    finally:
+        for now, attr, value in reversed(changed):
+            if value is _AS_IMPORTED:
+                now.pop(attr, None)
+            else:
+                now[attr] = value
+
+
+def _load_banks(notebook: str | None = None) -> None:
+    """Import the banks of ``notebook`` ("05"), or every bank. A bank is imported when its notebook's
+    first exercise is asked for, not with this package: a notebook then loads only its own bank (and
+    the math it uses), so the code digest it records (``authoring/code_digest.py``) names only those,
+    and a new notebook's bank stales no other notebook. A bank binds its references as the modules
+    were when this package was imported (:func:`_as_imported`), so a learner who has since reassigned
+    ``sdpa_helpers.attention.softmax`` changes no check."""
+    names = ([n for ns in _banks().values() for n in ns] if notebook is None
+             else _banks().get(notebook, ()))
+    todo = [n for n in sorted(set(names)) if f"{__name__}.{n}" not in sys.modules]
+    if todo:
+        with _as_imported():
+            for name in todo:
+                importlib.import_module(f"{__name__}.{name}")
+
+
+from ._page import page_spec  # noqa: E402  (uses get() above)
