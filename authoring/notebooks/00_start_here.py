@@ -83,8 +83,8 @@ for c in (1, 8):
 # bell curve. A query that **puts over 0.9 on one key** looks like the toy's ×8 row: one key takes almost
 # all. The gradient reaching a key's logit is that key's weight times a difference of the gradients
 # arriving at the weights: if those are **bounded** (as when they come through the values), a key of
-# weight near 0 gets almost none. A **head** is one
-# attention computation (section 5); **SGD** and **Adam** step against the gradient (notebook 09).
+# weight near 0 gets almost none. A **head** is one attention computation (section 5); **SGD** and
+# **Adam** step against the gradient (notebook 09).
 
 # %% [markdown]
 # > **The answer, in three sentences.**

@@ -6,7 +6,7 @@
 # **Learning goals**
 # - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Tell where saturation sets in (the onset) from where a query commits to one key, for real head sizes.
+# - Tell the **onset** of saturation from **commitment**, and where each comes for 16 and 1024 keys.
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -150,8 +150,6 @@ saturation_plots.saturation_small_multiples(bars)
 # - **commitment**: where *most* queries put over 0.9 of their weight on one key, nearly one-hot, like
 #   notebook 00's toy at ×8.
 #
-# The figure marks both: a dash-dotted line at the onset, a dotted line at commitment.
-#
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
 # %%
@@ -169,6 +167,12 @@ near = np.argmin(np.abs(np.log(np.array(D_K_CHOICES) / onset)))  # the grid's d_
 print(f"onset: d_k = {onset:.1f} (median of 5 seeds); at d_k = {D_K_CHOICES[near]} the mean p_max is {u_curves.max_weight.mean[near]:.2f} and {over[near]:.0%} of queries are over 0.9")
 print(f"commitment: from d_k = {commit}, {over[D_K_CHOICES.index(commit)]:.0%} of queries over 0.9 ({over[D_K_CHOICES.index(commit) - 1]:.0%} at d_k = {commit // 2})")
 
+# %% [markdown]
+# **What happened:** before 10: with 16 keys the onset comes at $d_k \approx 4.0$. There the mean largest
+# weight is 0.42 and 4 % of queries are over 0.9: the weights have begun to tilt, and almost no query has
+# committed. Commitment comes 16 times later: at $d_k = 64$, 56 % of queries are over 0.9 (40 % at 32).
+# The figure marks both, the onset dash-dotted, commitment dotted:
+
 # %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the mean effective keys from 12.1 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the onset at d_k = 4.0, where the unscaled largest weight is 0.42; a dotted one marks commitment at d_k = 64, where the unscaled largest weight averages 0.85; the left panel names both: "onset: weights tilt" and "commitment: most queries > 0.9"."
 u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
 print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.2f} to {u[-1]:.2f}; scaled between {s.min():.2f} and {s.max():.2f}")
@@ -180,13 +184,9 @@ for x, name in ((onset, "onset:\nweights tilt"), (commit, "commitment:\nmost que
 fig
 
 # %% [markdown]
-# **What happened:** before 10: with 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line). There
-# the mean largest weight is 0.42 and 4 % of queries are over 0.9: the weights have begun to tilt, and
-# almost no query has committed. Commitment (dotted line) comes 16 times later: at $d_k = 64$, 56 % of
-# queries are over 0.9 (40 % at 32). Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and
-# $k$ have independent unit-variance components, they are past the onset and at or past commitment (08:
-# GPT-2's own start is milder). Scaled, the logits have variance 1 at every $d_k$ (notebook 04), and
-# $p_{\max}$ stays between 0.21 and 0.25.
+# Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
+# components, they are past the onset and at or past commitment (08: GPT-2's own start is milder). Scaled,
+# the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
 #
 # Part 2 of the answer is about commitment, under its condition: $q$ and $k$ independent, with independent
 # **normal** components of mean 0 and variance 1, and 16 keys. How committed the median query is, and how
@@ -309,7 +309,7 @@ verify_close("relative spread of Z at sigma² = ln n", np.sqrt(np.expm1(np.log(1
 # spread reaches 1 (previous deep dive). The 5 % limit interpolates between grid points:
 
 # %% tags=["deep-dive"] alt="Two panels, 16 and 1024 keys: measured entropy (blue dots, median with range over 5 seeds) against the logit variance sigma² from 0.5 to 8, the law ln n - sigma²/2 as a thin black line, dotted lines at sigma² = ln n and at H = ln n (uniform). For 16 keys the law drops below the measured curve from sigma² about 1 and hits 0 at 5.5 while the measured entropy stays above 1.2; for 1024 keys the law follows the dots up to about 5 and falls below them beyond."
-law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(400_000, 2000 * n)) for n in counts}  # last: ln n
+law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(200_000, 2000 * n)) for n in counts}  # last: ln n
 holds = {n: np.interp(0.05, -c.error[:-1], sigma2) for n, c in law.items()}  # where the law is first 5 % low
 print(" keys   law within 5 % up to σ² ≈   law's error at σ² = ln n")
 for n, c in law.items():
@@ -330,7 +330,7 @@ fig
 # 5 % limits interpolate linearly between grid points, which needs the error to grow steadily
 # (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
 # Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (2000 rows a
-# seed for 1024 keys, 25 000 for 16). Both are at most 0.02 (printed below): the limits hold to about ±0.05.
+# seed for 1024 keys, 12 500 for 16). Both are at most 0.02 (printed below): the limits hold to about ±0.05.
 # Last, what the onset's 1-nat drop of the mean entropy $\bar H$ means in keys: $e^{\bar H}$ down from $n$ to $n/e$. For 1024 keys that
 # leaves 377 keys in play; for 4 keys it leaves 1.47, nearly one-hot, which needs large logits: that is
 # why 4 keys reach the onset only at $d_k \approx 21$.
@@ -457,10 +457,10 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
-# - The onset comes early: $d_k \approx 4$ for 16 keys ($H \approx \ln n - \sigma^2/2$ predicts 2). Heads of real
-#   sizes, $d_k = 64$ or 128, with independent normal components of mean 0 and variance 1 are far past it: with 16 keys most queries put over 0.9
-#   of their weight on one random key (**commitment**). With 1024 keys the commitment at $d_k = 64$ is weaker, and it
-#   grows with $d_k$.
+# - Two landmarks. The **onset**, where the weights start to tilt, comes early: $d_k \approx 4$ for 16 keys
+#   ($H \approx \ln n - \sigma^2/2$ predicts 2). **Commitment**, most queries over 0.9 on one key, comes at
+#   $d_k = 64$ for 16 keys with independent normal components of mean 0 and variance 1: heads of real sizes,
+#   64 or 128, start there. With 1024 keys commitment at $d_k = 64$ is weaker, and it grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises

@@ -384,21 +384,26 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
 # $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled, the weight sits on a few keys, yet only 29 % of queries
 # are over 0.9 across ten draws of 1000 queries (05's draw: 30 %). The table shows the first draw at three
-# $d_k$ (its 26 % is the low one of the ten); the lines under it, all ten, whose range shows how far one
+# $d_k$ (its 26 % is the low one of the ten); the cell after it, all ten, whose range shows how far one
 # draw strays from their median:
 
 # %%
-ten, lines, many = {}, [], []  # (n_keys, d_k): the median ||J||_F ratio of ten draws
-for n, ds, n_q in ((overview.MANY_KEYS, (64, 256, 512), 1000), (overview.N_KEYS, (64,), 2000)):
-    for d in ds:
-        draws = [overview.compare(d, n, n_q, rng=SEED + i).summary() for i in range(10)]  # kept: largest weight, ||J||
-        r, above = [c.ratio for c in draws], np.mean([c.committed for c in draws])  # above 0.9: all 10 × n_q queries
-        ten[n, d] = np.median(r)
-        lines.append(f"d_k = {d:3d}, {n:4d} keys, ten draws of {n_q}: above 0.9 {above:.0%}; median size of J, unscaled ÷ scaled: median {ten[n, d]:.2g}, range {min(r):.2g} to {max(r):.2g}")
-        if n == overview.MANY_KEYS:
-            many.append(draws[0])  # the first draw (rng=SEED), for the table
-print(overview.comparison_table(many))  # 1024 keys, one draw of 1000 queries
-print("\n".join(lines))
+def summary(d, n, seed, n_q):  # what overview.compare(d, n, n_q, rng=seed).summary() keeps, without sorting all weights
+    p = [softmax(saturation.query_logits(d, n, n_q, scale=s, rng=seed)) for s in ("unscaled", "sqrt")]  # (n_q, n) each
+    return overview.ComparisonSummary(d, n, *(w.max(axis=1) for w in p), *(gradients.jacobian_frobenius(w) for w in p))
+
+
+draws = {(n, d): [summary(d, n, SEED + i, n_q) for i in range(10)]  # ten draws per (keys, d_k)
+         for n, ds, n_q in ((overview.MANY_KEYS, (64, 256, 512), 1000), (overview.N_KEYS, (64,), 2000)) for d in ds}
+print(overview.comparison_table([draws[overview.MANY_KEYS, d][0] for d in (64, 256, 512)]))  # 1024 keys, the first draw
+
+# %%
+ten = {}  # (n_keys, d_k): the median over ten draws of the median ||J||_F ratio
+for (n, d), ds in draws.items():
+    r, above = [c.ratio for c in ds], [c.committed for c in ds]  # per draw
+    ten[n, d] = np.median(r)
+    print(f"d_k = {d:3d}, {n:4d} keys, ten draws of {len(ds[0].jacobian_unscaled)}: above 0.9 {np.mean(above):.0%} ({min(above):.0%} to {max(above):.0%}); "
+          f"median size of J, unscaled ÷ scaled: median {ten[n, d]:.2g}, range {min(r):.2g} to {max(r):.2g}")
 verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512; 16 keys: below at 64", ten[1024, 64] > 1 and ten[1024, 256] > 1 > ten[1024, 512] and ten[16, 64] < 1)
 
 # %% [markdown]
@@ -418,10 +423,12 @@ verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at 
 
 # %% tags=["deep-dive"]
 few = overview.compare(64, rng=SEED)  # 16 keys, one draw
+verify("section 6's summary() gives what overview.compare(...).summary() gives (16 keys, d_k = 64)",
+       all(np.array_equal(x, y) for x, y in zip(summary(64, 16, SEED, 2000)[2:], few.summary()[2:])))
 resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in resp.items()))
 verify("response to q, in every repeat: 16 keys above 1 at d_k = 64, below at 256; 1024 keys above 10 at 64", (resp[16][1][:, 0] > 1).all() and (resp[16][1][:, 1] < 1).all() and (resp[1024][1] > 10).all())
-rule = {16: 8 * few.ratio, 1024: 8 * many[0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
+rule = {16: 8 * few.ratio, 1024: 8 * draws[overview.MANY_KEYS, 64][0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
 verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 and 1024 keys", all(abs(np.median(resp[n][1][:, 0]) / rule[n] - 1) < 0.25 for n in rule),
        ", ".join(f"{n} keys: ||J||_F ratio {r / 8:.2f}, × √64 = {r:.2g}" for n, r in rule.items()))
 
