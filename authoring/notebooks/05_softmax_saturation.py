@@ -309,7 +309,7 @@ verify_close("relative spread of Z at sigma² = ln n", np.sqrt(np.expm1(np.log(1
 # spread reaches 1 (previous deep dive). The 5 % limit interpolates between grid points:
 
 # %% tags=["deep-dive"] alt="Two panels, 16 and 1024 keys: measured entropy (blue dots, median with range over 5 seeds) against the logit variance sigma² from 0.5 to 8, the law ln n - sigma²/2 as a thin black line, dotted lines at sigma² = ln n and at H = ln n (uniform). For 16 keys the law drops below the measured curve from sigma² about 1 and hits 0 at 5.5 while the measured entropy stays above 1.2; for 1024 keys the law follows the dots up to about 5 and falls below them beyond."
-law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(200_000, 2000 * n)) for n in counts}  # last: ln n
+law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(100_000, 2000 * n)) for n in counts}  # last: ln n
 holds = {n: np.interp(0.05, -c.error[:-1], sigma2) for n, c in law.items()}  # where the law is first 5 % low
 print(" keys   law within 5 % up to σ² ≈   law's error at σ² = ln n")
 for n, c in law.items():
@@ -330,7 +330,7 @@ fig
 # 5 % limits interpolate linearly between grid points, which needs the error to grow steadily
 # (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
 # Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (2000 rows a
-# seed for 1024 keys, 12 500 for 16). Both are at most 0.02 (printed below): the limits hold to about ±0.05.
+# seed for 1024 keys, 6250 for 16). Both are at most 0.02 (printed below): the limits hold to about ±0.05.
 # Last, what the onset's 1-nat drop of the mean entropy $\bar H$ means in keys: $e^{\bar H}$ down from $n$ to $n/e$. For 1024 keys that
 # leaves 377 keys in play; for 4 keys it leaves 1.47, nearly one-hot, which needs large logits: that is
 # why 4 keys reach the onset only at $d_k \approx 21$.
