@@ -39,7 +39,7 @@ def test_05_says_karpathy_multiplies_by_8_and_what_64_acts_like():
     assert "his ×64" not in text, "Karpathy multiplies by 8; the ×64 is the notebook's own"
     assert "Karpathy multiplies his five logits by 8; the ×64 is ours" in text
     sd = KARPATHY.std()  # population standard deviation, as the cell prints
-    assert f"They spread {sd:.2f}" in text
+    assert f"five logits spread {sd:.2f}" in text
     for c in (8, 64):
         assert f"{(c * sd) ** 2:.0f}" in text, f"×{c} spreads the logits like d_k = {(c * sd) ** 2:.0f}"
 

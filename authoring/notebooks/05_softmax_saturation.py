@@ -6,7 +6,7 @@
 # **Learning goals**
 # - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Tell where saturation sets in (the onset) from where a query commits to one key, for real head sizes.
+# - Tell the **onset** of saturation from **commitment**, and where each comes for 16 and 1024 keys.
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -56,17 +56,10 @@ for c in (1, 8, 64):
     w = np.array2string(softmax(c * z5), precision=4, floatmode="fixed", suppress_small=True)
     print(f"softmax({c:2d} z) =", w)
 print(f"times 64, the four smaller logits keep {1 - softmax(64 * z5).max():.1e} together")
-sd = z5.std()  # the five logits' spread (standard deviation); unscaled logits at d_k have spread √d_k
-print(f"spread of the five logits {sd:.2f}: times 8 and 64 it is {8 * sd:.1f} and {64 * sd:.1f}, as at d_k = {(8 * sd) ** 2:.0f} and {(64 * sd) ** 2:.0f}")
 
 # %% [markdown]
 # **What happened:** about 3 in a million: the gap 0.2 became 12.8. As $c$ grows the softmax tends to
-# **one-hot**; as $c \to 0$ to **uniform**.
-#
-# The link with $d_k$: unscaled logits $q\cdot k_j$ have variance $d_k$ (notebook 02) — logits of spread
-# 1 **multiplied by $\sqrt{d_k}$**: 8 at $d_k = 64$, 64 at $d_k = 4096$. Karpathy multiplies his five
-# logits by 8; the ×64 is ours. They spread 0.28, so ×8 and ×64 spread them like unscaled logits at
-# $d_k \approx 5$ and $\approx 311$.
+# **one-hot**; as $c \to 0$ to **uniform**. Karpathy multiplies his five logits by 8; the ×64 is ours.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: checks of sections 1 and 2
@@ -118,7 +111,8 @@ verify_close("shortcut minus full vectors", short.mean - direct.mean, 0.0, se=np
 # %% [markdown] predict_answer=["256", "d_k = 256"] predict_answer_common=["d_k = 256"]
 # ## 3. One query, growing $d_k$
 #
-# One query against 16 keys, the same vectors cut to their first $d_k$ components, for
+# Unscaled logits $q\cdot k_j$ have variance $d_k$ (notebook 02): they are logits of spread 1
+# **multiplied by $\sqrt{d_k}$**, so a growing $d_k$ acts like section 2's growing $c$. One query against 16 keys, the same vectors cut to their first $d_k$ components, for
 # $d_k$ = 1, 16, 256 and 4096. Top: unscaled, $\mathrm{softmax}(q\cdot k_j)$. Bottom: scaled,
 # $\mathrm{softmax}(q\cdot k_j/\sqrt{d_k})$.
 #
@@ -129,11 +123,14 @@ z_by_d = saturation.prefix_logits(D_K_CHOICES[::4], 16, rng=rng)  # (4, 16): one
 bars = {d: (softmax(z), softmax(z / np.sqrt(d))) for d, z in zip(D_K_CHOICES[::4], z_by_d)}
 for d, (u, s) in bars.items():
     print(f"d_k = {d:4d}: largest weight {u.max():.2f} unscaled, {s.max():.2f} scaled")
+sd = z5.std()  # section 2's five logits: their spread (standard deviation), and the d_k whose √d_k matches × 8 and × 64
+print(f"section 2: spread {sd:.2f}; times 8 and 64 it is {8 * sd:.1f} and {64 * sd:.1f}, as at d_k = {(8 * sd) ** 2:.0f} and {(64 * sd) ** 2:.0f}")
 saturation_plots.saturation_small_multiples(bars)
 
 # %% [markdown]
 # **What happened:** unscaled, the top key holds 70 % at $d_k = 16$ and passes 90 % at 256: the softmax
-# **saturates** toward one-hot. Scaled keeps several keys in play. One query is one draw; section 4 averages.
+# **saturates** toward one-hot. Scaled keeps several keys in play. Section 2's five logits spread 0.28, so
+# its ×8 and ×64 acted like $d_k \approx 5$ and $\approx 311$. One query is one draw; section 4 averages.
 #
 # ## 4. Averaging over many queries
 #
@@ -143,62 +140,82 @@ saturation_plots.saturation_small_multiples(bars)
 # $m$ keys gives $e^H = m$). Section 5 averages all three over 4000 random queries with 16 keys each.
 
 # %% [markdown] predict_answer=["before 10", "4.0", "2.2"]
-# ## 5. Where saturation sets in
+# ## 5. Two landmarks: onset and commitment
 #
-# Call the **onset** of saturation the $d_k$ where the mean unscaled entropy $\bar H$ first falls 1 nat below
-# its maximum $\ln n$ (middle panel below). In effective keys: $e^{\bar H}$ falls from $n$ to $n/e$.
+# As $d_k$ grows, the unscaled weights pass two landmarks. The course keeps one word for each:
+#
+# - the **onset** of saturation: where the weights first clearly *leave* the even split. We put it where the
+#   mean entropy $\bar H$ has fallen 1 nat below its maximum $\ln n$ (middle panel below); in effective keys,
+#   where $e^{\bar H}$ has fallen from $n$ to $n/e$ (from 16 to about 6);
+# - **commitment**: where *most* queries put over 0.9 of their weight on one key, nearly one-hot, like
+#   notebook 00's toy at ×8.
 #
 # **Predict:** with 16 keys, does the onset come before $d_k = 10$, near 64, or beyond 1000?
 
-# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the mean effective keys from 12.1 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the measured onset at d_k = 4.0, far left of real head sizes."
+# %%
+def share_over_09(d, n):  # of 2000 unscaled queries (seed SEED), each with n keys: the share whose top key holds over 0.9
+    return np.mean(softmax(saturation.query_logits(d, n, 2000, scale="unscaled", rng=SEED)).max(axis=1) > 0.9)
+
+
 n_keys, n_queries = 16, 4000
 u_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "unscaled", rng=SEED)
 s_curves = saturation.saturation_curves(D_K_CHOICES, n_keys, n_queries, "sqrt", rng=SEED)
-u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
-print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.2f} to {u[-1]:.2f}; scaled between {s.min():.2f} and {s.max():.2f}")
-onsets = {n: saturation.onset_over_seeds(n, n_seeds=5) for n in (4, 16, 1024)}  # one onset per seed
-med = {n: np.median(o) for n, o in onsets.items()}
-print("onset d_k, median over 5 seeds: " + ", ".join(f"{n} keys {m:.1f}" for n, m in med.items()))
-saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=med[n_keys])
+onset = np.median(saturation.onset_over_seeds(n_keys, n_seeds=5))  # the median of 5 seeds' onsets
+over = np.array([share_over_09(d, n_keys) for d in D_K_CHOICES])
+commit = D_K_CHOICES[np.argmax(over > 0.5)]  # the first d_k where most queries are over 0.9
+near = np.argmin(np.abs(np.log(np.array(D_K_CHOICES) / onset)))  # the grid's d_k nearest the onset
+print(f"onset: d_k = {onset:.1f} (median of 5 seeds); at d_k = {D_K_CHOICES[near]} the mean p_max is {u_curves.max_weight.mean[near]:.2f} and {over[near]:.0%} of queries are over 0.9")
+print(f"commitment: from d_k = {commit}, {over[D_K_CHOICES.index(commit)]:.0%} of queries over 0.9 ({over[D_K_CHOICES.index(commit) - 1]:.0%} at d_k = {commit // 2})")
 
 # %% [markdown]
-# **What happened:** before 10: for 16 keys the onset comes at $d_k \approx 4.0$ (dash-dotted line). Real
-# heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
-# components, they are far past it (08: GPT-2's own start is milder). Scaled, the logits have variance 1
-# at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
+# **What happened:** before 10: with 16 keys the onset comes at $d_k \approx 4.0$. There the mean largest
+# weight is 0.42 and 4 % of queries are over 0.9: the weights have begun to tilt, and almost no query has
+# committed. Commitment comes 16 times later: at $d_k = 64$, 56 % of queries are over 0.9 (40 % at 32).
+# The figure marks both, the onset dash-dotted, commitment dotted:
+
+# %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the mean effective keys from 12.1 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the onset at d_k = 4.0, where the unscaled largest weight is 0.42; a dotted one marks commitment at d_k = 64, where the unscaled largest weight averages 0.85; the left panel names both, the onset as weights tilt and commitment as most queries over 0.9."
+u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
+print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.2f} to {u[-1]:.2f}; scaled between {s.min():.2f} and {s.max():.2f}")
+fig = saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=onset)
+for ax in fig.axes:  # commitment, dotted
+    ax.axvline(commit, color="0.3", linestyle=":", linewidth=1.5)
+for x, name in ((onset, "onset:\nweights tilt"), (commit, "commitment:\nmost queries > 0.9")):  # named in the left panel
+    fig.axes[0].text(x * 1.12, 0.1, name, fontsize=8)
+fig
+
+# %% [markdown]
+# Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
+# components, they are past the onset and at or past commitment (08: GPT-2's own start is milder). Scaled,
+# the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
 #
-# **Onset and commitment are two different bars.** The onset asks only that the effective keys fall
-# from $n$ to $n/e$; **commitment** asks one key to hold 0.9 of the weight. More keys can bring the
-# first earlier and the second later (numbers below). The answer's part 2 is about commitment; the
-# onset says how early the unscaled softmax starts to leave the uniform weights, long before it commits.
-#
-# Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
-# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
-# dive). Unscaled, $\sigma^2 \approx d_k$, so this law puts the onset at $d_k \approx 2$ whatever $n$.
-# For 1024 keys the law is right (measured: 2.2). For 4 keys the law predicts too early (measured: 21),
-# because one logit soon dominates.
-#
-# Part 2 of the answer (commitment): if $q$ and $k$ are independent, with independent **normal** components
-# of mean 0 and variance 1, then with 16 keys from $d_k = 64$ up most queries put over 0.9 of their weight on one random
-# key; scaled, the weights stay soft. How committed, with 16 and 1024 keys:
+# Part 2 of the answer is about commitment, under its condition: $q$ and $k$ independent, with independent
+# **normal** components of mean 0 and variance 1, and 16 keys. How committed the median query is, and how
+# the two landmarks move with the number of keys:
 
 # %%
 slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
 for d, (left, _) in slide.items():
     print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
+med = {n: np.median(saturation.onset_over_seeds(n, n_seeds=5)) for n in (4, 16, 1024)}  # the median of 5 seeds' onsets
 print("keys | onset d_k | e^H at the onset | unscaled queries over 0.9 at d_k = 64, 256, 1024 (one seed of 2000)")
-for n in (16, 1024):
-    above = [overview.compare(d, n, rng=SEED).committed for d in (64, 256, 1024)]
-    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | " + ", ".join(f"{a:.0%}" for a in above))
+for n in (4, 16, 1024):
+    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | " + ", ".join(f"{share_over_09(d, n):.0%}" for d in (64, 256, 1024)))
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128. Most of the keys it ignores get a gradient multiplied by a
-# near-zero weight: little learning signal reaches those keys (what reaches the query: 06).
+# 128. Most of the keys it ignores get a gradient multiplied by a near-zero weight: little learning signal
+# reaches those keys (what reaches the query: 06).
 #
-# With 1024 keys instead of 16, the onset comes a little earlier ($d_k \approx 2.2$ instead of 4.0), but
-# 377 keys are still in play there, and commitment comes later: at $d_k = 64$, 30 % of queries are over 0.9 instead of 56 %,
-# because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at 1024).
+# More keys move the two landmarks apart. With 1024 keys the onset comes a little earlier ($d_k \approx 2.2$
+# instead of 4.0, with 377 keys still in play), and commitment later: at $d_k = 64$, 30 % of queries are
+# over 0.9 instead of 56 %, because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at
+# 1024). With 4 keys the onset comes late ($d_k \approx 21$): it needs the effective keys down to 1.47, nearly one-hot.
+#
+# Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
+# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
+# dive). Unscaled, $\sigma^2 \approx d_k$, so this law puts the onset at $d_k \approx 2$ whatever $n$.
+# For 1024 keys the law is right (measured: 2.2). For 4 keys it predicts too early (measured: 21),
+# because one logit soon dominates.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the size of the softmax's Jacobian at $d_k$ = 64 and 128
@@ -292,7 +309,7 @@ verify_close("relative spread of Z at sigma² = ln n", np.sqrt(np.expm1(np.log(1
 # spread reaches 1 (previous deep dive). The 5 % limit interpolates between grid points:
 
 # %% tags=["deep-dive"] alt="Two panels, 16 and 1024 keys: measured entropy (blue dots, median with range over 5 seeds) against the logit variance sigma² from 0.5 to 8, the law ln n - sigma²/2 as a thin black line, dotted lines at sigma² = ln n and at H = ln n (uniform). For 16 keys the law drops below the measured curve from sigma² about 1 and hits 0 at 5.5 while the measured entropy stays above 1.2; for 1024 keys the law follows the dots up to about 5 and falls below them beyond."
-law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(400_000, 4000 * n)) for n in counts}  # last: ln n
+law = {n: saturation.law_check(n, sigma2, n_seeds=5, n_entries=max(100_000, 2000 * n)) for n in counts}  # last: ln n
 holds = {n: np.interp(0.05, -c.error[:-1], sigma2) for n, c in law.items()}  # where the law is first 5 % low
 print(" keys   law within 5 % up to σ² ≈   law's error at σ² = ln n")
 for n, c in law.items():
@@ -312,8 +329,8 @@ fig
 # The law minus the measured median, relative to the measured, at each $\sigma^2$ of the grid; the
 # 5 % limits interpolate linearly between grid points, which needs the error to grow steadily
 # (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
-# Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (4000 rows a
-# seed for 1024 keys, 25 000 for 16). Both errors are below 0.05, so the printed decimal holds.
+# Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (2000 rows a
+# seed for 1024 keys, 6250 for 16). Both are at most 0.02 (printed below): the limits hold to about ±0.05.
 # Last, what the onset's 1-nat drop of the mean entropy $\bar H$ means in keys: $e^{\bar H}$ down from $n$ to $n/e$. For 1024 keys that
 # leaves 377 keys in play; for 4 keys it leaves 1.47, nearly one-hot, which needs large logits: that is
 # why 4 keys reach the onset only at $d_k \approx 21$.
@@ -330,8 +347,8 @@ verify("the law's error falls at every grid step (the interpolation is safe); > 
 se_holds = {n: np.std([np.interp(0.05, -saturation.law_error(n, c.sigma2, h)[:-1], sigma2) for h in c.entropy],
                       ddof=1) / np.sqrt(len(c.entropy)) for n, c in law.items()}  # SE over seeds
 print("5 % limit: " + ", ".join(f"{n} keys {holds[n]:.2f} (SE {se_holds[n]:.1g})" for n in counts))
-verify("law within 5 % up to sigma² 1.15-1.25 (16 keys) and 5.15-5.25 (1024 keys); SE of each < 0.03",
-       1.15 < holds[16] < 1.25 and 5.15 < holds[1024] < 5.25 and max(se_holds.values()) < 0.03)
+verify("law within 5 % up to sigma² 1.1-1.3 (16 keys) and 5.1-5.4 (1024 keys); SE of each < 0.03",
+       1.1 < holds[16] < 1.3 and 5.1 < holds[1024] < 5.4 and max(se_holds.values()) < 0.03)
 verify("law within 0.5 % at sigma² = 2 for 1024 keys", abs(law[1024].error[3]) < 0.005)
 print("a 1-nat drop: e^H = n/e = " + ", ".join(f"{n / np.e:.3g} of {n} keys" for n in (4, 1024)))
 
@@ -350,7 +367,7 @@ verify("onset > 15 for 4 keys, > 5 for 8; 2 to 4.5 for n >= 16, falling; 1024: w
 
 # %% [markdown] tags=["deep-dive"]
 # The table's onsets come from 1000 queries a seed for many keys (`saturation.onset_over_seeds`), so each
-# wobbles by several hundredths (the table's ranges); its median for 1024 keys, 2.20, is a rough estimate. Here 20 000 queries at
+# wobbles by several hundredths (the table's ranges); its median for 1024 keys, 2.20, is a rough estimate. Here 10 000 queries at
 # $d_k = 2$ and 3, the same linear interpolation, and a standard error (that of the mean entropy at
 # $d_k = 2$ divided by the curve's drop per unit $d_k$). Then the same with $\|q\|^2$ fixed at $d_k$
 # (i.i.d. logits of variance $d_k$, `saturation.iid_entropy`). Why they differ: the mean entropy at a
@@ -360,7 +377,7 @@ verify("onset > 15 for 4 keys, > 5 for 8; 2 to 4.5 for n >= 16, falling; 1024: w
 # inequality) and delays the onset.
 
 # %% tags=["deep-dive"]
-h_chi = saturation.saturation_curves([2, 3], 1024, 20_000, "unscaled", rng=SEED + 3).entropy  # ||q||² ~ chi²
+h_chi = saturation.saturation_curves([2, 3], 1024, 10_000, "unscaled", rng=SEED + 3).entropy  # ||q||² ~ chi²
 h_fix = saturation.iid_entropy(1024, [1.0, 2.0, 3.0], n_rows=4000, seeds=[SEED + 4])[0]  # ||q||² = d_k
 on_chi, on_fix = (saturation.measured_onset([2, 3], h, 1024) for h in (h_chi.mean, h_fix[1:]))
 se_chi = h_chi.se[0] / (h_chi.mean[0] - h_chi.mean[1])
@@ -440,10 +457,10 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
-# - The onset comes early: $d_k \approx 4$ for 16 keys ($H \approx \ln n - \sigma^2/2$ predicts 2). Heads of real
-#   sizes, $d_k = 64$ or 128, with independent normal components of mean 0 and variance 1 are far past it: with 16 keys most queries put over 0.9
-#   of their weight on one random key (**commitment**). With 1024 keys the commitment at $d_k = 64$ is weaker, and it
-#   grows with $d_k$.
+# - Two landmarks. The **onset**, where the weights start to tilt, comes early: $d_k \approx 4$ for 16 keys
+#   ($H \approx \ln n - \sigma^2/2$ predicts 2). **Commitment**, most queries over 0.9 on one key, comes at
+#   $d_k = 64$ for 16 keys with independent normal components of mean 0 and variance 1: heads of real sizes,
+#   64 or 128, start there. With 1024 keys commitment at $d_k = 64$ is weaker, and it grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises

@@ -179,8 +179,12 @@ verify("× 8: the near tie keeps ||J||_F > 0.1, the clear winner's falls below 1
 # %% [markdown]
 # Times 8, the clear winner turns one-hot and its $\|J\|_F$ drops from 0.21 to $2.3\times10^{-7}$. The near
 # tie still splits its weight (0.69, 0.31) and keeps $\|J\|_F = 0.43$: moving one of the two top logits
-# moves weight between them. Call a query a **near tie** when $\|J\|_F > 0.1$: for two keys, a gap under
-# 2.9 between their logits. Unscaled, the gaps grow like $\sqrt{d_k}$, so fewer queries stay near ties.
+# moves weight between them. With pencil: when two keys share the weight, $p \approx (s, 1-s, 0, \dots)$,
+# $J$ has four sizeable entries, $\pm s(1-s)$ (on the diagonal $p_i(1-p_i)$, off it $-p_1p_2$), so
+# $\|J\|_F \approx 2s(1-s) = 2 \cdot 0.69 \cdot 0.31 \approx 0.43$; one-hot, $s = 1$, gives 0.
+#
+# Call a query a **near tie** when $\|J\|_F > 0.1$: for two keys, a gap under 2.9 between their logits.
+# Unscaled, the gaps grow like $\sqrt{d_k}$, so fewer queries stay near ties.
 
 # %% [markdown] predict_answer=["rises", "rise"]
 # ## 5. Gradient size against $d_k$
@@ -208,9 +212,7 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 #   length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels that length; unscaled, nothing does. So
 #   each near tie gets a large **kick**.
 #
-# Scaled (blue, solid), little moves: the mean $\|J\|_F$ and gradient to the logits change by under 6 % across
-# $d_k$, the mean gradient to the query by a factor under 1.5 (checks: below, and the deep dive after this
-# section). Then the near ties counted, unscaled:
+# Scaled (blue, solid), little moves (checked in the deep dive after this section). The near ties counted, unscaled:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
@@ -229,14 +231,14 @@ for i, d in enumerate(tail["unscaled"].d_k):
 verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 % of queries carry > 80 %; median kick {kick / np.median(s_q):.0f}× the scaled median", u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
 
 # %% [markdown]
-# Each time $d_k$ grows 4×, the near ties' share roughly halves (44 % of queries at $d_k = 64$, 6 % at 4096)
-# and their kick roughly doubles, so from $d_k = 64$ on the mean barely moves (0.98 to 1.11). At 4096 their
-# median kick is 37× the scaled median (on this draw).
+# **One picture: 100 unscaled queries at $d_k = 4096$.** About 6 are near ties, with a median kick of 11.5;
+# at least half of the 100 get under $10^{-10}$. The mean of the 100, 1.11, beats the scaled 0.34, yet 90 %
+# of it is those 6 kicks shared out over all 100: the typical query gets nothing. So the title's
+# "vanishing" is true of the typical query, not of the mean. From $d_k = 64$ on, each 4× in $d_k$ roughly halves the near
+# ties' share (44 % to 6 %) and doubles their kick, so the mean barely moves (0.98 to 1.11).
 #
-# So "vanishing" is true of the typical query, not of the average: at large $d_k$ most queries'
-# gradients collapse, and a few near ties keep a large mean. Does a larger mean make a head learn faster, or a collapsed
-# median stop it? Neither follows: only training can tell, and at a fixed small learning rate the
-# unscaled head can even learn faster (09 §4).
+# Does a larger mean make a head learn faster, or a collapsed median stop it? Neither follows: only
+# training can tell, and at a fixed small learning rate the unscaled head can even learn faster (09 §4).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the three curves, checked at every $d_k$
@@ -381,21 +383,27 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # $J$ is the larger one**, about 6× the scaled one. Scaled, the weights are so even over 1024 keys (the
 # largest about 0.014) that moving one logit barely moves any weight: for 1024 equal weights
 # $\|J\|_F = \sqrt{n-1}/n \approx 1/32$. Unscaled, the weight sits on a few keys, yet only 29 % of queries
-# are over 0.9 across ten draws (05's draw: 30 %). The table shows one draw at three $d_k$ (its 26 % is
-# the low one of the ten); the lines under it, ten draws:
+# are over 0.9 across ten draws of 1000 queries (05's draw: 30 %). The table shows the first draw at three
+# $d_k$ (its 26 % is the low one of the ten); the cell after it, all ten, whose range shows how far one
+# draw strays from their median:
 
 # %%
-ten, lines, many = {}, [], []  # (n_keys, d_k): the median ||J||_F ratio of ten draws of 2000 queries
-for n, ds in ((overview.MANY_KEYS, (64, 256, 512)), (overview.N_KEYS, (64,))):
-    for d in ds:
-        draws = [overview.compare(d, n, rng=SEED + i).summary() for i in range(10)]  # kept: largest weight, ||J||
-        r, above = [c.ratio for c in draws], np.mean([c.committed for c in draws])  # above 0.9: all 20,000 queries
-        ten[n, d] = np.median(r)
-        lines.append(f"d_k = {d:3d}, {n:4d} keys, ten draws: above 0.9 {above:.0%}; median size of J, unscaled ÷ scaled: median {ten[n, d]:.2f}, range {min(r):.2f} to {max(r):.2f}")
-        if n == overview.MANY_KEYS:
-            many.append(draws[0])  # the first draw (rng=SEED), for the table
-print(overview.comparison_table(many))  # 1024 keys, one draw of 2000 queries
-print("\n".join(lines))
+def summary(d, n, seed, n_q):  # what overview.compare(d, n, n_q, rng=seed).summary() keeps, without sorting all weights
+    p = [softmax(saturation.query_logits(d, n, n_q, scale=s, rng=seed)) for s in ("unscaled", "sqrt")]  # (n_q, n) each
+    return overview.ComparisonSummary(d, n, *(w.max(axis=1) for w in p), *(gradients.jacobian_frobenius(w) for w in p))
+
+
+draws = {(n, d): [summary(d, n, SEED + i, n_q) for i in range(10)]  # ten draws per (keys, d_k)
+         for n, ds, n_q in ((overview.MANY_KEYS, (64, 256, 512), 1000), (overview.N_KEYS, (64,), 2000)) for d in ds}
+print(overview.comparison_table([draws[overview.MANY_KEYS, d][0] for d in (64, 256, 512)]))  # 1024 keys, the first draw
+
+# %%
+ten = {}  # (n_keys, d_k): the median over ten draws of the median ||J||_F ratio
+for (n, d), ds in draws.items():
+    r, above = [c.ratio for c in ds], [c.committed for c in ds]  # per draw
+    ten[n, d] = np.median(r)
+    print(f"d_k = {d:3d}, {n:4d} keys, ten draws of {len(ds[0].jacobian_unscaled)}: above 0.9 {np.mean(above):.0%} ({min(above):.0%} to {max(above):.0%}); "
+          f"median size of J, unscaled ÷ scaled: median {ten[n, d]:.2g}, range {min(r):.2g} to {max(r):.2g}")
 verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512; 16 keys: below at 64", ten[1024, 64] > 1 and ten[1024, 256] > 1 > ten[1024, 512] and ten[16, 64] < 1)
 
 # %% [markdown]
@@ -415,10 +423,12 @@ verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at 
 
 # %% tags=["deep-dive"]
 few = overview.compare(64, rng=SEED)  # 16 keys, one draw
+verify("section 6's summary() gives what overview.compare(...).summary() gives (16 keys, d_k = 64)",
+       all(np.array_equal(x, y) for x, y in zip(summary(64, 16, SEED, 2000)[2:], few.summary()[2:])))
 resp = {n: (ds, overview.query_gradient_ratios(ds, n, nq, seeds=range(3))) for n, ds, nq in ((16, (64, 256), 3000), (1024, (64,), 300))}
 print("\n".join(overview.format_gradient_ratios(n, ds, r) for n, (ds, r) in resp.items()))
 verify("response to q, in every repeat: 16 keys above 1 at d_k = 64, below at 256; 1024 keys above 10 at 64", (resp[16][1][:, 0] > 1).all() and (resp[16][1][:, 1] < 1).all() and (resp[1024][1] > 10).all())
-rule = {16: 8 * few.ratio, 1024: 8 * many[0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
+rule = {16: 8 * few.ratio, 1024: 8 * draws[overview.MANY_KEYS, 64][0].ratio}  # √d_k × the ||J||_F ratio at d_k = 64
 verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 and 1024 keys", all(abs(np.median(resp[n][1][:, 0]) / rule[n] - 1) < 0.25 for n in rule),
        ", ".join(f"{n} keys: ||J||_F ratio {r / 8:.2f}, × √64 = {r:.2g}" for n, r in rule.items()))
 
