@@ -62,7 +62,15 @@ def notebook(root: Path, cls) -> str:
 
 def measure_page(bs, page, box, main: int, wait_grid: bool) -> dict:
     ident = bs.wait_for_explorer(page, box, 120)
-    grid = bs.wait_for_grid(page, ident, 120) if wait_grid else None
+    page.evaluate(bs._TRACE_SOURCE, ident)  # from display on: the kernel's answers, failures included
+    try:
+        grid = bs.wait_for_grid(page, ident, 120) if wait_grid else None
+    except Exception as exc:  # say where the prefetch stood: frames cached, requests on their way, paused
+        where = page.evaluate("""id => { const e = window.SDPA_LIVE[id], s = e.source;
+          return {cached: e.cache.size, inflight: s.inflight, pending: s.pending.size, paused: s.paused,
+                  window: s.window || null, order: e.prefetchOrder().length, failed: s.__sdpaFailed || null}; }""",
+                              ident)
+        raise RuntimeError(f"grid not complete within 120 s: {json.dumps(where)}") from exc
     steps = bs.sweep_main_control(page, box, main, steps=4, timeout=60)
     return {"grid": grid, "steps": steps}
 

@@ -695,7 +695,9 @@ _TRACE_SOURCE = r"""id => {
     log[name] = {sent: performance.now(), urgent: !!urgent};
     return fetch.call(this, name, indices, urgent);
   };
+  s.__sdpaFailed = [];  // the kernel's "failed" answers (a frame not drawn: it pauses prefetch)
   s.receive = function (msg, buffers) {
+    if (msg && msg.type === "failed") s.__sdpaFailed.push({key: msg.key, error: msg.error || null});
     if (msg && log[msg.key] && log[msg.key].arrived === undefined) {
       log[msg.key].arrived = performance.now();
       log[msg.key].ms = typeof msg.ms === "number" ? msg.ms : null;
