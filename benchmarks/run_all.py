@@ -19,7 +19,9 @@ CONTRIBUTING.md between ``<!-- BENCHMARKS -->`` and ``<!-- /BENCHMARKS -->``. Th
 - ``sampling_overhead.py`` -- ``sample_dot_products`` ÷ drawing its random numbers (≤ 1.5);
 - ``explorer_frontend.py`` -- the explorers' one front end (issue 39): key press → painted frame, prefetched
                              in JupyterLab, in Voila, through a 100 ms proxy and on the site; first
-                             visits; the time until each grid is in the browser (beside the floor above);
+                             visits; the time until each grid is in the browser; the floor (a kernel
+                             round trip) in the same run, and a first visit split into the kernel's
+                             drawing and the rest; one row per explorer, and one wide table after;
 - ``prefetch_cpu.py``     -- the kernel CPU each explorer's prefetch grid costs;
 - ``install_size.py``      -- a fresh venv with requirements.txt (≤ 500 MB);
 - ``suite_times.py``      -- `make test-fast` (≤ 60 s) and `make test`: time and test count;
@@ -88,6 +90,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     summary = common.machine_summary()  # before the load we add
+    frontend: list[dict] = []  # the explorer front end's records (issue 39), for its own wide table
     steps = [("every control of every explorer", lambda: controls_latency.run(args.explorers, args.repeats)),
              ("sample_dot_products overhead", sampling_overhead.run)]
     if not args.skip_notebooks:
@@ -101,9 +104,13 @@ def main(argv=None) -> int:
     if not args.skip_browser:  # issue 39: one front end; the floor above (browser_latency) beside it
         frontend_json = Path(tempfile.gettempdir()) / "sdpa-explorer-frontend.json"
         modes = [m for m in explorer_frontend.MODES if m != "site" or not args.skip_site]
-        steps.append(("the explorers' front end (prefetched, first visits, Voila, 100 ms proxy, site)",
-                      lambda: explorer_frontend.rows(
-                          explorer_frontend.run(list(args.explorers), modes, frontend_json))))
+
+        def frontend_step() -> list:
+            frontend.extend(explorer_frontend.run(list(args.explorers), modes, frontend_json))
+            return explorer_frontend.rows(frontend)
+
+        steps.append(("the explorers' front end (the floor, prefetched, first visits, Voila, 100 ms proxy, site)",
+                      frontend_step))
         steps.append(("kernel CPU of each explorer's prefetch grid",
                       lambda: prefetch_cpu.rows(prefetch_cpu.run(list(args.explorers)))))
     if not args.skip_tests:
@@ -139,7 +146,18 @@ def main(argv=None) -> int:
         "stack. Browser: from the `keydown` event to the new image decoded in the page; the main "
         "slider moves 4 steps one way (first visits) and 4 back. Reproduce with `make bench`.",
         "",
-    ])
+    ] + ([
+        "### The explorers' front end, per explorer, beside the floor (issue 39)",
+        "",
+        explorer_frontend.markdown(frontend),
+        "",
+        "Prefetched: after the whole grid is in the browser; first visit: prefetch off, the 4 forward "
+        "presses each ask the kernel; the floor: a slider swapping two precomputed PNGs (every move a "
+        "kernel round trip, no computation), measured at the start and at the end of the same run. A first "
+        "visit's split, measured in the page: the kernel's own drawing time (sent with the frame) and the "
+        "rest (key → request, the round trip less the drawing, decode and paint); medians of each part.",
+        "",
+    ] if frontend else []))
     print(text)
     args.output.write_text(text, encoding="utf-8")
     subset = args.explorers or args.notebooks or args.browser or args.browser_json or skipped

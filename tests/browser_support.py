@@ -606,6 +606,60 @@ EXPLORER_BOX = ".jp-OutputArea-output figure.sdpa-explorer"
 #: The floor's plain ipywidgets box (a slider and an Image: no explorer.js).
 FLOOR_BOX = ".jp-OutputArea-output .widget-vbox:has(> img.widget-image)"
 
+#: A notebook whose slider's observer only swaps between two precomputed ~100 KB PNGs on an
+#: ``ipywidgets.Image``: the kernel round trip, the transfer and the decode, with no computation
+#: and no drawing. Measured in the same run as the explorers, it is the floor each explorer's
+#: latency is compared with (``tests/test_browser.py`` with ``benchmarks/browser_latency.py``, and
+#: ``benchmarks/explorer_frontend.py``'s floor mode: both write this notebook).
+FLOOR_NAME = "floor.ipynb"
+FLOOR_SOURCE = """\
+import io
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.image import imsave
+
+
+def noise_png(seed, side=168):
+    \"\"\"Random pixels do not compress: a 168 x 168 PNG of them weighs about 100 KB.\"\"\"
+    buf = io.BytesIO()
+    imsave(buf, np.random.default_rng(seed).random((side, side, 3)), format="png")
+    return buf.getvalue()
+
+
+PNGS = [noise_png(0), noise_png(1)]
+slider = W.IntSlider(value=0, min=0, max=8, description="floor")
+image = W.Image(value=PNGS[0], format="png")
+slider.observe(lambda change: setattr(image, "value", PNGS[change["new"] % 2]), names="value")
+W.VBox([W.HBox([slider]), image])
+"""
+
+
+def write_floor_notebook(root: Path) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_SOURCE)])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    path = Path(root) / FLOOR_NAME
+    nbformat.write(nb, path)
+    return path
+
+
+def floor_steps(page, server: Server, name: str, steps: int = 4, timeout: float = 300.0,
+                render_timeout: float = 120.0) -> list[dict]:
+    """Open the floor's notebook ``name`` (:func:`write_floor_notebook`) in ``server`` (JupyterLab: run it;
+    Voila: render it) and move its slider ``steps`` positions one way and back (:func:`sweep_floor`)."""
+    if server.kind == "lab":
+        open_in_lab(page, server, name, timeout)
+        run_all_in_lab(page, timeout)
+        box = lab_cell_output(page, 0).locator(FLOOR_BOX)
+        box.first.wait_for()
+    else:
+        page.goto(f"{server.base}/voila/render/{name}", timeout=timeout * 1000, wait_until="load")
+        page.wait_for_function(f"() => document.querySelectorAll('{FLOOR_BOX}').length >= 1",
+                               timeout=render_timeout * 1000, polling=250)
+        box = page.locator(FLOOR_BOX).first
+    return sweep_floor(page, box, 0, steps=steps)
 
 def explorer_id(box) -> str:
     """The id explorer.js gave the figure (``#explorer-<id>``; probe.press finds it by that)."""
@@ -629,6 +683,42 @@ def wait_for_grid(page, ident: str, timeout: float = 60.0) -> dict:
       return {frames: Number(f.dataset.gridFrames), ms: Number(f.dataset.gridComplete)}; }""", ident)
 
 
+#: Times each frame asked of the kernel (``KernelSource.fetch``: ``sent``) and its answer's arrival
+#: (``receive``: ``arrived``, with the kernel's own drawing time ``ms`` that the frame carries), per frame
+#: name, in the page's clock; installed on the live explorer, explorer.js itself unchanged.
+_TRACE_SOURCE = r"""id => {
+  const s = window.SDPA_LIVE[id].source;
+  if (s.__sdpaTrace) return;
+  const log = s.__sdpaTrace = {};
+  const fetch = s.fetch, receive = s.receive;
+  s.fetch = function (name, indices, urgent) {
+    log[name] = {sent: performance.now(), urgent: !!urgent};
+    return fetch.call(this, name, indices, urgent);
+  };
+  s.__sdpaFailed = [];  // the kernel's "failed" answers (a frame not drawn: it pauses prefetch)
+  s.receive = function (msg, buffers) {
+    if (msg && msg.type === "failed") s.__sdpaFailed.push({key: msg.key, error: msg.error || null});
+    if (msg && log[msg.key] && log[msg.key].arrived === undefined) {
+      log[msg.key].arrived = performance.now();
+      log[msg.key].ms = typeof msg.ms === "number" ? msg.ms : null;
+    }
+    return receive.call(this, msg, buffers);
+  };
+}"""
+
+
+def split(press: dict, trace: dict | None) -> dict:
+    """Where one press's time went, in ms, from the page's clock (``press``: ``key``, ``painted``) and the
+    frame's trace (``sent``, ``arrived``, ``ms``; None for a frame already in the browser):
+    ``to_request`` (key press → the request leaves), ``kernel_draw`` (the kernel's own drawing, as it
+    reports), ``link`` (the round trip less the drawing: messages through server, websocket and kernel
+    queue), ``decode_paint`` (answer received → frame painted). The four add up to key → painted."""
+    if not trace or trace.get("arrived") is None or trace.get("ms") is None:
+        return {}
+    return {"to_request": trace["sent"] - press["key"], "kernel_draw": trace["ms"],
+            "link": trace["arrived"] - trace["sent"] - trace["ms"], "decode_paint": press["painted"] - trace["arrived"]}
+
+
 def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: float = 20.0,
                        step: float = 1.0) -> list[dict]:
     """Move the explorer's main control ``steps`` positions one way and back, one key press at a time.
@@ -639,7 +729,8 @@ def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: floa
     ``data-frame``, loaded) and that the focus stayed on the control; it returns one record per step
     with the latencies in ms from ``keydown`` (``dom_ms``: the new frame in the page, ``image_ms``:
     the next animation frame, when it is painted) and whether the frame was in the browser's cache
-    at the key press (``prefetched``). ``step`` is unused (kept for the callers; the page moves by index).
+    at the key press (``prefetched``); for a frame asked of the kernel, ``split`` says where its time went
+    (:func:`split`). ``step`` is unused (kept for the callers; the page moves by index).
     """
     import probe  # authoring/site/probe.py: the site's key-press measurement, shared
 
@@ -656,6 +747,7 @@ def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: floa
         k = min(steps, up if forward else down)
         assert k >= 1, "the main control has a single value"
         plan = [forward] * k + [not forward] * k
+    page.evaluate(_TRACE_SOURCE, ident)
     records = []
     state = list(meta["state"])
     for i, forward in enumerate(plan):
@@ -667,6 +759,8 @@ def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: floa
         frame = probe.expected_frame(state, "")
         cached = page.evaluate("([id, f]) => { const e = window.SDPA_LIVE[id].cache.get(f); return !!(e && e.ok); }",
                                [ident, frame])
+        page.evaluate("([id, f]) => { const log = window.SDPA_LIVE[id].source.__sdpaTrace;"
+                      " if (log[f] && log[f].arrived !== undefined) delete log[f]; }", [ident, frame])  # an old answer
         try:
             t = probe.press(page, ident, main_index, kind, forward, frame, timeout_ms=timeout * 1000)
         except Exception as exc:  # playwright TimeoutError
@@ -676,8 +770,11 @@ def sweep_main_control(page, box, main_index: int, steps: int = 4, timeout: floa
         assert page.evaluate("([id, k]) => document.activeElement === document.querySelector("
                              "`#explorer-${id} [data-control='${k}']`)", [ident, main_index]), \
             f"step {i + 1}: the focus left the control"
+        pressed, trace = page.evaluate("([id, f]) => [window.__sdpaPress, "
+                                       "window.SDPA_LIVE[id].source.__sdpaTrace[f] || null]", [ident, frame])
         records.append({"step": i + 1, "from": before, "to": state[main_index], "first_visit": i < len(plan) // 2,
-                        "prefetched": cached, "dom_ms": t["dom"], "image_ms": t["painted"], "src_ms": t["dom"]})
+                        "prefetched": cached, "dom_ms": t["dom"], "image_ms": t["painted"], "src_ms": t["dom"],
+                        "split": split(pressed, trace)})
     return records
 
 

@@ -216,43 +216,9 @@ def check_voila(page, path, voila, cells, explorers, latency_log, scratch):
 
 # -- the floor: the cheapest possible slider move (issue 23) -----------------------------------
 
-#: A notebook whose slider's observer only swaps between two precomputed ~100 KB PNGs on an
-#: ``ipywidgets.Image``: the kernel round trip, the transfer and the decode, with no computation
-#: and no drawing. Measured in the same run as the explorers, it is the floor each explorer's
-#: latency is compared with (``benchmarks/browser_latency.py`` reports the ratios).
-FLOOR_NAME = "floor.ipynb"
-FLOOR_SOURCE = """\
-import io
-
-import ipywidgets as W
-import numpy as np
-from matplotlib.image import imsave
-
-
-def noise_png(seed, side=168):
-    \"\"\"Random pixels do not compress: a 168 x 168 PNG of them weighs about 100 KB.\"\"\"
-    buf = io.BytesIO()
-    imsave(buf, np.random.default_rng(seed).random((side, side, 3)), format="png")
-    return buf.getvalue()
-
-
-PNGS = [noise_png(0), noise_png(1)]
-slider = W.IntSlider(value=0, min=0, max=8, description="floor")
-image = W.Image(value=PNGS[0], format="png")
-slider.observe(lambda change: setattr(image, "value", PNGS[change["new"] % 2]), names="value")
-W.VBox([W.HBox([slider]), image])
-"""
-
-
-def write_floor_notebook(root: Path) -> Path:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(FLOOR_SOURCE)])
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-    path = Path(root) / FLOOR_NAME
-    nbformat.write(nb, path)
-    return path
-
+#: The floor's notebook (a slider swapping two precomputed PNGs) is browser_support's, shared with
+#: benchmarks/explorer_frontend.py, which measures it in the same run as the explorers' front end.
+write_floor_notebook = bs.write_floor_notebook
 
 FLOOR_CELL = bs.ExplorerCell(code_index=0, class_name="floor", cls=None)
 
@@ -260,11 +226,7 @@ FLOOR_CELL = bs.ExplorerCell(code_index=0, class_name="floor", cls=None)
 def test_floor_in_jupyterlab(lab, browser, latency_log, scratch):
     path = write_floor_notebook(scratch["root"])
     with opened_page(browser, scratch, lab, "lab-floor") as page:
-        bs.open_in_lab(page, lab, path.name, TIMEOUT)
-        bs.run_all_in_lab(page, TIMEOUT)
-        box = bs.lab_cell_output(page, 0).locator(bs.FLOOR_BOX)
-        box.first.wait_for()
-        steps = bs.sweep_floor(page, box, 0, steps=STEPS)
+        steps = bs.floor_steps(page, lab, path.name, STEPS, TIMEOUT, RENDER_TIMEOUT)
         record(latency_log, "lab", path, FLOOR_CELL, "floor", steps)
         assert len(steps) == 2 * STEPS and all(s["image_ms"] > 0 for s in steps)
 
@@ -272,10 +234,7 @@ def test_floor_in_jupyterlab(lab, browser, latency_log, scratch):
 def test_floor_in_voila(voila, browser, latency_log, scratch):
     path = write_floor_notebook(scratch["root"])
     with opened_page(browser, scratch, voila, "voila-floor") as page:
-        page.goto(f"{voila.base}/voila/render/{path.name}", timeout=TIMEOUT * 1000, wait_until="load")
-        page.wait_for_function(f"() => document.querySelectorAll('{bs.FLOOR_BOX}').length >= 1",
-                               timeout=RENDER_TIMEOUT * 1000, polling=250)
-        steps = bs.sweep_floor(page, page.locator(bs.FLOOR_BOX).first, 0, steps=STEPS)
+        steps = bs.floor_steps(page, voila, path.name, STEPS, TIMEOUT, RENDER_TIMEOUT)
         record(latency_log, "voila", path, FLOOR_CELL, "floor", steps)
         assert len(steps) == 2 * STEPS and all(s["image_ms"] > 0 for s in steps)
 
