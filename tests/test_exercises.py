@@ -1195,6 +1195,9 @@ _NAMED_SLIPS = [
     ("05.effective_keys_law", 1024, "n, all 1024 keys"),
     ("06.cross_entropy_grad", abs(0.99 - 0) + abs(0.01 - 1), "L1"),  # the L1 norm of p - e_2: 1.98
     ("06.cross_entropy_grad", 1 / 0.01, "‖g‖"),  # the norm of dL/dp = (0, -1/p_2): 100
+    # g = (0, -1), the 1/p_2 dropped: J g = (0.0099, -0.0099), norm 0.0140, as written with two figures too
+    ("06.cross_entropy_grad", float(np.hypot(0.99 * 0.01, 0.99 * 0.01)), "1/p_2"),
+    ("06.cross_entropy_grad", 0.014, "1/p_2"),
     ("06.largest_entry", -0.7 * 0.2, "off-diagonal"),  # -p_1 p_2 = -0.14
     ("06.largest_entry", "-0.14", "off-diagonal"),
     ("06.jacobian_half", [[0.5, -0.25], [-0.25, 0.5]], "p_i on the diagonal"),

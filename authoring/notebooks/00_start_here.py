@@ -233,11 +233,11 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 
 # %% [markdown] tags=["end-of-chain"]
 # Part 2, **commitment**: unscaled at $d_k$ = 64 and 128, most queries put over 0.9 on one random key
-# (56 %, 67 %), and the median $\|J\|$ is about 3× and 9× smaller than scaled (on this draw 2.7× and
-# 8.7×; notebook 05 repeats it over 10 seeds).
+# (56 %, 67 %), and the median $\|J\|$ is about 3× and 9× smaller than scaled (this draw: 2.7×,
+# 8.7×; 05 repeats it over 10 seeds).
 #
-# So the typical unscaled query passes back less gradient; notebooks 06 and 09 explain when the unscaled
-# gradient can be the larger.
+# So the typical unscaled query passes back less gradient per unit of the logits; per unit of $q\cdot k$,
+# what trains the weights, it can be larger (06, 09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why ignored keys learn little

@@ -296,7 +296,8 @@ verify_close("the thread's scaled result, 110.56 / 111", THREAD_BIG_SCALED, THRE
 # %% [markdown]
 # No: 110.56 is an ordinary draw, 0.68 SE below 111. And 0.99604 is no second confirmation: it must
 # be $110.56/111 = 0.99604$ from the same run, since dividing every entry by $\sqrt{111}$ divides the variance by 111
-# ($\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$, notebook 02). The SE printed is exact: it counts that the
+# (each entry times $c$ makes each squared deviation $c^2$ times as large: $\mathrm{Var}(cX) = c^2\,\mathrm{Var}(X)$,
+# notebook 04's first step). The SE printed is exact: it counts that the
 # entries of one product share rows and columns (deep dives: what ignoring that costs, and forty runs of our own).
 
 # %% [markdown] tags=["deep-dive"]

@@ -169,8 +169,8 @@ print(f"commitment: from d_k = {commit}, {over[D_K_CHOICES.index(commit)]:.0%} o
 
 # %% [markdown]
 # **What happened:** before 10: with 16 keys the onset comes at $d_k \approx 4.0$. There the mean largest
-# weight is 0.42 and 4 % of queries are over 0.9: the weights have begun to tilt, and almost no query has
-# committed. Commitment comes 16 times later: at $d_k = 64$, 56 % of queries are over 0.9 (40 % at 32).
+# weight is 0.42 and 4 % of queries are over 0.9 (this draw): the weights have begun to tilt, and almost no
+# query has committed. Commitment comes later: at $d_k = 64$, 56 % of queries are over 0.9 (40 % at 32).
 # The figure marks both, the onset dash-dotted, commitment dotted:
 
 # %% alt="Three panels against d_k from 1 to 4096 (log axis), 16 keys, averages over 4000 random queries: unscaled (orange, dashed) the largest weight rises from 0.21 to 0.98, the entropy falls from 2.4 nats toward 0 and the mean effective keys from 12.1 toward 1; scaled (blue, solid) all three stay nearly flat (largest weight 0.21 to 0.25). A dash-dotted vertical line marks the onset at d_k = 4.0, where the unscaled largest weight is 0.42; a dotted one marks commitment at d_k = 64, where the unscaled largest weight averages 0.85; the left panel names both, the onset as weights tilt and commitment as most queries over 0.9."
@@ -197,9 +197,9 @@ slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for 
 for d, (left, _) in slide.items():
     print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
 med = {n: np.median(saturation.onset_over_seeds(n, n_seeds=5)) for n in (4, 16, 1024)}  # the median of 5 seeds' onsets
-print("keys | onset d_k | e^H at the onset | unscaled queries over 0.9 at d_k = 64, 256, 1024 (one seed of 2000)")
+print("keys | onset d_k | e^H at the onset | unscaled queries over 0.9 at the onset; at d_k = 64, 256, 1024 (one seed of 2000)")
 for n in (4, 16, 1024):
-    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | " + ", ".join(f"{share_over_09(d, n):.0%}" for d in (64, 256, 1024)))
+    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | {share_over_09(round(med[n]), n):.0%}; " + ", ".join(f"{share_over_09(d, n):.0%}" for d in (64, 256, 1024)))
 
 # %% [markdown]
 # Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
@@ -209,7 +209,8 @@ for n in (4, 16, 1024):
 # More keys move the two landmarks apart. With 1024 keys the onset comes a little earlier ($d_k \approx 2.2$
 # instead of 4.0, with 377 keys still in play), and commitment later: at $d_k = 64$, 30 % of queries are
 # over 0.9 instead of 56 %, because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at
-# 1024). With 4 keys the onset comes late ($d_k \approx 21$): it needs the effective keys down to 1.47, nearly one-hot.
+# 1024). With 4 keys the onset comes late ($d_k \approx 21$): it needs the effective keys down to 1.47, nearly
+# one-hot, and about half the queries are over 0.9 by then. With so few keys the two landmarks coincide.
 #
 # Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
 # $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
@@ -458,8 +459,8 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
 # - Two landmarks. The **onset**, where the weights start to tilt, comes early: $d_k \approx 4$ for 16 keys
-#   ($H \approx \ln n - \sigma^2/2$ predicts 2). **Commitment**, most queries over 0.9 on one key, comes at
-#   $d_k = 64$ for 16 keys with independent normal components of mean 0 and variance 1: heads of real sizes,
+#   ($H \approx \ln n - \sigma^2/2$ predicts 2). **Commitment**, most queries over 0.9 on one key, is reached
+#   by $d_k = 64$ for 16 keys with independent normal components of mean 0 and variance 1: heads of real sizes,
 #   64 or 128, start there. With 1024 keys commitment at $d_k = 64$ is weaker, and it grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #

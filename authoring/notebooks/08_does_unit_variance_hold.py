@@ -61,7 +61,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # | rule | $\mathrm{Var}(W)$ | what it does to $\mathrm{Var}(q\cdot k)$ |
 # |---|---|---|
 # | LeCun's $1/\text{fan\_in}$ | $1/\text{fan\_in}$ | $\mathrm{Var}(q_i) = 1$: exactly the footnote's $d_k$ |
-# | Xavier's (Glorot's): fan-in and fan-out averaged | $2/(\text{fan\_in} + \text{fan\_out})$ | one head's $W_Q$ has fan-out $d_k$ below its fan-in, so $\mathrm{Var}(q_i) > 1$: above $d_k$ |
+# | Xavier's (Glorot's): fan-in and fan-out averaged | $2/(\text{fan\_in} + \text{fan\_out})$ | one head's $W_Q$ taken alone has fan-out $d_k$ below its fan-in, so $\mathrm{Var}(q_i) > 1$: above $d_k$ (fused as in PyTorch's `nn.MultiheadAttention`: below; deep dive) |
 # | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) | your Predict |
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
@@ -595,7 +595,7 @@ print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} �
 # %% [markdown]
 # GPT-2's is far below 1: its $W_Q$ and $W_K$ start small. T5's is 1, by its formula (not simulated).
 #
-# Does GPT-2 still need its scale? Take one row of 1024 independent logits with GPT-2's starting spread,
+# Does GPT-2's small start make the scale unneeded? Take one row of 1024 independent logits with GPT-2's starting spread,
 # scaled and unscaled, beside 00's unit-variance row. For each, the top weight and the keys in play, $e^H$
 # (05): medians of 1000 rows, range over 5 seeds.
 
@@ -611,9 +611,10 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2–2.5", 70 < in_play["GPT-2 without"].min() < in_play["GPT-2 without"].max() < 90 and 2 < in_play["unit variance without (00)"].min() < in_play["unit variance without (00)"].max() < 2.5)
 
 # %% [markdown]
-# **Why GPT-2 still needs the scale.** Its small start softens the softmax: unscaled, about 80 of 1024 keys
-# stay in play. Unit-variance logits keep only 2.2–2.4. But GPT-2's unscaled variance,
-# $d_k\,(d_\text{model}\cdot 0.02^2)^2$, still grows with $d_k$: only the scale removes the $d_k$.
+# **At GPT-2 small's own start, unscaled is still soft.** Its small start softens the softmax: unscaled,
+# about 80 of 1024 keys stay in play. Unit-variance logits keep only 2.2–2.4. The scale is what keeps the
+# spread from depending on the sizes: GPT-2's unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$,
+# grows with $d_k$, and with $d_\text{model}$ too.
 #
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 
@@ -710,8 +711,8 @@ print(models.format_table())
 #
 # - At initialisation $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$ (LayerNorm fixes $x$, not $q$ or $k$):
 #   $1/\sqrt{d_k}$ removes the $d_k$, not the factor. T5 starts at 1, GPT-2 lower.
-# - If $q$ and $k$ agree with correlation $\rho$ (a model), the scaled mean $\rho\sqrt{d_k}$ grows; μP's $1/d_k$ holds
-#   the mean at $\rho$; QK-norm bounds the logit by $g$.
+# - If $q$ and $k$ agree with correlation $\rho$ (a model), the scaled mean $\rho\sqrt{d_k}$ grows; μP's $a/d_k$ holds
+#   the mean at $a\rho$; QK-norm bounds the logit by $g$.
 #
 # ## Exercises
 #

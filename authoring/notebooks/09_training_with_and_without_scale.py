@@ -160,7 +160,7 @@ del big, sub, f_u  # 20,000 examples and 200 × 8 keys of length 1024: the kerne
 # %% [markdown] predict_answer=["under one in ten", "one in ten", "7 %"] predict_answer_common=["7 %"]
 # ## 3. At initialisation: who carries the gradient?
 #
-# A batch's gradient is the sum of its examples' gradients. At $d_k = 1024$ the unscaled attention is
+# A batch's gradient is the average of its examples' gradients (the sum over 64, divided by 64). At $d_k = 1024$ the unscaled attention is
 # saturated, and a saturated example passes back almost nothing (06).
 #
 # **Predict:** unscaled, how many of the examples carry 90 % of the summed squared gradient: about as
@@ -648,7 +648,7 @@ verify("asymmetric split (W_Q × 1/8, rate η/64): same losses as the scaled mod
 #
 # - Each model at its best rate, the unscaled head learns but needs more steps as $d_k$ grows from 16: at
 #   1024 about 7× the steps with SGD, and the same picture with Adam (deep dive).
-# - If the unscaled model starts from $d_k^{-1/4}$ times the weights and trains at $\eta/\sqrt{d_k}$, it follows
+# - Under SGD, if the unscaled model starts from $d_k^{-1/4}$ times the weights and trains at $\eta/\sqrt{d_k}$, it follows
 #   the scaled model step for step. The scale is a reparametrisation: at $0.1 \le \eta \le 1$ it buys, from
 #   $d_k = 16$ on, a speed at fixed $\eta$ that does not depend on $d_k$ (§5).
 #

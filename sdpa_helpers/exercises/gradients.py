@@ -99,6 +99,8 @@ register(
              "‖J‖_F, the size of the Jacobian; the question asks for the size of the vector J g, with g = (0, −1/p_2)"),
         Slip(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET])),
              "J·(0, −1): dL/dp_2 is −1/p_2, not −1, and that 1/p_2 is what escapes the bound"),
+        Slip(float(f"{np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET])):.2g}"),  # as a learner writes it
+             "J·(0, −1): dL/dp_2 is −1/p_2, not −1, and that 1/p_2 is what escapes the bound"),
         Slip(round(2 * (1 - _WRONG.max()), 12), "the bound 2 (1 − max p) on ‖J‖_F; dL/dz = J g with an unbounded g"),
         Slip(round(2 * (1 - _WRONG.max()) / _WRONG[_TARGET], 12),
              "the bound ‖J‖_F ‖g‖ ≤ 2 (1 − max p) · 1/p_2 = 0.02 × 100, an upper limit, not the gradient itself"),
