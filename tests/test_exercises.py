@@ -1194,6 +1194,7 @@ _NAMED_SLIPS = [
     ("05.scaled_weight", float(f"{1 / (1 + np.exp(-8.0)):.3g}"), "unscaled weight"),  # 0.99966 at 3 figures: 1
     ("05.effective_keys_law", 1024, "n, all 1024 keys"),
     ("06.cross_entropy_grad", abs(0.99 - 0) + abs(0.01 - 1), "L1"),  # the L1 norm of p - e_2: 1.98
+    ("06.cross_entropy_grad", float(f"{np.sqrt(4 * (0.99 * 0.01) ** 2) * 100:.3g}"), "0.0198 × 100"),  # ‖J‖_F ‖g‖: 1.98
     ("06.cross_entropy_grad", 1 / 0.01, "‖g‖"),  # the norm of dL/dp = (0, -1/p_2): 100
     # g = (0, -1), the 1/p_2 dropped: J g = (0.0099, -0.0099), norm 0.0140, as written with two figures too
     ("06.cross_entropy_grad", float(np.hypot(0.99 * 0.01, 0.99 * 0.01)), "1/p_2"),

@@ -236,8 +236,8 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 # (56 %, 67 %), and the median $\|J\|$ is about 3× and 9× smaller than scaled (this draw: 2.7×,
 # 8.7×; 05 repeats it over 10 seeds).
 #
-# So the typical unscaled query passes back less gradient per unit of the logits; per unit of $q\cdot k$,
-# what trains the weights, it can be larger (06, 09).
+# So the typical unscaled query passes back less gradient to its logits; through $q\cdot k$, which the
+# scaled head divides by $\sqrt{d_k}$, it can pass back more (06, 09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why ignored keys learn little

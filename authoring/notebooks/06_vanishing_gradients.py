@@ -207,7 +207,8 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 # dashed), the two part ways.
 #
 # - The **median** query's gradient to $q$ collapses: below the scaled one from $d_k = 64$ on, below
-#   $10^{-10}$ at 4096. The typical query is a clear winner, and section 3's bound squeezes it.
+#   $10^{-10}$ at 4096. The typical query is a clear winner, and section 3's bound squeezes it. Up to
+#   $d_k = 32$ it is still above the scaled one: the keys' length (next bullet) outweighs a $J$ not yet small.
 # - The **mean** rises: above the scaled one from $d_k = 2$ on, to 1.11 at 4096. The near ties of
 #   section 4 carry it. Their $J$ is not small, and the gradient to $q$ is multiplied by the keys, of
 #   length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels that length; unscaled, nothing does. So

@@ -90,8 +90,8 @@ register(
                     what="the norm of dL/dz", slips=[
         Slip(_WRONG[0], "the size of one entry of dL/dz, not the norm of the whole vector"),
         Slip(round(float(np.abs(_WRONG - np.eye(2)[_TARGET]).sum()), 12),
-             "the sum of the entries' sizes (the L1 norm); the norm here is the Euclidean one, the root of the sum "
-             "of squares"),
+             "the sum of the entries' sizes (the L1 norm), or the bound ‖J‖_F ‖g‖ = 0.0198 × 100, an upper limit; "
+             "the norm asked is the Euclidean one of J g itself, the root of the sum of its squares"),
         Slip(np.linalg.norm(-np.eye(2)[_TARGET] / _WRONG[_TARGET]),
              "‖g‖ = ‖dL/dp‖, the gradient with respect to p; dL/dz is J g, and J shrinks it"),
         Slip(np.sqrt(2), "p taken as exactly one-hot, (1, 0): here p is (0.99, 0.01)"),
