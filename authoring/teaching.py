@@ -502,7 +502,8 @@ def plan_material(extra: tuple, stems: dict[str, str]) -> list[str]:
         return lines
     if kind == "figure":
         _, number = extra
-        return [f"*What {number}'s figure shows* (its alt text, to describe it aloud): {first_figure(stems[number])[1]}"]
+        alt = first_figure(stems[number])[1]
+        return [f"*What {number}'s figure shows* (its alt text, to describe it aloud): {alt}"]
     if kind == "define":
         _, template, quotes = extra
         return [template.format(*(quoted(stems[n], p) for n, p in quotes))]
@@ -614,8 +615,8 @@ def class_pack(notebooks: list[Notebook], stems: dict[str, str]) -> list[str]:
               + publishing_addresses() + ", with `<owner>/<name>` the repository's GitHub owner and name (the "
               "README's two links hold a placeholder until then). Before that: `make site` and "
               "`build/site/index.html`, or `make lab` on a laptop.",
-              "- **A worksheet** is one printable sheet a notebook (a page or two): its Predicts (each with the text above the "
-              "prompt) and its main-line exercises, each with a box to write in; no answers. For this class: "
+              "- **A worksheet** is one printable sheet a notebook (a page or two): its Predicts (each with the text "
+              "above the prompt) and its main-line exercises, each with a box to write in; no answers. For this class: "
               + "; ".join(f"worksheet {nb}, {a} Predict{'s' * (a != 1)} and {b} exercise{'s' * (b != 1)}"
                           for nb, (a, b) in sheet.items()) + ". `make site` writes them to "
               "`build/site/worksheets/` (HTML, and PDF where the build machine has Chromium to print them).",
@@ -662,8 +663,8 @@ def guide(notebooks: list[Notebook] | None = None) -> str:
         "",
         "This guide holds the course's answers. The self-check pages of the site carry their answers in the",
         "page (a static page cannot hide them), and the notebooks fold their solutions; this guide is the key.",
-        "Worksheets (one printable sheet a notebook, a page or two, no answers) and a 20-minute talk are built with the site",
-        "(`make site` writes `teachers.html`, `worksheets/` and `talk.html` into `build/site/`).",
+        "Worksheets (one printable sheet a notebook, a page or two, no answers) and a 20-minute talk are built",
+        "with the site (`make site` writes `teachers.html`, `worksheets/` and `talk.html` into `build/site/`).",
         "",
         *class_pack(notebooks, {n.stem[:2]: n.stem for n in notebooks}),
         "## How to run it",
