@@ -14,7 +14,7 @@ LOWEST_TOOLS := pytest==9.2.0 hypothesis==6.170.17 nbval==0.11.0 nbclient==0.7.4
 
 PYTEST := $(BIN)/python -m pytest -p no:randomly
 
-.PHONY: lab test test-fast test-lowest lint app bench notebooks check-notebooks clean
+.PHONY: setup lab test test-fast test-lowest lint app bench notebooks check-notebooks clean
 .PHONY: site test-site
 
 # The environment is built from scratch whenever a requirements file changes, so a requirement
@@ -125,6 +125,9 @@ app: $(STAMP)
 # The whole suite, and the CI command: unit tests, doctests, lint and types, strict nbval,
 # notebook structure, Binder, the pinned set's resolution, and the browser tests; then strict
 # nbval again under a second numeric configuration (tests/second_numeric_config.py).
+# `make setup`: only build .venv (what `make lab` and `make test` do first), nothing opened or run.
+setup: $(STAMP)
+
 test: $(STAMP)
 	$(PYTEST) --nbval --nbval-current-env --nbval-cell-timeout=300
 	$(BIN)/python tests/second_numeric_config.py notebooks

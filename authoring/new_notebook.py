@@ -182,7 +182,11 @@ then (commands; no other file needs a hand edit):
     answer in predict_answer, every number from a cell (AUTHORING.md states every rule the tests check);
     replace placeholder_value and value_figure by the topic's own math and figures, with their tests;
     a public math function taking arrays gets a test_..._sweep... in tests/test_{topic}.py, or a line in
-    that file's SWEEP_EXEMPT = {{"function": "why no sweep"}}
+    that file's SWEEP_EXEMPT = {{"function": "why no sweep"}}; a public function with scale= or seed= gets
+    its smallest call in that file's SMALL_CALLS = {{"{topic}.function": lambda **kw: ...}} (tests/test_checks.py)
+  - notebook 00's main line stays within 1,100 words and your map row counts there: if the structure test
+    says 00 is over, shorten your row (SUMMARY) or 00's prose
+  - lint before you build (a fix after the build stales the notebook): .venv/bin/ruff check . (`make lint`)
   - build it and the two notebooks whose sources the scaffold edited (00's map, the previous one's link):
       .venv/bin/python authoring/build.py 00 {facts['previous'].name[:2]} {nn}
     (each notebook records the package files it loaded: your new modules stale no other notebook;

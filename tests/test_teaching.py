@@ -155,7 +155,7 @@ def test_the_class_pack_comes_first_and_holds_what_a_teacher_needs(guide, course
     # Sentence 2's caveats: 00 §4's stored table (its 56 % and 67 %) and the pointer to the gradient's twist, quoted
     table = T.section_example("00_start_here", 4)[1]
     assert all(line in pack for line in table.splitlines())
-    assert T.paragraph("00_start_here", "So the typical unscaled query passes back less gradient to its logits") in pack
+    assert T.paragraph("00_start_here", "So the typical unscaled query passes less gradient to its logits") in pack
     # Every main-line slip of the class's notebooks, and the overflow misconception the course answers in 05 §1
     by = {n.stem[:2]: n for n in course_no_minutes}
     for number in T.CLASS_NOTEBOOKS:

@@ -97,8 +97,8 @@ for c in (1, 8):
 # >    gradient reaching their weights is bounded, most keys they ignore get almost no gradient;
 # >    scaled, the weights stay soft.
 # > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at the
-# >    best of notebook 09's learning rates, then the unscaled head still learns but needs more
-# >    steps as $d_k$ grows from 16; the scaled head does not.
+# >    best of notebook 09's learning rates, then the unscaled head learns but needs more
+# >    steps as $d_k$ grows from 16 to 1024; the scaled head does not.
 # >
 # > Each sentence holds under its condition; notebooks 05, 06, 08 and 09 measure where each one
 # > stops, and 09 lists it under the answer at its end.
@@ -236,8 +236,8 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 # (56 %, 67 %), and the median $\|J\|$ is about 3× and 9× smaller than scaled (this draw: 2.7×,
 # 8.7×; 05 repeats it over 10 seeds).
 #
-# So the typical unscaled query passes back less gradient to its logits; through $q\cdot k$, which the
-# scaled head divides by $\sqrt{d_k}$, it can pass back more (06, 09).
+# So the typical unscaled query passes less gradient to its logits; through $q\cdot k$, which the scaled
+# head divides by $\sqrt{d_k}$, it passes more at $d_k = 64$ (05, 06, 09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why ignored keys learn little

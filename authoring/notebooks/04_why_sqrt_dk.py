@@ -275,7 +275,8 @@ verify(f"std of one head's logits scaled by 1/√512: {sd:.4g}, theory {want:.4g
 #   $\sqrt{d_k}$ unscaled, stays at 1 with $1/\sqrt{d_k}$ and shrinks with $1/d_k$.
 #   Given Var(q·k) = d_k, the exponent −½ is forced; the constant is a convention.
 # - At initialisation, with independent components, $1/d_k$ over-corrects: attention tends to
-#   uniform as $d_k$ grows. When training correlates $q$ and $k$, $1/d_k$ can be right (notebook 08).
+#   uniform as $d_k$ grows. When training correlates $q$ and $k$, the exponent $-1$ with a constant in front,
+#   $a/d_k$, can be the right one (notebook 08).
 # - Many spellings give the same logits. Use the head dimension $d_k$ (often, not always,
 #   $d_\text{model}/h$); $d_v$ plays no role.
 #

@@ -184,8 +184,9 @@ for x, name in ((onset, "onset:\nweights tilt"), (commit, "commitment:\nmost que
 fig
 
 # %% [markdown]
-# Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent unit-variance
-# components, they are past the onset and at or past commitment (08: GPT-2's own start is milder). Scaled,
+# Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent normal unit-variance
+# components and a query has 16 keys, they are past the onset and at or past commitment (with 1024 keys, past
+# the onset but not yet committed: below; 08: GPT-2's own start is milder). Scaled,
 # the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
 #
 # Part 2 of the answer is about commitment, under its condition: $q$ and $k$ independent, with independent

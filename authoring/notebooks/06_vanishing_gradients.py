@@ -233,7 +233,7 @@ for i, d in enumerate(tail["unscaled"].d_k):
 verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 % of queries carry > 80 %; median kick {kick / np.median(s_q):.0f}× the scaled median", u_q.mean() > s_q.mean() and np.median(u_q) < 1e-8 and frac < 0.1 and u_q[tie].sum() > 0.8 * u_q.sum())
 
 # %% [markdown]
-# **One picture: 100 unscaled queries at $d_k = 4096$.** About 6 are near ties, with kicks of about 16 on
+# **One picture: 100 unscaled queries at $d_k = 4096$, in proportion.** About 6 are near ties, with kicks of about 16 on
 # average (median 11.5); about half of the 100 get under $10^{-10}$. The mean of the 100, 1.11, beats the scaled 0.34, yet 90 %
 # of it is those 6 kicks shared out over all 100: the typical query gets nothing. So the title's
 # "vanishing" is true of the typical query, not of the mean. From $d_k = 64$ on, each 4× in $d_k$ roughly halves the near

@@ -117,7 +117,7 @@ verify("attention_scores(Q, K) = steps 1 and 2", np.allclose(scaled, attention_s
 # forbidden logit becomes $-\infty$ before the softmax; since $e^{-\infty} = 0$, those keys get
 # weight *exactly* 0, and each row's allowed weights still sum to 1.
 
-# %% alt="Left: the causal mask for 5 queries and 5 keys, 0 (may attend, green) on and below the diagonal and minus infinity (blocked, grey) above it. Right: the attention weights after the softmax, exactly 0 above the diagonal (drawn white: masked out); each row puts its weight, unevenly, only on the keys up to its own position."
+# %% alt="Left: the causal mask for 5 queries and 5 keys, 0 (may attend, green) on and below the diagonal and minus infinity (blocked, grey) above it. Right: the attention weights after the softmax, exactly 0 above the diagonal (drawn white: masked out); each row's weight falls only on the keys up to its own position."
 n, mask = 5, causal_mask(5)  # (n, n) bool: True = may attend
 Qc, Kc, Vc = (rng.standard_normal((n, dim)) for dim in (d_k, d_k, d_v))
 out_before, causal_weights = scaled_dot_product_attention(Qc, Kc, Vc, mask=mask)

@@ -383,7 +383,7 @@ verify_close(f"uniform q, d_k = {d}: Var(q·k) = {d}·(0.8ρ² + 1 − ρ²)", s
 # weight to $e^\rho/(e^\rho + n - 1)$; with a constant $a$ in front ($a/d_k$; μP's README: $a = 8$),
 # to $e^{a\rho}/(e^{a\rho} + n - 1)$. The draws need no vectors: given $q$, an unrelated key's $q\cdot z$ is
 # exactly $|q|$ times a standard normal, and $|q|^2$ is chi-square with $d_k$ degrees of freedom
-# (`A.correlated_dot_product_parts_exact`), so each query takes 13 random numbers whatever $d_k$ is.
+# (`A.correlated_dot_product_parts_exact`), so each query takes a fixed handful of random numbers whatever $d_k$ is (14 drawn, 13 used).
 
 # %% tags=["deep-dive"]
 n_keys, n_queries = 12, 2000
@@ -613,8 +613,9 @@ verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2�
 # %% [markdown]
 # **At GPT-2 small's own start, unscaled is still soft.** Its small start softens the softmax: unscaled,
 # about 80 of 1024 keys stay in play. Unit-variance logits keep only 2.2–2.4. The scale is what keeps the
-# spread from depending on the sizes: GPT-2's unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$,
-# grows with $d_k$, and with $d_\text{model}$ too.
+# spread from depending on $d_k$: GPT-2's unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$,
+# grows with $d_k$, and the scale removes that. It grows with $d_\text{model}$ too, with or without the
+# scale, so GPT-2 small's soft start does not carry over to wider models.
 #
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 

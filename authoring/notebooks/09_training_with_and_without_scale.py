@@ -756,8 +756,8 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 #    reaching their weights is bounded, most keys they ignore get almost no gradient; scaled, the
 #    weights stay soft.
 # 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at the best
-#    of notebook 09's learning rates, then the unscaled head still learns but needs more steps as
-#    $d_k$ grows from 16; the scaled head does not.
+#    of notebook 09's learning rates, then the unscaled head learns but needs more steps as
+#    $d_k$ grows from 16 to 1024; the scaled head does not.
 #
 # Where it stops:
 #
@@ -766,8 +766,8 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 #   $q$ and $k$ can correlate, and the assumption breaks (modelled in notebook 08).
 # - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
 # - The gradient reaching the weights is bounded when it comes through the values, as in attention's
-#   output (notebook 06); a loss on the weights themselves can make it unbounded. Through the query,
-#   summed over a batch, or with many keys, the unscaled gradient can be the larger one (notebooks 06
+#   output (notebook 06); a loss on the attention weights themselves can make it unbounded. Through the query,
+#   for a whole batch, or with many keys, the unscaled gradient can be the larger one (notebooks 06
 #   and 09).
 # - With SGD at one fixed small learning rate the unscaled head can train faster: at $\eta = 0.1$ up to
 #   $d_k = 256$, at $\eta = 0.03$ at every $d_k$ of the grid. Each at its best rate, at $d_k = 4$ the
