@@ -185,7 +185,7 @@ for sc, name in (("unscaled", "unscaled"), ("sqrt", "scaled")):
     print(f"{name}: examples carrying 90 % of the summed squared gradients: median {sh.median:.0%} (range {sh.low:.0%} to {sh.high:.0%})")
 
 # %% [markdown]
-# Under one in ten: unscaled, 7 % of the examples carry 90 % of the summed squared gradient (scaled: 61 %).
+# Under one in ten: unscaled, on the median seed, 7 % of the examples carry 90 % of the summed squared gradient (scaled: 61 %).
 # They are the examples whose two largest logits nearly tie, so they are not saturated (06's near ties).
 # The median example's gradient is about 3000 times smaller unscaled, yet the batch's is 10 times larger:
 # a gradient through a logit $s\,q\cdot k$ carries the factor $s$, 1 unscaled and $1/32$ scaled, so each of
@@ -213,8 +213,10 @@ for sd in seeds:
 verify("every seed: the heavy examples' median top-2 gap below 0.2 × the rest's", max(gap_ratio) < 0.2,
        f"gap ratio: median {np.median(gap_ratio):.2f}, largest {max(gap_ratio):.2f}")
 verify("every seed: the batch gradient is larger unscaled", ratio["batch"].low > 1)
-verify("every seed: under 10 % of the examples carry 90 % of the squared gradient unscaled, over half scaled",
-       all(init[sd, "unscaled"]["share"] < 0.1 < 0.5 < init[sd, "sqrt"]["share"] for sd in seeds))
+share_u = [init[sd, "unscaled"]["share"] for sd in seeds]  # per seed; its largest is near 0.1 for some held-out sets
+verify("unscaled: under 10 % of the examples carry 90 % of the squared gradient (median seed; every seed under 15 %); "
+       "scaled: over half on every seed",
+       np.median(share_u) < 0.1 and max(share_u) < 0.15 and all(0.5 < init[sd, "sqrt"]["share"] for sd in seeds))
 norms = {sc: init[training.grid_seed(SEED, name="SEED"), sc]["norms"] for sc in ("sqrt", "unscaled")}  # SEED in 0–24
 print(f"seed {SEED}: scaled, 90 % of examples between {np.percentile(norms['sqrt'], 5):.1f} and "
       f"{np.percentile(norms['sqrt'], 95):.1f}; unscaled, {np.mean(norms['unscaled'] <= 1e-12):.0%} at or below 1e-12, "
