@@ -906,7 +906,8 @@ def talk_html(explorer: str = "", static: str = "_static/", figure: str = "img/t
 <link rel="stylesheet" href="{static}site.css">
 <script src="{static}explorer.js"></script>
 <style>.reveal .slides section {{ text-align: left; }} .reveal h1, .reveal h2 {{ text-transform: none; }}
-.reveal figure.explorer img {{ max-height: 52vh; width: auto; }} .reveal p, .reveal li {{ font-size: .8em; }}</style>
+.reveal figure.explorer img {{ max-height: 52vh; width: auto; }} .reveal p, .reveal li {{ font-size: .8em; }}
+.reveal mjx-container[display="true"] {{ overflow: visible; }}</style>
 </head><body>
 <div class="reveal"><div class="slides">
 <section><h1>Why √d<sub>k</sub>?</h1>
@@ -950,6 +951,7 @@ def guide_page(render_markdown) -> str:
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>For teachers — Why √d_k?</title>
 <link rel="stylesheet" href="_static/site.css"><script src="_static/explorer.js"></script>
+<script src="_static/exercises.js"></script>
 </head><body>
 <header class="site"><a class="home" href="index.html">Why √d_k?</a></header>
 <div class="layout"><main class="md-cell">
