@@ -138,10 +138,9 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # %% [markdown]
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
 # weight nears 1 (at one-hot weights a small nudge to a logit moves no weight: $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
-# against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above the median:
-# about one unscaled query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above
-# 0.1. Scaled, the spread, the
-# largest weight and $\|J\|$ move a few per cent from $d_k = 4$ to 4096 (deep dive).
+# against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above: one unscaled
+# query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above 0.1. Scaled, all
+# three move a few per cent from $d_k = 4$ to 4096 (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: drag $d_k$ yourself
@@ -221,9 +220,8 @@ overview_plots.random_walks(walks).figure
 # %% [markdown]
 # ## 4. At the sizes real models use
 #
-# Models often use $d_k$ = 64 or 128 (section 5). The same comparison in numbers, for the median
-# query (the figure's weights were means, which the near ties pull down); the last column is the
-# median $\|J\|$, unscaled ÷ scaled:
+# Models often use $d_k$ = 64 or 128 (section 5). In numbers, for the median query (near ties pull
+# the figure's means down); the last column is the median $\|J\|$, unscaled ÷ scaled:
 
 # %%
 heads = [overview.compare(d, rng=SEED) for d in overview.HEAD_D_KS]  # 16 keys, unscaled and scaled on the same draws
@@ -315,8 +313,8 @@ verify("head_dim ≠ d_model/h for T5 3B, T5 11B and Gemma 7B", not any(models.m
 #
 # ## Exercises
 #
-# *Your edits:* a Binder session is temporary, so download the notebook (File → Download) before you
-# leave; on your machine, keep them on a branch or in a copy before `git pull` (see the README).
+# *Your edits:* on Binder, download the notebook (File → Download) before you leave; the README says
+# how to keep them through a `git pull`.
 #
 # **Exercise 1.** BERT-base has $d_\text{model} = 768$ and 12 heads of size $d_\text{model}/h$.
 # What is its $d_k$? (an integer)

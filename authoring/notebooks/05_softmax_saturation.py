@@ -411,19 +411,22 @@ verify("d_k = 4096: the median query leaves below 1e-9 in each of 10 seeds", max
 # measured onset. Compare $n = 4$ (onset about 21) with $n = 1024$ (about 2.2).
 
 # %% tags=["nbval-ignore-output"] alt="Explorer with sliders for d_k and the number of keys: top, one query's softmax weights unscaled and scaled at the chosen d_k; bottom, the average largest weight, entropy and effective keys against d_k, unscaled rising to one-hot and scaled nearly flat, with the law ln n - d_k/2 and a dash-dotted line at the measured onset (about 4 for 16 keys, 21 for 4, 2.2 for 1024)."
-explorer = SaturationExplorer(d_k=64)
+explorer = SaturationExplorer(d_k=64, seed=1)
 explorer
 
 # %%
-i64 = D_K_CHOICES.index(64)  # the still: the explorer's start, seed 0, d_k = 64, 16 keys
-still = softmax(saturation.prefix_logits(D_K_CHOICES, max(saturation.KEY_COUNTS), rng=0)[i64, :n_keys]).max()
+i64 = D_K_CHOICES.index(64)  # the still: the explorer's start, seed 1, d_k = 64, 16 keys
+still = softmax(saturation.prefix_logits(D_K_CHOICES, max(saturation.KEY_COUNTS), rng=1)[i64, :n_keys]).max()
 p_top = softmax(saturation.query_logits(64, n_keys, n_queries, scale="unscaled", rng=SEED)).max(axis=1)
-print(f"the still's query: top weight {still:.2f}; {np.mean(p_top <= still):.1%} of {n_queries} random "
-      f"queries at d_k = 64 (16 keys) put as little or less on their top key")
+share = np.mean(p_top <= still)
+verify("the still's query is a typical one: between a quarter and three quarters of queries put less on their top key",
+       0.25 < share < 0.75)
+print(f"the still's query: top weight {still:.2f}; {share:.0%} of {n_queries} random queries at d_k = 64 "
+      f"(16 keys) put as little or less on their top key")
 
 # %% [markdown]
-# The still above is one query (the explorer's seed 0). Its top key holds only 0.37 at $d_k = 64$; only
-# 0.9 % of 4000 random queries hold as little. Drag the seed to see others.
+# The still above is one query (the explorer's seed 1), a typical one: its top key holds 0.91 at
+# $d_k = 64$, and 45 % of 4000 random queries hold as little. Drag the seed to see others.
 
 # %% [markdown]
 # ## 7. $1/\sqrt{d_k}$ is an inverse temperature

@@ -33,6 +33,7 @@
   var PREFETCH_WINDOW = 2;  // prefetch requests on their way at once, at least: the kernel has the next one
                             // queued while it draws, and a cell the learner runs waits behind two frames
   var PREFETCH_WINDOW_MAX = 8;  // over a slow link, enough more to cover the round trip (windowFor)
+  var PREFETCH_TRIES = 2;  // a frame the kernel failed to draw (not an interrupt) is asked again once, then skipped
 
   function frameName(indices, meta) { return indices.join("-") + (meta.ext ? "." + meta.ext : ""); }
   function flatIndex(indices, meta) {
@@ -464,7 +465,8 @@
     this.inflight = 0;
     this.explorer = null;
     this.idle = true;
-    this.paused = false;  // after a failed frame (an interrupt): no prefetch until the next move
+    this.paused = false;  // after an interrupt (KeyboardInterrupt): no prefetch until the next move
+    this.failures = new Map();  // frame name -> failed answers (prefetch skips it after PREFETCH_TRIES)
     var self = this;
     this.onMessage = function (msg, buffers) { self.receive(msg, buffers); };
     model.on("msg:custom", this.onMessage);
@@ -531,7 +533,10 @@
         waiting.reject({note: "This frame was not drawn (" + (msg.error || "interrupted") +
                               "): move the control again to retry."});
       }
-      this.paused = true;
+      // The learner's interrupt stops prefetch until the next move; any other failure (one frame the
+      // kernel could not draw) costs that frame a try, and prefetch goes on with the others.
+      this.failures.set(msg.key, (this.failures.get(msg.key) || 0) + 1);
+      if (!msg.error || msg.error === "KeyboardInterrupt") this.paused = true;
       this.answered();
     }
   };
@@ -547,18 +552,19 @@
     if (ex.stopped || this.paused || this.inflight >= most || root.SDPA_PREFETCH === false) {
       return Promise.resolve();
     }
-    var order = ex.prefetchOrder(), meta = ex.meta, asked = false;
+    var order = ex.prefetchOrder(), meta = ex.meta, asked = false, skipped = 0;
     for (var i = 0; i < order.length && this.inflight < most; i++) {
       var name = frameName(order[i], meta);
-      if (!ex.cache.has(name)) {
-        ex.load(name, order[i], false).catch(function () {});
-        asked = true;
-      }
+      if (ex.cache.has(name)) continue;
+      if ((this.failures.get(name) || 0) >= PREFETCH_TRIES) { skipped += 1; continue; }
+      ex.load(name, order[i], false).catch(function () {});
+      asked = true;
     }
     if (asked || this.inflight > 0) return Promise.resolve();
     if (!ex.figure.hasAttribute("data-grid-complete")) {
       ex.figure.setAttribute("data-grid-complete", String(Math.round(performance.now() - ex.t0)));
-      ex.figure.setAttribute("data-grid-frames", String(order.length));
+      ex.figure.setAttribute("data-grid-frames", String(order.length - skipped));
+      if (skipped) ex.figure.setAttribute("data-grid-skipped", String(skipped));
     }
     return Promise.resolve();
   };
@@ -603,7 +609,7 @@
   }
 
   var api = {Explorer: Explorer, initSite: initSite, render: render, buildFigure: buildFigure,
-             CACHE_MAX: CACHE_MAX, PREFETCH_MAX: PREFETCH_MAX, windowFor: windowFor};
+             CACHE_MAX: CACHE_MAX, PREFETCH_MAX: PREFETCH_MAX, windowFor: windowFor, KernelSource: KernelSource};
   root.SDPA_EXPLORER = api;
   // The site loads this file as a classic script: start its explorers once the page is parsed.
   if (typeof document !== "undefined" && document.currentScript && !root.SDPA_EXPLORER_NO_SITE) {
