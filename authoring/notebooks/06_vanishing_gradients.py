@@ -48,9 +48,8 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # $$\frac{\partial L}{\partial z_1} = g_1\frac{\partial p_1}{\partial z_1} + g_2\frac{\partial p_2}{\partial z_1} = J_{11}\,g_1 + J_{21}\,g_2,
 # \qquad \frac{\partial L}{\partial z_2} = J_{12}\,g_1 + J_{22}\,g_2.$$
 #
-# Each line runs down a *column* of $J$ ($z_j$'s index is the second one), so the two lines are
-# $\begin{pmatrix}J_{11} & J_{21}\\ J_{12} & J_{22}\end{pmatrix}\begin{pmatrix}g_1\\ g_2\end{pmatrix} = J^\top g$.
-# For $n$ keys likewise, $\partial L/\partial z = J^\top g$. So a nearly zero $J$ passes back a nearly zero gradient when
+# Stacked, the two lines are the matrix $J$, transposed, times $g$ ($z_j$ is $J$'s *second* index):
+# $\partial L/\partial z = J^\top g$, for $n$ keys likewise. Section 2 shows $J^\top = J$. So a nearly zero $J$ passes back a nearly zero gradient when
 # $g$ is bounded (section 3 makes it exact; Exercise 1 shows a $g$ that is not). In attention it is: the output is $\sum_j p_j v_j$, so
 # $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
 #
@@ -70,7 +69,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 z = np.array([1.0, -0.5, 2.0, 0.3])
 J = softmax_jacobian(softmax(z))  # diag(p) - p p^T
 J_fd = gradients.finite_difference_jacobian(softmax, z, h=1e-4)  # column j = d p / d z_j
-verify_close("max |finite differences - J| at h = 1e-4 (tolerance: truncation h²/48 + rounding 10ε/h)", np.abs(J_fd - J).max(), 0.0, atol=1e-4**2 / 48 + 10 * 2.2e-16 / 1e-4)
+verify_close("max |finite differences - J| at h = 1e-4 (tolerance: the deep dive below)", np.abs(J_fd - J).max(), 0.0, atol=1e-4**2 / 48 + 10 * 2.2e-16 / 1e-4)
 verify("J is symmetric and its rows sum to 0", np.allclose(J, J.T) and np.allclose(J.sum(axis=1), 0.0))
 
 # %% [markdown] tags=["deep-dive"]
@@ -210,9 +209,9 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 #   $10^{-10}$ at 4096. The typical query is a clear winner, and section 3's bound squeezes it. Up to
 #   $d_k = 32$ it is still above the scaled one: the keys' length (next bullet) outweighs a $J$ not yet small.
 # - The **mean** rises: above the scaled one from $d_k = 2$ on, to 1.11 at 4096. The near ties of
-#   section 4 carry it. Their $J$ is not small, and the gradient to $q$ is multiplied by the keys, of
-#   length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels that length; unscaled, nothing does. So
-#   each near tie gets a large **kick**.
+#   section 4 carry it. Their $J$ is not small, and the gradient to $q$, $c\,K^\top(Jg)$, is a sum of
+#   keys, each of length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels that length; unscaled
+#   ($c = 1$), nothing does. So each near tie gets a large **kick**.
 #
 # Scaled (blue, solid), little moves (checked in the deep dive after this section). The near ties counted, unscaled:
 
@@ -381,13 +380,21 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # %% [markdown]
 # ## 6. More keys
 #
-# Sections 4 and 5 used 8 keys. **If a query has 1024 keys and $d_k = 64$, the unscaled median query's
-# $J$ is the larger one**, about 6× the scaled one. Scaled, the weights are so even over 1024 keys that
-# moving one logit barely moves any weight: for 1024 equal weights $\|J\|_F = \sqrt{n-1}/n \approx 1/32$.
-# Unscaled, the weight sits on a few keys, yet only 29 % of queries are over 0.9. Ten draws of 1000
-# queries each (and 16 keys for comparison):
+# Sections 4 and 5 used 8 keys. With many keys the comparison can turn. Scaled, 1024 nearly even weights
+# make $J$ small: moving one logit barely moves any weight (for 1024 equal weights
+# $\|J\|_F = \sqrt{n-1}/n \approx 1/32$). So with 1024 keys the unscaled median query's $J$ is the
+# larger one up to $d_k = 256$; with 16 keys it is already the smaller at 64 (deep dive, ten draws). The
+# unscaled gradient can be the larger one in other ways too, through the query on average (section 5's
+# mean) and summed over a batch (09): it is slower learning, not no learning.
 
-# %%
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: more keys, ten draws
+#
+# **If a query has 1024 keys and $d_k = 64$, the unscaled median query's $J$ is the larger one**, about
+# 6× the scaled one. Unscaled, the weight sits on a few keys, yet only 29 % of queries are over 0.9. Ten
+# draws of 1000 queries each (and 16 keys for comparison):
+
+# %% tags=["deep-dive"]
 def summary(d, n, seed, n_q):  # what overview.compare(d, n, n_q, rng=seed).summary() keeps, without sorting all weights
     p = [softmax(saturation.query_logits(d, n, n_q, scale=s, rng=seed)) for s in ("unscaled", "sqrt")]  # (n_q, n) each
     return overview.ComparisonSummary(d, n, *(w.max(axis=1) for w in p), *(gradients.jacobian_frobenius(w) for w in p))
@@ -396,7 +403,7 @@ def summary(d, n, seed, n_q):  # what overview.compare(d, n, n_q, rng=seed).summ
 draws = {(n, d): [summary(d, n, SEED + i, n_q) for i in range(10)]  # ten draws per (keys, d_k)
          for n, ds, n_q in ((overview.MANY_KEYS, (64, 256, 512), 1000), (overview.N_KEYS, (64,), 2000)) for d in ds}
 
-# %%
+# %% tags=["deep-dive"]
 ten = {}  # (n_keys, d_k): the median over ten draws of the median ||J||_F ratio
 for (n, d), ds in draws.items():
     r, above = [c.ratio for c in ds], [c.committed for c in ds]  # per draw
@@ -405,11 +412,9 @@ for (n, d), ds in draws.items():
           f"median size of J, unscaled ÷ scaled: median {ten[n, d]:.2g}, range {min(r):.2g} to {max(r):.2g}")
 verify("1024 keys, median of ten draws: median ||J||_F unscaled above scaled at d_k = 64 and 256, below at 512; 16 keys: below at 64", ten[1024, 64] > 1 and ten[1024, 256] > 1 > ten[1024, 512] and ten[16, 64] < 1)
 
-# %% [markdown]
+# %% [markdown] tags=["deep-dive"]
 # With 1024 keys the unscaled $J$ stays the larger up to $d_k = 256$ and falls behind from 512; with 16
-# keys it is already smaller at 64. The unscaled gradient can be the larger one in other ways too, through
-# the query on average (section 5's mean) and summed over a batch (09): it is slower learning, not no
-# learning.
+# keys it is already smaller at 64.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: one draw of section 6, as a table

@@ -61,7 +61,7 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # | rule | $\mathrm{Var}(W)$ | what it does to $\mathrm{Var}(q\cdot k)$ |
 # |---|---|---|
 # | LeCun's $1/\text{fan\_in}$ | $1/\text{fan\_in}$ | $\mathrm{Var}(q_i) = 1$: exactly the footnote's $d_k$ |
-# | Xavier's (Glorot's): fan-in and fan-out averaged | $2/(\text{fan\_in} + \text{fan\_out})$ | one head's $W_Q$ taken alone has fan-out $d_k$ below its fan-in, so $\mathrm{Var}(q_i) > 1$: above $d_k$ (fused as in PyTorch's `nn.MultiheadAttention`: below; deep dive) |
+# | Xavier's (Glorot's): fan-in and fan-out averaged | $2/(\text{fan\_in} + \text{fan\_out})$ | one head's $W_Q$ has fan-out $d_k$ below its fan-in, so $\mathrm{Var}(q_i) > 1$: above $d_k$ (other ways to apply it: deep dive) |
 # | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) | your Predict |
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
@@ -611,11 +611,10 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
 verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2–3", 70 < in_play["GPT-2 without"].min() < in_play["GPT-2 without"].max() < 90 and 2 < in_play["unit variance without (00)"].min() < in_play["unit variance without (00)"].max() < 3)
 
 # %% [markdown]
-# **At GPT-2 small's own start, unscaled is still soft.** Its small start softens the softmax: unscaled,
-# about 80 of 1024 keys stay in play. Unit-variance logits keep only about 2.4. The scale is what keeps the
-# spread from depending on $d_k$: GPT-2's unscaled variance, $d_k\,(d_\text{model}\cdot 0.02^2)^2$,
-# grows with $d_k$, and the scale removes that. It grows with $d_\text{model}$ too, with or without the
-# scale, so GPT-2 small's soft start does not carry over to wider models.
+# **At GPT-2 small's own start, unscaled is still soft:** about 80 of 1024 keys stay in play, against
+# about 2.4 for unit-variance logits. Does that make the scale unneeded? GPT-2's unscaled logit variance
+# is $d_k\,(d_\text{model}\cdot 0.02^2)^2$. It grows with $d_k$, which the scale removes, and with
+# $d_\text{model}$, which the scale leaves: a wider GPT-2 starts less soft, scaled or not.
 #
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 

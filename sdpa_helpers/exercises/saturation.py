@@ -17,7 +17,7 @@ register(
     "05.scaled_weight",
     "Two keys have unscaled logits q·k = [8, 0] and d_k = 16. What weight does scaled attention "
     "give the first key? (three significant figures)",
-    "Divide both logits by √d_k first; with two keys, the first weight is 1 / (1 + e^(z2 - z1)).",
+    "Scaled attention changes the logits before the softmax; with two keys, only their difference matters.",
     numeric_checker(_two_key_weight(_LOGITS, _D_K**-0.5), what="the weight", slips=[
         Slip(_two_key_weight(_LOGITS, 1.0), "the unscaled weight: the logits were not divided by √d_k"),
         Slip(1.0, "the unscaled weight at the asked precision (it rounds to 1.00): the logits were not divided "
