@@ -1266,6 +1266,8 @@ def test_masked_softmax_nan_row_message_is_sentences(capsys):
 
 def test_cos_spread_hint_and_d_v_factor_give_nothing_away():
     import re
+    _, said = exercises.get("03.np_var_mean").checker(2.0)  # learner 5: the slip's message gave the factor 8/9
+    assert "8/9" not in said and "m = 3" in said, said
     hint = exercises.hint("01.cos_spread")
     assert "about sqrt(d_k)" not in hint and "standard deviation sqrt(d_k)" not in hint, hint
     ok, feedback = exercises.get("07.d_v_factor").checker(0)
@@ -1276,6 +1278,7 @@ def test_cos_spread_hint_and_d_v_factor_give_nothing_away():
     ("05.scaled_weight", 0.731, "8 = √64"),
     ("09.logit_grad_w_q", [[0, 2, 2], [0, 0, 0]], "k yᵀ"),
     ("07.d_v_factor", 0.5, "never d_v"),
+    ("09.logit_grad_w_q", [[2, 4, 0], [2, 4, 0]], "minus sign of W_K lost"),  # learner 5: k = (2, 2) for (2, 0)
 ])
 def test_the_learner_s_slips_of_this_round_are_named(key, answer, words):
     """A learner's read (issue 38's last round) found three plausible slips that check() only called off."""

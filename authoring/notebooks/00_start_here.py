@@ -92,12 +92,12 @@ for c in (1, 8):
 # > 1. **Spread.** If $q$ and $k$ are independent, each with independent components of mean 0 and
 # >    variance 1, then $q\cdot k$ has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one
 # >    power of $d_k$ that brings its spread to 1 at every $d_k$.
-# > 2. **Commitment.** If, in addition, the components are normal and each query has 16 keys, then,
+# > 2. **Commitment.** If, in addition, the components are normal and each query has 16 independent keys, then,
 # >    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the
 # >    gradient reaching their weights is bounded, most keys they ignore get almost no gradient;
 # >    scaled, the weights stay soft.
-# > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at the
-# >    best of notebook 09's learning rates, then the unscaled head learns but needs more
+# > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best rate on 09's
+# >    grid, then the unscaled head learns but needs more
 # >    steps as $d_k$ grows from 16 to 1024; the scaled head does not.
 # >
 # > Each sentence holds under its condition; notebooks 05, 06, 08 and 09 measure where each one
@@ -234,8 +234,8 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 # (56 %, 67 %), and the median $\|J\|$ is about 3× and 9× smaller than scaled (this draw: 2.7×,
 # 8.7×; 05 repeats it over 10 seeds).
 #
-# So the typical unscaled query passes less gradient to its logits; through $q\cdot k$, which the scaled
-# head divides by $\sqrt{d_k}$, it passes more at $d_k = 64$ (05, 06, 09).
+# So the typical unscaled query passes less gradient to its logits. What then reaches $q$ and $k$ has a
+# twist, which 06 and 09 explain.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why ignored keys learn little

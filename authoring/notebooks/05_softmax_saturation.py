@@ -123,14 +123,14 @@ z_by_d = saturation.prefix_logits(D_K_CHOICES[::4], 16, rng=rng)  # (4, 16): one
 bars = {d: (softmax(z), softmax(z / np.sqrt(d))) for d, z in zip(D_K_CHOICES[::4], z_by_d)}
 for d, (u, s) in bars.items():
     print(f"d_k = {d:4d}: largest weight {u.max():.2f} unscaled, {s.max():.2f} scaled")
-sd = z5.std()  # section 2's five logits: their spread (standard deviation), and the d_k whose √d_k matches × 8 and × 64
+sd = z5.std(ddof=1)  # section 2's five logits: their spread (ddof = 1), and the d_k whose √d_k matches × 8 and × 64
 print(f"section 2: spread {sd:.2f}; times 8 and 64 it is {8 * sd:.1f} and {64 * sd:.1f}, as at d_k = {(8 * sd) ** 2:.0f} and {(64 * sd) ** 2:.0f}")
 saturation_plots.saturation_small_multiples(bars)
 
 # %% [markdown]
 # **What happened:** unscaled, the top key holds 70 % at $d_k = 16$ and passes 90 % at 256: the softmax
-# **saturates** toward one-hot. Scaled keeps several keys in play. Section 2's five logits spread 0.28, so
-# its ×8 and ×64 acted like $d_k \approx 5$ and $\approx 311$. One query is one draw; section 4 averages.
+# **saturates** toward one-hot. Scaled keeps several keys in play. Section 2's five logits spread 0.31, so
+# its ×8 and ×64 acted like $d_k \approx 6$ and $\approx 389$. One query is one draw; section 4 averages.
 #
 # ## 4. Averaging over many queries
 #
@@ -185,12 +185,12 @@ fig
 
 # %% [markdown]
 # Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent normal unit-variance
-# components and a query has 16 keys, they are past the onset and at or past commitment (with 1024 keys, past
+# components and a query has 16 independent keys, they are past the onset and at or past commitment (with 1024 keys, past
 # the onset but not yet committed: below; 08: GPT-2's own start is milder). Scaled,
 # the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
 #
 # Part 2 of the answer is about commitment, under its condition: $q$ and $k$ independent, with independent
-# **normal** components of mean 0 and variance 1, and 16 keys. How committed the median query is, and how
+# **normal** components of mean 0 and variance 1, and 16 keys independent of each other. How committed the median query is, and how
 # the two landmarks move with the number of keys:
 
 # %%
@@ -464,7 +464,7 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #   **saturates**.
 # - Two landmarks. The **onset**, where the weights start to tilt, comes early: $d_k \approx 4$ for 16 keys
 #   ($H \approx \ln n - \sigma^2/2$ predicts 2). **Commitment**, most queries over 0.9 on one key, is reached
-#   by $d_k = 64$ for 16 keys with independent normal components of mean 0 and variance 1: heads of real sizes,
+#   by $d_k = 64$ for 16 independent keys with independent normal components of mean 0 and variance 1: heads of real sizes,
 #   64 or 128, start there. With 1024 keys commitment at $d_k = 64$ is weaker, and it grows with $d_k$.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #

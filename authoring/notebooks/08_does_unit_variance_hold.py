@@ -308,8 +308,8 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
 # $\sqrt{d_k}$ (deep dive below). So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows.
 #
-# **μP** (*maximal update parametrisation*, Yang et al. 2022) is the bottom row: it divides by $d_k$, not
-# $\sqrt{d_k}$. In plain words, $q\cdot k/d_k$ is the *average* of the $d_k$ products $q_i k_i$, and an average
+# **μP** (*maximal update parametrisation*, Yang et al. 2022) has the bottom row's form: it divides by $d_k$
+# (times a constant $a$), not $\sqrt{d_k}$. In plain words, $q\cdot k/d_k$ is the *average* of the $d_k$ products $q_i k_i$, and an average
 # of terms of mean $\rho$ stays near $\rho$, however many terms there are. One line, at $d_k = 1024$:
 # $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the weight;
 # $512/1024 = 0.5$, as at $d_k = 4$ (printed above: 0.50 at every $d_k$).
@@ -410,7 +410,7 @@ verify_close(f"×1/d_k at d_k = {d_ks[-1]}: mean weight → e^ρ/(e^ρ + {n_keys
              se=weight_inv[-1].std(ddof=1) / np.sqrt(n_queries))
 weight_sqrt, weight_inv = [w.mean() for w in weight_sqrt], [w.mean() for w in weight_inv]
 
-# %% tags=["deep-dive"] alt="Mean weight on the correlated key (rho = 0.5) among 12 keys against d_k from 1 to 4096, log x axis: scaled by 1/sqrt(d_k) it climbs from 0.12 to 1.00 (0.710 at d_k = 64); scaled by 1/d_k it stays flat near its limit 0.130, a dashed line; uniform weight would be 0.083."
+# %% tags=["deep-dive"] alt="Mean weight on the correlated key (rho = 0.5) among 12 keys against d_k from 1 to 4096, log x axis: scaled by 1/sqrt(d_k) it climbs from 0.12 to 1.00 (0.710 at d_k = 64); scaled by 1/d_k it stays flat near its limit 0.130, a solid horizontal line; uniform weight would be 0.083."
 ax = assumptions_plots.match_weight_vs_d_k(d_ks, weight_sqrt, weight_inv, limit=limit)
 ax.figure
 
@@ -614,7 +614,8 @@ verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2�
 # **At GPT-2 small's own start, unscaled is still soft:** about 80 of 1024 keys stay in play, against
 # about 2.4 for unit-variance logits. Does that make the scale unneeded? GPT-2's unscaled logit variance
 # is $d_k\,(d_\text{model}\cdot 0.02^2)^2$. It grows with $d_k$, which the scale removes, and with
-# $d_\text{model}$, which the scale leaves: a wider GPT-2 starts less soft, scaled or not.
+# $d_\text{model}$, which the scale leaves. Unscaled, the soft start does not carry over to wider
+# models; scaled, the logit variance stays below 1 up to $d_\text{model} = 2500$ (deep dive above).
 #
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 
@@ -629,7 +630,7 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 # **Where the answer stops.** Part 1 of the answer assumes components of variance 1. At initialisation,
 # after LayerNorm, LeCun's $1/\text{fan\_in}$ rule gives exactly that. Other rules multiply $\mathrm{Var}(q\cdot k)$
 # by a factor. For PyTorch's default it is 1/9 at every $d_k$. For GPT-2 small it is 0.094 at every $d_k$.
-# For those two the square root still holds (from which $d_k$ most queries then commit: deep dive below).
+# For those two the square root still holds (from which $d_k$ most queries commit under PyTorch's default: deep dive below).
 # For Xavier's rule on one head's matrix the factor changes slowly with $d_k$: it is 3.16 at $d_\text{model} = 512$, $d_k = 64$.
 # After training, $q$ and $k$ can correlate (section 3, modelled, not measured). No notebook trains a real
 # model: part 3 (**speed**) is measured on 09's small head only.

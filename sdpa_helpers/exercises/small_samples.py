@@ -17,7 +17,7 @@ register(
                     slips=[Slip(theory.matmul_sample_variance_moments(3, 3, ddof=1).mean,
                                 "the average with ddof=1 (divide by m - 1); np.var divides by m"),
                            Slip((3 - 1) / 3 * 3.0, "3 (m - 1)/m with m = 3, the matrix size; np.var pools "
-                                                   "all m = 9 entries, so the factor is 8/9"),
+                                                   "every entry of the product: m counts the entries"),
                            Slip(theory.matmul_sample_variance_moments(3, 3, ddof=0).mean / 3,
                                 "the expected value of s^2 / d, as if each entry had variance 1; an entry "
                                 "sums d = 3 products"),

@@ -30,6 +30,8 @@ def _logit_grad_checker():
         Slip(np.outer(x, k), "x kᵀ, the transpose: the gradient has W_Q's shape, 2×3"),
         Slip(-np.outer(k, x), "the right size with the wrong sign: q·k grows with each (W_Q)_ia by k_i x_a"),
         Slip(np.outer(k, y), "k yᵀ: y is the key's input; W_Q multiplies x, so x is the second factor"),
+        Slip(np.outer(np.abs(LOGIT_GRAD_W_K) @ y, x), "the key k = W_K y with a minus sign of W_K lost: "
+             "work out k's two entries again, term by term"),
     ])
 
 
