@@ -220,6 +220,6 @@ site: $(SITE_OUT)/.built
 test-site: $(STAMP)
 	$(PYTEST) -m "not slow" tests/test_site.py tests/test_site_exercises.py tests/test_site_access.py
 
-# `make notebook NAME=10_temperature`: a new notebook's source, modules, tests and map rows (AUTHORING.md).
+# `make notebook NAME=10_layer_norm`: a new notebook's source, modules, tests and map rows (AUTHORING.md).
 notebook:
 	$(PYTHON) authoring/new_notebook.py "$(NAME)" --title "$(TITLE)" --summary "$(SUMMARY)"

@@ -1,4 +1,4 @@
-"""Start a new notebook: ``make notebook NAME=10_temperature`` (or ``python authoring/new_notebook.py 10_temperature``).
+"""Start a new notebook: ``make notebook NAME=10_layer_norm`` (or ``python authoring/new_notebook.py 10_layer_norm``).
 
 Writes, from the one template ``authoring/templates/new_notebook.txt``:
 
@@ -18,10 +18,10 @@ prints what is left to write, file by file -- exactly those six. Nothing that co
 anywhere (the site and the docs derive it). Standard library only; nothing is written unless every edit
 can be made.
 
-    python authoring/new_notebook.py 10_temperature --title "Temperature" --summary "softmax temperature vs the scale"
+    python authoring/new_notebook.py 10_layer_norm --title "LayerNorm" --summary "LayerNorm and the variance of q and k"
 
 ``--summary`` (required) is the map rows' description: what the notebook shows, in a few words.
-From the Makefile: ``make notebook NAME=10_temperature TITLE="Temperature" SUMMARY="..."``.
+From the Makefile: ``make notebook NAME=10_layer_norm TITLE="LayerNorm" SUMMARY="..."``.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def plan(name: str, title: str | None = None, root: Path = ROOT,
     """``(new files, edited files, facts)``: every text to write, computed before anything is written."""
     match = NAME.match(name)
     if not match:
-        raise ScaffoldError(f"NAME must look like 10_temperature (two digits, '_', a lower-case topic), got {name!r}")
+        raise ScaffoldError(f"NAME must look like 10_layer_norm (two digits, '_', a lower-case topic), got {name!r}")
     nn, topic = match.groups()
     sources = sorted((root / "authoring" / "notebooks").glob("[0-9][0-9]_*.py"))
     if not sources:
@@ -135,7 +135,31 @@ def plan(name: str, title: str | None = None, root: Path = ROOT,
         raise ScaffoldError(f"{last.name} does not end with one '**Back to the start:** [...](00_start_here.ipynb)' "
                             f"line to turn into a **Next:** link")
     edits[last] = BACK_TO_START.sub(f"# **Next:** [{nn} — {title}]({stem}.ipynb)", previous)
-    return new, edits, {"nn": nn, "topic": topic, "explorer": explorer, "renamed": renamed, "previous": last}
+    return new, edits, {"nn": nn, "topic": topic, "explorer": explorer, "renamed": renamed, "previous": last,
+                        "title": title, "summary": row}
+
+
+def word_room(row_text: str, root: Path = ROOT) -> str:
+    """The words the course's budgets leave for the new notebook's main line, from the built notebooks
+    (``build.main_line``, before the new row in 00 is built), or "" where the build's modules are not
+    installed yet (this script runs on a bare Python too)."""
+    try:
+        sys.path.insert(0, str(root / "authoring"))
+        import build
+    except ImportError:
+        return ""
+    built = {p.name[:2]: build.main_line(p)["words"] for p in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))}
+    if "00" not in built:
+        return ""
+    row = build.prose_words(row_text)
+    total, start = sum(built.values()) + row, built.get("00", 0) + row
+    room = build.COURSE_WORDS - total
+    line = (f"word room: with your map row ({row} words) the course's main line holds {total:,} of "
+            f"{build.COURSE_WORDS:,} words and 00's {start:,} of {build.WORD_BUDGET['00']:,}, so your notebook's "
+            f"main line can hold {room:,} words (it needs at least {build.MIN_WORDS})")
+    if room < build.MIN_WORDS:
+        line += ": less than a notebook needs, so shorten other notebooks' main lines first"
+    return line
 
 
 def left_to_write(paths, root: Path = ROOT) -> list[str]:
@@ -150,7 +174,7 @@ def left_to_write(paths, root: Path = ROOT) -> list[str]:
 
 def main(argv=None, root: Path = ROOT) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("name", help="NN_topic, e.g. 10_temperature (NN: the next number; topic: the module name)")
+    parser.add_argument("name", help="NN_topic, e.g. 10_layer_norm (NN: the next number; topic: the module name)")
     parser.add_argument("--title", help="the notebook's title (default: the topic, capitalised)")
     parser.add_argument("--summary", required=True,
                         help="what it shows, in a few words: the text of its rows in 00's map and the README's table")
@@ -173,6 +197,9 @@ def main(argv=None, root: Path = ROOT) -> int:
           + f"\n  ({rel(facts['previous'])}: its closing link is now **Next:** to {nn}_{topic}.ipynb)")
     if facts["renamed"]:
         print(f"note: an explorer named {camel(topic)}Explorer exists already; yours is {facts['explorer']}")
+    room = word_room(f"| {nn} | [{facts['title']}]({nn}_{topic}.ipynb) | {facts['summary']} |", root)
+    if room:
+        print("\n" + room)
     print(f"\nleft to write: these {len(new)} files, your topic's own (each {TODO} in them; "
           f"tests/test_new_notebook.py fails while one is left):")
     print("\n".join(left_to_write(new, root)))
@@ -184,8 +211,9 @@ then (commands; no other file needs a hand edit):
     a public math function taking arrays gets a test_..._sweep... in tests/test_{topic}.py, or a line in
     that file's SWEEP_EXEMPT = {{"function": "why no sweep"}}; a public function with scale= or seed= gets
     its smallest call in that file's SMALL_CALLS = {{"{topic}.function": lambda **kw: ...}} (tests/test_checks.py)
-  - notebook 00's main line stays within 1,100 words and your map row counts there: if the structure test
-    says 00 is over, shorten your row (SUMMARY) or 00's prose
+  - notebook 00's main line stays within 1,100 words and the course's within 10,000, and your map row counts
+    in both (the word room above): if the structure test says one is over, shorten your row (SUMMARY), your
+    notebook's main line or another's
   - lint before you build (a fix after the build stales the notebook): .venv/bin/ruff check . (`make lint`)
   - build it and the two notebooks whose sources the scaffold edited (00's map, the previous one's link):
       .venv/bin/python authoring/build.py 00 {facts['previous'].name[:2]} {nn}

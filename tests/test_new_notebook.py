@@ -108,6 +108,22 @@ def test_the_scaffold_writes_a_notebook_that_follows_the_rules_and_is_on_every_m
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
 
+def test_the_scaffold_says_how_many_words_the_budgets_leave(tmp_path):
+    """Newcomer 3: the course's 10,000 words left a new notebook a window of about 300-324 words, and
+    nothing said so before the budget test failed. The scaffold now prints the room, counted as the
+    budget test counts it (the built notebooks' main lines plus the new map row)."""
+    root = copy_repo(tmp_path, notebooks=True)
+    done = scaffold(root, NAME, "--title", "Temperature", "--summary", "softmax temperature against the scale")
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"^word room: .* holds ([\d,]+) of 10,000 words .* can hold (-?[\d,]+) words", done.stdout, re.M)
+    assert found, done.stdout
+    total, room = (int(g.replace(",", "")) for g in found.groups())
+    course = sum(structure.main_line(p)["words"] for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")))
+    row_line = f"| {NEXT} | [Temperature]({NAME}.ipynb) | softmax temperature against the scale |"
+    row = len(re.findall(r"[A-Za-z]+", row_line))
+    assert total == course + row and room == build.COURSE_WORDS - total, (total, room, course, row)
+
+
 @pytest.mark.parametrize("name, says, options", [
     ("1_x", "two digits", ()), (f"{int(NEXT) + 1:02d}_x", f"number {NEXT}", ()), (f"{NEXT}_scaling", "taken", ()),
     (NAME, "SUMMARY (--summary) is required", ("--summary", " "))])

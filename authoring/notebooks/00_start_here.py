@@ -210,7 +210,7 @@ verify("one shared q: normal × ‖q‖/√d_k gives the same, both below normal
 # a walk is, in root-mean-square, $\sqrt{i}$ from zero, not $i$. Here are 4000 walks of 256 steps
 # (five drawn), and the variance of where they end, against $d_k = 256$:
 
-# %% tags=["deep-dive"] alt="Five random walks q_1 k_1 + ... + q_i k_i over 256 steps, drawn against a grey band of ±sqrt(i) (one standard deviation, 16 wide at step 256) and dotted curves at ±2 sqrt(i); most walks stay within the band, one ends near -33 and one near +18, none near ±256."
+# %% tags=["deep-dive"] alt="Five random walks q_1 k_1 + ... + q_i k_i over 256 steps, drawn against a grey band of ±sqrt(i) (one standard deviation: from -16 to +16 at step 256) and dotted curves at ±2 sqrt(i); most walks stay within the band, one ends near -33 and one near +18, none near ±256."
 walks = overview.dot_product_walks(256, 4000, rng=rng)  # (4000 walks, 256 steps): running sums of q_i k_i
 end = overview.walk_end_variance(walks)
 verify(f"Var(q·k) of the 4000 walks' ends is {end.var:.0f}: matches theory ({end.theory:.0f}) within simulation noise",
