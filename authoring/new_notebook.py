@@ -221,8 +221,10 @@ then (commands; no other file needs a hand edit):
     `build.py --check` names any notebook that is stale)
   - regenerate: .venv/bin/python authoring/build.py --readme && .venv/bin/python authoring/teaching.py
     (the README's reading-load table; TEACHING.md, the teacher's guide, from the notebooks and exercises)
-  - check it: .venv/bin/python -m pytest -p no:randomly -q tests/test_notebook_structure.py tests/test_{topic}.py \\
-      tests/test_new_notebook.py tests/test_teaching.py tests/test_stale_outputs.py""")
+  - check it (the module paths run your docstrings' examples too):
+      .venv/bin/python -m pytest -p no:randomly -q tests/test_notebook_structure.py tests/test_{topic}.py \\
+      tests/test_new_notebook.py tests/test_teaching.py tests/test_stale_outputs.py sdpa_helpers/{topic}.py \\
+      sdpa_helpers/plots/{topic}.py sdpa_helpers/widgets/{topic}.py sdpa_helpers/exercises/{topic}.py""")
     return 0
 
 

@@ -490,7 +490,8 @@ def plan_material(extra: tuple, stems: dict[str, str]) -> list[str]:
                 "  ```", *("  " + x for x in section_example(stems["00"], 4)[1].splitlines()), "  ```", "",
                 "- " + paragraph(stems["00"], "Part 2, **commitment**"),
                 "- " + paragraph(stems["00"], "So the typical unscaled query passes less gradient to its logits"),
-                "- Near ties (00 §3): " + quoted(stems["00"], r"(?s)The shaded band.*?\$\\\|J\\\|\$ above\s+\S+\.")]
+                "- Near ties (00 §3): "
+                + quoted(stems["00"], r"(?s)At \$d_k = 1024\$ the shaded band.*?\$\\\|J\\\|\$ above\s+\S+\.")]
     if kind == "board":
         _, number, sections = extra
         lines = [f"*The board, in {number}'s order* (its main line's displayed equations):", ""]

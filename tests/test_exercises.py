@@ -1279,6 +1279,8 @@ def test_cos_spread_hint_and_d_v_factor_give_nothing_away():
     ("09.logit_grad_w_q", [[0, 2, 2], [0, 0, 0]], "k yᵀ"),
     ("07.d_v_factor", 0.5, "never d_v"),
     ("09.logit_grad_w_q", [[2, 4, 0], [2, 4, 0]], "minus sign of W_K lost"),  # learner 5: k = (2, 2) for (2, 0)
+    ("07.output_component", 10, "the largest value"),  # learner 6
+    ("07.output_component", 1, "without its last term"),  # learner 6
 ])
 def test_the_learner_s_slips_of_this_round_are_named(key, answer, words):
     """A learner's read (issue 38's last round) found three plausible slips that check() only called off."""

@@ -138,7 +138,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # %% [markdown]
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
 # weight nears 1 (at one-hot weights a small nudge to a logit moves no weight: $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
-# against 0.3 scaled. The shaded band (the middle 80 % of queries) reaches far above: one unscaled
+# against 0.3 scaled. At $d_k = 1024$ the shaded band (the middle 80 % of queries) reaches far above: one unscaled
 # query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above 0.1. Scaled, all
 # three move a few per cent from $d_k = 4$ to 4096 (deep dive).
 

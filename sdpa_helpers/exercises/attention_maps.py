@@ -38,7 +38,11 @@ register(
                            Slip(float(_V_FIRST[np.argmax(_W)]),
                                 "the value of the most-weighted key: what a one-hot row would give"),
                            Slip(float(_W.sum() * _V_FIRST.sum()), "the sum of the values times the sum of the "
-                                "weights: pair each weight with its own value")]),
+                                "weights: pair each weight with its own value"),
+                           Slip(float(_V_FIRST.max()), "the largest value, as if its key took all the weight; "
+                                "each key counts with its own weight"),
+                           Slip(float(_W[:-1] @ _V_FIRST[:-1]), "the weighted sum without its last term: every "
+                                "key contributes, the third too")]),
 )
 
 register(
