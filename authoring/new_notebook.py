@@ -152,7 +152,7 @@ def word_room(row_text: str, root: Path = ROOT) -> str:
     if "00" not in built:
         return ""
     row = build.prose_words(row_text)
-    total, start = sum(built.values()) + row, built.get("00", 0) + row
+    total, start = sum(built.values()) + row, built["00"] + row
     room = build.COURSE_WORDS - total
     line = (f"word room: with your map row ({row} words) the course's main line holds {total:,} of "
             f"{build.COURSE_WORDS:,} words and 00's {start:,} of {build.WORD_BUDGET['00']:,}, so your notebook's "

@@ -134,6 +134,5 @@ def test_an_interrupt_pauses_prefetch_until_the_next_move():
     it, and the grid is not reported complete."""
     got = _prefetch_with_a_failure("KeyboardInterrupt", failing="1")
     assert got["paused"], got
-    assert got["asked"].index("1") == len(got["asked"]) - 1 or all(
-        k != "1" for k in got["asked"][got["asked"].index("1") + 1:]), got["asked"]
+    assert got["asked"].count("1") == 1, got["asked"]  # the interrupted frame is not asked again
     assert "data-grid-complete" not in got["attrs"], got["attrs"]
