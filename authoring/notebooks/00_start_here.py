@@ -81,24 +81,25 @@ for c in (1, 8):
 #
 # The answer's words: a logit's **spread** is its standard deviation; **normal** components follow the
 # bell curve. A query that **puts over 0.9 on one key** looks like the toy's ×8 row: one key takes almost
-# all. The gradient reaching a key's logit is that key's weight times a difference of the gradients
-# arriving at the weights: if those are **bounded** (as when they come through the values), a key of
-# weight near 0 gets almost none. A **head** is one attention computation (section 5); **SGD** and
-# **Adam** step against the gradient (notebook 09).
+# all. A key's logit $z_j$ gets its gradient through the output $o = \sum_j p_j v_j$: nudge $z_j$ by a
+# small step and $o$ moves by about the step times $p_j (v_j - o)$. So if the values are **bounded**
+# (never huge), a key of weight near 0 gets almost none of the gradient arriving at the output (a
+# two-key example: deep dive "why ignored keys learn little"). A **head** is one attention computation
+# (section 5); **SGD** and **Adam** step against the gradient (notebook 09).
 
 # %% [markdown]
 # > **The answer, in three sentences.**
 # >
 # > 1. **Spread.** If $q$ and $k$ are independent, each with independent components of mean 0 and
-# >    variance 1, then $q\cdot k$ has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one
-# >    power of $d_k$ that brings its spread to 1 at every $d_k$.
+# >    variance 1, then $q\cdot k$ has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one power of
+# >    $d_k$ that keeps its spread at 1.
 # > 2. **Commitment.** If, in addition, the components are normal and each query has 16 independent keys, then,
-# >    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the
-# >    gradient reaching their weights is bounded, most keys they ignore get almost no gradient;
-# >    scaled, the weights stay soft.
-# > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best rate on 09's
-# >    grid, then the unscaled head learns but needs more
-# >    steps as $d_k$ grows from 16 to 1024; the scaled head does not.
+# >    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the values are
+# >    bounded, most keys they ignore get almost none of the gradient arriving at the output; scaled,
+# >    the weights stay soft.
+# > 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each at its best rate on
+# >    09's grid, then the unscaled head learns but needs more steps as $d_k$ grows from 16 to 1024;
+# >    the scaled head does not.
 # >
 # > Each sentence holds under its condition; notebooks 05, 06, 08 and 09 measure where each one
 # > stops, and 09 lists it under the answer at its end.
@@ -138,7 +139,7 @@ overview_plots.three_effects_figure(rows, overview.D_KS, bands, overview.N_KEYS)
 # %% [markdown]
 # Under a ten-thousandth: unscaled, the spread grows like $\sqrt{d_k}$ (2, 8, 32; deep dive), the largest
 # weight nears 1 (at one-hot weights a small nudge to a logit moves no weight: $J = 0$) and the median $\|J\|$ collapses, to about $10^{-5}$ at $d_k = 1024$
-# against 0.3 scaled. At $d_k = 1024$ the shaded band (the middle 80 % of queries) reaches far above: one unscaled
+# against 0.3 scaled. At $d_k = 1024$ the shaded band (the middle 80 % of queries) reaches far above the median: one unscaled
 # query in six (16 %), whose two largest logits nearly tie, keeps $\|J\|$ above 0.1. Scaled, all
 # three move a few per cent from $d_k = 4$ to 4096 (deep dive).
 
@@ -220,8 +221,8 @@ overview_plots.random_walks(walks).figure
 # %% [markdown]
 # ## 4. At the sizes real models use
 #
-# Models often use $d_k$ = 64 or 128 (section 5). In numbers, for the median query (near ties pull
-# the figure's means down); the last column is the median $\|J\|$, unscaled ÷ scaled:
+# Models often use $d_k$ = 64 or 128 (section 5). In numbers, now the **median** query's, not the
+# figure's means (a few near ties pull a mean down); the last column is the median $\|J\|$, unscaled ÷ scaled:
 
 # %%
 heads = [overview.compare(d, rng=SEED) for d in overview.HEAD_D_KS]  # 16 keys, unscaled and scaled on the same draws
@@ -240,7 +241,22 @@ verify("unscaled: most queries above 0.9; the median size of J 2 to 4 and 6 to 1
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: why ignored keys learn little
 #
-# The gradient reaching logit $z_j$ (and through it key $k_j$, since $z_j = q\cdot k_j$) is column
+# Two keys with logits 5 and 0 and one-number values $v = (1, -1)$. Nudge key 2's logit by a small
+# step: how far does the output $o = p_1 v_1 + p_2 v_2$ move, and is it $p_2 (v_2 - o)$ times the step?
+
+# %% tags=["deep-dive"]
+z, v, step = np.array([5.0, 0.0]), np.array([1.0, -1.0]), 1e-4  # two keys' logits and values
+p = softmax(z)
+o = p @ v  # the output
+moved = softmax(z + np.array([0.0, step])) @ v - o  # key 2's logit nudged by the step
+rule = p[1] * (v[1] - o) * step
+print(f"weights {p.round(3)}, output {o:.3f}; the output moves {moved:.2e}, p_2 (v_2 - o) × step = {rule:.2e}")
+verify("the output moves by p_2 (v_2 - o) times the step, to 1 %", abs(moved - rule) < 0.01 * abs(rule))
+
+# %% [markdown] tags=["deep-dive"]
+# Key 2's small weight multiplies everything that reaches it: the loss's gradient at the output,
+# times $v_2 - o$, times $p_2$. With bounded values, $v_2 - o$ is bounded too, so a weight near 0
+# means a gradient near 0. In general, the gradient reaching logit $z_j$ (and through it key $k_j$, since $z_j = q\cdot k_j$) is column
 # $j$ of $J$ dotted with how the loss depends on the weights. That column is $p_j(e_j - p)$ ($e_j$:
 # 1 at place $j$, 0 elsewhere): every entry carries $p_j$, so a key with weight ≈ 0 gets almost no
 # signal, even when attending to it would lower the loss. How small are the weights of the keys a

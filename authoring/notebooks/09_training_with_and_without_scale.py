@@ -765,15 +765,15 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 # <details><summary>The answer: open it once your three sentences are written</summary>
 #
 # 1. **Spread.** If $q$ and $k$ are independent, each with independent components of mean 0 and
-#    variance 1, then $q\cdot k$ has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one power
-#    of $d_k$ that brings its spread to 1 at every $d_k$.
+#    variance 1, then $q\cdot k$ has mean 0 and variance $d_k$, and $1/\sqrt{d_k}$ is the one power of
+#    $d_k$ that keeps its spread at 1.
 # 2. **Commitment.** If, in addition, the components are normal and each query has 16 independent keys, then,
-#    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the gradient
-#    reaching their weights is bounded, most keys they ignore get almost no gradient; scaled, the
-#    weights stay soft.
-# 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each model at its best rate on 09's
-#    grid, then the unscaled head learns but needs more steps as
-#    $d_k$ grows from 16 to 1024; the scaled head does not.
+#    unscaled, from $d_k = 64$ up most queries put over 0.9 on one random key, and, if the values are
+#    bounded, most keys they ignore get almost none of the gradient arriving at the output; scaled,
+#    the weights stay soft.
+# 3. **Speed.** If a head is trained with SGD or Adam on notebook 09's task, each at its best rate on
+#    09's grid, then the unscaled head learns but needs more steps as $d_k$ grows from 16 to 1024;
+#    the scaled head does not.
 #
 # Where it stops:
 #
@@ -781,10 +781,10 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 #   default, and for some other rules one that changes slowly with $d_k$ (notebook 08). After training,
 #   $q$ and $k$ can correlate, and the assumption breaks (modelled in notebook 08).
 # - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
-# - The gradient reaching the weights is bounded when it comes through the values, as in attention's
-#   output (notebook 06); a loss on the attention weights themselves can make it unbounded. Through the query,
-#   for a whole batch, or with many keys, the unscaled gradient can be the larger one (notebooks 06
-#   and 09).
+# - The ignored keys' gradient is small next to the gradient arriving at the output, which in
+#   attention comes through the values (notebook 06); a loss on the attention weights themselves can
+#   send them a large one. Through the query, for a whole batch, or with many keys, the unscaled
+#   gradient can be the larger one (notebooks 06 and 09).
 # - With SGD at one fixed small learning rate the unscaled head can train faster: at $\eta = 0.1$ up to
 #   $d_k = 256$, at $\eta = 0.03$ at every $d_k$ of the grid. Each at its best rate, at $d_k = 4$ the
 #   two tie with SGD, and with Adam the scaled head is a little faster (notebook 09).
