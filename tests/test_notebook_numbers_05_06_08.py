@@ -121,8 +121,9 @@ def test_08_part_1_factors_are_what_the_prose_states(d_k):
     gpt2_small = (768 * 0.02**2) ** 2
     xavier = (512 * 2 / (512 + d_k)) ** 2
     text = prose("08")
-    assert "For PyTorch's default it is 1/9 at every $d_k$." in text
-    assert f"For GPT-2 small it is {gpt2_small:.3f} at every $d_k$." in text
+    # the rows of section 5's "Where the answer stops" table
+    assert "| PyTorch's default | 1/9 at every $d_k$ |" in text
+    assert f"| GPT-2 small | {gpt2_small:.3f} at every $d_k$ |" in text
     assert np.isclose(pytorch, 1 / 9)
     if d_k == 64:
         assert f"{xavier:.2f}" + " at $d_\\text{model} = 512$, $d_k = 64$" in text

@@ -49,26 +49,22 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # %% [markdown] predict_answer=["9 times", "1/9", "nine times"]
 # ## 2. At initialisation: the starting weights
 #
-# A query component $q_i = \sum_j W_{ij}\,x_j$ sums over the matrix's $d_\text{model}$ inputs (its
-# *fan-in*; its $d_k$ outputs are the *fan-out*). The weights start independent, of mean 0 and variance
-# $\mathrm{Var}(W)$, so for a fixed token $W_{ij}x_j$ has variance $x_j^2\,\mathrm{Var}(W)$ (04), and variances
-# add (02): $\mathrm{Var}(q_i) = \mathrm{Var}(W)\sum_j x_j^2 = \text{fan\_in}\cdot\mathrm{Var}(W)$ after LayerNorm.
-# $W_K$ is drawn independently of $W_Q$, so 02's argument gives $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)$,
-# $= d_k\,\mathrm{Var}(q_i)^2$ when both use the same rule.
-# The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$. Three starting rules in use, and what each
-# does to $\mathrm{Var}(q\cdot k)$:
+# Write out one query component: $q_i = \sum_j W_{ij}\,x_j$, a sum of $d_\text{model}$ terms, one per input of
+# the matrix (its *fan-in*). The weights start independent, of mean 0 and variance $\mathrm{Var}(W)$, so for a
+# fixed token each term has variance $\mathrm{Var}(W)\,x_j^2$ (04). Variances add (02), and after LayerNorm
+# $\sum_j x_j^2 = d_\text{model}$, so $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
+# $k$ comes the same way from $W_K$, drawn independently, so $q\cdot k$ is 02's sum of $d_k$ products with
+# components of variance $\mathrm{Var}(q_i)$ instead of 1: $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$.
 #
-# | rule | $\mathrm{Var}(W)$ | what it does to $\mathrm{Var}(q\cdot k)$ |
-# |---|---|---|
-# | LeCun's $1/\text{fan\_in}$ | $1/\text{fan\_in}$ | $\mathrm{Var}(q_i) = 1$: exactly the footnote's $d_k$ |
-# | Xavier's (Glorot's): fan-in and fan-out averaged | $2/(\text{fan\_in} + \text{fan\_out})$ | one head's $W_Q$ has fan-out $d_k$ below its fan-in, so $\mathrm{Var}(q_i) > 1$: above $d_k$ (other ways to apply it: deep dive) |
-# | PyTorch's default for `nn.Linear`: uniform on $\pm 1/\sqrt{\text{fan\_in}}$ | $1/(3\,\text{fan\_in})$ (a uniform on $\pm a$ has variance $a^2/3$) | your Predict |
+# The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$: that is *LeCun's* rule. PyTorch's default for
+# `nn.Linear` draws uniformly on $\pm 1/\sqrt{\text{fan\_in}}$, so $\mathrm{Var}(W) = 1/(3\,\text{fan\_in})$
+# (a uniform on $\pm a$ has variance $a^2/3$).
 #
 # **Predict:** at $d_\text{model} = 512$ and $d_k = 64$, is $\mathrm{Var}(q\cdot k)$ under
 # PyTorch's default above or below the footnote's 64 — and by what factor?
 #
-# The check: 32 random networks of 64 token pairs; then histograms of the scaled logits (8 networks ×
-# 256 pairs) against $N(0, 1)$ (dotted).
+# The check: 32 random networks of 64 token pairs per rule, with a third rule, Xavier's, for comparison;
+# then histograms of the scaled logits (8 networks × 256 pairs) against $N(0, 1)$ (dotted).
 
 # %% alt="Three histograms of the scaled logits q·k/sqrt(d_k) at initialisation, d_model = 512, d_k = 64, each against the footnote's N(0, 1) (dotted): LeCun's 1/fan_in matches it (variance 1.00); Xavier is wider (variance 3.16); PyTorch's default is a narrow spike (variance 0.11)."
 d_model, d_k = 512, 64
@@ -86,7 +82,8 @@ assumptions_plots.init_small_multiples(panels)
 
 # %% [markdown]
 # PyTorch's default is 9 times *below* the footnote: $\mathrm{Var}(q_i) = 1/3$, so $\mathrm{Var}(q\cdot k) = d_k/9$.
-# Xavier's, for one head's $W_Q$, is above it: $\mathrm{Var}(q_i) = 1.778$ (printed).
+# Xavier's rule, $\mathrm{Var}(W) = 2/(\text{fan\_in} + \text{fan\_out})$ (fan-out: the matrix's $d_k$ outputs),
+# is above it for one head's $W_Q$: $\mathrm{Var}(q_i) = 1.778$ (printed; other shapes: deep dive).
 # $1/\sqrt{d_k}$ removes the $d_k$, not the factor: the scaled logits have
 # variance $\mathrm{Var}(q_i)^2$ (04), not 1, as the histograms show.
 
@@ -94,7 +91,8 @@ assumptions_plots.init_small_multiples(panels)
 # ## Deep dive: the named initialisations, PyTorch's default, and Xavier's shapes
 #
 # The rules of section 2 have names, after the papers that proposed them, and there are two
-# more in common use. With LayerNormed tokens ($\mathrm{E}[x^2] = 1$):
+# more in common use. With LayerNormed tokens ($\mathrm{E}[x^2] = 1$), for a matrix with fan-in inputs
+# and fan-out outputs:
 #
 # | initialisation | $\mathrm{Var}(W)$ | $\mathrm{Var}(q_i)$ after LayerNorm |
 # |---|---|---|
@@ -308,15 +306,14 @@ assumptions_plots.correlated_small_multiples(by_d_k, rho)
 # and adding $d_k$ terms (02), $\mathrm{E}[q\cdot k] = \rho\, d_k$, while the spread grows only like
 # $\sqrt{d_k}$ (deep dive below). So $1/\sqrt{d_k}$ leaves a mean $\rho\sqrt{d_k}$ that grows.
 #
-# **μP** (*maximal update parametrisation*, Yang et al. 2022) has the bottom row's form: it divides by $d_k$
-# (times a constant $a$), not $\sqrt{d_k}$. In plain words, $q\cdot k/d_k$ is the *average* of the $d_k$ products $q_i k_i$, and an average
-# of terms of mean $\rho$ stays near $\rho$, however many terms there are. One line, at $d_k = 1024$:
-# $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$, enough to take all the weight;
-# $512/1024 = 0.5$, as at $d_k = 4$ (printed above: 0.50 at every $d_k$).
+# **μP** (*maximal update parametrisation*, Yang et al. 2022) divides by $d_k$ (times a constant $a$)
+# instead: the bottom row. $q\cdot k/d_k$ is the *average* of $d_k$ products of mean $\rho$, so it stays
+# near $\rho$. One line, at $d_k = 1024$: $\mathrm{E}[q\cdot k] = 0.5 \cdot 1024 = 512$; $512/\sqrt{1024} = 16$;
+# $512/1024 = 0.5$, as at $d_k = 4$ (printed above: 0.50 at every $d_k$; the weights: deep dive below).
 
 # %%
 for d in (4, 64, 1024):  # the means above against rho·√d_k
-    verify_close(f"d_k = {d:4d}: the matching key's mean scaled logit", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
+    verify_close(f"d_k = {d:4d}: the matching key's mean scaled logit = ρ√d_k (so ÷ d_k: ρ)", by_d_k[d][0].mean() / np.sqrt(d), rho * np.sqrt(d), se=by_d_k[d][0].std() / np.sqrt(1000 * d))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: μP's constant and the matching key's weight
@@ -593,30 +590,19 @@ var_t5 = t5.head_dim * (t5.d_model / (t5.d_model * t5.head_dim)) * (t5.d_model /
 print(f"\nvariance of the logits at initialisation: GPT-2 small {var_gpt2:.4f} ± {se:.4f} (16 networks), T5 base {var_t5:.4f} (formula)")
 
 # %% [markdown]
-# GPT-2's is far below 1: its $W_Q$ and $W_K$ start small. T5's is 1, by its formula (not simulated).
-#
-# Does GPT-2's small start make the scale unneeded? Take one row of 1024 independent logits with GPT-2's starting spread,
-# scaled and unscaled, beside 00's unit-variance row. For each, the top weight and the keys in play, $e^H$
-# (05): medians of 1000 rows, range over 5 seeds.
+# GPT-2's is far below 1: its $W_Q$ and $W_K$ start small, $\mathrm{Var}(q_i) = 768 \cdot 0.02^2 = 0.307$,
+# so the scaled variance is $0.307^2 = 0.094$. T5's is 1, by its formula (not simulated).
+# GPT-2's rule does not shrink with the width: $\mathrm{Var}(q_i) = 0.0004\,d_\text{model}$, so its scaled
+# variance reaches 1 at $d_\text{model} = 2500$ (checked below). Whether GPT-2's soft start makes the scale
+# unneeded: the last deep dive before the Summary.
 
 # %%
 spread = A.init_logit_moments("gpt2", gpt2.d_model, gpt2.head_dim, scale=gpt2.scale).std  # = Var(q_i) = 768 · 0.02²
-verify_close(f"GPT-2 small: Var(q·k/√64) = Var(q_i)², std {spread:.3f}", var_gpt2, spread**2, se=se)
-z, in_play = np.stack([make_rng(SEED + 10 + s).standard_normal((1000, 1024)) for s in range(5)]), {}  # (5 seeds, 1000 rows, 1024)
-for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread), ("unit variance without (00)", 8.0)):
-    w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H; shape (5, 1000)
-    keys, top = np.median(w.effective_keys, axis=1), np.median(w.max_weight, axis=1)  # one median per seed
-    print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
-    in_play[name] = keys
-verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2–3", 70 < in_play["GPT-2 without"].min() < in_play["GPT-2 without"].max() < 90 and 2 < in_play["unit variance without (00)"].min() < in_play["unit variance without (00)"].max() < 3)
+verify_close(f"GPT-2 small: Var(q·k/√64) = Var(q_i)² = {spread:.3f}² = {spread**2:.3f}", var_gpt2, spread**2, se=se)
+width = round(1 / 0.02**2)  # the d_model where 0.0004 · d_model = 1
+verify_close(f"GPT-2's rule: Var(q·k/√d_k) = (0.0004 · d_model)² = 1 at d_model = {width:.0f}", A.query_variance("gpt2", width) ** 2, 1.0, rtol=1e-12)
 
 # %% [markdown]
-# **At GPT-2 small's own start, unscaled is still soft:** about 80 of 1024 keys stay in play, against
-# about 2.4 for unit-variance logits. Does that make the scale unneeded? GPT-2's unscaled logit variance
-# is $d_k\,(d_\text{model}\cdot 0.02^2)^2$. It grows with $d_k$, which the scale removes, and with
-# $d_\text{model}$, which the scale leaves. Unscaled, the soft start does not carry over to wider
-# models; scaled, the logit variance stays below 1 up to $d_\text{model} = 2500$ (deep dive above).
-#
 # Every rule of this notebook, as a factor times $d_k$ (the ratio $\mathrm{Var}(q\cdot k)/d_k$ at three $d_k$):
 
 # %%
@@ -628,12 +614,18 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 
 # %% [markdown]
 # **Where the answer stops.** Part 1 of the answer assumes components of variance 1. At initialisation,
-# after LayerNorm, LeCun's $1/\text{fan\_in}$ rule gives exactly that. Other rules multiply $\mathrm{Var}(q\cdot k)$
-# by a factor. For PyTorch's default it is 1/9 at every $d_k$. For GPT-2 small it is 0.094 at every $d_k$.
-# For those two the square root still holds (from which $d_k$ most queries commit under PyTorch's default: deep dive below).
-# For Xavier's rule on one head's matrix the factor changes slowly with $d_k$: it is 3.16 at $d_\text{model} = 512$, $d_k = 64$.
-# After training, $q$ and $k$ can correlate (section 3, modelled, not measured). No notebook trains a real
-# model: part 3 (**speed**) is measured on 09's small head only.
+# after LayerNorm, the rules of this notebook give (printed above):
+#
+# | rule | $\mathrm{Var}(q\cdot k)/d_k$ at the start | where |
+# |---|---|---|
+# | LeCun's $1/\text{fan\_in}$ | 1 | section 2 |
+# | PyTorch's default | 1/9 at every $d_k$ | section 2 |
+# | GPT-2 small | 0.094 at every $d_k$ | section 5 |
+# | Xavier's, one head | 3.16 at $d_\text{model} = 512$, $d_k = 64$; changes slowly with $d_k$ | section 2 |
+#
+# Where the factor is the same at every $d_k$, the square root still holds (from which $d_k$ most queries
+# commit under PyTorch's default: deep dive below). After training, $q$ and $k$ can correlate (section 3,
+# modelled, not measured). No notebook trains a real model: part 3 (**speed**) is measured on 09's small head only.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: from which $d_k$ queries commit under PyTorch's default
@@ -669,12 +661,30 @@ verify("PyTorch's default: most queries commit from d_k = 512 of the grid, not a
 # scale still removes the $d_k$.
 
 # %% [markdown] tags=["deep-dive"]
-# ## Deep dive: GPT-2's start against 05's closed form, and the sources
+# ## Deep dive: does GPT-2's soft start make the scale unneeded? 05's closed form, and the sources
 #
-# Is GPT-2's attention saturated at initialisation? Section 5's model of one row (1,024 independent
-# logits with GPT-2 small's spread, std 0.307) once more, with 05's own helper over 5 seeds of 100 rows
-# and against 05's closed form. The effective number of keys $e^H$ ($H$ the row's entropy) counts
-# how many keys stay in play:
+# Take one row of 1024 independent logits with GPT-2's starting spread (std 0.307),
+# scaled and unscaled, beside 00's unit-variance row. For each, the top weight and the keys in play, $e^H$
+# (05; $H$ the row's entropy): medians of 1000 rows, range over 5 seeds.
+
+# %% tags=["deep-dive"]
+z, in_play = np.stack([make_rng(SEED + 10 + s).standard_normal((1000, 1024)) for s in range(5)]), {}  # (5 seeds, 1000 rows, 1024)
+for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread), ("unit variance without (00)", 8.0)):
+    w = saturation.weight_stats(std * z)  # per row: largest weight, entropy H, e^H; shape (5, 1000)
+    keys, top = np.median(w.effective_keys, axis=1), np.median(w.max_weight, axis=1)  # one median per seed
+    print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
+    in_play[name] = keys
+verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2–3", 70 < in_play["GPT-2 without"].min() < in_play["GPT-2 without"].max() < 90 and 2 < in_play["unit variance without (00)"].min() < in_play["unit variance without (00)"].max() < 3)
+
+# %% [markdown] tags=["deep-dive"]
+# **At GPT-2 small's own start, unscaled is still soft:** about 80 of 1024 keys stay in play, against
+# about 2.4 for unit-variance logits. Does that make the scale unneeded? GPT-2's unscaled logit variance
+# is $d_k\,(d_\text{model}\cdot 0.02^2)^2$. It grows with $d_k$, which the scale removes, and with
+# $d_\text{model}$, which the scale leaves (section 5: scaled, it reaches 1 at $d_\text{model} = 2500$).
+# Unscaled, the soft start does not carry over to wider models.
+#
+# Scaled, is GPT-2's attention saturated at initialisation? The same model of one row, with 05's own
+# helper over 5 seeds of 100 rows and against 05's closed form:
 
 # %% tags=["deep-dive"]
 H = saturation.iid_entropy(1024, [spread**2], n_rows=100, seeds=range(5))[:, 0]  # model: a row = 1024 i.i.d. logits
@@ -718,7 +728,7 @@ print(models.format_table())
 # ## Exercises
 #
 # **Exercise 1.** One head's query projection $d_\text{model} = 768 \to d_k = 64$ starts with
-# Xavier's rule; tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
+# Xavier's rule, $\mathrm{Var}(W) = 2/(\text{fan\_in} + \text{fan\_out})$; tokens are LayerNormed. What is $\mathrm{Var}(q_i)$ (three significant figures)?
 
 # %%
 _ = check("08.xavier_head_var", None)  # replace None with your answer, then run the cell
@@ -726,6 +736,7 @@ _ = check("08.xavier_head_var", None)  # replace None with your answer, then run
 # %% [markdown]
 # <details><summary>Solution</summary>
 #
+# Section 2's $\text{fan\_in}\cdot\mathrm{Var}(W)$ with Xavier's $\mathrm{Var}(W)$:
 # $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\frac{2}{\text{fan\_in}+\text{fan\_out}} = \frac{2\cdot 768}{768 + 64}
 # = \frac{1536}{832} \approx 1.85$. Check: `A.query_variance("xavier", 768, 64)`.
 # </details>
