@@ -6,7 +6,7 @@
 # **Learning goals**
 # - See that only the *gaps* between logits matter, and that multiplying them makes the softmax peaky.
 # - Measure saturation (largest weight, entropy $H$, effective keys $e^{H}$) against $d_k$, unscaled vs scaled.
-# - Tell the **onset** of saturation from **commitment**, and where each comes for 16 and 1024 keys.
+# - Tell the **onset** of saturation from **commitment**, and how each moves with the number of keys.
 # - Read $1/\sqrt{d_k}$ as an inverse temperature.
 #
 # **Prerequisites**
@@ -177,47 +177,73 @@ print(f"commitment: from d_k = {commit}, {over[D_K_CHOICES.index(commit)]:.0%} o
 u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
 print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.2f} to {u[-1]:.2f}; scaled between {s.min():.2f} and {s.max():.2f}")
 fig = saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=onset)
-for ax in fig.axes:  # commitment, dotted
-    ax.axvline(commit, color="0.3", linestyle=":", linewidth=1.5)
+for ax, y in zip(fig.axes, (r"mean $p_{\max}$", r"mean entropy $\bar H$ (nats)", r"mean of $e^{H}$ (effective keys)")):
+    ax.set_ylabel(y)  # each panel plots a mean over queries
+    ax.axvline(commit, color="0.3", linestyle=":", linewidth=1.5)  # commitment, dotted
 for x, name in ((onset, "onset:\nweights tilt"), (commit, "commitment:\nmost queries > 0.9")):  # named in the left panel
     fig.axes[0].text(x * 1.12, 0.1, name, fontsize=8)
 fig
 
 # %% [markdown]
-# Real heads use $d_k$ = 64 or 128: at initialisation, *if* $q$ and $k$ have independent normal unit-variance
-# components and a query has 16 independent keys, they are past the onset and at or past commitment (with 1024 keys, past
-# the onset but not yet committed: below; 08: GPT-2's own start is milder). Scaled,
-# the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
-#
 # Part 2 of the answer is about commitment, under its condition: $q$ and $k$ independent, with independent
-# **normal** components of mean 0 and variance 1, and 16 keys independent of each other. How committed the median query is, and how
-# the two landmarks move with the number of keys:
+# **normal** components of mean 0 and variance 1, and 16 keys independent of each other. Then heads of real
+# sizes, $d_k$ = 64 or 128, start past the onset and at or past commitment (notebook 08 measures GPT-2's own
+# start). Scaled, the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
+#
+# The same two landmarks with 1024 keys:
 
 # %%
-slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
-for d, (left, _) in slide.items():
-    print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
-med = {n: np.median(saturation.onset_over_seeds(n, n_seeds=5)) for n in (4, 16, 1024)}  # the median of 5 seeds' onsets
-print("keys | onset d_k | e^H at the onset | unscaled queries over 0.9 at the onset; at d_k = 64, 256, 1024 (one seed of 2000)")
-for n in (4, 16, 1024):
-    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:11.3g} keys | {share_over_09(round(med[n]), n):.0%}; " + ", ".join(f"{share_over_09(d, n):.0%}" for d in (64, 256, 1024)))
+on_1024 = np.median(saturation.onset_over_seeds(1024, n_seeds=5))  # the median of 5 seeds' onsets
+c64 = {n: share_over_09(64, n) for n in (16, 1024)}  # the share of queries over 0.9 at d_k = 64
+print(f"onset: d_k = {on_1024:.1f} with 1024 keys, {onset:.1f} with 16; at d_k = 64, {c64[1024]:.0%} of queries over 0.9 with 1024 keys, {c64[16]:.0%} with 16")
+verify("more keys: the onset comes earlier and commitment later", on_1024 < onset and c64[1024] < c64[16])
 
 # %% [markdown]
-# Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
-# 128. Most of the keys it ignores get a gradient multiplied by a near-zero weight: little learning signal
-# reaches those keys (what reaches the query: 06).
+# More keys bring the onset earlier but commitment later: with 1024 keys the weights tilt from
+# $d_k \approx 2.2$, yet at $d_k = 64$ only 30 % of queries are over 0.9, because the top key must beat
+# 1023 rivals, not 15. The deep dive below explains both and adds 4 keys.
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: how the landmarks move with the number of keys
 #
-# More keys move the two landmarks apart. With 1024 keys the onset comes a little earlier ($d_k \approx 2.2$
-# instead of 4.0, with 377 keys still in play), and commitment later: at $d_k = 64$, 30 % of queries are
-# over 0.9 instead of 56 %, because the top key must beat 1023 rivals, not 15. It grows with $d_k$ (79 % at
-# 1024). With 4 keys the onset comes late ($d_k \approx 21$): it needs the effective keys down to 1.47, nearly
-# one-hot, and about half the queries are over 0.9 by then. With so few keys the two landmarks coincide.
+# The onset and the share of queries over 0.9 for 4, 16 and 1024 keys (onsets: the median of 5 seeds; shares:
+# one seed of 2000 queries; $e^{\bar H}$ is $e$ to the *mean* entropy, $n/e$ at the onset by its definition):
+
+# %% tags=["deep-dive"]
+med = {4: np.median(saturation.onset_over_seeds(4, n_seeds=5)), 16: onset, 1024: on_1024}  # onsets, d_k
+over_at = {n: [share_over_09(d, n) for d in (round(med[n]), 64, 256, 1024)] for n in med}  # shares over 0.9
+print("keys | onset d_k | e^(mean H) at the onset | share over 0.9: at the onset; at d_k = 64, 256, 1024")
+for n in med:
+    print(f"{n:4d} | {med[n]:9.1f} | {n / np.e:16.3g} keys | {over_at[n][0]:14.0%}; " + ", ".join(f"{x:.0%}" for x in over_at[n][1:]))
+print("ln n = " + ", ".join(f"{np.log(n):.2f} for {n} keys" for n in med))
+verify("the onset comes later with fewer keys; at d_k = 64 the share over 0.9 falls as keys are added",
+       med[4] > med[16] > med[1024] and over_at[4][1] > over_at[16][1] > over_at[1024][1])
+verify("4 keys: about half the queries are over 0.9 at the onset (40 % to 60 %)", 0.4 < over_at[4][0] < 0.6)
+verify("1024 keys: the share over 0.9 grows with d_k", over_at[1024][1] < over_at[1024][2] < over_at[1024][3])
+
+# %% [markdown] tags=["deep-dive"]
+# **The onset: one nat means different things.** The onset is where the mean entropy has fallen 1 nat, so
+# $e^{\bar H}$ has fallen by a factor $e$: from 1024 to 377 keys, from 16 to 5.89, from 4 to 1.47. With
+# 1024 keys, 377 keys still in play is a slight tilt, reached with small logits ($d_k \approx 2.2$). With 4
+# keys, 1.47 keys is nearly one-hot, which needs large gaps: $d_k \approx 21$, where 54 % of queries are
+# already over 0.9. With so few keys the two landmarks coincide.
 #
-# Why the onset comes so early: $n$ logits drawn independently from $N(0, \sigma^2)$ have entropy
-# $H \approx \ln n - \sigma^2/2$ while no single logit dominates (derived and tested in a deep
-# dive). Unscaled, $\sigma^2 \approx d_k$, so this law puts the onset at $d_k \approx 2$ whatever $n$.
-# For 1024 keys the law is right (measured: 2.2). For 4 keys it predicts too early (measured: 21),
-# because one logit soon dominates.
+# **Commitment: the top key must beat every rival.** Holding over 0.9 needs the top key's $e^{z}$ to beat
+# the sum of all the others' by a factor 9; with 1023 others that sum is large. So at $d_k = 64$ the share
+# over 0.9 is 73 % with 4 keys, 56 % with 16 and 30 % with 1024. With 1024 keys it still grows with $d_k$:
+# 60 % at 256, 79 % at 1024.
+#
+# **A law for the onset, and where it stops.** If $n$ logits are drawn independently from $N(0, \sigma^2)$
+# and $\sigma^2$ is well below $\ln n$ (then no single $e^{z_j}$ dominates their sum), their entropy is
+# $H \approx \ln n - \sigma^2/2$ (derived in the deep dive on the law, below). The drop $\sigma^2/2$ does not
+# involve $n$. Unscaled, $\sigma^2 \approx d_k$, so the law puts the 1-nat onset at $d_k \approx 2$ for every
+# $n$. Where it stops:
+#
+# - For 1024 keys, $\sigma^2 = 2$ is well below $\ln 1024 = 6.93$: the law holds, and the measured onset is
+#   2.2. That is a rough estimate (1000 queries a seed); with 10 000 queries it is 2.14, and it sits above 2
+#   because $\|q\|^2$ varies from query to query (deep dive "the onset more precisely").
+# - For 4 keys, $\sigma^2 = 2$ is above $\ln 4 = 1.39$: one logit soon dominates, the entropy falls more
+#   slowly than the law says, and the onset comes at 21, not 2.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the size of the softmax's Jacobian at $d_k$ = 64 and 128
@@ -226,7 +252,17 @@ for n in (4, 16, 1024):
 # softmax's own input: $q\cdot k$ unscaled, $q\cdot k/\sqrt{d_k}$ scaled. Per that unit, unscaled is
 # smaller. But the scaled softmax divides its input by $\sqrt{d_k}$ first, so per unit of $q\cdot k$
 # (what $W_Q$ and $W_K$ move) the scaled $\|J\|_F$ counts $\sqrt{d_k}$ times less, and the unscaled one
-# is the larger at these $d_k$ (06, deep dive after §6):
+# is the larger at these $d_k$ (06, deep dive after §6). First, how committed the median query is:
+
+# %% tags=["deep-dive"]
+slide = {d: saturation.slide_medians(d, n_keys, n_queries, seeds=range(10)) for d in (64, 128)}  # per seed: medians
+for d, (left, _) in slide.items():
+    print(f"d_k = {d}, median over 10 seeds: {np.median(left):.1%} ({min(left):.1%}–{max(left):.1%}) left to the 15 other keys")
+
+# %% [markdown] tags=["deep-dive"]
+# Nearly one-hot: the median query leaves about 7 % to the 15 other keys together at $d_k = 64$, 2 % at
+# 128, so most of the keys it ignores get a gradient multiplied by a near-zero weight. Its $\|J\|_F$, over
+# the same 10 seeds:
 
 # %% tags=["deep-dive"]
 for d, (_, j_ratio) in slide.items():  # j_ratio: scaled ÷ unscaled, per seed
@@ -333,9 +369,6 @@ fig
 # (the error curve bends only gently between grid points, so the interpolation is good to a few hundredths of $\sigma^2$). They are also
 # Monte Carlo estimates: each seed's own limit gives their standard error over the 5 seeds (2000 rows a
 # seed for 1024 keys, 6250 for 16). Both are at most 0.02 (printed below): the limits hold to about ±0.05.
-# Last, what the onset's 1-nat drop of the mean entropy $\bar H$ means in keys: $e^{\bar H}$ down from $n$ to $n/e$. For 1024 keys that
-# leaves 377 keys in play; for 4 keys it leaves 1.47, nearly one-hot, which needs large logits: that is
-# why 4 keys reach the onset only at $d_k \approx 21$.
 
 # %% tags=["deep-dive"]
 med_h = {n: np.median(c.entropy, 0) for n, c in law.items()}  # median over seeds; last: sigma² = ln n
@@ -352,7 +385,6 @@ print("5 % limit: " + ", ".join(f"{n} keys {holds[n]:.2f} (SE {se_holds[n]:.1g})
 verify("law within 5 % up to sigma² 1.1-1.3 (16 keys) and 5.1-5.4 (1024 keys); SE of each < 0.03",
        1.1 < holds[16] < 1.3 and 5.1 < holds[1024] < 5.4 and max(se_holds.values()) < 0.03)
 verify("law within 0.5 % at sigma² = 2 for 1024 keys", abs(law[1024].error[3]) < 0.005)
-print("a 1-nat drop: e^H = n/e = " + ", ".join(f"{n / np.e:.3g} of {n} keys" for n in (4, 1024)))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the onset more precisely, and why it is above 2
@@ -407,10 +439,10 @@ verify("d_k = 4096: the median query leaves below 1e-9 in each of 10 seeds", max
 # %% [markdown]
 # ## 6. Explorer: drag $d_k$ and the number of keys
 #
-# Live: one query's weights (top), the average curves (bottom; powers of 2 only), the law, and the
-# measured onset. Compare $n = 4$ (onset about 21) with $n = 1024$ (about 2.2).
+# Live: one query's weights (top), the average curves (bottom; powers of 2 only), the law and the
+# measured onset (section 5's deep dive). Drag the number of keys from 4 to 1024 and watch the onset move.
 
-# %% tags=["nbval-ignore-output"] alt="Explorer with sliders for d_k and the number of keys: top, one query's softmax weights unscaled and scaled at the chosen d_k; bottom, the average largest weight, entropy and effective keys against d_k, unscaled rising to one-hot and scaled nearly flat, with the law ln n - d_k/2 and a dash-dotted line at the measured onset (about 4 for 16 keys, 21 for 4, 2.2 for 1024)."
+# %% tags=["nbval-ignore-output"] alt="Explorer with sliders for d_k and the number of keys: top, one query's softmax weights unscaled and scaled at the chosen d_k; bottom, the average largest weight, entropy and effective keys against d_k, unscaled rising to one-hot and scaled nearly flat, with the law ln n - d_k/2 and a dash-dotted line at the measured onset (about 4 for 16 keys, 21 for 4, 2.2 for 1024). The bottom axes are fixed for the slider's largest n, 1024: entropy up to ln 1024 = 6.9 nats, effective keys (the mean of e^H) from 1 to 1024 on a log axis, so at the start, 16 keys, the curves fill only their lower part."
 explorer = SaturationExplorer(d_k=64, seed=1)
 explorer
 
@@ -422,11 +454,13 @@ share = np.mean(p_top <= still)
 verify("the still's query is a typical one: between a quarter and three quarters of queries put less on their top key",
        0.25 < share < 0.75)
 print(f"the still's query: top weight {still:.2f}; {share:.0%} of {n_queries} random queries at d_k = 64 "
-      f"(16 keys) put as little or less on their top key")
+      f"(16 keys) put as little or less on their top key; axes up to ln 1024 = {np.log(1024):.1f} nats and 1024 keys")
 
 # %% [markdown]
 # The still above is one query (the explorer's seed 1), a typical one: its top key holds 0.91 at
-# $d_k = 64$, and 45 % of 4000 random queries hold as little. Drag the seed to see others.
+# $d_k = 64$, and 45 % of 4000 random queries hold as little. Drag the seed to see others. The bottom
+# panels plot means over queries on axes set for 1024 keys, the slider's largest (entropy up to
+# $\ln 1024 = 6.9$ nats, effective keys up to 1024): with 16 keys the curves sit low.
 
 # %% [markdown]
 # ## 7. $1/\sqrt{d_k}$ is an inverse temperature
@@ -462,10 +496,10 @@ verify("softmax(z / √d_k) = softmax(z, T = √d_k)", np.allclose(softmax(z / 6
 #
 # - Only gaps between logits matter. Unscaled logits are multiplied by about $\sqrt{d_k}$, so the softmax
 #   **saturates**.
-# - Two landmarks. The **onset**, where the weights start to tilt, comes early: $d_k \approx 4$ for 16 keys
-#   ($H \approx \ln n - \sigma^2/2$ predicts 2). **Commitment**, most queries over 0.9 on one key, is reached
-#   by $d_k = 64$ for 16 independent keys with independent normal components of mean 0 and variance 1: heads of real sizes,
-#   64 or 128, start there. With 1024 keys commitment at $d_k = 64$ is weaker, and it grows with $d_k$.
+# - Two landmarks. The **onset**, where the weights start to tilt, comes early: $d_k \approx 4$ for 16 keys.
+#   **Commitment**, most queries over 0.9 on one key, is reached by $d_k = 64$ for 16 independent keys with
+#   independent normal components of mean 0 and variance 1: heads of real sizes, 64 or 128, start there.
+#   More keys bring the onset earlier and commitment later.
 # - Scaling by $1/\sqrt{d_k}$, an inverse temperature, keeps the logits' variance at 1: attention starts soft.
 #
 # ## Exercises
@@ -489,7 +523,7 @@ _ = check("05.scaled_weight", answer)
 #
 # **Exercise 2 (conceptual).** Going from 16 to 1024 keys, the measured onset of saturation (section 5)
 # (a) grows like $\ln n$, by 2.5×; (b) stays at a few units of $d_k$; (c) grows like $n$, by 64×.
-# Answer with a letter, then explain from $H \approx \ln n - \sigma^2/2$ why the law's onset is the same for every $n$.
+# Answer with a letter, then explain why with the law $H \approx \ln n - \sigma^2/2$ (section 5's deep dive on the number of keys).
 
 # %%
 answer = None  # replace None with a letter, e.g. "a"
