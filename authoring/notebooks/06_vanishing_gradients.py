@@ -23,7 +23,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import gradients, make_rng, overview, saturation
+from sdpa_helpers import gradients, make_rng, overview, plots, saturation
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import gradients as gradients_plots
@@ -40,19 +40,53 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # ## 1. Where the gradient has to go
 #
 # For one query, attention computes logits $z_j = c\,(q\cdot k_j)$ ($c = 1/\sqrt{d_k}$ scaled,
-# $c = 1$ unscaled), then weights $p = \mathrm{softmax}(z)$, and the loss $L$ depends on $p$. Every
-# path from $L$ back to $W_Q$ and $W_K$ passes through $\partial L/\partial z$. Write
-# $g_i = \partial L/\partial p_i$ and $J_{ij} = \partial p_i/\partial z_j$. With two keys, $z_1$ reaches $L$
-# through $p_1$ and through $p_2$, and the chain rule adds the two paths:
+# $c = 1$ unscaled), weights $p = \mathrm{softmax}(z)$ and the output $o = \sum_j p_j v_j$. Every
+# path from the loss $L$ back to $W_Q$ and $W_K$ passes through $\partial L/\partial z$.
+#
+# **Two keys, by pencil.** Take weights $p = (0.999, 0.001)$ and values $v_1 = 1$, $v_2 = 3$ (plain
+# numbers), so $o = 0.999 \cdot 1 + 0.001 \cdot 3 = 1.002$. Nudge $z_2$ by a small $\varepsilon$:
+# $p_2$ grows by about $p_2(1 - p_2)\,\varepsilon$ (section 2 derives it) and $p_1$ loses as much, so
+# $o = v_1 + p_2(v_2 - v_1)$ moves by $p_2(1 - p_2)(v_2 - v_1)\,\varepsilon = p_2(v_2 - o)\,\varepsilon
+# = 0.001 \times 1.998\,\varepsilon$.
+#
+# The gradient reaching $z_2$ is its weight times a value difference, times the gradient from above,
+# $\partial L/\partial o$. So a weight near 0 gets a gradient near 0, as long as the values and the
+# gradient from above are bounded. Checked by moving $z_2$ by $\pm 0.001$:
+
+# %%
+p_two, v_two = np.array([0.999, 0.001]), np.array([1.0, 3.0])  # two keys: weights, values (numbers)
+o = p_two @ v_two  # the output
+h = 1e-3
+o_plus, o_minus = (softmax(np.log(p_two) + [0.0, sign * h]) @ v_two for sign in (1, -1))  # z_2 moved by ±h
+print(f"o = {o:.4g}, v_2 - o = {v_two[1] - o:.4g}")
+verify_close("do/dz_2: central difference against p_2 (v_2 - o)", (o_plus - o_minus) / (2 * h), p_two[1] * (v_two[1] - o), rtol=1e-6)
+
+# %% [markdown]
+# That is what the course's answer means by "if the gradient reaching their weights is bounded": the
+# gradient reaching weight $j$ is $g_j = \partial L/\partial p_j = v_j\,\partial L/\partial o$. For $n$
+# keys, write $J_{ij} = \partial p_i/\partial z_j$; the chain rule gives $\partial L/\partial z = J^\top g$
+# (deep dive). So a nearly zero $J$ passes back a nearly zero gradient when $g$ is bounded (section 3
+# makes it exact; Exercise 1 shows a $g$ that is not).
+
+# %% [markdown] tags=["deep-dive"]
+# ## Deep dive: the chain rule through the softmax, and why $J$ is transposed
+#
+# Write $g_i = \partial L/\partial p_i$. With two keys, $z_1$ reaches $L$ through $p_1$ and through
+# $p_2$, and the chain rule adds the two paths:
 #
 # $$\frac{\partial L}{\partial z_1} = g_1\frac{\partial p_1}{\partial z_1} + g_2\frac{\partial p_2}{\partial z_1} = J_{11}\,g_1 + J_{21}\,g_2,
 # \qquad \frac{\partial L}{\partial z_2} = J_{12}\,g_1 + J_{22}\,g_2.$$
 #
 # Stacked, the two lines are the matrix $J$, transposed, times $g$ ($z_j$ is $J$'s *second* index):
-# $\partial L/\partial z = J^\top g$, for $n$ keys likewise. Section 2 shows $J^\top = J$. So a nearly zero $J$ passes back a nearly zero gradient when
-# $g$ is bounded (section 3 makes it exact; Exercise 1 shows a $g$ that is not). In attention it is: the output is $\sum_j p_j v_j$, so
-# $g_j = v_j\cdot\partial L/\partial(\text{output})$, bounded when the values and the gradient above are.
-#
+# $\partial L/\partial z = J^\top g$, for $n$ keys likewise (section 2 shows $J^\top = J$). With the
+# output $o = \sum_j p_j v_j$, $g_j = v_j\,\partial L/\partial o$, and $(J^\top g)_j = p_j(v_j - o)\,\partial L/\partial o$,
+# the pencil line above for every key. On the two keys above, with $\partial L/\partial o = 1$:
+
+# %% tags=["deep-dive"]
+verify("J^T g with g = v equals p_j (v_j - o) for both keys", np.allclose(softmax_jacobian(p_two).T @ v_two, p_two * (v_two - o), rtol=1e-12, atol=0),
+       np.array2string(p_two * (v_two - o), precision=6))
+
+# %% [markdown]
 # ## 2. The Jacobian of the softmax
 #
 # Write $p_i = e^{z_i}/S$ with $S = \sum_k e^{z_k}$, so $\partial S/\partial z_j = e^{z_j}$. The
@@ -101,8 +135,8 @@ for h in (1e-1, 1e-2, 1e-3, 1e-4):
 # $1 - m$ is the weight left for the other keys: 99.99% on one key means $\|J\|_F \le 0.0002$, and the
 # gradient passed back is at most $0.0002\,\|g\|$.
 # The proof, and the bound checked on notebook 05's logits and on 5000 random softmaxes, are in the
-# deep dive below. The bound needs a bounded $g$, as in attention, where $g$ comes through the values;
-# Exercise 1 shows a loss where $g$ is not bounded, and what reaches the logits then.
+# deep dive below. It needs a bounded $g$, as in attention (section 1); Exercise 1 shows what reaches
+# the logits when $g$ is not bounded.
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: proof of the bound, and why 2 cannot be lowered
@@ -196,22 +230,28 @@ verify("× 8: the near tie keeps ||J||_F > 0.1, the clear winner's falls below 1
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the *mean* unscaled gradient to the query shrink steadily, collapse, stay or grow? And the median?
 
-# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled, ±1 SE) and median (hollow). Scaled (blue, solid) every curve stays between 0.17 and 0.37 (the lowest, the median to the query at d_k = 1). Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
+# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled markers, ±1 SE) and median (dotted line, hollow markers). Scaled (blue, solid) every curve stays between 0.17 and 0.37 (the lowest, the median to the query at d_k = 1). Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
 grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, rng=SEED) for s in ("unscaled", "sqrt")}
-gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
+fig = gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
+for line in [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label().endswith("median")]:
+    line.set(linestyle=":", linewidth=1.6, label=line.get_label() + " (dotted, hollow)")  # apart from the mean
+with plots.style():
+    fig.axes[0].legend(loc="lower left")
+fig
 
 # %% [markdown]
-# Filled markers: the mean (±1 SE); hollow: the median. **What happened:** unscaled (vermillion,
+# Filled markers: the mean (±1 SE); dotted line, hollow markers: the median. **What happened:** unscaled (vermillion,
 # dashed), the two part ways.
 #
 # - The **median** query's gradient to $q$ collapses: below the scaled one from $d_k = 64$ on, below
 #   $10^{-10}$ at 4096. The typical query is a clear winner, and section 3's bound squeezes it. Up to
 #   $d_k = 32$ it is still above the scaled one: the keys' length (next bullet) outweighs a $J$ not yet small.
-# - The **mean** rises: above the scaled one from $d_k = 2$ on, to 1.11 at 4096. The near ties of
-#   section 4 carry it. Their $J$ is not small, and the gradient to $q$, $c\,K^\top(Jg)$, is a sum of
-#   keys, each of length about $\sqrt{d_k}$: scaled, $c = 1/\sqrt{d_k}$ cancels that length; unscaled
-#   ($c = 1$), nothing does. So each near tie gets a large **kick**.
+# - The **mean** rises: above the scaled one from $d_k = 2$ on, to 1.11 at 4096, carried by section 4's
+#   near ties, whose $J$ is not small. Why their gradient to $q$ is large: $z_j = c\,q\cdot k_j$, so
+#   $\partial z_j/\partial q = c\,k_j$, and the gradient to $q$ is $\sum_j (\partial L/\partial z_j)\,c\,k_j$,
+#   a sum of keys. Each $k_j$ has length about $\sqrt{d_k}$. Scaled, $c\sqrt{d_k} = 1$; unscaled, $c = 1$
+#   and the $\sqrt{d_k}$ stays. So each near tie gets a large **kick**.
 #
 # Scaled (blue, solid), little moves (checked in the deep dive after this section). The near ties counted, unscaled:
 
@@ -219,8 +259,6 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k
 med_ratio = grads["unscaled"].query_grad_norm.median / grads["sqrt"].query_grad_norm.median  # per d_k
 verify("median ||dL/dq||: unscaled above scaled at d_k = 2 … 32, below from 64 on", np.all(med_ratio[1:6] > 1) and np.all(med_ratio[6:] < 1), "unscaled ÷ scaled: " + ", ".join(f"d_k = {d}: {med_ratio[D_K_CHOICES.index(d)]:.2g}" for d in (16, 32, 64, 128, 256, 4096)))
-logit_ratio = grads["unscaled"].logit_grad_norm.median / grads["sqrt"].logit_grad_norm.median  # median ||Jg||, per d_k
-verify("median ||Jg|| (to the logits): unscaled below scaled at every d_k from 2 on", np.all(logit_ratio[1:] < 1), "unscaled ÷ scaled: " + ", ".join(f"d_k = {d}: {logit_ratio[D_K_CHOICES.index(d)]:.2g}" for d in (2, 4, 8)))
 verify("mean ||dL/dq||: unscaled above scaled at every d_k from 2 on", np.all(u[1:] > s[1:]), "unscaled, scaled: " + ", ".join(f"d_k = {d}: {u[i]:.2f}, {s[i]:.2f}" for d, i in ((1, 0), (2, 1), (64, 6), (4096, 12))))
 
 # %%
@@ -246,13 +284,16 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 #
 # For $\|J\|_F$ and the gradient to the logits, the scaled mean's largest value over $d_k$ is within 6 % of
 # its smallest; for the gradient to the query, within 1.5×. The unscaled median at $d_k = 4096$ is below
-# $10^{-10}$ for all three.
+# $10^{-10}$ for all three. The unscaled median to the logits is below the scaled one from $d_k = 2$ on,
+# where the median to the query is still above it: the keys' length.
 
 # %% tags=["deep-dive"]
 for field, within in (("jacobian_norm", 1.06), ("logit_grad_norm", 1.06), ("query_grad_norm", 1.5)):
     s_mean, u_med = getattr(grads["sqrt"], field).mean, getattr(grads["unscaled"], field).median
     verify(f"{field}: scaled largest mean ≤ {within:g} × the smallest; unscaled median < 1e-10 at d_k = 4096",
            s_mean.max() <= within * s_mean.min() and u_med[-1] < 1e-10, f"scaled {s_mean.min():.3f} to {s_mean.max():.3f}")
+logit_ratio = grads["unscaled"].logit_grad_norm.median / grads["sqrt"].logit_grad_norm.median  # median ||Jg||, per d_k
+verify("median ||Jg|| (to the logits): unscaled below scaled at every d_k from 2 on", np.all(logit_ratio[1:] < 1), "unscaled ÷ scaled: " + ", ".join(f"d_k = {d}: {logit_ratio[D_K_CHOICES.index(d)]:.2g}" for d in (2, 4, 8)))
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the gradient to the query without $d_k$-long vectors
@@ -380,15 +421,18 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # %% [markdown]
 # ## 6. More keys
 #
-# Sections 4 and 5 used 8 keys. With many keys the comparison can turn. Scaled, the weight is spread
-# thinly over 1024 keys, so moving one logit barely moves any weight: $\|J\|_F$ is about 0.05, 1.6 times
-# its value for 1024 equal weights, $\sqrt{n-1}/n \approx 1/32$ (deep dive). So with 1024 keys the unscaled median query's
-# $J$ is the larger one up to $d_k = 256$; with 16 keys it is already the smaller at 64 (deep dive). The
-# unscaled gradient can be the larger one in other ways too, through the query on average (section 5's
-# mean) and summed over a batch (09): it is slower learning, not no learning.
+# If a query has 1024 keys, the unscaled median query's $J$ stays the larger one up to $d_k = 256$ (with
+# 16 keys it is already the smaller at $d_k = 64$): scaled, the weight is spread so thinly that moving one
+# logit barely moves any (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, ten draws
+#
+# Sections 4 and 5 used 8 keys. With many keys the comparison can turn. Scaled, the weight is spread
+# thinly over 1024 keys, so moving one logit barely moves any weight: $\|J\|_F$ is about 0.05, 1.6 times
+# its value for 1024 equal weights, $\sqrt{n-1}/n \approx 1/32$ (checked below). The unscaled gradient
+# can be the larger one in other ways too, through the query on average (section 5's mean) and summed
+# over a batch (09): it is slower learning, not no learning.
 #
 # **If a query has 1024 keys and $d_k = 64$, the unscaled median query's $J$ is the larger one**, about
 # 6× the scaled one. Unscaled, the weight sits on a few keys, yet only 29 % of queries are over 0.9. Ten
@@ -459,7 +503,7 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 #   nothing, $\|J\|_F \le 2(1 - m)$: most of the keys a committed query ignores get almost no gradient (part 2,
 #   **commitment**). A near tie, two almost equal top logits, keeps a large $J$.
 # - With 8 keys (section 5), unscaled, the median query's gradient to $q$ falls below the scaled one
-#   from $d_k = 64$ (itself below $10^{-10}$ at 4096; to the logits it is below from $d_k = 2$), while
+#   from $d_k = 64$ (itself below $10^{-10}$ at 4096), while
 #   the mean to $q$ rises, carried by near ties. Scaled, the mean $\|J\|_F$ and gradient to the
 #   logits change by under 6 % across $d_k$, the gradient to $q$ by under 1.5×.
 # - The unscaled gradient is not smaller everywhere: through the query, summed over a batch, or with many
