@@ -62,8 +62,9 @@ print(f"o = {o:.4g}, v_2 - o = {v_two[1] - o:.4g}")
 verify_close("do/dz_2: central difference against p_2 (v_2 - o)", (o_plus - o_minus) / (2 * h), p_two[1] * (v_two[1] - o), rtol=1e-6)
 
 # %% [markdown]
-# That is what the course's answer means by "if the gradient reaching their weights is bounded": the
-# gradient reaching weight $j$ is $g_j = \partial L/\partial p_j = v_j\,\partial L/\partial o$. For $n$
+# That is the answer's part 2: if the values are bounded, a key of weight near 0 gets almost none of
+# the gradient $\partial L/\partial o$ arriving at the output. The gradient reaching weight $j$ is
+# $g_j = \partial L/\partial p_j = v_j\,\partial L/\partial o$. For $n$
 # keys, write $J_{ij} = \partial p_i/\partial z_j$; the chain rule gives $\partial L/\partial z = J^\top g$
 # (deep dive). So a nearly zero $J$ passes back a nearly zero gradient when $g$ is bounded (section 3
 # makes it exact; Exercise 1 shows a $g$ that is not).
