@@ -21,7 +21,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import make_rng, overview, saturation
+from sdpa_helpers import make_rng, saturation
 from sdpa_helpers.attention import softmax
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import saturation as saturation_plots

@@ -822,7 +822,7 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the whole evidence table
 #
-# Every row, the refinements of "Where it stops" included, but for the fixed learning rates (§4's table);
+# Every row, the refinements of "Where it stops" included, but for the fixed learning rates (deep dive "How sure are we?" after §4);
 # ratios: unscaled ÷ scaled; "at the start": at initialisation:
 
 # %% tags=["deep-dive"]
