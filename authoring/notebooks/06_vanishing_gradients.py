@@ -23,7 +23,7 @@ import matplotlib
 import numpy as np
 
 import sdpa_helpers
-from sdpa_helpers import gradients, make_rng, overview, plots, saturation
+from sdpa_helpers import gradients, make_rng, overview, saturation
 from sdpa_helpers.attention import softmax, softmax_jacobian
 from sdpa_helpers.exercises import check
 from sdpa_helpers.plots import gradients as gradients_plots
@@ -234,12 +234,7 @@ verify("× 8: the near tie keeps ||J||_F > 0.1, the clear winner's falls below 1
 # %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled markers, ±1 SE) and median (dotted line, hollow markers). Scaled (blue, solid) every curve stays between 0.17 and 0.37 (the lowest, the median to the query at d_k = 1). Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
 grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, rng=SEED) for s in ("unscaled", "sqrt")}
-fig = gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
-for line in [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_label().endswith("median")]:
-    line.set(linestyle=":", linewidth=1.6, label=line.get_label() + " (dotted, hollow)")  # apart from the mean
-with plots.style():
-    fig.axes[0].legend(loc="lower left")
-fig
+gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
 # Filled markers: the mean (±1 SE); dotted line, hollow markers: the median. **What happened:** unscaled (vermillion,

@@ -84,8 +84,8 @@ register(
     "06.cross_entropy_grad",
     "p = softmax(z) = [0.99, 0.01] and the loss is cross-entropy on p with target key 2, L = -ln p_2. "
     "What is the norm of dL/dz? (three significant figures)",
-    "Section 1's chain rule takes you from dL/dp to dL/dz through section 2's J; start from what "
-    "L = -ln p_2 gives for dL/dp.",
+    "Section 1 gives dL/dz = J^T g, with g = dL/dp and section 2's J; start from what L = -ln p_2 "
+    "gives for g.",
     numeric_checker(np.linalg.norm(logit_gradient(_WRONG, -np.eye(2)[_TARGET] / _WRONG[_TARGET])),
                     what="the norm of dL/dz", slips=[
         Slip(_WRONG[0], "the size of one entry of dL/dz, not the norm of the whole vector"),

@@ -113,7 +113,7 @@ def format_norm(value: float) -> str:
 class NormPanel:
     """A gradient size against d_k (the course's grid), log-log: for the unscaled and the scaled
     :class:`~sdpa_helpers.sampling.MCEstimate` (m,) over ``d_ks`` (m,), the mean (filled markers,
-    +-1 SE bars) and the median (hollow); :meth:`show` marks one query's sizes at one ``d_k``
+    +-1 SE bars) and the median (dotted line, hollow markers); :meth:`show` marks one query's sizes at one ``d_k``
     (stars, ``animated`` for the explorer's blitting)."""
 
     def __init__(self, ax, label: str, d_ks, unscaled, scaled, ylim=(1e-13, 10.0), animated: bool = False):
@@ -129,9 +129,9 @@ class NormPanel:
             spec = SCALING_STYLES[scale]
             ax.errorbar(d_ks, estimate.mean, yerr=estimate.se, color=spec["color"], linestyle=spec["linestyle"],
                         marker=spec["marker"], markersize=4, capsize=2, label=f"{spec['label']}: mean")
-            ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=spec["linestyle"], linewidth=0.9,
+            ax.plot(d_ks, estimate.median, color=spec["color"], linestyle=":", linewidth=1.6,  # apart from the mean
                     marker=spec["marker"], markersize=5, markerfacecolor="white", alpha=0.9,
-                    label=f"{spec['label']}: median")
+                    label=f"{spec['label']}: median (dotted, hollow)")
             (marker,) = ax.plot([], [], color=spec["color"], marker="*", markersize=13, markeredgecolor="black",
                                 linestyle="none", animated=animated)
             self.markers.append(marker)
