@@ -188,7 +188,7 @@ fig
 # Part 2 of the answer is about commitment, under its condition: $q$ and $k$ independent, with independent
 # **normal** components of mean 0 and variance 1, and 16 keys independent of each other. Then heads of real
 # sizes, $d_k$ = 64 or 128, start past the onset and at or past commitment (notebook 08 measures GPT-2's own
-# start). Scaled, the logits have variance 1 at every $d_k$ (notebook 04), and $p_{\max}$ stays between 0.21 and 0.25.
+# start). Scaled, the logits have variance 1 at every $d_k$ (notebook 04), and the mean $p_{\max}$ stays between 0.21 and 0.25.
 #
 # The same two landmarks with 1024 keys:
 
@@ -224,7 +224,7 @@ verify("1024 keys: the share over 0.9 grows with d_k", over_at[1024][1] < over_a
 # %% [markdown] tags=["deep-dive"]
 # **The onset: one nat means different things.** The onset is where the mean entropy has fallen 1 nat, so
 # $e^{\bar H}$ has fallen by a factor $e$: from 1024 to 377 keys, from 16 to 5.89, from 4 to 1.47. With
-# 1024 keys, 377 keys still in play is a slight tilt, reached with small logits ($d_k \approx 2.2$). With 4
+# 1024 keys, 377 keys still in play is reached with small logits ($d_k \approx 2.2$). With 4
 # keys, 1.47 keys is nearly one-hot, which needs large gaps: $d_k \approx 21$, where 54 % of queries are
 # already over 0.9. With so few keys the two landmarks coincide.
 #
@@ -236,12 +236,14 @@ verify("1024 keys: the share over 0.9 grows with d_k", over_at[1024][1] < over_a
 # **A law for the onset, and where it stops.** If $n$ logits are drawn independently from $N(0, \sigma^2)$
 # and $\sigma^2$ is well below $\ln n$ (then no single $e^{z_j}$ dominates their sum), their entropy is
 # $H \approx \ln n - \sigma^2/2$ (derived in the deep dive on the law, below). The drop $\sigma^2/2$ does not
-# involve $n$. Unscaled, $\sigma^2 \approx d_k$, so the law puts the 1-nat onset at $d_k \approx 2$ for every
-# $n$. Where it stops:
+# involve $n$. Unscaled, $\sigma^2 \approx d_k$, so where the law holds it puts the 1-nat onset at
+# $d_k \approx 2$, whatever $n$. Where it stops:
 #
 # - For 1024 keys, $\sigma^2 = 2$ is well below $\ln 1024 = 6.93$: the law holds, and the measured onset is
 #   2.2. That is a rough estimate (1000 queries a seed); with 10 000 queries it is 2.14, and it sits above 2
 #   because $\|q\|^2$ varies from query to query (deep dive "the onset more precisely").
+# - For 16 keys, $\sigma^2 = 2$ is not well below $\ln 16 = 2.77$: the law runs low (deep dive on the law,
+#   below), and the onset comes at 4.0, not 2.
 # - For 4 keys, $\sigma^2 = 2$ is above $\ln 4 = 1.39$: one logit soon dominates, the entropy falls more
 #   slowly than the law says, and the onset comes at 21, not 2.
 

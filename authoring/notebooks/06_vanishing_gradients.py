@@ -231,14 +231,14 @@ verify("× 8: the near tie keeps ||J||_F > 0.1, the clear winner's falls below 1
 #
 # **Predict:** as $d_k$ goes from 1 to 4096, does the *mean* unscaled gradient to the query shrink steadily, collapse, stay or grow? And the median?
 
-# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled markers, ±1 SE) and median (dotted line, hollow markers). Scaled (blue, solid) every curve stays between 0.17 and 0.37 (the lowest, the median to the query at d_k = 1). Unscaled (vermillion, dashed) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
+# %% alt="Three log-scale panels against d_k from 1 to 4096: ||J||_F, the gradient to the logits and the gradient to the query, mean (filled markers, ±1 SE) and median (dotted line, hollow markers). Scaled (blue; means solid, medians dotted, lying on the means but for the gradient to the query at small d_k) every curve stays between 0.17 and 0.37 (the lowest, the median to the query at d_k = 1). Unscaled (vermillion; means dashed, medians dotted) the medians collapse below 1e-10 at d_k = 4096, the mean to the logits falls far less, and the mean to the query rises to about 1.1, above the scaled one from d_k = 2 on."
 n_keys, n_queries = 8, 20_000
 grads = {s: gradients.gradient_curves(D_K_CHOICES, n_keys, n_queries, scale=s, rng=SEED) for s in ("unscaled", "sqrt")}
 gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 
 # %% [markdown]
-# Filled markers: the mean (±1 SE); dotted line, hollow markers: the median. **What happened:** unscaled (vermillion,
-# dashed), the two part ways.
+# Filled markers: the mean (±1 SE); dotted line, hollow markers: the median. **What happened:** unscaled (vermillion),
+# the two part ways.
 #
 # - The **median** query's gradient to $q$ collapses: below the scaled one from $d_k = 64$ on, below
 #   $10^{-10}$ at 4096. The typical query is a clear winner, and section 3's bound squeezes it. Up to
@@ -249,7 +249,7 @@ gradients_plots.gradient_norms_figure(grads["unscaled"], grads["sqrt"])
 #   a sum of keys. Each $k_j$ has length about $\sqrt{d_k}$. Scaled, $c\sqrt{d_k} = 1$; unscaled, $c = 1$
 #   and the $\sqrt{d_k}$ stays. So each near tie gets a large **kick**.
 #
-# Scaled (blue, solid), little moves (checked in the deep dive after this section). The near ties counted, unscaled:
+# Scaled (blue), little moves (checked in the deep dive after this section). The near ties counted, unscaled:
 
 # %%
 u, s = grads["unscaled"].query_grad_norm.mean, grads["sqrt"].query_grad_norm.mean  # mean ||dL/dq|| per d_k

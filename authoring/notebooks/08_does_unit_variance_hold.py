@@ -674,11 +674,13 @@ for name, std in (("GPT-2 with 1/√64", spread), ("GPT-2 without", 8 * spread),
     keys, top = np.median(w.effective_keys, axis=1), np.median(w.max_weight, axis=1)  # one median per seed
     print(f"{name:26s}: logit std {std:.3g} (variance {std**2:.3g}) | e^H {keys.min():.1f}–{keys.max():.1f} of 1024 | top weight {top.min():.3g}–{top.max():.3g}")
     in_play[name] = keys
+verify(f"unscaled, every seed: GPT-2 is past 05's onset (fewer than 1024/e = {1024 / np.e:.0f} keys in play)", in_play["GPT-2 without"].max() < 1024 / np.e)
 verify("unscaled, every seed: GPT-2 keeps 70–90 keys in play, unit variance 2–3", 70 < in_play["GPT-2 without"].min() < in_play["GPT-2 without"].max() < 90 and 2 < in_play["unit variance without (00)"].min() < in_play["unit variance without (00)"].max() < 3)
 
 # %% [markdown] tags=["deep-dive"]
-# **At GPT-2 small's own start, unscaled is still soft:** about 80 of 1024 keys stay in play, against
-# about 2.4 for unit-variance logits. Does that make the scale unneeded? GPT-2's unscaled logit variance
+# **At GPT-2 small's own start, unscaled is past the onset but not committed:** about 80 of 1024 keys
+# stay in play (past 05's onset, 1024/e = 377 keys) and the top key holds a median 0.14, against 2.2–2.4
+# keys and 0.73–0.76 for unit-variance logits. Does that make the scale unneeded? GPT-2's unscaled logit variance
 # is $d_k\,(d_\text{model}\cdot 0.02^2)^2$. It grows with $d_k$, which the scale removes, and with
 # $d_\text{model}$, which the scale leaves (section 5: scaled, it reaches 1 at $d_\text{model} = 2500$).
 # Unscaled, the soft start does not carry over to wider models.
