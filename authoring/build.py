@@ -218,7 +218,10 @@ _WIDGET_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
 
 def _widget_order(nb, states: dict) -> list[str]:
     """Widget model ids in a deterministic order: those the outputs show, cell by cell, then the
-    models each one refers to (breadth first, attributes in name order), then any others by content."""
+    models each one refers to (breadth first, attributes in name order); then the others that no
+    model refers to, by content, each followed by the models it refers to. (Sorting those by content
+    alone left two models of equal content, such as two sliders' styles, in uuid order: a rebuild
+    could swap which slider got which.)"""
     order: list[str] = []
 
     def visit(text: str) -> None:
@@ -226,17 +229,23 @@ def _widget_order(nb, states: dict) -> list[str]:
             if found in states and found not in order:
                 order.append(found)
 
+    def expand(i: int) -> None:  # breadth first from order[i:]
+        while i < len(order):
+            state = states[order[i]].get("state", {})
+            for key in sorted(state):
+                visit(json.dumps(state[key], sort_keys=True))
+            i += 1
+
     for cell in nb.cells:
         visit(json.dumps(cell.get("outputs", [])))
-    i = 0
-    while i < len(order):
-        state = states[order[i]].get("state", {})
-        for key in sorted(state):
-            visit(json.dumps(state[key], sort_keys=True))
-        i += 1
-    rest = [m for m in states if m not in order]
-    rest.sort(key=lambda m: (_WIDGET_ID.sub("", json.dumps(states[m], sort_keys=True)), m))
-    return order + rest
+    expand(0)
+    referred = {found for m, s in states.items() for found in _WIDGET_ID.findall(json.dumps(s)) if found != m}
+    by_content = sorted(states, key=lambda m: (_WIDGET_ID.sub("", json.dumps(states[m], sort_keys=True)), m))
+    for model in [m for m in by_content if m not in referred] + by_content:  # roots first, then any cycle
+        if model not in order:
+            order.append(model)
+            expand(len(order) - 1)
+    return order
 
 
 def stable_widget_ids(nb, stem: str):

@@ -298,3 +298,25 @@ def test_the_build_scripts_examples_hold():
     for module in (build, code_digest):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, f"{module.__name__}: {result}"
+
+
+def test_stable_widget_ids_do_not_depend_on_the_kernels_uuids():
+    """Two sliders that differ, each with its own style of equal content, and nothing displayed: the
+    stored bytes are the same whatever uuids the kernel drew (sorting by content alone left the two
+    styles in uuid order, so a rebuild could swap which slider got which style id)."""
+    def notebook(slider_a, slider_b, style_a, style_b):
+        state = {slider_a: {"state": {"step": 4, "style": "IPY_MODEL_" + style_a}},
+                 slider_b: {"state": {"step": 1, "style": "IPY_MODEL_" + style_b}},
+                 style_a: {"state": {"handle_color": None}}, style_b: {"state": {"handle_color": None}}}
+        return nbformat.v4.new_notebook(metadata={"widgets": {
+            "application/vnd.jupyter.widget-state+json": {"state": state}}})
+
+    def stored(nb):
+        return json.dumps(build.stable_widget_ids(nb, "07_x"), sort_keys=True)
+
+    ids = [c * 32 for c in "1289"]
+    once = stored(notebook(*ids))  # style of the step-4 slider sorts first by uuid ...
+    swapped = stored(notebook(ids[0], ids[1], ids[3], ids[2]))  # ... and here last
+    assert once == swapped
+    state = json.loads(once)["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    assert {s["state"]["style"][10:] for s in state.values() if "step" in s["state"]} <= set(state)

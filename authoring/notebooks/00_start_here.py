@@ -222,7 +222,7 @@ overview_plots.random_walks(walks).figure
 # ## 4. At the sizes real models use
 #
 # Models often use $d_k$ = 64 or 128 (section 5). In numbers, now the **median** query's, not the
-# figure's means (a few near ties pull a mean down); the last column is the median $\|J\|$, unscaled ÷ scaled:
+# figure's means (the queries that have not committed pull a mean down); the last column is the median $\|J\|$, unscaled ÷ scaled:
 
 # %%
 heads = [overview.compare(d, rng=SEED) for d in overview.HEAD_D_KS]  # 16 keys, unscaled and scaled on the same draws
@@ -256,7 +256,7 @@ verify("the output moves by p_2 (v_2 - o) times the step, to 1 %", abs(moved - r
 # %% [markdown] tags=["deep-dive"]
 # Key 2's small weight multiplies everything that reaches it: the loss's gradient at the output,
 # times $v_2 - o$, times $p_2$. With bounded values, $v_2 - o$ is bounded too, so a weight near 0
-# means a gradient near 0. In general, the gradient reaching logit $z_j$ (and through it key $k_j$, since $z_j = q\cdot k_j$) is column
+# means almost none of the gradient arriving at the output. In general, the gradient reaching logit $z_j$ (and through it key $k_j$, since $z_j = q\cdot k_j$) is column
 # $j$ of $J$ dotted with how the loss depends on the weights. That column is $p_j(e_j - p)$ ($e_j$:
 # 1 at place $j$, 0 elsewhere): every entry carries $p_j$, so a key with weight ≈ 0 gets almost no
 # signal, even when attending to it would lower the loss. How small are the weights of the keys a

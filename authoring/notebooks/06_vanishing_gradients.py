@@ -273,7 +273,7 @@ verify(f"d_k = 4096: unscaled mean > scaled mean, median < 1e-8; near ties < 10 
 # ties' share (44 % to 6 %) and doubles their kick, so the mean barely moves (0.98 to 1.11).
 #
 # Does a larger mean make a head learn faster, or a collapsed median stop it? Neither follows: only
-# training can tell, and at a fixed small learning rate the unscaled head can even learn faster (09 §4).
+# training can tell (09).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the three curves, checked at every $d_k$
@@ -417,9 +417,10 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # %% [markdown]
 # ## 6. More keys
 #
-# If a query has 1024 keys, the unscaled median query's $J$ stays the larger one up to $d_k = 256$ (with
-# 16 keys it is already the smaller at $d_k = 64$): scaled, the weight is spread so thinly that moving one
-# logit barely moves any (deep dive).
+# Sections 4 and 5 used 8 keys; part 2 of the answer names 16. With 1024 keys the scaled weights are
+# spread so thinly that moving one logit barely moves any weight: the scaled $J$ is small too. Then the
+# unscaled median query's $J$ stays the larger one up to $d_k = 256$ (with 16 keys it is already the
+# smaller at $d_k = 64$). That is why part 2 states its number of keys (numbers: deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, ten draws
@@ -495,9 +496,10 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # %% [markdown]
 # ## Summary
 #
-# - With a bounded upstream gradient, as in attention, a nearly one-hot softmax passes back almost
-#   nothing, $\|J\|_F \le 2(1 - m)$: most of the keys a committed query ignores get almost no gradient (part 2,
-#   **commitment**). A near tie, two almost equal top logits, keeps a large $J$.
+# - A key's logit gets its weight times a value difference times the gradient arriving at the output
+#   (section 1): if the values are bounded, the keys a committed query ignores get almost none of it (part 2,
+#   **commitment**). The whole softmax passes back less as it commits, $\|J\|_F \le 2(1 - m)$; a near tie,
+#   two almost equal top logits, keeps a large $J$.
 # - With 8 keys (section 5), unscaled, the median query's gradient to $q$ falls below the scaled one
 #   from $d_k = 64$ (itself below $10^{-10}$ at 4096), while
 #   the mean to $q$ rises, carried by near ties. Scaled, the mean $\|J\|_F$ and gradient to the
