@@ -525,7 +525,8 @@ _ = check("05.scaled_weight", answer)
 #
 # **Exercise 2 (conceptual).** Going from 16 to 1024 keys, the measured onset of saturation (section 5)
 # (a) grows like $\ln n$, by 2.5×; (b) stays at a few units of $d_k$; (c) grows like $n$, by 64×.
-# Answer with a letter, then explain why with the law $H \approx \ln n - \sigma^2/2$ (section 5's deep dive on the number of keys).
+# Answer with a letter from the onsets section 5 prints. (Why it moves so little: the deep dive on the number of
+# keys, with the law $H \approx \ln n - \sigma^2/2$.)
 
 # %%
 answer = None  # replace None with a letter, e.g. "a"
@@ -535,9 +536,9 @@ _ = check("05.onset_moves", answer)
 # <details><summary>Solution</summary>
 #
 # (b): the measured onsets are about 4 (16 keys) and 2.2 (1024 keys). In the law the drop below $\ln n$ is
-# $\sigma^2/2$, which does not involve $n$: 1 nat at $\sigma^2 = 2$, $d_k \approx 2$, for every $n$. That is
-# right where the law holds at $\sigma^2 = 2$ (many keys) and wrong for few keys (4 keys: about 21).
-# More keys do not protect an unscaled softmax.
+# $\sigma^2/2$, which does not involve $n$: where the law holds ($\sigma^2 = 2$ well below $\ln n$, as with
+# 1024 keys) the 1-nat onset is near $d_k = 2$ whatever $n$. With fewer keys it comes later (16 keys: 4;
+# 4 keys: about 21), never 64 times later. More keys do not protect an unscaled softmax.
 # </details>
 
 # %% [markdown] tags=["deep-dive"]
