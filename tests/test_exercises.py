@@ -1311,3 +1311,16 @@ def test_a_float_with_a_dropped_trailing_zero_is_not_told_its_figures():
     about what was typed. The message says the value is not right to the asked figures."""
     ok, feedback = numeric_checker(0.8808)(0.880)
     assert not ok and "not right to 3 significant figures" in feedback and " has " not in feedback, feedback
+
+
+@pytest.mark.parametrize("key, answer, words", [
+    ("01.cos_spread", 0.0039, "the variance of cos(theta)"),  # learners 6 and 8: 0.00390625 typed to 2 figures
+    ("01.cos_spread", "0.0039", "the variance of cos(theta)"),
+    ("08.xavier_head_var", 1.8, "not right to 3 significant figures"),  # the right 1.85 given short, though 1.78 -> 1.8
+    ("01.cos_spread", 0.004, "is off"),  # one figure matches no slip
+])
+def test_a_slip_typed_to_two_figures_is_named_unless_it_is_the_answer_given_short(key, answer, words):
+    """Learners 6 and 8 (issue 38) typed the variance as 0.0039 and met a plain "off": a slip needed three
+    figures. Two figures now name it, except where the answer is also the right one given short."""
+    ok, feedback = exercises.get(key).checker(answer)
+    assert not ok and words in feedback, feedback

@@ -243,7 +243,7 @@ verify("1024 keys: the share over 0.9 grows with d_k", over_at[1024][1] < over_a
 #   2.2. That is a rough estimate (1000 queries a seed); with 10 000 queries it is 2.14, and it sits above 2
 #   because $\|q\|^2$ varies from query to query (deep dive "the onset more precisely").
 # - For 16 keys, $\sigma^2 = 2$ is not well below $\ln 16 = 2.77$: the law runs low (deep dive on the law,
-#   below), and the onset comes at 4.0, not 2.
+#   below), and with the spread of $\|q\|^2$ as well (as for 1024 keys) the onset comes at 4.0, not 2.
 # - For 4 keys, $\sigma^2 = 2$ is above $\ln 4 = 1.39$: one logit soon dominates, the entropy falls more
 #   slowly than the law says, and the onset comes at 21, not 2.
 

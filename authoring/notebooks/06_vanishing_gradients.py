@@ -62,12 +62,12 @@ print(f"o = {o:.4g}, v_2 - o = {v_two[1] - o:.4g}")
 verify_close("do/dz_2: central difference against p_2 (v_2 - o)", (o_plus - o_minus) / (2 * h), p_two[1] * (v_two[1] - o), rtol=1e-6)
 
 # %% [markdown]
-# That is the answer's part 2: if the values are bounded, a key of weight near 0 gets almost none of
-# the gradient $\partial L/\partial o$ arriving at the output. The gradient reaching weight $j$ is
-# $g_j = \partial L/\partial p_j = v_j\,\partial L/\partial o$. For $n$
-# keys, write $J_{ij} = \partial p_i/\partial z_j$; the chain rule gives $\partial L/\partial z = J^\top g$
-# (deep dive). So a nearly zero $J$ passes back a nearly zero gradient when $g$ is bounded (section 3
-# makes it exact; Exercise 1 shows a $g$ that is not).
+# That is the gradient half of the answer's part 2: if the values are bounded, a key of weight near 0
+# gets almost none of the gradient $\partial L/\partial o$ arriving at the output. The gradient reaching
+# weight $j$ is $g_j = \partial L/\partial p_j = v_j\,\partial L/\partial o$. For $n$ keys, write
+# $J_{ij} = \partial p_i/\partial z_j$; the chain rule gives $\partial L/\partial z = J^\top g$ (deep
+# dive). So a nearly zero $J$ passes back a nearly zero gradient when $g$ is bounded (section 3 makes it
+# exact; Exercise 1 shows a $g$ that is not).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the chain rule through the softmax, and why $J$ is transposed
@@ -417,10 +417,10 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # %% [markdown]
 # ## 6. More keys
 #
-# Sections 4 and 5 used 8 keys; part 2 of the answer names 16. With 1024 keys the scaled weights are
-# spread so thinly that moving one logit barely moves any weight: the scaled $J$ is small too. Then the
-# unscaled median query's $J$ stays the larger one up to $d_k = 256$ (with 16 keys it is already the
-# smaller at $d_k = 64$). That is why part 2 states its number of keys (numbers: deep dive).
+# Sections 4 and 5 used 8 keys; part 2 of the answer names 16, because with many keys commitment comes
+# later: with 1024 keys, only 30 % of queries are over 0.9 at $d_k = 64$ (notebook 05). The scaled weights
+# are then spread so thinly that moving one logit barely moves any weight, so the scaled $J$ is small too
+# (deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, ten draws
@@ -497,7 +497,7 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # ## Summary
 #
 # - A key's logit gets its weight times a value difference times the gradient arriving at the output
-#   (section 1): if the values are bounded, the keys a committed query ignores get almost none of it (part 2,
+#   (section 1): if the values are bounded, most keys a committed query ignores get almost none of it (part 2,
 #   **commitment**). The whole softmax passes back less as it commits, $\|J\|_F \le 2(1 - m)$; a near tie,
 #   two almost equal top logits, keeps a large $J$.
 # - With 8 keys (section 5), unscaled, the median query's gradient to $q$ falls below the scaled one

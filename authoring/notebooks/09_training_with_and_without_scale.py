@@ -810,7 +810,7 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 #   default, and for some other rules one that changes slowly with $d_k$ (notebook 08). After training,
 #   $q$ and $k$ can correlate, and the assumption breaks (modelled in notebook 08).
 # - With many keys (1024), the commitment at $d_k = 64$ is weaker, and it grows with $d_k$ (notebook 05).
-# - In attention the gradient reaches the weights through the values (notebook 06); a loss on the
+# - In attention the gradient reaches the attention weights through the values (notebook 06); a loss on the
 #   attention weights themselves can send an ignored key a large gradient. Through the query, for a
 #   whole batch, or with many keys, the unscaled gradient can be the larger one (notebooks 06 and 09).
 # - With SGD at one fixed small learning rate the unscaled head can train faster: at $\eta = 0.1$ up to

@@ -335,9 +335,11 @@ def numeric_checker(expected, *, what: str = "the value", figures: int = F.FIGUR
             verdicts = [F.judge_entry(p, r, n) for p, r, n in zip(parsed, refs, ns)]
             if all(v == "right" for v in verdicts):
                 return True, ""
+        few_at = [v == "few" for v in verdicts] if shape == expected_arr.shape else [False] * len(parsed)
         for slip_shape, values, means in parsed_slips:
             slip_ns = ns if slip_shape == expected_arr.shape else [None] * len(values)
-            if slip_shape == shape and all(F.slip_matches(p, v, n) for p, v, n in zip(parsed, values, slip_ns)):
+            if slip_shape == shape and all(F.slip_matches(p, v, n, few=f)
+                                           for p, v, n, f in zip(parsed, values, slip_ns, few_at)):
                 return False, f"your answer {shown} is {means}."
         if shape != expected_arr.shape:
             return False, (f"expected {A.shape_words(expected_arr.shape)} for {what}; your answer has "

@@ -128,10 +128,15 @@ def judge_entry(answer, reference, n: int | None):
     return "right" if rounded(answer, n) & want else "off"
 
 
-def slip_matches(answer, slip, n: int | None) -> bool:
-    """Whether a parsed entry is the parsed slip value by the rule at the answer's own figures (at most n)."""
+def slip_matches(answer, slip, n: int | None, few: bool = False) -> bool:
+    """Whether a parsed entry is the parsed slip value by the rule at the answer's own figures (at most n).
+    An answer with fewer figures than the rule asks still matches with two figures, unless it is the right
+    answer given short (``few``: judge_entry said so): a variance typed as 0.0039 for 0.00390625 is told
+    as the slip it is (two learners of issue 38 met a plain "off" there); 1.8 for a right 1.85 is told it
+    is short, though a slip 1.78 rounds to 1.8 too; a one-figure 0.004 matches nothing."""
     n = FIGURES if n is None else n
     m = min(answer[3], n)
-    if answer[3] < min(n, slip[3]):
+    need = min(n, slip[3])
+    if answer[3] < need and (few or answer[3] < min(2, need)):
         return False
     return key(answer) == key(slip) or bool(rounded(answer, m) & rounded(slip, m))

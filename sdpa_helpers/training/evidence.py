@@ -97,7 +97,8 @@ def course_evidence(grid: Grid, init_ratio: Mapping, adam: AdamGrid | None = Non
     Q, K = make_rng(0).standard_normal((2, 100, 12, 64))  # 07 section 5's draws at d_k = 64
     add("commitment", "12 keys, d_k = 64: mean largest weight, unscaled, scaled (uniform: 0.083)",
         [f"{softmax(c * Q @ np.swapaxes(K, -1, -2)).max(axis=-1).mean():.3f}" for c in (1.0, 1 / 8)], "07")
-    add("commitment", "d_k = 1024, at the start: the median example's gradient, unscaled ÷ scaled",
+    add("commitment", "outside its condition (09's task, 8 keys), d_k = 1024, at the start: the median example's "
+                      "gradient, unscaled ÷ scaled",
         [f"{init_ratio['median'].median:.1e}"], "09")
     # where part 2's gradient clause stops: 06 sections 5 and 6 (seed 6), 09 section 3
     many = overview.compare(64, overview.MANY_KEYS, rng=6)

@@ -89,10 +89,10 @@
     if (answer[3] < n) return rounded(reference, answer[3]).indexOf(key(answer)) >= 0 ? "few" : "off";
     return meets(rounded(answer, n), want) ? "right" : "off";
   }
-  function slipMatches(answer, slip, n) {
+  function slipMatches(answer, slip, n, few) {  // slip_matches: two figures do, unless the right answer given short
     n = n === null ? FIGURES : n;
-    var m = Math.min(answer[3], n);
-    if (answer[3] < Math.min(n, slip[3])) return false;
+    var m = Math.min(answer[3], n), need = Math.min(n, slip[3]);
+    if (answer[3] < need && (few || answer[3] < Math.min(2, need))) return false;
     return key(answer) === key(slip) || meets(rounded(answer, m), rounded(slip, m));
   }
   function ofFloat(text) {  // a Python repr: an integer-valued float counts as its integer (100.0 as "100")
@@ -132,7 +132,7 @@
     var all = shown(spec.shape, texts);
     for (var s = 0; s < spec.slips.length; s++) {
       var values = spec.slips[s].values.map(ofFloat);
-      if (parsed.every(function (p, i) { return slipMatches(p, values[i], ns[i]); })) {
+      if (parsed.every(function (p, i) { return slipMatches(p, values[i], ns[i], verdicts[i] === "few"); })) {
         return [false, "your answer " + all + " is " + spec.slips[s].means + "."];
       }
     }
