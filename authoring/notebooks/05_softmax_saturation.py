@@ -444,7 +444,7 @@ verify("d_k = 4096: the median query leaves below 1e-9 in each of 10 seeds", max
 # Live: one query's weights (top), the average curves (bottom; powers of 2 only), the law and the
 # measured onset (section 5's deep dive). Drag the number of keys from 4 to 1024 and watch the onset move.
 
-# %% tags=["nbval-ignore-output"] alt="Explorer with sliders for d_k and the number of keys: top, one query's softmax weights unscaled and scaled at the chosen d_k; bottom, the average largest weight, entropy and effective keys against d_k, unscaled rising to one-hot and scaled nearly flat, with the law ln n - d_k/2 and a dash-dotted line at the measured onset (about 4 for 16 keys, 21 for 4, 2.2 for 1024). The bottom axes are fixed for the slider's largest n, 1024: entropy up to ln 1024 = 6.9 nats, effective keys (the mean of e^H) from 1 to 1024 on a log axis, so at the start, 16 keys, the curves fill only their lower part."
+# %% tags=["nbval-ignore-output"] alt="Explorer with sliders for d_k and the number of keys: top, one query's softmax weights unscaled and scaled at the chosen d_k; bottom, the average largest weight, entropy and effective keys against d_k, unscaled rising to one-hot and scaled nearly flat, with the law ln n - d_k/2 and a dash-dotted line at the measured onset (about 4 for 16 keys, 21 for 4, 2.2 for 1024). The bottom axes are fixed for the slider's largest n, 1024: entropy up to ln 1024 = 6.9 nats, effective keys (the mean of e^H) from 1 to 1024 on a log axis, so at the start, 16 keys, the entropy and effective-keys curves fill only their lower part."
 explorer = SaturationExplorer(d_k=64, seed=1)
 explorer
 
@@ -462,7 +462,7 @@ print(f"the still's query: top weight {still:.2f}; {share:.0%} of {n_queries} ra
 # The still above is one query (the explorer's seed 1), a typical one: its top key holds 0.91 at
 # $d_k = 64$, and 45 % of 4000 random queries hold as little. Drag the seed to see others. The bottom
 # panels plot means over queries on axes set for 1024 keys, the slider's largest (entropy up to
-# $\ln 1024 = 6.9$ nats, effective keys up to 1024): with 16 keys the curves sit low.
+# $\ln 1024 = 6.9$ nats, effective keys up to 1024): with 16 keys those two curves sit low.
 
 # %% [markdown]
 # ## 7. $1/\sqrt{d_k}$ is an inverse temperature

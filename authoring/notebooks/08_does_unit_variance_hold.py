@@ -54,7 +54,9 @@ print(f"Python {platform.python_version()} | numpy {np.__version__} | matplotlib
 # fixed token each term has variance $\mathrm{Var}(W)\,x_j^2$ (04). Variances add (02), and after LayerNorm
 # $\sum_j x_j^2 = d_\text{model}$, so $\mathrm{Var}(q_i) = \text{fan\_in}\cdot\mathrm{Var}(W)$.
 # $k$ comes the same way from $W_K$, drawn independently, so $q\cdot k$ is 02's sum of $d_k$ products with
-# components of variance $\mathrm{Var}(q_i)$ instead of 1: $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)^2$.
+# components of variance $\mathrm{Var}(q_i)$ and $\mathrm{Var}(k_i)$ instead of 1:
+# $\mathrm{Var}(q\cdot k) = d_k\,\mathrm{Var}(q_i)\,\mathrm{Var}(k_i)$, which is $d_k\,\mathrm{Var}(q_i)^2$ when
+# $W_Q$ and $W_K$ start from the same rule (T5, section 5, does not).
 #
 # The footnote's $d_k$ needs $\mathrm{Var}(W) = 1/\text{fan\_in}$: that is *LeCun's* rule. PyTorch's default for
 # `nn.Linear` draws uniformly on $\pm 1/\sqrt{\text{fan\_in}}$, so $\mathrm{Var}(W) = 1/(3\,\text{fan\_in})$
