@@ -256,12 +256,13 @@ verify("the output moves by p_2 (v_2 - o) times the step, to 1 %", abs(moved - r
 # %% [markdown] tags=["deep-dive"]
 # Key 2's small weight multiplies everything that reaches it: the loss's gradient at the output,
 # times $v_2 - o$, times $p_2$. With bounded values, $v_2 - o$ is bounded too, so a weight near 0
-# means almost none of the gradient arriving at the output. In general, the gradient reaching logit $z_j$ (and through it key $k_j$, since $z_j = q\cdot k_j$) is column
-# $j$ of $J$ dotted with $g$, how the loss depends on the weights. That column is $p_j(e_j - p)$ ($e_j$:
-# 1 at place $j$, 0 elsewhere): every entry carries $p_j$, so when $g$ is bounded (as when it comes through
-# bounded values) a key with weight ≈ 0 gets almost no signal, even when attending to it would lower the
-# loss. A loss on the weights themselves can make $g$ unbounded (notebook 06, Exercise 1). How small are the weights of the keys a
-# committed query ignores, at $d_k = 64$?
+# means almost none of the gradient arriving at the output. In general, the gradient reaching logit
+# $z_j$ (and through it key $k_j$, since $z_j = q\cdot k_j$) is column $j$ of $J$ dotted with $g$, how the
+# loss depends on the weights. That column is $p_j(e_j - p)$ ($e_j$: 1 at place $j$, 0 elsewhere): every
+# entry carries $p_j$. In attention $g_j = v_j\cdot\partial L/\partial o$, so with bounded values a key
+# with weight ≈ 0 gets almost none of the gradient arriving at the output, even when attending to it
+# would lower the loss. A loss on the weights themselves can make $g$ large (notebook 06, Exercise 1).
+# How small are the weights of the keys a committed query ignores, at $d_k = 64$?
 
 # %% tags=["deep-dive"]
 w = heads[0].unscaled.sorted_weights  # d_k = 64, unscaled: each query's 16 weights, largest first

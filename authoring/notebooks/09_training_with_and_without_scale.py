@@ -824,7 +824,7 @@ print(training.format_evidence([r for r in evidence if r.claim.startswith(ANSWER
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: the whole evidence table
 #
-# Every row, the refinements of "Where it stops" included; of the fixed learning rates only $\eta = 0.1$ (the others: deep dive "How sure are we?" after §4);
+# Every row, the refinements of "Where it stops" included; of the fixed learning rates only $\eta = 0.1$ (the others: $\eta = 0.03$ in the deep dive "How sure are we?" after §4, $\eta = 1$ in §5);
 # ratios: unscaled ÷ scaled; "at the start": at initialisation:
 
 # %% tags=["deep-dive"]
