@@ -125,7 +125,9 @@ def test_08_part_1_factors_are_what_the_prose_states(d_k):
     text = prose("08")
     # the rows of section 5's "Where the answer stops" table
     assert "| PyTorch's default | 1/9 at every $d_k$ |" in text
-    assert f"| GPT-2 small | {gpt2_small:.3f} at every $d_k$ |" in text
+    gpt2_row = (f"| GPT-2 small | {gpt2_small:.3f} at every $d_k$ at $d_\\text{{model}} = 768$; "
+                "$(0.0004\\,d_\\text{model})^2$ in general |")
+    assert gpt2_row in text, gpt2_row
     assert np.isclose(pytorch, 1 / 9)
     if d_k == 64:
         assert f"{xavier:.2f}" + " at $d_\\text{model} = 512$, $d_k = 64$" in text

@@ -177,8 +177,7 @@ print(f"commitment: from d_k = {commit}, {over[D_K_CHOICES.index(commit)]:.0%} o
 u, s = u_curves.max_weight.mean, s_curves.max_weight.mean
 print(f"mean p_max from d_k = 1 to 4096: unscaled {u[0]:.2f} to {u[-1]:.2f}; scaled between {s.min():.2f} and {s.max():.2f}")
 fig = saturation_plots.saturation_curves_figure(u_curves, s_curves, n_keys, onset=onset)
-for ax, y in zip(fig.axes, (r"mean $p_{\max}$", r"mean entropy $\bar H$ (nats)", r"mean of $e^{H}$ (effective keys)")):
-    ax.set_ylabel(y)  # each panel plots a mean over queries
+for ax in fig.axes:  # each panel plots a mean over queries, as its label says
     ax.axvline(commit, color="0.3", linestyle=":", linewidth=1.5)  # commitment, dotted
 for x, name in ((onset, "onset:\nweights tilt"), (commit, "commitment:\nmost queries > 0.9")):  # named in the left panel
     fig.axes[0].text(x * 1.12, 0.1, name, fontsize=8)

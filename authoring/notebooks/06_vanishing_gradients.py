@@ -420,7 +420,8 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # Sections 4 and 5 used 8 keys; part 2 of the answer names 16, because with many keys commitment comes
 # later: with 1024 keys, only 30 % of queries are over 0.9 at $d_k = 64$ (notebook 05). The scaled weights
 # are then spread so thinly that moving one logit barely moves any weight: the scaled $J$ is small, and at
-# $d_k = 64$ the unscaled median query's $J$ is about 6× the scaled one, the larger up to $d_k = 256$ (deep dive).
+# $d_k = 64$ the unscaled median query's $J$ is about 6× the scaled one, the larger up to $d_k = 256$ (per
+# unit move of the logits; per move of $q$, $\sqrt{d_k}$ times more unscaled: deep dive).
 
 # %% [markdown] tags=["deep-dive"]
 # ## Deep dive: more keys, ten draws
@@ -430,7 +431,7 @@ verify("the explorer deep dive's panels are this seed's", np.allclose(panels.fro
 # its value for 1024 equal weights, $\sqrt{n-1}/n \approx 1/32$ (checked below). The unscaled gradient
 # can be the larger one in other ways too, through the query on average (section 5's mean) and summed
 # over a batch (09). On 09's task, each model at its best rate, it is slower learning, not no learning;
-# at one fixed small rate the unscaled head can even be the faster (09).
+# with SGD at one fixed small rate the unscaled head can even be the faster (09 §4).
 #
 # **If a query has 1024 keys and $d_k = 64$, the unscaled median query's $J$ is the larger one**, about
 # 6× the scaled one. Unscaled, the weight sits on a few keys, yet only 29 % of queries are over 0.9. Ten
@@ -498,16 +499,16 @@ verify("d_k = 64: response to q within 25 % of √d_k × the ||J||_F ratio, 16 a
 # ## Summary
 #
 # - A key's logit gets its weight times a value difference times the gradient arriving at the output
-#   (section 1): if the values are bounded, most keys a committed query ignores get almost none of it (part 2,
-#   **commitment**; 00's deep dive "why ignored keys learn little" measures "most": 90 % weigh under 0.001). The whole softmax passes back less as it commits, $\|J\|_F \le 2(1 - m)$; a near tie,
-#   two almost equal top logits, keeps a large $J$.
+#   (section 1): if the values are bounded, most keys a committed query ignores get almost none of it
+#   (part 2, **commitment**; 00's deep dive measures "most": 90 % weigh under 0.001). The softmax
+#   passes back less as it commits, $\|J\|_F \le 2(1 - m)$; a near tie keeps a large $J$.
 # - With 8 keys (section 5), unscaled, the median query's gradient to $q$ falls below the scaled one
-#   from $d_k = 64$ (itself below $10^{-10}$ at 4096), while
-#   the mean to $q$ rises, carried by near ties. Scaled, the mean $\|J\|_F$ and gradient to the
-#   logits change by under 6 % across $d_k$, the gradient to $q$ by under 1.5×.
+#   from $d_k = 64$ (below $10^{-10}$ at 4096), while the mean to $q$ rises, carried by near ties.
+#   Scaled, the mean $\|J\|_F$ and gradient to the logits change by under 6 % across $d_k$, the gradient
+#   to $q$ by under 1.5×.
 # - The unscaled gradient is not smaller everywhere: through the query, summed over a batch, or with many
 #   keys it can be larger. On 09's task, each model at its best rate, it is slower learning, not no
-#   learning (part 3, **speed**); at one fixed small rate the unscaled head can even be the faster (09).
+#   learning (part 3, **speed**); with SGD at one fixed small rate the unscaled head can be faster (09).
 #
 # ## Exercises
 #

@@ -622,7 +622,7 @@ verify("LeCun, PyTorch's default, GPT-2: the factor is the same at every d_k", a
 # |---|---|---|
 # | LeCun's $1/\text{fan\_in}$ | 1 | section 2 |
 # | PyTorch's default | 1/9 at every $d_k$ | section 2 |
-# | GPT-2 small | 0.094 at every $d_k$ | section 5 |
+# | GPT-2 small | 0.094 at every $d_k$ at $d_\text{model} = 768$; $(0.0004\,d_\text{model})^2$ in general | section 5 |
 # | Xavier's, one head | 3.16 at $d_\text{model} = 512$, $d_k = 64$; changes slowly with $d_k$ | section 2 |
 #
 # Where the factor is the same at every $d_k$, the square root still holds (from which $d_k$ most queries

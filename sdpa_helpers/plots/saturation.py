@@ -15,10 +15,12 @@ from . import OKABE_ITO, SCALING_STYLES, fit_d_k_grid, get_axes, new_figure, set
 
 __all__ = ["WeightBars", "CurvePanels", "TemperaturePanels", "weight_bars", "saturation_small_multiples",
            "format_curve_axes", "saturation_curves_figure", "law_check_figure", "format_temperature_axis",
-           "temperature_small_multiples", "CURVE_LABELS", "REFERENCE", "ONSET"]
+           "temperature_small_multiples", "CURVE_LABELS", "MEAN_CURVE_LABELS", "REFERENCE", "ONSET"]
 
-#: y-axis labels of the three saturation curves.
+#: y-axis labels of the three saturation curves of one query (or one row of weights).
 CURVE_LABELS = (r"largest weight $p_{\max}$", r"entropy $H$ (nats)", r"effective keys $e^{H}$")
+#: y-axis labels of the three curves against d_k, each a mean over queries (:func:`format_curve_axes`).
+MEAN_CURVE_LABELS = (r"mean $p_{\max}$", r"mean entropy $\bar H$ (nats)", r"mean of $e^{H}$ (effective keys)")
 #: Line properties of the one-hot / uniform reference lines.
 REFERENCE = {"color": OKABE_ITO["black"], "linestyle": ":", "linewidth": 1.0}
 #: Line properties of the measured onset of saturation (neither scaling's colour).
@@ -100,7 +102,7 @@ def saturation_small_multiples(weights_by_d_k: dict):
 def format_curve_axes(ax_max, ax_entropy, ax_effective, n_max: int):
     """Fixed axes of the three curves against d_k (the course's grid) for up to ``n_max`` keys: largest
     weight on 0..1, entropy on 0..log(n_max), effective keys on a log2 axis 1..n_max."""
-    for ax, label in zip((ax_max, ax_entropy, ax_effective), CURVE_LABELS):
+    for ax, label in zip((ax_max, ax_entropy, ax_effective), MEAN_CURVE_LABELS):  # each curve a mean over queries
         fit_d_k_grid(set_d_k_axis(ax))
         ax.set_ylabel(label)
     ax_max.set_ylim(0.0, 1.03)
